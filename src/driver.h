@@ -1,0 +1,20 @@
+/* The sweep: sizes x windows, each measured by the benchmark's pattern, optionally
+ * validated, turned into records and handed to the reporters. */
+#ifndef CS_DRIVER_H
+#define CS_DRIVER_H
+
+#include <mpi.h>
+
+#include "mem.h"
+#include "report.h"
+
+typedef struct cs_output {
+    cs_reporter_t *reporters; /* rank 0 only; NULL elsewhere */
+    int nreporters;
+} cs_output_t;
+
+/* Collective. *status tells how the run ended (complete or validation failed). */
+cs_status_t cs_driver_run(MPI_Comm comm, const cs_run_info_t *info, const cs_mem_ops_t *mem,
+                          const cs_output_t *output, cs_run_status_t *status);
+
+#endif

@@ -1,0 +1,151 @@
+/* commscope-bench: parse -> look up -> plan -> sweep -> reporters -> exit code.
+ * Only this file chooses the exit code and finalizes MPI. */
+#include <mpi.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "driver.h"
+#include "mpi_check.h"
+#include "pattern.h"
+#include "provenance.h"
+#include "registry.h"
+
+#ifndef CS_VERSION
+#define CS_VERSION "0.0.0"
+#endif
+#ifndef CS_GIT_COMMIT
+#define CS_GIT_COMMIT "unknown"
+#endif
+
+#define COMPAT_PREFIX "osu_"
+
+/* An osu_<name> program name (the compat links) implies benchmark <name>. */
+static const char *implied_benchmark(const char *argv0)
+{
+    const char *base = strrchr(argv0, '/');
+    base = base ? base + 1 : argv0;
+    return strncmp(base, COMPAT_PREFIX, strlen(COMPAT_PREFIX)) == 0 ? base + strlen(COMPAT_PREFIX) : NULL;
+}
+
+static int usage_exit(int rank, const char *prog, const char *msg)
+{
+    if (rank == 0) fprintf(stderr, "%s: %s\nTry '%s --help' for usage.\n", prog, msg, prog);
+    MPI_Finalize();
+    return CS_ERR_USAGE;
+}
+
+typedef struct cs_files {
+    FILE *json, *jsonl;
+} cs_files_t;
+
+/* Rank 0 opens the output files; every rank learns whether that worked. */
+static cs_status_t open_files(MPI_Comm comm, int rank, const cs_opts_t *o, cs_files_t *f, char *err, size_t errlen)
+{
+    int ok = 1;
+    if (rank == 0) {
+        if (o->json_out && (f->json = fopen(o->json_out, "w")) == NULL) {
+            snprintf(err, errlen, "--json-out %s: cannot write this file", o->json_out);
+            ok = 0;
+        }
+        if (ok && o->jsonl_out && (f->jsonl = fopen(o->jsonl_out, "w")) == NULL) {
+            snprintf(err, errlen, "--jsonl-out %s: cannot write this file", o->jsonl_out);
+            ok = 0;
+        }
+    }
+    CS_MPI(MPI_Bcast(&ok, 1, MPI_INT, 0, comm));
+    return ok ? CS_OK : CS_ERR_USAGE;
+}
+
+static int add_reporters(const cs_opts_t *o, const cs_files_t *f, cs_reporter_t *reps)
+{
+    static const cs_reporter_ops_t *const by_format[] = {
+        [CS_FORMAT_OSU] = &cs_report_osu, [CS_FORMAT_JSON] = &cs_report_json, [CS_FORMAT_CSV] = &cs_report_csv};
+    int n = 0;
+    cs_reporter_init(&reps[n++], by_format[o->format], stdout);
+    if (f->json) cs_reporter_init(&reps[n++], &cs_report_json, f->json);
+    if (f->jsonl) cs_reporter_init(&reps[n++], &cs_report_jsonl, f->jsonl);
+    return n;
+}
+
+static cs_status_t run(MPI_Comm comm, int rank, int argc, char **argv, char **envp, const cs_opts_t *o,
+                       const cs_bench_t *bench, const cs_plan_t *plan, const cs_files_t *files)
+{
+    cs_run_info_t info = {.bench = bench, .opts = o, .plan = plan, .pattern_name = bench->pattern->name,
+                          .tool_version = CS_VERSION, .git_commit = CS_GIT_COMMIT, .argc = argc, .argv = argv};
+    cs_utc_now(info.start_time, sizeof info.start_time);
+    CS_CHECK(cs_provenance_collect(comm, envp, &info));
+
+    cs_reporter_t reps[3];
+    cs_output_t out = {NULL, 0};
+    if (rank == 0) {
+        out.reporters = reps;
+        out.nreporters = add_reporters(o, files, reps);
+        for (int i = 0; i < out.nreporters; i++) reps[i].ops->begin(&reps[i], &info);
+    }
+    cs_run_status_t run_status = CS_RUN_ERROR;
+    cs_status_t st = cs_driver_run(comm, &info, &cs_mem_host, &out, &run_status);
+    if (st != CS_OK) run_status = CS_RUN_ERROR;
+    if (rank == 0) {
+        cs_run_end_t end = {.status = run_status};
+        cs_utc_now(end.end_time, sizeof end.end_time);
+        for (int i = 0; i < out.nreporters; i++) {
+            reps[i].ops->end(&reps[i], &info, &end);
+            cs_reporter_free(&reps[i]);
+        }
+    }
+    cs_provenance_free(&info);
+    if (st != CS_OK) return st;
+    return run_status == CS_RUN_VALIDATION_FAILED ? CS_ERR_VALIDATION : CS_OK;
+}
+
+int main(int argc, char **argv, char **envp)
+{
+    if (MPI_Init(&argc, &argv) != MPI_SUCCESS) {
+        fprintf(stderr, "commscope-bench: MPI_Init failed\n");
+        return CS_ERR_RUNTIME;
+    }
+    MPI_Comm comm = MPI_COMM_WORLD;
+    MPI_Comm_set_errhandler(comm, MPI_ERRORS_RETURN);
+    int rank, nranks;
+    MPI_Comm_rank(comm, &rank);
+    MPI_Comm_size(comm, &nranks);
+    const char *prog = argv[0];
+
+    cs_opts_t opts;
+    char err[512];
+    if (cs_opts_parse(argc, argv, implied_benchmark(prog), &opts, err, sizeof err) != CS_OK)
+        return usage_exit(rank, prog, err);
+    if (opts.help || opts.version || opts.list) {
+        if (rank == 0) {
+            if (opts.help) cs_opts_usage(stdout, prog);
+            else if (opts.version) printf("# commscope-bench v%s (%s)\n", CS_VERSION, CS_GIT_COMMIT);
+            else cs_registry_print(stdout);
+        }
+        MPI_Finalize();
+        return 0;
+    }
+    const cs_bench_t *bench = cs_registry_find(opts.bench_name);
+    if (bench == NULL) {
+        snprintf(err, sizeof err, "unknown benchmark '%s' (--list shows them)", opts.bench_name);
+        return usage_exit(rank, prog, err);
+    }
+    cs_plan_t plan;
+    if (cs_bench_plan(bench, &opts, nranks, &plan, err, sizeof err) != CS_OK) return usage_exit(rank, prog, err);
+
+    cs_files_t files = {NULL, NULL};
+    if (open_files(comm, rank, &opts, &files, err, sizeof err) != CS_OK) {
+        /* only rank 0 knows which file failed; it says so */
+        if (files.json) fclose(files.json);
+        return usage_exit(rank, prog, err);
+    }
+    cs_status_t st = run(comm, rank, argc, argv, envp, &opts, bench, &plan, &files);
+    if (files.json) fclose(files.json);
+    if (files.jsonl) fclose(files.jsonl);
+    if (st == CS_ERR_RUNTIME || st == CS_ERR_USAGE) {
+        /* a peer may be blocked in a send or receive that will never complete */
+        MPI_Abort(comm, CS_ERR_RUNTIME);
+        return CS_ERR_RUNTIME;
+    }
+    MPI_Finalize();
+    return st == CS_ERR_VALIDATION ? 1 : 0;
+}

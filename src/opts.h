@@ -1,0 +1,79 @@
+/* Command-line options: one typed struct, one getopt_long table, no globals.
+ * MPI-free so every bad input can be unit-tested without mpirun. */
+#ifndef CS_OPTS_H
+#define CS_OPTS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "cs_status.h"
+
+#define CS_MAX_PERCENTILES 5
+#define CS_MAX_REPORT_FILES 2
+
+typedef enum cs_format { CS_FORMAT_OSU, CS_FORMAT_JSON, CS_FORMAT_CSV } cs_format_t;
+
+typedef enum cs_send_mode {
+    CS_SEND_STANDARD,  /* MPI_Send */
+    CS_SEND_SYNC,      /* MPI_Ssend */
+    CS_SEND_BUFFERED,  /* MPI_Bsend */
+    CS_SEND_READY,     /* MPI_Rsend */
+    CS_SEND_IMMEDIATE, /* MPI_Isend + MPI_Wait */
+} cs_send_mode_t;
+
+typedef enum cs_buffers { CS_BUFFERS_SINGLE, CS_BUFFERS_MULTIPLE } cs_buffers_t;
+
+typedef struct cs_opts {
+    const char *bench_name; /* positional, or implied by an osu_* program name */
+
+    size_t min_size, max_size;
+    bool min_size_set, max_size_set;
+    long iterations, warmup; /* -i / -x set both the small- and large-message counts */
+    bool iterations_set, warmup_set;
+    int window;
+    bool window_set;
+    int pairs;
+    bool pairs_set;
+    bool vary_window;
+    bool validate;
+    bool full;
+    bool print_rate;
+    double percentiles[CS_MAX_PERCENTILES];
+    int npercentiles;
+    size_t mem_limit;
+    cs_buffers_t buffers;
+    cs_send_mode_t send_mode;
+    bool send_mode_set;
+    long batch; /* iterations per timed sample; 0 = chosen from the warm-up */
+
+    cs_format_t format;
+    const char *json_out;  /* --json-out FILE: JSON document beside the text */
+    const char *jsonl_out; /* --jsonl-out FILE: records streamed as they are measured */
+
+    bool help, version, list;
+    long corrupt_size; /* --debug-corrupt SIZE: flip a received byte at SIZE (tests of -c) */
+} cs_opts_t;
+
+/* Defaults as OMB has them; see docs/core.md. */
+#define CS_DEFAULT_WINDOW 64
+#define CS_DEFAULT_MEM_LIMIT ((size_t)512 << 20)
+#define CS_MIN_MEM_LIMIT ((size_t)1 << 20)
+
+void cs_opts_init(cs_opts_t *o);
+
+/* Parses argv into o. `implied_bench` is the benchmark named by the program name
+ * (osu_latency -> "latency") or NULL. On a usage error returns CS_ERR_USAGE and
+ * writes one line naming the flag and value into err. */
+cs_status_t cs_opts_parse(int argc, char **argv, const char *implied_bench, cs_opts_t *o,
+                          char *err, size_t errlen);
+
+/* "123", "4K", "2M", "1G" (powers of 1024). Returns false on anything else. */
+bool cs_parse_bytes(const char *s, size_t *out);
+
+const char *cs_send_mode_name(cs_send_mode_t m);
+const char *cs_format_name(cs_format_t f);
+
+/* The usage text printed for -h and after usage errors. */
+void cs_opts_usage(FILE *out, const char *prog);
+
+#endif

@@ -1,0 +1,27 @@
+#include "record.h"
+
+#include <stdlib.h>
+
+#include "report.h"
+
+const char *cs_run_status_name(cs_run_status_t s)
+{
+    static const char *const names[] = {"complete", "validation_failed", "error"};
+    return names[s];
+}
+
+void cs_reporter_init(cs_reporter_t *r, const cs_reporter_ops_t *ops, FILE *out)
+{
+    r->ops = ops;
+    r->out = out;
+    r->nrecords = 0;
+    r->held = NULL;
+    r->nheld = r->held_cap = 0;
+}
+
+void cs_reporter_free(cs_reporter_t *r)
+{
+    free(r->held);
+    r->held = NULL;
+    r->nheld = r->held_cap = 0;
+}

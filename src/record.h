@@ -1,0 +1,59 @@
+/* What a measurement yields and what reporters render. MPI-free. */
+#ifndef CS_RECORD_H
+#define CS_RECORD_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "bench.h"
+#include "opts.h"
+#include "stats.h"
+
+typedef struct cs_record {
+    size_t size;
+    int window;
+    long iterations, warmup, batch;
+    cs_stats_t stats; /* microseconds per operation (one-way latency or one window) */
+    /* The OSU numbers, from the total timed time as OMB computes them. */
+    double latency_us, min_latency_us, max_latency_us;
+    double bandwidth_MBps, min_bandwidth_MBps, max_bandwidth_MBps, message_rate;
+    double percentile_values[CS_MAX_PERCENTILES]; /* of the metric, for -z */
+    bool validated;
+    long errors;
+} cs_record_t;
+
+typedef struct cs_host {
+    char name[256];
+    int *ranks;
+    int nranks;
+} cs_host_t;
+
+typedef struct cs_run_info {
+    const cs_bench_t *bench;
+    const cs_opts_t *opts;
+    const cs_plan_t *plan;
+    const char *pattern_name;
+    const char *tool_version, *git_commit;
+    int argc;
+    char **argv;
+    char mpi_library[1024];
+    char mpi_standard[16];
+    int nranks;
+    cs_host_t *hosts;
+    int nhosts;
+    char cpu_model[256];
+    char start_time[32];
+    const char *const *environment; /* "NAME=value" entries worth keeping */
+    int nenvironment;
+} cs_run_info_t;
+
+typedef enum cs_run_status { CS_RUN_COMPLETE, CS_RUN_VALIDATION_FAILED, CS_RUN_ERROR } cs_run_status_t;
+
+typedef struct cs_run_end {
+    char end_time[32];
+    cs_run_status_t status;
+} cs_run_end_t;
+
+const char *cs_run_status_name(cs_run_status_t s);
+
+#endif

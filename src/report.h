@@ -1,0 +1,34 @@
+/* Reporters render records; several may run at once (--format osu --json-out f). */
+#ifndef CS_REPORT_H
+#define CS_REPORT_H
+
+#include <stdio.h>
+
+#include "record.h"
+
+typedef struct cs_reporter cs_reporter_t;
+
+typedef struct cs_reporter_ops {
+    void (*begin)(cs_reporter_t *r, const cs_run_info_t *info);
+    void (*record)(cs_reporter_t *r, const cs_run_info_t *info, const cs_record_t *rec);
+    void (*end)(cs_reporter_t *r, const cs_run_info_t *info, const cs_run_end_t *end);
+} cs_reporter_ops_t;
+
+struct cs_reporter {
+    const cs_reporter_ops_t *ops;
+    FILE *out;
+    size_t nrecords;
+    /* records kept until the end, for layouts that need all of them (mbw_mr -V) */
+    cs_record_t *held;
+    size_t nheld, held_cap;
+};
+
+extern const cs_reporter_ops_t cs_report_osu;
+extern const cs_reporter_ops_t cs_report_json;  /* one JSON document */
+extern const cs_reporter_ops_t cs_report_jsonl; /* header line, a line per record, end line */
+extern const cs_reporter_ops_t cs_report_csv;
+
+void cs_reporter_init(cs_reporter_t *r, const cs_reporter_ops_t *ops, FILE *out);
+void cs_reporter_free(cs_reporter_t *r);
+
+#endif

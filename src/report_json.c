@@ -1,0 +1,284 @@
+/* JSON document (--format json, --json-out) and JSON Lines stream (--jsonl-out) of the
+ * same records; schema/result.schema.json is the contract. */
+#include <string.h>
+
+#include "json_writer.h"
+#include "report.h"
+
+static void write_tool(FILE *out, const cs_run_info_t *info)
+{
+    fputc('{', out);
+    cs_json_key(out, "name", 1);
+    cs_json_string(out, "commscope-bench");
+    cs_json_key(out, "version", 0);
+    cs_json_string(out, info->tool_version);
+    cs_json_key(out, "git_commit", 0);
+    cs_json_string(out, info->git_commit);
+    fputc('}', out);
+}
+
+static void write_benchmark(FILE *out, const cs_run_info_t *info)
+{
+    const cs_bench_t *b = info->bench;
+    fputc('{', out);
+    cs_json_key(out, "name", 1);
+    cs_json_string(out, b->name);
+    cs_json_key(out, "description", 0);
+    cs_json_string(out, b->description);
+    cs_json_key(out, "pattern", 0);
+    cs_json_string(out, info->pattern_name);
+    cs_json_key(out, "metric", 0);
+    cs_json_string(out, b->metric == CS_METRIC_LATENCY ? "latency" : "bandwidth");
+    cs_json_key(out, "unit", 0);
+    cs_json_string(out, b->metric == CS_METRIC_LATENCY ? "us" : "MB/s");
+    fputc('}', out);
+}
+
+static void write_long(FILE *out, const char *key, long v, int first)
+{
+    cs_json_key(out, key, first);
+    fprintf(out, "%ld", v);
+}
+
+static void write_bool(FILE *out, const char *key, bool v)
+{
+    cs_json_key(out, key, 0);
+    fputs(v ? "true" : "false", out);
+}
+
+static void write_options(FILE *out, const cs_run_info_t *info)
+{
+    const cs_opts_t *o = info->opts;
+    long it_small, wu_small, it_large, wu_large;
+    cs_bench_iterations(info->bench, o, 0, &it_small, &wu_small);
+    cs_bench_iterations(info->bench, o, CS_LARGE_MESSAGE_SIZE + 1, &it_large, &wu_large);
+    fputc('{', out);
+    write_long(out, "min_size", (long)info->plan->min_size, 1);
+    write_long(out, "max_size", (long)info->plan->max_size, 0);
+    write_long(out, "iterations_small", it_small, 0);
+    write_long(out, "warmup_small", wu_small, 0);
+    write_long(out, "iterations_large", it_large, 0);
+    write_long(out, "warmup_large", wu_large, 0);
+    write_long(out, "large_threshold", CS_LARGE_MESSAGE_SIZE, 0);
+    write_long(out, "window", info->plan->window, 0);
+    write_long(out, "pairs", info->plan->pairs, 0);
+    write_bool(out, "vary_window", o->vary_window);
+    cs_json_key(out, "send_mode", 0);
+    cs_json_string(out, cs_send_mode_name(o->send_mode));
+    cs_json_key(out, "buffers", 0);
+    cs_json_string(out, o->buffers == CS_BUFFERS_SINGLE ? "single" : "multiple");
+    write_bool(out, "validate", o->validate);
+    write_long(out, "mem_limit", (long)o->mem_limit, 0);
+    cs_json_key(out, "datatype", 0);
+    cs_json_string(out, "MPI_CHAR");
+    write_long(out, "batch", o->batch, 0);
+    cs_json_key(out, "percentiles", 0);
+    fputc('[', out);
+    for (int i = 0; i < o->npercentiles; i++) {
+        if (i) fputc(',', out);
+        cs_json_number(out, o->percentiles[i]);
+    }
+    fputc(']', out);
+    write_bool(out, "full", o->full);
+    fputc('}', out);
+}
+
+static void write_hosts(FILE *out, const cs_run_info_t *info)
+{
+    fputc('[', out);
+    for (int h = 0; h < info->nhosts; h++) {
+        if (h) fputc(',', out);
+        fputc('{', out);
+        cs_json_key(out, "name", 1);
+        cs_json_string(out, info->hosts[h].name);
+        cs_json_key(out, "ranks", 0);
+        fputc('[', out);
+        for (int i = 0; i < info->hosts[h].nranks; i++) fprintf(out, i ? ",%d" : "%d", info->hosts[h].ranks[i]);
+        fputs("]}", out);
+    }
+    fputc(']', out);
+}
+
+static void write_environment(FILE *out, const cs_run_info_t *info)
+{
+    fputc('{', out);
+    for (int i = 0; i < info->nenvironment; i++) {
+        const char *entry = info->environment[i];
+        const char *eq = strchr(entry, '=');
+        char key[256];
+        size_t klen = eq ? (size_t)(eq - entry) : strlen(entry);
+        if (klen >= sizeof key) klen = sizeof key - 1;
+        memcpy(key, entry, klen);
+        key[klen] = '\0';
+        cs_json_key(out, key, i == 0);
+        cs_json_string(out, eq ? eq + 1 : "");
+    }
+    fputc('}', out);
+}
+
+/* Everything known before the first measurement. */
+static void write_header_fields(FILE *out, const cs_run_info_t *info)
+{
+    cs_json_key(out, "schema", 1);
+    cs_json_string(out, "commscope-result");
+    cs_json_key(out, "schema_version", 0);
+    fputs("1", out);
+    cs_json_key(out, "tool", 0);
+    write_tool(out, info);
+    cs_json_key(out, "argv", 0);
+    fputc('[', out);
+    for (int i = 0; i < info->argc; i++) {
+        if (i) fputc(',', out);
+        cs_json_string(out, info->argv[i]);
+    }
+    fputc(']', out);
+    cs_json_key(out, "benchmark", 0);
+    write_benchmark(out, info);
+    cs_json_key(out, "options", 0);
+    write_options(out, info);
+    cs_json_key(out, "mpi", 0);
+    fputc('{', out);
+    cs_json_key(out, "library_version", 1);
+    cs_json_string(out, info->mpi_library);
+    cs_json_key(out, "standard_version", 0);
+    cs_json_string(out, info->mpi_standard);
+    write_long(out, "ranks", info->nranks, 0);
+    fputc('}', out);
+    cs_json_key(out, "hosts", 0);
+    write_hosts(out, info);
+    cs_json_key(out, "cpu_model", 0);
+    cs_json_string(out, info->cpu_model);
+    cs_json_key(out, "start_time", 0);
+    cs_json_string(out, info->start_time);
+    cs_json_key(out, "environment", 0);
+    write_environment(out, info);
+}
+
+static void write_number_field(FILE *out, const char *key, double v, int first)
+{
+    cs_json_key(out, key, first);
+    cs_json_number(out, v);
+}
+
+static void write_stats(FILE *out, const cs_stats_t *s)
+{
+    fputc('{', out);
+    cs_json_key(out, "unit", 1);
+    cs_json_string(out, "us");
+    write_long(out, "samples", (long)s->n, 0);
+    write_number_field(out, "min", s->min, 0);
+    write_number_field(out, "max", s->max, 0);
+    write_number_field(out, "mean", s->mean, 0);
+    write_number_field(out, "median", s->median, 0);
+    write_number_field(out, "p50", s->p50, 0);
+    write_number_field(out, "p90", s->p90, 0);
+    write_number_field(out, "p99", s->p99, 0);
+    write_number_field(out, "stddev", s->stddev, 0);
+    write_number_field(out, "ci95_low", s->ci95_low, 0);
+    write_number_field(out, "ci95_high", s->ci95_high, 0);
+    fputc('}', out);
+}
+
+static void write_metrics(FILE *out, const cs_run_info_t *info, const cs_record_t *r)
+{
+    fputc('{', out);
+    if (info->bench->metric == CS_METRIC_LATENCY) {
+        write_number_field(out, "latency_us", r->latency_us, 1);
+        write_number_field(out, "min_latency_us", r->min_latency_us, 0);
+        write_number_field(out, "max_latency_us", r->max_latency_us, 0);
+    } else {
+        write_number_field(out, "bandwidth_MBps", r->bandwidth_MBps, 1);
+        write_number_field(out, "min_bandwidth_MBps", r->min_bandwidth_MBps, 0);
+        write_number_field(out, "max_bandwidth_MBps", r->max_bandwidth_MBps, 0);
+        write_number_field(out, "message_rate", r->message_rate, 0);
+    }
+    fputc('}', out);
+}
+
+static void write_record(FILE *out, const cs_run_info_t *info, const cs_record_t *r)
+{
+    fputc('{', out);
+    write_long(out, "size", (long)r->size, 1);
+    write_long(out, "window", r->window, 0);
+    write_long(out, "iterations", r->iterations, 0);
+    write_long(out, "warmup", r->warmup, 0);
+    write_long(out, "batch", r->batch, 0);
+    cs_json_key(out, "stats", 0);
+    write_stats(out, &r->stats);
+    cs_json_key(out, "metrics", 0);
+    write_metrics(out, info, r);
+    cs_json_key(out, "percentiles", 0);
+    fputc('[', out);
+    for (int i = 0; i < info->opts->npercentiles; i++) {
+        fputs(i ? ",{" : "{", out);
+        write_number_field(out, "p", info->opts->percentiles[i], 1);
+        write_number_field(out, "value", r->percentile_values[i], 0);
+        fputc('}', out);
+    }
+    fputc(']', out);
+    cs_json_key(out, "validation", 0);
+    if (r->validated) fprintf(out, "{\"errors\":%ld}", r->errors);
+    else fputs("null", out);
+    fputc('}', out);
+}
+
+static void write_end_fields(FILE *out, const cs_run_end_t *end, int first)
+{
+    cs_json_key(out, "end_time", first);
+    cs_json_string(out, end->end_time);
+    cs_json_key(out, "status", 0);
+    cs_json_string(out, cs_run_status_name(end->status));
+}
+
+static void doc_begin(cs_reporter_t *r, const cs_run_info_t *info)
+{
+    fputc('{', r->out);
+    write_header_fields(r->out, info);
+    cs_json_key(r->out, "results", 0);
+    fputc('[', r->out);
+}
+
+static void doc_record(cs_reporter_t *r, const cs_run_info_t *info, const cs_record_t *rec)
+{
+    if (r->nrecords++) fputc(',', r->out);
+    fputc('\n', r->out);
+    write_record(r->out, info, rec);
+}
+
+static void doc_end(cs_reporter_t *r, const cs_run_info_t *info, const cs_run_end_t *end)
+{
+    (void)info;
+    fputs("],\n", r->out);
+    write_end_fields(r->out, end, 1);
+    fputs("}\n", r->out);
+    fflush(r->out);
+}
+
+static void lines_begin(cs_reporter_t *r, const cs_run_info_t *info)
+{
+    fputs("{\"header\":{", r->out);
+    write_header_fields(r->out, info);
+    fputs("}}\n", r->out);
+    fflush(r->out);
+}
+
+static void lines_record(cs_reporter_t *r, const cs_run_info_t *info, const cs_record_t *rec)
+{
+    r->nrecords++;
+    fputs("{\"record\":", r->out);
+    write_record(r->out, info, rec);
+    fputs("}\n", r->out);
+    fflush(r->out); /* a reader tails this file for progress and for partial results */
+}
+
+static void lines_end(cs_reporter_t *r, const cs_run_info_t *info, const cs_run_end_t *end)
+{
+    (void)info;
+    fputs("{\"end\":{", r->out);
+    write_end_fields(r->out, end, 1);
+    fputs("}}\n", r->out);
+    fflush(r->out);
+}
+
+const cs_reporter_ops_t cs_report_json = {doc_begin, doc_record, doc_end};
+const cs_reporter_ops_t cs_report_jsonl = {lines_begin, lines_record, lines_end};
