@@ -98,6 +98,8 @@ static cs_status_t run(MPI_Comm comm, int rank, int argc, char **argv, char **en
     return run_status == CS_RUN_VALIDATION_FAILED ? CS_ERR_VALIDATION : CS_OK;
 }
 
+static int run_parsed(MPI_Comm comm, int rank, int nranks, int argc, char **argv, char **envp, const cs_opts_t *o);
+
 int main(int argc, char **argv, char **envp)
 {
     if (MPI_Init(&argc, &argv) != MPI_SUCCESS) {
@@ -111,10 +113,24 @@ int main(int argc, char **argv, char **envp)
     MPI_Comm_size(comm, &nranks);
     const char *prog = argv[0];
 
+    /* getopt_long reorders the words it parses; the record keeps argv as typed */
+    char **words = malloc(((size_t)argc + 1) * sizeof *words);
+    if (words == NULL) return CS_ERR_RUNTIME;
+    memcpy(words, argv, ((size_t)argc + 1) * sizeof *words);
     cs_opts_t opts;
     char err[512];
-    if (cs_opts_parse(argc, argv, implied_benchmark(prog), &opts, err, sizeof err) != CS_OK)
-        return usage_exit(rank, prog, err);
+    cs_status_t parsed = cs_opts_parse(argc, words, implied_benchmark(prog), &opts, err, sizeof err);
+    int code = parsed != CS_OK ? usage_exit(rank, prog, err) : run_parsed(comm, rank, nranks, argc, argv, envp, &opts);
+    free(words);
+    return code;
+}
+
+/* After a successful parse: informational requests, planning, the run, the exit code. */
+static int run_parsed(MPI_Comm comm, int rank, int nranks, int argc, char **argv, char **envp, const cs_opts_t *o)
+{
+    const char *prog = argv[0];
+    const cs_opts_t opts = *o;
+    char err[512];
     if (opts.help || opts.version || opts.list) {
         if (rank == 0) {
             if (opts.help) cs_opts_usage(stdout, prog);

@@ -2,6 +2,7 @@
  * verdict and a usage error never leaves some ranks waiting in MPI. */
 #include "opts.h"
 
+#include <ctype.h>
 #include <errno.h>
 #include <getopt.h>
 #include <limits.h>
@@ -70,7 +71,7 @@ static cs_status_t usage_error(char *err, size_t errlen, const char *fmt, ...)
 
 bool cs_parse_bytes(const char *s, size_t *out)
 {
-    if (s == NULL || *s == '\0' || *s == '-' || *s == '+') return false;
+    if (s == NULL || !isdigit((unsigned char)*s)) return false; /* strtoull would skip spaces and signs */
     errno = 0;
     char *end = NULL;
     unsigned long long v = strtoull(s, &end, 10);

@@ -1,0 +1,68 @@
+# The two commands of the README: `make run` and `make test`. Everything they need is
+# set up here: a Python virtual environment in .venv, an MPI (the one on PATH, or MPICH
+# from PyPI), and CMake builds under build/.
+
+PYTHON ?= python3
+VENV := .venv
+VBIN := $(VENV)/bin
+NPROC := $(shell nproc 2>/dev/null || echo 2)
+CMAKE_FLAGS ?= -DCMAKE_BUILD_TYPE=Release
+# CI sets WERROR=ON
+WERROR ?= OFF
+
+.PHONY: all run test venv build unit sanitize flavours pytest bench-overhead clean
+
+all: build
+
+$(VBIN)/.installed: python/pyproject.toml
+	$(PYTHON) -m venv $(VENV)
+	$(VBIN)/pip install --quiet --upgrade pip
+	$(VBIN)/pip install --quiet -e 'python[test]'
+	touch $@
+
+venv: $(VBIN)/.installed
+
+# "MPICC LAUNCHER" of the MPI to use; recomputed on every call so a newly installed MPI wins
+build/mpi.env: venv FORCE
+	@mkdir -p build
+	@scripts/find-mpi $(VENV) > $@.tmp && mv $@.tmp $@
+FORCE:
+
+build: build/mpi.env
+	cmake -S . -B build/default -DCMAKE_C_COMPILER=$$(cut -d' ' -f1 build/mpi.env) \
+	      -DCS_WERROR=$(WERROR) $(CMAKE_FLAGS) > build/default.configure.log
+	cmake --build build/default -j $(NPROC)
+
+# The point-to-point suite on two local ranks.
+run: build
+	@launcher=$$(cut -d' ' -f2 build/mpi.env); \
+	for b in latency bw bibw mbw_mr multi_lat; do \
+	  OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 \
+	    $$launcher -n 2 build/default/commscope-bench $$b || exit $$?; \
+	done
+
+# MPI-free unit tests (also under AddressSanitizer + UBSan), then the MPI and Python tests.
+unit:
+	cmake -S . -B build/unit -DCS_WITH_MPI=OFF -DCS_WERROR=$(WERROR) $(CMAKE_FLAGS) > build/unit.configure.log
+	cmake --build build/unit -j $(NPROC)
+	ctest --test-dir build/unit --output-on-failure
+
+sanitize:
+	cmake -S . -B build/sanitize -DCS_WITH_MPI=OFF -DCS_SANITIZE=ON -DCS_WERROR=$(WERROR) \
+	      -DCMAKE_BUILD_TYPE=Debug > build/sanitize.configure.log
+	cmake --build build/sanitize -j $(NPROC)
+	ctest --test-dir build/sanitize --output-on-failure
+
+flavours: build
+	scripts/build-flavours $$(cat build/mpi.env) -DCS_WERROR=$(WERROR)
+
+pytest: venv flavours
+	$(VBIN)/python -m pytest tests/python
+
+test: venv build unit sanitize flavours pytest
+
+bench-overhead: flavours
+	$(VBIN)/python bench/overhead/run.py
+
+clean:
+	rm -rf build

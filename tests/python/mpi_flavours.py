@@ -1,0 +1,91 @@
+"""The MPI builds of commscope-bench that tests run under, and how to launch them.
+
+`make test` builds one tree per MPI library it finds (build/mpich, build/openmpi, or
+build/default for an MPI from PyPI) and lists them in build/flavours.txt as
+"NAME BUILD_DIR LAUNCHER". COMMSCOPE_REQUIRE_MPI="mpich openmpi" turns a missing
+library into a failure instead of a skip (CI sets it).
+"""
+from __future__ import annotations
+
+import os
+import subprocess
+from dataclasses import dataclass
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parents[2]
+FLAVOURS_FILE = Path(os.environ.get("COMMSCOPE_FLAVOURS_FILE", REPO / "build" / "flavours.txt"))
+KNOWN = ("mpich", "openmpi")
+
+
+@dataclass(frozen=True)
+class Flavour:
+    name: str
+    build: Path
+    launcher: str
+
+    @property
+    def bench(self) -> Path:
+        return self.build / "commscope-bench"
+
+    @property
+    def compat(self) -> Path:
+        return self.build / "compat"
+
+    @property
+    def is_openmpi(self) -> bool:
+        return self.name == "openmpi"
+
+    def argv(self, np: int, program: str | Path, *args: str) -> list[str]:
+        cmd = [self.launcher, "-n", str(np)]
+        if self.is_openmpi:
+            cmd.append("--oversubscribe")
+        return cmd + [str(program), *args]
+
+    def env(self) -> dict[str, str]:
+        env = dict(os.environ)
+        if self.is_openmpi:
+            env.update(OMPI_ALLOW_RUN_AS_ROOT="1", OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1")
+        return env
+
+    def run(self, np: int, *args: str, program: str | Path | None = None, timeout: float = 180,
+            cwd: Path | None = None) -> subprocess.CompletedProcess:
+        return subprocess.run(self.argv(np, program or self.bench, *args), env=self.env(),
+                              capture_output=True, text=True, timeout=timeout, cwd=cwd)
+
+
+def load_flavours() -> dict[str, Flavour]:
+    found: dict[str, Flavour] = {}
+    if FLAVOURS_FILE.exists():
+        for line in FLAVOURS_FILE.read_text().splitlines():
+            if line.strip():
+                name, build, launcher = line.split()
+                found[name] = Flavour(name, Path(build), launcher)
+    return found
+
+
+def required() -> set[str]:
+    return set(os.environ.get("COMMSCOPE_REQUIRE_MPI", "").split())
+
+
+def flavour_params() -> list:
+    """pytest params for every MPI library: present ones run, missing ones skip or fail."""
+    found = load_flavours()
+    names = list(dict.fromkeys([*KNOWN, *found]))
+    params = []
+    for name in names:
+        if name in found:
+            params.append(pytest.param(found[name], id=name))
+        elif name in required():
+            params.append(pytest.param(None, id=name))
+        else:
+            params.append(pytest.param(None, id=name, marks=pytest.mark.skip(
+                reason=f"no {name} build in {FLAVOURS_FILE} (make test builds one when {name} is installed)")))
+    return params
+
+
+def need(flavour: Flavour | None) -> Flavour:
+    if flavour is None:
+        pytest.fail(f"COMMSCOPE_REQUIRE_MPI asks for an MPI library that has no build in {FLAVOURS_FILE}")
+    return flavour
