@@ -15,17 +15,24 @@ static cs_status_t pingpong_begin(cs_pair_ctx_t *c, size_t size)
     return c->send_ops->begin(&c->p2p, c->recv_slots[0], (int)size, c->peer, c->initiator);
 }
 
-static cs_status_t pingpong_iteration(cs_pair_ctx_t *c, size_t size, int window)
+static cs_status_t pingpong_iterations(cs_pair_ctx_t *c, size_t size, int window, long iterations)
 {
     (void)window;
     const cs_send_ops_t *ops = c->send_ops;
-    int n = (int)size;
+    int n = (int)size, peer = c->peer;
+    char *sbuf = c->send_slots[0], *rbuf = c->recv_slots[0];
     if (c->initiator) {
-        CS_CHECK(ops->send(&c->p2p, c->send_slots[0], c->recv_slots[0], n, c->peer));
-        return ops->recv(&c->p2p, c->recv_slots[0], n, c->peer);
+        for (long i = 0; i < iterations; i++) {
+            CS_CHECK(ops->send(&c->p2p, sbuf, rbuf, n, peer));
+            CS_CHECK(ops->recv(&c->p2p, rbuf, n, peer));
+        }
+        return CS_OK;
     }
-    CS_CHECK(ops->recv(&c->p2p, c->recv_slots[0], n, c->peer));
-    return ops->send(&c->p2p, c->send_slots[0], c->recv_slots[0], n, c->peer);
+    for (long i = 0; i < iterations; i++) {
+        CS_CHECK(ops->recv(&c->p2p, rbuf, n, peer));
+        CS_CHECK(ops->send(&c->p2p, sbuf, rbuf, n, peer));
+    }
+    return CS_OK;
 }
 
 static cs_status_t pingpong_end(cs_pair_ctx_t *c)
@@ -35,35 +42,39 @@ static cs_status_t pingpong_end(cs_pair_ctx_t *c)
 
 /* ---- one-way window: `window` non-blocking sends, then a small acknowledgement ---- */
 
-static cs_status_t window_uni_iteration(cs_pair_ctx_t *c, size_t size, int window)
+static cs_status_t window_uni_iterations(cs_pair_ctx_t *c, size_t size, int window, long iterations)
 {
     int n = (int)size;
-    if (c->initiator) {
-        for (int w = 0; w < window; w++)
-            CS_MPI(MPI_Isend(c->send_slots[w], n, MPI_CHAR, c->peer, TAG_DATA, c->comm, &c->requests[w]));
-        CS_MPI(MPI_Waitall(window, c->requests, MPI_STATUSES_IGNORE));
-        CS_MPI(MPI_Recv(&c->ack, 1, MPI_CHAR, c->peer, TAG_ACK, c->comm, MPI_STATUS_IGNORE));
-        return CS_OK;
+    for (long i = 0; i < iterations; i++) {
+        if (c->initiator) {
+            for (int w = 0; w < window; w++)
+                CS_MPI(MPI_Isend(c->send_slots[w], n, MPI_CHAR, c->peer, TAG_DATA, c->comm, &c->requests[w]));
+            CS_MPI(MPI_Waitall(window, c->requests, MPI_STATUSES_IGNORE));
+            CS_MPI(MPI_Recv(&c->ack, 1, MPI_CHAR, c->peer, TAG_ACK, c->comm, MPI_STATUS_IGNORE));
+        } else {
+            for (int w = 0; w < window; w++)
+                CS_MPI(MPI_Irecv(c->recv_slots[w], n, MPI_CHAR, c->peer, TAG_DATA, c->comm, &c->requests[w]));
+            CS_MPI(MPI_Waitall(window, c->requests, MPI_STATUSES_IGNORE));
+            CS_MPI(MPI_Send(&c->ack, 1, MPI_CHAR, c->peer, TAG_ACK, c->comm));
+        }
     }
-    for (int w = 0; w < window; w++)
-        CS_MPI(MPI_Irecv(c->recv_slots[w], n, MPI_CHAR, c->peer, TAG_DATA, c->comm, &c->requests[w]));
-    CS_MPI(MPI_Waitall(window, c->requests, MPI_STATUSES_IGNORE));
-    CS_MPI(MPI_Send(&c->ack, 1, MPI_CHAR, c->peer, TAG_ACK, c->comm));
     return CS_OK;
 }
 
 /* ---- two-way window: both sides receive and send `window` messages at once ---- */
 
-static cs_status_t window_bi_iteration(cs_pair_ctx_t *c, size_t size, int window)
+static cs_status_t window_bi_iterations(cs_pair_ctx_t *c, size_t size, int window, long iterations)
 {
     int n = (int)size;
     MPI_Request *recvs = c->requests + window, *sends = c->requests;
-    for (int w = 0; w < window; w++)
-        CS_MPI(MPI_Irecv(c->recv_slots[w], n, MPI_CHAR, c->peer, TAG_DATA, c->comm, &recvs[w]));
-    for (int w = 0; w < window; w++)
-        CS_MPI(MPI_Isend(c->send_slots[w], n, MPI_CHAR, c->peer, TAG_DATA, c->comm, &sends[w]));
-    CS_MPI(MPI_Waitall(window, sends, MPI_STATUSES_IGNORE));
-    CS_MPI(MPI_Waitall(window, recvs, MPI_STATUSES_IGNORE));
+    for (long i = 0; i < iterations; i++) {
+        for (int w = 0; w < window; w++)
+            CS_MPI(MPI_Irecv(c->recv_slots[w], n, MPI_CHAR, c->peer, TAG_DATA, c->comm, &recvs[w]));
+        for (int w = 0; w < window; w++)
+            CS_MPI(MPI_Isend(c->send_slots[w], n, MPI_CHAR, c->peer, TAG_DATA, c->comm, &sends[w]));
+        CS_MPI(MPI_Waitall(window, sends, MPI_STATUSES_IGNORE));
+        CS_MPI(MPI_Waitall(window, recvs, MPI_STATUSES_IGNORE));
+    }
     return CS_OK;
 }
 
@@ -79,36 +90,41 @@ static cs_status_t nothing_end(cs_pair_ctx_t *c)
 }
 
 const cs_pattern_t cs_pattern_pingpong = {
-    "pingpong", false, 2.0, true, true, pingpong_begin, pingpong_iteration, pingpong_end};
+    "pingpong", false, 2.0, true, true, pingpong_begin, pingpong_iterations, pingpong_end};
 const cs_pattern_t cs_pattern_multi_pingpong = {
-    "multi_pair_pingpong", true, 2.0, true, true, pingpong_begin, pingpong_iteration, pingpong_end};
+    "multi_pair_pingpong", true, 2.0, true, true, pingpong_begin, pingpong_iterations, pingpong_end};
 const cs_pattern_t cs_pattern_window_uni = {
-    "window_uni", false, 1.0, false, true, nothing_begin, window_uni_iteration, nothing_end};
+    "window_uni", false, 1.0, false, true, nothing_begin, window_uni_iterations, nothing_end};
 const cs_pattern_t cs_pattern_multi_window_uni = {
-    "multi_pair_window", true, 1.0, false, true, nothing_begin, window_uni_iteration, nothing_end};
+    "multi_pair_window", true, 1.0, false, true, nothing_begin, window_uni_iterations, nothing_end};
 const cs_pattern_t cs_pattern_window_bi = {
-    "window_bi", false, 1.0, true, true, nothing_begin, window_bi_iteration, nothing_end};
+    "window_bi", false, 1.0, true, true, nothing_begin, window_bi_iterations, nothing_end};
 
 /* ---- the loop around every pattern ---- */
 
-static cs_status_t step(const cs_pattern_t *p, cs_pair_ctx_t *c, const cs_loop_t *loop)
+static cs_status_t steps(const cs_pattern_t *p, cs_pair_ctx_t *c, const cs_loop_t *loop, long n)
 {
     if (!c->active) return CS_OK;
-    return p->iteration(c, loop->size, loop->window);
+    return p->iterations(c, loop->size, loop->window, n);
 }
 
 /* Warm-up; returns the mean time of its second half, where connection set-up and first
  * touches are over, to size the timing batches. */
 static cs_status_t warm_up(const cs_pattern_t *p, cs_pair_ctx_t *c, const cs_loop_t *loop, double *per_iter)
 {
-    long half = loop->warmup / 2;
+    long half = loop->warmup / 2, timed = loop->warmup - half;
     double t_half = 0;
-    for (long i = 0; i < loop->warmup; i++) {
-        if (i == half) t_half = MPI_Wtime();
-        if (p->barrier_each_iteration) CS_MPI(MPI_Barrier(c->comm));
-        CS_CHECK(step(p, c, loop));
+    if (p->barrier_each_iteration) {
+        for (long i = 0; i < loop->warmup; i++) {
+            if (i == half) t_half = MPI_Wtime();
+            CS_MPI(MPI_Barrier(c->comm));
+            CS_CHECK(steps(p, c, loop, 1));
+        }
+    } else {
+        CS_CHECK(steps(p, c, loop, half));
+        t_half = MPI_Wtime();
+        CS_CHECK(steps(p, c, loop, timed));
     }
-    long timed = loop->warmup - half;
     *per_iter = timed > 0 ? (MPI_Wtime() - t_half) / (double)timed : 0.0;
     return CS_OK;
 }
@@ -130,7 +146,7 @@ static cs_status_t timed_batches(const cs_pattern_t *p, cs_pair_ctx_t *c, const 
     double t_start = MPI_Wtime(), t_prev = t_start;
     for (long done = 0; done < loop->iterations;) {
         long n = loop->iterations - done < batch ? loop->iterations - done : batch;
-        for (long j = 0; j < n; j++) CS_CHECK(step(p, c, loop));
+        CS_CHECK(steps(p, c, loop, n));
         double t = MPI_Wtime();
         samples[k++] = (t - t_prev) / (double)n / p->time_divisor;
         t_prev = t;
@@ -149,7 +165,7 @@ static cs_status_t timed_synchronised(const cs_pattern_t *p, cs_pair_ctx_t *c, c
     for (long i = 0; i < loop->iterations; i++) {
         CS_MPI(MPI_Barrier(c->comm));
         double t0 = MPI_Wtime();
-        CS_CHECK(step(p, c, loop));
+        CS_CHECK(steps(p, c, loop, 1));
         double dt = MPI_Wtime() - t0;
         samples[i] = dt / p->time_divisor;
         total += dt;
@@ -180,7 +196,7 @@ cs_status_t cs_pattern_once(const cs_pattern_t *p, cs_pair_ctx_t *c, size_t size
     cs_loop_t loop = {.size = size, .window = window, .iterations = 1, .warmup = 0, .batch = 1};
     CS_CHECK(p->begin(c, size));
     CS_MPI(MPI_Barrier(c->comm));
-    CS_CHECK(step(p, c, &loop));
+    CS_CHECK(steps(p, c, &loop, 1));
     CS_CHECK(p->end(c));
     CS_MPI(MPI_Barrier(c->comm));
     return CS_OK;

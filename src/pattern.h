@@ -31,7 +31,9 @@ typedef struct cs_pattern {
     double time_divisor;
     bool initiator_receives_data, responder_receives_data;
     cs_status_t (*begin)(cs_pair_ctx_t *c, size_t size);
-    cs_status_t (*iteration)(cs_pair_ctx_t *c, size_t size, int window);
+    /* n iterations back to back: the loop lives with the operation so that nothing but
+     * the MPI calls runs between two iterations */
+    cs_status_t (*iterations)(cs_pair_ctx_t *c, size_t size, int window, long n);
     cs_status_t (*end)(cs_pair_ctx_t *c);
 } cs_pattern_t;
 
