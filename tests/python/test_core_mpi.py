@@ -220,3 +220,11 @@ def test_help_and_version(mpi):
     for flag in ["--message-size", "--send-mode", "--format", "--json-out", "--tail-lat", "--mem-limit"]:
         assert flag in res.stdout
     assert re.match(r"# commscope-bench v\d+\.\d+\.\d+", mpi.run(1, "-v").stdout)
+
+
+def test_multiple_buffers_validate_every_window_slot(mpi):
+    res = mpi.run(2, "bw", "-b", "multiple", "-W", "8", "-m", "1:4K", "-c", *QUICK)
+    assert res.returncode == 0, res.stderr
+    assert all(r[-1] == "Pass" for r in rows(res.stdout))
+    res = mpi.run(2, "bw", "-b", "multiple", "-W", "8", "-m", "1:4K", "-c", *QUICK, "--debug-corrupt", "2048")
+    assert res.returncode != 0 and rows(res.stdout)[-1][-1] == "Fail"
