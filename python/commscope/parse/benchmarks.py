@@ -1,0 +1,142 @@
+"""Normalised benchmark names.
+
+OMB names a benchmark in its title (``# OSU MPI Bi-Directional Bandwidth Test
+v7.4``), IMB in ``# Benchmarking PingPong``, job scripts by program
+(``osu_bibw``). All of them become the program name without its ``osu_``
+prefix (``bibw``), which is also the name commscope itself uses; IMB names
+get an ``imb_`` prefix (``imb_pingpong``) because IMB measures differently.
+"""
+
+from __future__ import annotations
+
+import re
+
+# OMB title words for collective operations -> program name stem.
+_COLLECTIVES = {
+    "allgather": "allgather", "allgatherv": "allgatherv",
+    "allreduce": "allreduce",
+    "all-to-all": "alltoall", "alltoall": "alltoall",
+    "all-to-allv": "alltoallv", "alltoallv": "alltoallv",
+    "all-to-allw": "alltoallw", "alltoallw": "alltoallw",
+    "barrier": "barrier",
+    "broadcast": "bcast", "bcast": "bcast",
+    "gather": "gather", "gatherv": "gatherv",
+    "reduce": "reduce",
+    "reduce_scatter": "reduce_scatter", "reduce-scatter": "reduce_scatter",
+    "reduce_scatter_block": "reduce_scatter_block",
+    "reduce-scatter-block": "reduce_scatter_block",
+    "scatter": "scatter", "scatterv": "scatterv",
+}
+
+# One-sided operations as OMB titles spell them (``MPI_Put``) -> program stem.
+_ONE_SIDED = {
+    "put": "put", "get": "get", "accumulate": "acc", "get_accumulate": "get_acc",
+    "fetch_and_op": "fop", "compare_and_swap": "cas",
+}
+
+# Point-to-point and other titles -> program name.
+_POINT_TO_POINT = {
+    "latency": "latency",
+    "bandwidth": "bw",
+    "bi-directional bandwidth": "bibw",
+    "bidirectional bandwidth": "bibw",
+    "multiple bandwidth / message rate": "mbw_mr",
+    "multiple bandwidth/message rate": "mbw_mr",
+    "multi latency": "multi_lat",
+    "multi-threaded latency": "latency_mt",
+    "multi-process latency": "latency_mp",
+    "latency persistent": "latency_persistent",
+    "persistent latency": "latency_persistent",
+    "bandwidth persistent": "bw_persistent",
+    "persistent bandwidth": "bw_persistent",
+    "bi-directional bandwidth persistent": "bibw_persistent",
+    "init": "init",
+    "hello world": "hello",
+    "fan-in bandwidth": "bw_fan_in",
+    "bandwidth fan-in": "bw_fan_in",
+    "fan-out bandwidth": "bw_fan_out",
+    "bandwidth fan-out": "bw_fan_out",
+}
+
+
+def slug(text: str) -> str:
+    """Lower-case words joined by ``_``: the fallback name of anything unknown."""
+    return re.sub(r"[^a-z0-9]+", "_", text.lower()).strip("_") or "unknown"
+
+
+def from_omb_description(description: str, one_sided_op: str | None = None) -> tuple[str, bool]:
+    """Normalised name from the middle of an OMB title, e.g. ``"Non-blocking
+    Allreduce Latency"`` -> ``"iallreduce"``; ``one_sided_op`` is the ``Put``
+    of ``MPI_Put``. Returns the name and whether it is a known benchmark
+    (unknown titles still get a usable slug)."""
+    words = " ".join(description.lower().split())
+    if one_sided_op is not None:
+        op = _ONE_SIDED.get(one_sided_op.lower())
+        if op is None:
+            return slug(f"{one_sided_op} {words}"), False
+        if "bi-directional" in words or "bidirectional" in words:
+            return f"{op}_bibw", True
+        if "bandwidth" in words:
+            return f"{op}_bw", True
+        return f"{op}_latency", True
+
+    if words in _POINT_TO_POINT:
+        return _POINT_TO_POINT[words], True
+
+    nonblocking = bool(re.search(r"\bnon-?blocking\b", words))
+    neighbor = bool(re.search(r"\bneighbou?r(?:hood)?\b", words))
+    persistent = "persistent" in words.split()
+    for word in re.split(r"[\s]+", words):
+        stem = _COLLECTIVES.get(word)
+        if stem is None:
+            continue
+        name = ("neighbor_" if neighbor else "") + stem
+        if nonblocking:
+            name = "i" + name
+        if persistent:
+            name += "_persistent"
+        return name, True
+    return slug(words), False
+
+
+def from_program(program: str) -> str:
+    """Normalised name of a program such as ``osu_bibw`` or ``/opt/omb/osu_bw``."""
+    name = program.strip().strip("`").rsplit("/", 1)[-1].lower()
+    return name[4:] if name.startswith("osu_") else slug(name)
+
+
+def from_imb(name: str) -> str:
+    """Normalised name of an IMB benchmark: ``PingPong`` -> ``imb_pingpong``."""
+    return "imb_" + slug(name)
+
+
+def primary_metric(benchmark: str) -> str:
+    """The metric a single-number column of this benchmark holds (for tables
+    whose columns say ``result`` or a cluster name instead of a unit)."""
+    if re.search(r"(?:^|_)(?:bw|bibw|mbw_mr)(?:_|$)", benchmark):
+        return "bandwidth_MBps"
+    if benchmark == "init":
+        return "init_avg_ms"
+    return "latency_us"
+
+
+def _two_rank_benchmarks() -> frozenset[str]:
+    base = {"latency", "bw", "bibw", "latency_persistent", "bw_persistent", "bibw_persistent"}
+    for op in _ONE_SIDED.values():
+        base.update({f"{op}_latency", f"{op}_bw", f"{op}_bibw"})
+    return frozenset(base)
+
+
+#: Benchmarks that OMB only runs on exactly two ranks.
+TWO_RANK_BENCHMARKS = _two_rank_benchmarks()
+
+
+def ranks_of(benchmark: str, parameters: dict) -> int | None:
+    """Number of ranks implied by the benchmark (``None`` when it is not):
+    two for point-to-point, two per pair for osu_mbw_mr / osu_multi_lat."""
+    if benchmark in TWO_RANK_BENCHMARKS:
+        return 2
+    pairs = parameters.get("pairs")
+    if benchmark in ("mbw_mr", "multi_lat") and isinstance(pairs, int):
+        return 2 * pairs
+    return None
