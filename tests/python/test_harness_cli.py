@@ -1,0 +1,154 @@
+"""The command line: help, list, show, export, delete, --db and COMMSCOPE_DB."""
+from __future__ import annotations
+
+import csv
+import io
+import json
+
+import click
+import pytest
+
+from commscope.cli import main
+
+from commscope.store import Store
+
+COMMANDS = [["run"], ["list"], ["list", "benchmarks"], ["list", "suites"], ["list", "runs"], ["show"],
+            ["export"], ["delete"], ["import"]]
+
+
+@pytest.fixture
+def stored(cli, fake_core, db):
+    """A database with a latency and a bw run from the fake core."""
+    result = cli("run", "latency", "bw", "--launcher", "mpirun", "--label", "base", "--db", db,
+                 "--", "-m", "1:4")
+    assert result.exit_code == 0, result.output
+    return db
+
+
+def command_of(path: list[str]) -> click.Command:
+    command = main
+    for name in path:
+        command = command.commands[name]
+    return command
+
+
+@pytest.mark.parametrize("path", COMMANDS, ids=" ".join)
+def test_every_command_has_real_help(cli, path):
+    result = cli(*path, "--help")
+    assert result.exit_code == 0 and "Usage: " in result.stdout
+    command = command_of(path)
+    assert command.help and len(command.help) > 40, "the command explains itself"
+    for param in command.params:
+        if isinstance(param, click.Option) and not param.hidden:
+            assert param.help and len(param.help) > 15, f"{param.name} of `commscope {' '.join(path)}` has no help"
+            assert param.opts[0] in result.stdout
+    if not isinstance(command, click.Group):
+        assert any(param.name == "db" for param in command.params), "every command takes --db"
+
+
+def test_main_help_documents_exit_codes(cli):
+    text = cli("--help").stdout
+    for code in ("0  success", "1  a benchmark failed", "2  usage error", "3  interrupted"):
+        assert code in text
+    assert "Exit status" in cli("run", "--help").stdout
+
+
+def test_version(cli):
+    assert cli("--version").stdout.strip() == "commscope, version 0.1.0"
+
+
+def test_list_suites_shows_the_format_and_the_suites(cli):
+    result = cli("list", "suites")
+    assert result.exit_code == 0
+    assert "procurement: procurement rule (seed 004)" in result.stdout
+    assert "    bibw       -m 64M:64M" in result.stdout
+    assert "placement: inter-node" in cli("list", "suites", "--help").stdout
+
+
+def test_list_benchmarks_counts_stored_runs(cli, stored):
+    result = cli("list", "benchmarks", "--db", stored)
+    assert result.exit_code == 0
+    assert "latency    fake latency  [1 stored]\n" in result.stdout
+    assert "mbw_mr     fake mbw_mr\n" in result.stdout
+
+
+def test_list_runs(cli, stored):
+    result = cli("list", "runs", "--db", stored)
+    assert result.exit_code == 0
+    rows = [line.split() for line in result.stdout.splitlines()[1:]]
+    assert [(row[0], row[3]) for row in rows] == [("2", "bw"), ("1", "latency")]  # started is "date time"
+    assert all("complete" in row and "base" in row for row in rows)
+    assert cli("list", "runs", "--benchmark", "bw", "--db", stored).stdout.count("latency") == 0
+    assert "no runs" in cli("list", "runs", "--status", "failed", "--db", stored).stderr
+
+
+def test_db_comes_from_the_environment(cli, stored, clean_env):
+    clean_env.setenv("COMMSCOPE_DB", str(stored))
+    assert "latency" in cli("list", "runs").stdout
+
+
+def test_show_prints_provenance_then_the_table(cli, stored):
+    result = cli("show", "1", "--db", stored)
+    assert result.exit_code == 0
+    lines = result.stdout.splitlines()
+    assert lines[0] == "run 1: latency"
+    text = result.stdout
+    for expected in ("status    complete", "label     base", "MPI       MPICH 4.0.2", "CPU       Fake CPU",
+                     "hosts     fakehost (ranks 0,1)", "flags     -m 1:4", "harness   commscope 0.1.0"):
+        assert expected in text
+    assert "# Size       Avg Latency(us)" in lines
+    assert lines[-1].startswith("4 ") and len(lines[-1]) == 28
+    assert cli("show", "last", "--db", stored).stdout.splitlines()[0] == "run 2: bw"
+
+
+def test_show_raw_output(cli, stored):
+    result = cli("show", "1", "--raw", "jsonl", "--db", stored)
+    assert result.stdout.splitlines()[0].startswith('{"header"')
+    result = cli("show", "1", "--raw", "nope", "--db", stored)
+    assert result.exit_code == 1 and "has no raw output 'nope'; it has: jsonl, stderr, stdout" in result.stderr
+
+
+def test_show_errors(cli, stored, db, tmp_path):
+    assert cli("show", "99", "--db", stored).exit_code == 1
+    assert "no run 99" in cli("show", "99", "--db", stored).stderr
+    result = cli("show", "first", "--db", stored)
+    assert result.exit_code == 2 and "'first' is not a run id" in result.stderr
+    missing = tmp_path / "none.db"
+    result = cli("show", "1", "--db", missing)
+    assert result.exit_code == 1 and "no result database" in result.stderr and not missing.exists()
+
+
+def test_export_json(cli, stored, tmp_path):
+    out = tmp_path / "runs.json"
+    result = cli("export", "1", "2", "--format", "json", "-o", out, "--db", stored)
+    assert result.exit_code == 0
+    document = json.loads(out.read_text())
+    assert (document["format"], document["version"]) == ("commscope-export", 1)
+    assert [run["benchmark"] for run in document["runs"]] == ["latency", "bw"]
+    latency = document["runs"][0]
+    assert latency["mpi_library"] == "MPICH" and latency["points"][0]["size"] == 1
+    assert latency["points"][0]["stats"]["p99"] > 0 and "raw" not in latency
+
+
+def test_export_csv_to_stdout(cli, stored):
+    result = cli("export", "last", "--format", "csv", "--db", stored)
+    rows = list(csv.DictReader(io.StringIO(result.stdout)))
+    assert [row["size"] for row in rows] == ["1", "2", "4"]
+    assert rows[0]["benchmark"] == "bw" and float(rows[0]["bandwidth_MBps"]) > 0
+    assert float(rows[0]["time_p99_us"]) > 0 and rows[0]["label"] == "base"
+
+
+def test_export_needs_a_format(cli, stored):
+    result = cli("export", "1", "--db", stored)
+    assert result.exit_code == 2 and "--format" in result.stderr
+
+
+def test_delete(cli, stored):
+    result = cli("delete", "1", "--db", stored)
+    assert result.exit_code == 0 and "deleted run 1" in result.stderr
+    with Store(stored) as store:
+        assert [row["id"] for row in store.run_rows()] == [2]
+    result = cli("delete", "2", "1", "--db", stored)
+    assert result.exit_code == 1 and "no run 1" in result.stderr
+    with Store(stored) as store:
+        assert store.has_run(2)  # nothing deleted when one id is wrong

@@ -1,0 +1,90 @@
+"""`commscope run` end to end with the real commscope-bench under each MPI library.
+
+Skips when a library's build is missing (make test builds them), fails instead
+when COMMSCOPE_REQUIRE_MPI names that library (see mpi_flavours.py).
+"""
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from commscope.bench_binary import core_mpi_flavour
+from commscope.launch import program_flavour, resolve_launcher
+from commscope.store import Store
+
+from conftest import REPO
+from mpi_flavours import flavour_params, need
+
+MPI_LIBRARY = {"mpich": "MPICH", "openmpi": "Open MPI"}
+
+
+@pytest.fixture(params=flavour_params())
+def mpi(request):
+    return need(request.param)
+
+
+def commscope_run(mpi, db: Path, *args: str, timeout: float = 300) -> subprocess.CompletedProcess:
+    """`commscope run --launcher L --db DB ARGS` with this library's core and launcher."""
+    env = {key: value for key, value in os.environ.items() if not key.startswith(("COMMSCOPE_", "SLURM_"))}
+    env.update(COMMSCOPE_BENCH=str(mpi.bench), PYTHONPATH=str(REPO / "python"))
+    return subprocess.run([sys.executable, "-m", "commscope", "run", "--launcher", mpi.launcher, "--db", str(db),
+                           *args], env=env, capture_output=True, text=True, timeout=timeout)
+
+
+def running_cores(bench: Path) -> list[int]:
+    """Processes still running this commscope-bench executable."""
+    found = []
+    for exe in Path("/proc").glob("[0-9]*/exe"):
+        try:
+            if Path(os.readlink(exe)) == bench.resolve():
+                found.append(int(exe.parent.name))
+        except OSError:
+            continue
+    return found
+
+
+def test_core_mpi_and_auto_launcher_are_detected(mpi):
+    assert core_mpi_flavour(mpi.bench) == mpi.name
+    assert program_flavour(mpi.launcher) == mpi.name
+    assert resolve_launcher("auto", mpi.name).flavour == mpi.name
+
+
+def test_quick_suite_runs_and_is_stored_with_provenance(mpi, tmp_path):
+    db = tmp_path / "results.db"
+    done = commscope_run(mpi, db, "quick", "--np", "2", "--label", f"e2e-{mpi.name}")
+    assert done.returncode == 0, done.stderr
+    assert "# Size       Avg Latency(us)" in done.stdout and "# Size      Bandwidth (MB/s)" in done.stdout
+    with Store(db, create=False) as store:
+        runs = [store.run(row["id"]) for row in reversed(store.run_rows())]
+        raw = store.raw_outputs(runs[0].id)
+    assert [run.benchmark for run in runs] == ["latency", "bw", "bibw"]
+    for run in runs:
+        assert run.status == "complete", run.status_reason
+        assert [point.size for point in run.points] == [2 ** i for i in range(17)]  # 1 B .. 64 KiB
+        assert run.ranks == 2 and run.label == f"e2e-{mpi.name}"
+        assert run.mpi_library == MPI_LIBRARY[mpi.name] and run.mpi_version
+        assert sorted(rank for host in run.hosts for rank in host["ranks"]) == [0, 1] and run.nodes == 1
+        assert run.cpu_model and run.compiler and run.tool_name == "commscope-bench" and run.tool_version
+        assert run.launcher_argv[0] == mpi.launcher and run.launcher_argv[1:3] in (["-np", "2"], ["-n", "2"])
+        assert all(point.stats["min"] > 0 and point.iterations > 0 for point in run.points)
+        assert run.commscope_version == "0.1.0"
+    assert all(point.metrics["latency_us"] > 0 for point in runs[0].points)
+    assert all(point.metrics["bandwidth_MBps"] > 0 for point in runs[1].points)
+    assert raw["jsonl"].decode().rstrip().splitlines()[-1].startswith('{"end"')
+
+
+def test_timeout_stops_every_rank(mpi, tmp_path):
+    db = tmp_path / "results.db"
+    # Large messages with many iterations run far longer than the timeout.
+    done = commscope_run(mpi, db, "latency", "--timeout", "2", "--", "-m", "1:4M", "-i", "100000", "-x", "10",
+                     timeout=120)
+    assert done.returncode == 1, done.stderr
+    with Store(db, create=False) as store:
+        [row] = store.run_rows()
+        run = store.run(row["id"])
+    assert run.status == "incomplete" and run.status_reason.startswith("timed out after 2 s; ")
+    assert running_cores(mpi.bench) == []

@@ -1,0 +1,299 @@
+"""`commscope run` with the fake core and fake mpirun: success, crash, timeout, signals, dry run."""
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import time
+from pathlib import Path
+
+import pytest
+
+from commscope import bench_binary, run as run_module
+from commscope.records import STATS
+from commscope.run import sweep_length
+from commscope.store import Store
+
+from conftest import FAKE_CORE, FAKES
+
+ROOT_PREFIX = "OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 " if os.geteuid() == 0 else ""
+
+
+def stored_runs(db: Path):
+    with Store(db, create=False) as store:
+        return [store.run(row["id"]) for row in reversed(store.run_rows())]
+
+
+def trace_lines(path: Path) -> list[str]:
+    return path.read_text().splitlines() if path.exists() else []
+
+
+def traced_pids(path: Path) -> list[int]:
+    return [int(line.split()[1]) for line in trace_lines(path) if line.startswith("pid ")]
+
+
+def assert_gone(pid: int) -> None:
+    """The process has ended (a zombie waiting for init to reap it has ended too)."""
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text()
+    except FileNotFoundError:
+        return
+    assert stat[stat.rindex(")") + 2] == "Z", f"process {pid} is still running"
+
+
+@pytest.mark.parametrize("options, expected", [
+    ({"min_size": 0, "max_size": 0}, 1),
+    ({"min_size": 1, "max_size": 64}, 7),
+    ({"min_size": 0, "max_size": 8}, 5),
+    ({"min_size": 3, "max_size": 20}, 3),  # 3, 6, 12
+    ({"min_size": 67108864, "max_size": 67108864}, 1),
+    ({"min_size": 1, "max_size": 4, "vary_window": True}, 24),
+    ({"min_size": 8, "max_size": 4}, 0),
+])
+def test_sweep_length_follows_the_cores_size_loop(options, expected):
+    assert sweep_length(options) == expected
+
+
+def test_success_stores_runs_points_and_provenance(cli, fake_core, db):
+    result = cli("run", "latency", "bw", "--launcher", "mpirun", "--label", "t1", "--system", "testbed",
+                 "--db", db, "--", "-m", "1:8")
+    assert result.exit_code == 0, result.output
+    latency, bw = stored_runs(db)
+    assert (latency.benchmark, bw.benchmark) == ("latency", "bw")
+    for run in (latency, bw):
+        assert run.status == "complete" and run.status_reason is None
+        assert [point.size for point in run.points] == [1, 2, 4, 8]
+        assert run.flags == ["-m", "1:8"] and run.label == "t1" and run.system == "testbed"
+        assert (run.mpi_library, run.mpi_version) == ("MPICH", "4.0.2")
+        assert run.hosts == [{"name": "fakehost", "ranks": [0, 1]}] and run.nodes == 1 and run.ranks == 2
+        assert run.cpu_model == "Fake CPU" and run.tool_version == "0.0.0-fake"
+        assert run.launcher_argv[:3] == [str(FAKES / "mpirun"), "-np", "2"]
+        assert run.launcher_argv[3:6] == [str(FAKE_CORE), run.benchmark, "-m"]
+        assert run.launcher_argv[-4:-1] == ["--format", "json", "--jsonl-out"]
+        assert run.commscope_version == "0.1.0" and run.options["max_size"] == 8
+        assert set(run.points[0].stats) == set(STATS) and run.points[0].iterations == 10
+    assert latency.points[2].metrics["latency_us"] == pytest.approx(1.0 + 4 / 1000 + 2 / 100)
+    with Store(db) as store:
+        raw = store.raw_outputs(latency.id)
+        invocation = store.invocation(latency.invocation_id)
+    assert raw["jsonl"].decode().splitlines()[-1].startswith('{"end"')
+    assert b'"results"' in raw["stdout"]
+    assert invocation["command"] == "run" and invocation["cwd"] == os.getcwd()
+
+
+def test_tables_are_printed_in_omb_layout(cli, fake_core, db):
+    result = cli("run", "latency", "bw", "--launcher", "mpirun", "--db", db, "--", "-m", "1:4")
+    latency, bw = stored_runs(db)
+    lines = result.stdout.splitlines()
+    assert "# Size       Avg Latency(us)" in lines
+    assert f"{4:<10d}{latency.points[2].metrics['latency_us']:>18.2f}" in lines
+    # osu_bw shows bandwidth only; the message rate column is mbw_mr's.
+    assert "# Size      Bandwidth (MB/s)" in lines
+    assert f"{1:<10d}{bw.points[0].metrics['bandwidth_MBps']:>18.2f}" in lines
+    assert "Messages/s" not in result.stdout
+    assert "stored 2 runs" in result.stderr
+
+
+def test_crash_midway_keeps_the_measured_sizes(cli, fake_core, db, clean_env):
+    clean_env.setenv("FAKE_CORE_CRASH_AFTER", "3")
+    result = cli("run", "latency", "bw", "--launcher", "mpirun", "--db", db, "--", "-m", "1:64")
+    assert result.exit_code == 1
+    latency, bw = stored_runs(db)  # the crash of the first did not stop the second
+    for run in (latency, bw):
+        assert run.status == "incomplete"
+        assert run.status_reason == "commscope-bench crashed (SIGSEGV); 3 of 7 sizes measured"
+        assert [point.size for point in run.points] == [1, 2, 4]
+    assert f"{4:<10d}{latency.points[2].metrics['latency_us']:>18.2f}" in result.stdout.splitlines()
+    assert "2 of 2 runs did not complete" in result.stderr
+
+
+def test_timeout_stops_the_benchmark_and_the_next_one_still_runs(cli, fake_core, db, clean_env, tmp_path):
+    trace = tmp_path / "trace"
+    clean_env.setenv("FAKE_CORE_SLEEP", "0.3")
+    clean_env.setenv("FAKE_CORE_TRACE", str(trace))
+    began = time.monotonic()
+    result = cli("run", "latency", "bw", "--launcher", "mpirun", "--timeout", "1", "--db", db,
+                 "--", "-m", "1:1K")
+    assert time.monotonic() - began < 8
+    assert result.exit_code == 1
+    runs = stored_runs(db)
+    assert [run.benchmark for run in runs] == ["latency", "bw"]
+    for run in runs:
+        assert run.status == "incomplete"
+        assert run.status_reason.startswith("timed out after 1 s; ")
+        assert run.status_reason.endswith(" of 11 sizes measured")
+        assert 1 <= len(run.points) < 11
+    for pid in traced_pids(trace):
+        assert_gone(pid)
+
+
+def test_a_rank_that_ignores_sigterm_is_killed(cli, fake_core, db, clean_env, tmp_path, monkeypatch):
+    monkeypatch.setattr(run_module, "TERMINATE_GRACE_SECONDS", 0.5)
+    trace = tmp_path / "trace"
+    clean_env.setenv("FAKE_CORE_SLEEP", "0.3")
+    clean_env.setenv("FAKE_CORE_IGNORE_TERM", "1")
+    clean_env.setenv("FAKE_CORE_TRACE", str(trace))
+    result = cli("run", "latency", "--launcher", "mpirun", "--timeout", "0.5", "--db", db, "--", "-m", "1:1K")
+    assert result.exit_code == 1
+    [pid] = traced_pids(trace)
+    assert_gone(pid)
+    assert stored_runs(db)[0].status == "incomplete"
+
+
+@pytest.mark.parametrize("signum", [signal.SIGINT, signal.SIGTERM])
+def test_signal_stores_what_was_measured_and_stops(commscope_argv, child_env, db, tmp_path, signum):
+    trace = tmp_path / "trace"
+    env = {**child_env, "FAKE_CORE_SLEEP": "0.3", "FAKE_CORE_TRACE": str(trace)}
+    child = subprocess.Popen([*commscope_argv, "run", "latency", "bw", "--launcher", "mpirun", "--db", str(db),
+                              "--", "-m", "1:1K"], env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                             text=True)
+    try:
+        deadline = time.monotonic() + 60
+        while "record 2" not in trace_lines(trace) and time.monotonic() < deadline:
+            time.sleep(0.05)
+        child.send_signal(signum)
+        stdout, stderr = child.communicate(timeout=60)
+    finally:
+        child.kill()
+    assert child.returncode == 3, stderr
+    [run] = stored_runs(db)  # bw never started
+    assert run.benchmark == "latency" and run.status == "incomplete"
+    assert run.status_reason.startswith(f"interrupted by {signum.name}; ")
+    assert 2 <= len(run.points) < 11
+    assert f"stopped by {signum.name}" in stderr and "Traceback" not in stderr
+    assert "# Size       Avg Latency(us)" in stdout
+    for pid in traced_pids(trace):
+        assert_gone(pid)
+
+
+def test_dry_run_prints_exact_commands_and_runs_nothing(cli, fake_core, db, clean_env, tmp_path):
+    clean_env.setenv("FAKE_CORE_TRACE", str(tmp_path / "trace"))
+    result = cli("run", "quick", "--dry-run", "--launcher", "mpirun", "--repeat", "2", "--db", db)
+    assert result.exit_code == 0
+    oversubscribe = " --oversubscribe" if len(os.sched_getaffinity(0)) < 2 else ""
+    expected = [f"{ROOT_PREFIX}{FAKES}/mpirun -np 2{oversubscribe} {FAKE_CORE} {bench} {flags} "
+                "--format json --jsonl-out JSONL"
+                for bench, flags in (("latency", "-m 1:64K -i 200 -x 20"), ("bw", "-m 1:64K -i 100 -x 10"),
+                                     ("bibw", "-m 1:64K -i 100 -x 10"))]
+    commands = [line for line in result.stdout.splitlines() if not line.startswith("#")]
+    assert commands == expected
+    assert "# latency: 2 ranks, placement any, 2 times" in result.stdout
+    assert not db.exists() and not (tmp_path / "trace").exists()
+
+
+def test_dry_run_with_hosts_and_placement(cli, fake_core, db):
+    result = cli("run", "procurement", "--dry-run", "--launcher", "mpirun", "--hosts", "n1,n2", "--db", db)
+    assert result.exit_code == 0
+    first = [line for line in result.stdout.splitlines() if not line.startswith("#")][0]
+    assert f"{FAKES}/mpirun -np 2 --host n1:1,n2:1 {FAKE_CORE} bibw -m 64M:64M" in first
+
+
+def test_dry_run_with_a_hostfile_maps_ranks_per_node(cli, fake_core, db, tmp_path):
+    hostfile = tmp_path / "hosts"
+    hostfile.write_text("n1 slots=2\nn2 slots=2\n")
+    result = cli("run", "procurement", "--dry-run", "--launcher", "mpirun", "--hostfile", hostfile, "--db", db)
+    first = [line for line in result.stdout.splitlines() if not line.startswith("#")][0]
+    assert f"mpirun -np 2 --hostfile {hostfile} --map-by ppr:1:node {FAKE_CORE} bibw" in first
+
+
+def test_dry_run_inside_a_slurm_allocation_uses_srun(cli, fake_core, db, clean_env, tmp_path):
+    srun = tmp_path / "bin" / "srun"
+    srun.parent.mkdir()
+    srun.write_text("#!/bin/sh\necho slurm 22.05.8\n")
+    srun.chmod(0o755)
+    clean_env.setenv("PATH", f"{srun.parent}{os.pathsep}{os.environ['PATH']}")
+    clean_env.setenv("SLURM_JOB_ID", "77")
+    clean_env.setenv("SLURM_JOB_NUM_NODES", "2")
+    result = cli("run", "procurement", "--dry-run", "--db", db)
+    assert result.exit_code == 0, result.output
+    first = [line for line in result.stdout.splitlines() if not line.startswith("#")][0]
+    assert first == f"{srun} -n 2 -N 2 {FAKE_CORE} bibw -m 64M:64M --format json --jsonl-out JSONL"
+
+
+def test_suite_benchmarks_the_core_lacks_are_skipped_with_a_warning(cli, fake_core, db):
+    result = cli("run", "full", "--launcher", "mpirun", "--db", db, "--", "-m", "1:2")
+    assert result.exit_code == 0, result.output
+    assert "skipping allreduce, bcast, allgather, alltoall, reduce, barrier: not provided by" in result.stderr
+    assert [run.benchmark for run in stored_runs(db)] == ["latency", "bw", "bibw", "mbw_mr", "multi_lat"]
+
+
+def test_a_suite_with_nothing_available_fails(cli, fake_core, db):
+    result = cli("run", "collectives", "--launcher", "mpirun", "--db", db)
+    assert result.exit_code == 1
+    assert "nothing to run" in result.stderr and not db.exists()
+
+
+def test_unknown_suite_or_benchmark_is_a_usage_error(cli, fake_core, db):
+    result = cli("run", "latencyy", "--db", db)
+    assert result.exit_code == 2
+    assert "'latencyy' is neither a suite nor a benchmark" in result.stderr
+
+
+def test_hosts_and_hostfile_together_are_refused(cli, fake_core, db, tmp_path):
+    hostfile = tmp_path / "hosts"
+    hostfile.write_text("a\n")
+    result = cli("run", "latency", "--hosts", "a,b", "--hostfile", hostfile, "--db", db)
+    assert result.exit_code == 2 and "not both" in result.stderr
+
+
+def test_missing_core_says_how_to_build_it(cli, clean_env, db, tmp_path, monkeypatch):
+    clean_env.delenv("COMMSCOPE_BENCH", raising=False)
+    clean_env.setenv("PATH", str(tmp_path))
+    monkeypatch.setattr(bench_binary, "REPO_BUILD", tmp_path / "build" / "default" / "commscope-bench")
+    result = cli("run", "quick", "--db", db)
+    assert result.exit_code == 1
+    assert "commscope-bench (the measurement core) was not found" in result.stderr
+    assert "make build" in result.stderr and "Traceback" not in result.output
+
+
+def test_validation_failure_fails_the_run(cli, fake_core, db, clean_env):
+    clean_env.setenv("FAKE_CORE_STATUS", "validation_failed")
+    result = cli("run", "latency", "--launcher", "mpirun", "--db", db, "--", "-m", "1:8", "-c")
+    assert result.exit_code == 1
+    [run] = stored_runs(db)
+    assert run.status == "failed" and run.status_reason == "validation failed at 8 B (3 wrong)"
+    assert run.points[-1].validation == "Fail" and run.points[0].validation == "Pass"
+    assert result.stdout.splitlines()[-1].endswith("Fail")
+
+
+def test_core_usage_error_is_stored_as_failed_with_its_message(cli, fake_core, db, clean_env):
+    clean_env.setenv("FAKE_CORE_USAGE_ERROR", "bw needs exactly 2 ranks, got 4")
+    result = cli("run", "bw", "--np", "4", "--launcher", "mpirun", "--db", db)
+    assert result.exit_code == 1
+    [run] = stored_runs(db)
+    assert run.status == "failed" and run.ranks == 4 and run.points == []
+    assert run.status_reason.startswith("commscope-bench exited with status 2 before measuring anything: ")
+    assert run.status_reason.endswith("bw needs exactly 2 ranks, got 4")
+
+
+def test_records_that_break_the_schema_are_caught(cli, fake_core, db, clean_env):
+    clean_env.setenv("FAKE_CORE_DROP_KEY", "stats")
+    result = cli("run", "latency", "--launcher", "mpirun", "--db", db, "--", "-m", "1:8")
+    assert result.exit_code == 1
+    [run] = stored_runs(db)
+    assert run.status == "incomplete" and run.points == []
+    assert "does not match result.schema.json" in run.status_reason and "'stats'" in run.status_reason
+
+
+def test_repeat_stores_one_run_per_pass(cli, fake_core, db):
+    result = cli("run", "latency", "bw", "--repeat", "3", "--launcher", "mpirun", "--db", db, "--", "-m", "1:2")
+    assert result.exit_code == 0
+    runs = stored_runs(db)
+    assert [(run.benchmark, run.repeat_index) for run in runs] == [
+        ("latency", 0), ("bw", 0), ("latency", 1), ("bw", 1), ("latency", 2), ("bw", 2)]
+    assert len({run.invocation_id for run in runs}) == 1
+
+
+def test_suite_flags_come_before_extra_flags_and_np_overrides_ranks(cli, fake_core, db):
+    result = cli("run", "quick", "--np", "3", "--launcher", "mpirun", "--db", db, "--", "-m", "1:2", "-c")
+    assert result.exit_code == 0
+    latency = stored_runs(db)[0]
+    assert latency.flags == ["-m", "1:64K", "-i", "200", "-x", "20", "-m", "1:2", "-c"]
+    assert latency.launcher_argv[:3] == [str(FAKES / "mpirun"), "-np", "3"]
+
+
+def test_inter_node_suite_on_one_host_warns(cli, fake_core, db):
+    result = cli("run", "procurement", "--launcher", "mpirun", "--db", db, "--", "-m", "1:1")
+    assert result.exit_code == 0
+    assert "asks for inter-node placement but all ranks ran on fakehost" in result.stderr
+    assert {run.placement for run in stored_runs(db)} == {"inter-node"}

@@ -1,0 +1,130 @@
+"""Suite files: the shipped ones are valid, and mistakes are reported with file, line and key."""
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from commscope.errors import UsageError
+from commscope.suite import Entry, SuiteError, builtin_suites, expand, load_suite_file
+
+
+def write(tmp_path: Path, text: str, name: str = "mine.yaml") -> Path:
+    path = tmp_path / name
+    path.write_text(text)
+    return path
+
+
+def problems_of(path: Path) -> list[tuple[str, int, str, str]]:
+    with pytest.raises(SuiteError) as caught:
+        load_suite_file(path)
+    return caught.value.problems
+
+
+def test_shipped_suites_are_valid():
+    assert set(builtin_suites()) == {"quick", "pt2pt", "collectives", "full", "procurement"}
+    for path in builtin_suites().values():
+        assert expand(path), path
+
+
+def test_quick_is_pt2pt_essentials_with_small_counts():
+    entries = expand(builtin_suites()["quick"])
+    assert [entry.benchmark for entry in entries] == ["latency", "bw", "bibw"]
+    for entry in entries:
+        assert entry.flags[:2] == ["-m", "1:64K"] and "-i" in entry.flags and entry.ranks == 2
+
+
+def test_pt2pt_uses_omb_defaults():
+    entries = expand(builtin_suites()["pt2pt"])
+    assert [entry.benchmark for entry in entries] == ["latency", "bw", "bibw", "mbw_mr", "multi_lat"]
+    assert all(entry.flags == [] for entry in entries)
+
+
+def test_full_is_pt2pt_then_collectives():
+    full = expand(builtin_suites()["full"])
+    assert full == expand(builtin_suites()["pt2pt"]) + expand(builtin_suites()["collectives"])
+    assert {"allreduce", "bcast", "allgather", "alltoall", "reduce", "barrier"} <= {e.benchmark for e in full}
+
+
+def test_procurement_follows_seed_004():
+    entries = {entry.benchmark: entry for entry in expand(builtin_suites()["procurement"])}
+    assert entries["bw"].flags == ["-m", "64M:64M"]  # 67108864 bytes
+    assert entries["bibw"].flags == ["-m", "64M:64M"]
+    assert entries["latency"].flags == ["-m", "0:0"]
+    assert all(entry.placement == "inter-node" and entry.ranks == 2 for entry in entries.values())
+
+
+def test_defaults_of_an_entry(tmp_path):
+    suite = load_suite_file(write(tmp_path, "description: d\nbenchmarks:\n  - benchmark: bw\n"))
+    assert suite.name == "mine"
+    assert suite.benchmarks == [Entry(benchmark="bw", flags=[], ranks=2, placement="any")]
+
+
+def test_unknown_key_is_reported_with_file_line_and_key(tmp_path):
+    path = write(tmp_path, """\
+description: mine
+benchmarks:
+  - benchmark: latency
+    ranks: 2
+  - benchmark: bw
+    flag: ["-m", "1:8"]
+""")
+    [(file, line, key, message)] = problems_of(path)
+    assert (file, line, key) == (str(path), 6, "benchmarks[1].flag")
+    assert "unknown key" in message and "flags" in message
+
+
+@pytest.mark.parametrize("body, line, key, words", [
+    ("  - benchmark: bw\n    ranks: two\n", 5, "benchmarks[0].ranks", "valid integer"),
+    ("  - benchmark: bw\n    ranks: 0\n", 5, "benchmarks[0].ranks", "greater than or equal to 1"),
+    ("  - benchmark: bw\n    placement: cross-node\n", 5, "benchmarks[0].placement", "inter-node"),
+    ("  - benchmark: bw\n    flags: -m 1:8\n", 5, "benchmarks[0].flags", "valid list"),
+    ("  - benchmark: bw\n    flags:\n      - -m\n      - 8\n", 7, "benchmarks[0].flags[1]", "valid string"),
+    ("  - ranks: 2\n", 4, "benchmarks[0].benchmark", "required key is missing"),
+])
+def test_wrong_types_are_reported_at_their_line(tmp_path, body, line, key, words):
+    path = write(tmp_path, "# my suite\ndescription: mine\nbenchmarks:\n" + body)
+    [(file, found_line, found_key, message)] = problems_of(path)
+    assert (file, found_line, found_key) == (str(path), line, key)
+    assert words in message
+    assert f"{path}:{line}: {key}:" in str(SuiteError(problems_of(path)))
+
+
+def test_several_problems_are_all_reported(tmp_path):
+    path = write(tmp_path, "descripton: typo\nbenchmarks:\n  - benchmark: bw\n    ranks: -1\n")
+    found = {(line, key) for _, line, key, _ in problems_of(path)}
+    assert found == {(1, "descripton"), (1, "description"), (4, "benchmarks[0].ranks")}
+
+
+def test_yaml_syntax_error_has_a_line(tmp_path):
+    path = write(tmp_path, "description: x\nbenchmarks:\n  - benchmark: [bw\n")
+    [(file, line, key, message)] = problems_of(path)
+    assert file == str(path) and line >= 3 and message.startswith("invalid YAML")
+
+
+def test_a_suite_must_be_a_mapping(tmp_path):
+    [(_, line, _, message)] = problems_of(write(tmp_path, "- benchmark: bw\n"))
+    assert line == 1 and "mapping" in message
+
+
+def test_include_cycles_and_missing_includes(tmp_path):
+    write(tmp_path, "description: a\ninclude: [b]\n", "a.yaml")
+    write(tmp_path, "description: b\ninclude: [a]\n", "b.yaml")
+    with pytest.raises(UsageError, match="includes itself: a -> b -> a"):
+        expand(tmp_path / "a.yaml")
+    with pytest.raises(UsageError, match="include 'nope'"):
+        expand(write(tmp_path, "description: c\ninclude: [nope]\n", "c.yaml"))
+
+
+def test_include_finds_neighbours_before_shipped_suites(tmp_path):
+    write(tmp_path, "description: my quick\nbenchmarks:\n  - benchmark: multi_lat\n", "quick.yaml")
+    mine = write(tmp_path, "description: m\ninclude: [quick, collectives]\n")
+    assert [entry.benchmark for entry in expand(mine)][:2] == ["multi_lat", "allreduce"]
+
+
+def test_run_reports_a_bad_suite_file_as_a_usage_error(cli, fake_core, db, tmp_path):
+    path = write(tmp_path, "description: x\nbenchmarks:\n  - benchmark: bw\n    rank: 2\n")
+    result = cli("run", "--suite-file", path, "--db", db)
+    assert result.exit_code == 2
+    assert f"{path}:4: benchmarks[0].rank: unknown key" in result.stderr
+    assert "Traceback" not in result.output and not db.exists()
