@@ -33,13 +33,12 @@ build: build/mpi.env
 	      -DCS_WERROR=$(WERROR) $(CMAKE_FLAGS) > build/default.configure.log
 	cmake --build build/default -j $(NPROC)
 
-# The point-to-point suite on two local ranks.
+# The default suite on two local ranks, through the harness: tables printed, results
+# stored in the user's result database (COMMSCOPE_DB overrides it).
+RUN_SUITE ?= pt2pt
 run: build
-	@launcher=$$(cut -d' ' -f2 build/mpi.env); \
-	for b in latency bw bibw mbw_mr multi_lat; do \
-	  OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 \
-	    $$launcher -n 2 build/default/commscope-bench $$b || exit $$?; \
-	done
+	COMMSCOPE_BENCH=$(CURDIR)/build/default/commscope-bench \
+	  $(VBIN)/commscope run $(RUN_SUITE) --np 2 --launcher $$(cut -d' ' -f2 build/mpi.env)
 
 # MPI-free unit tests (also under AddressSanitizer + UBSan), then the MPI and Python tests.
 unit:
