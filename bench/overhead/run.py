@@ -46,11 +46,14 @@ def best(values: list[float], lower_is_better: bool) -> float:
     return min(values) if lower_is_better else max(values)
 
 
-def race(fl: Flavour, bench: str, rounds: int, lo: int, hi: int) -> list[tuple[int, float, float, float]]:
+def race(fl: Flavour, bench: str, rounds: int, lo: int, hi: int,
+         control: bool = False) -> list[tuple[int, float, float, float]]:
+    """control: race the raw loop against itself, to measure how far apart two
+    identical programs come out on this machine (the noise floor of the method)."""
     raw: dict[int, list[float]] = {}
     ours: dict[int, list[float]] = {}
     for r in range(rounds):
-        order = [("raw", run_raw), ("cs", run_commscope)]
+        order = [("raw", run_raw), ("cs", run_raw if control else run_commscope)]
         if r % 2:
             order.reverse()
         for name, fn in order:
@@ -84,6 +87,8 @@ def main() -> int:
     ap.add_argument("--min-size", type=int, default=1)
     ap.add_argument("--max-size", type=int, default=4 << 20)
     ap.add_argument("--bench", choices=sorted(METRIC), action="append")
+    ap.add_argument("--control", action="store_true",
+                    help="race the raw loop against itself (noise floor); the commscope column is a second raw run")
     args = ap.parse_args()
     flavours = load_flavours()
     if not flavours:
@@ -92,10 +97,12 @@ def main() -> int:
     cpu = next((l.split(":", 1)[1].strip() for l in open("/proc/cpuinfo") if l.startswith("model name")), "?")
     print(f"# bench/overhead, {datetime.date.today()}, {platform.node()}, {cpu}, "
           f"{os.cpu_count()} cores, {args.rounds} rounds\n")
+    if args.control:
+        print("CONTROL: both columns are the raw loop\n")
     for fl in flavours.values():
         for bench in args.bench or sorted(METRIC):
             print(f"## {fl.name} {bench}\n")
-            print(table(fl, bench, race(fl, bench, args.rounds, args.min_size, args.max_size)), "\n", flush=True)
+            print(table(fl, bench, race(fl, bench, args.rounds, args.min_size, args.max_size, args.control)), "\n", flush=True)
     return 0
 
 
