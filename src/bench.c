@@ -3,6 +3,10 @@
 #include <limits.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <string.h>
+
+#include "flow.h"
+#include "sizes.h"
 
 static cs_status_t plan_error(char *err, size_t errlen, const char *fmt, ...)
 {
@@ -13,23 +17,38 @@ static cs_status_t plan_error(char *err, size_t errlen, const char *fmt, ...)
     return CS_ERR_USAGE;
 }
 
-/* Options that only some benchmarks accept: flag text and the capability it needs. */
+/* Options that only some benchmarks accept: the flag applies when the benchmark has any
+ * capability of `needs` (0: every benchmark) and none of `excludes`. */
 static cs_status_t check_applicable(const cs_bench_t *b, const cs_opts_t *o, char *err, size_t errlen)
 {
     const struct {
         bool given;
-        unsigned cap;
+        unsigned needs, excludes;
         const char *flag;
     } rules[] = {
-        {o->window_set, CS_CAP_WINDOW, "-W"},
-        {o->buffers == CS_BUFFERS_MULTIPLE, CS_CAP_WINDOW, "-b multiple"},
-        {o->pairs_set, CS_CAP_PAIRS, "-p"},
-        {o->vary_window, CS_CAP_VARY_WINDOW, "-V"},
-        {o->send_mode_set, CS_CAP_SEND_MODE, "--send-mode"},
+        {o->window_set, CS_CAP_WINDOW, 0, "-W"},
+        {o->buffers == CS_BUFFERS_MULTIPLE, CS_CAP_WINDOW, CS_CAP_RMA, "-b multiple"},
+        {o->pairs_set, CS_CAP_PAIRS | CS_CAP_FAN, 0, "-p"},
+        {o->vary_window, CS_CAP_VARY_WINDOW, 0, "-V"},
+        {o->send_mode_set, CS_CAP_SEND_MODE, 0, "--send-mode"},
+        {o->dtypes_set, CS_CAP_DATATYPES, 0, "-T"},
+        {o->root_set, CS_CAP_ROOT, 0, "-k"},
+        {o->in_place, CS_CAP_IN_PLACE, 0, "-l"},
+        {o->num_tests_set, CS_CAP_OVERLAP, 0, "-t"},
+        {o->nbr_set, CS_CAP_NEIGHBOR, 0, "-N"},
+        {o->win_modes_set, CS_CAP_RMA, 0, "-w"},
+        {o->sync_modes_set, CS_CAP_RMA, 0, "-s"},
+        {o->busbw, CS_CAP_BUSBW, 0, "--busbw"},
+        {o->min_size_set || o->max_size_set, 0, CS_CAP_SIZELESS | CS_CAP_FIXED_SIZE, "-m"},
+        {o->npercentiles > 0, 0, CS_CAP_STARTUP, "-z"},
+        {o->iterations_set, 0, CS_CAP_STARTUP, "-i"},
+        {o->warmup_set, 0, CS_CAP_STARTUP, "-x"},
     };
-    for (size_t i = 0; i < sizeof rules / sizeof rules[0]; i++)
-        if (rules[i].given && !(b->caps & rules[i].cap))
+    for (size_t i = 0; i < sizeof rules / sizeof rules[0]; i++) {
+        if (!rules[i].given) continue;
+        if ((rules[i].needs && !(b->caps & rules[i].needs)) || (b->caps & rules[i].excludes))
             return plan_error(err, errlen, "%s does not apply to %s", rules[i].flag, b->name);
+    }
     return CS_OK;
 }
 
@@ -40,6 +59,19 @@ static cs_status_t check_ranks(const cs_bench_t *b, const cs_opts_t *o, int nran
     if (b->caps & CS_CAP_TWO_RANKS) {
         if (nranks != 2)
             return plan_error(err, errlen, "%s needs exactly 2 ranks, got %d", b->name, nranks);
+        return CS_OK;
+    }
+    if (b->caps & CS_CAP_STARTUP) return CS_OK;
+    if (b->caps & (CS_CAP_COLLECTIVE | CS_CAP_FAN)) {
+        if (nranks < 2) return plan_error(err, errlen, "%s needs at least 2 ranks, got %d", b->name, nranks);
+        if (!(b->caps & CS_CAP_FAN)) return CS_OK;
+        p->pairs = nranks - 1; /* one hub, every other rank a peer */
+        if (o->pairs_set) {
+            if (o->pairs > nranks - 1)
+                return plan_error(err, errlen, "-p %d: %d ranks have at most %d peers besides the hub", o->pairs,
+                                  nranks, nranks - 1);
+            p->pairs = o->pairs;
+        }
         return CS_OK;
     }
     if (nranks < 2 || ((b->caps & CS_CAP_ALL_PAIRS) && nranks % 2 != 0))
@@ -66,13 +98,105 @@ static const char *human_bytes(size_t v, char *buf, size_t len)
     return buf;
 }
 
-cs_status_t cs_bench_plan(const cs_bench_t *b, const cs_opts_t *o, int nranks, cs_plan_t *p,
-                          char *err, size_t errlen)
+/* The axes a descriptor declares: datatypes (-T), root (-k), window creation (-w) and
+ * synchronisation (-s). */
+static cs_status_t plan_axes(const cs_bench_t *b, const cs_opts_t *o, int nranks, cs_plan_t *p, char *err,
+                             size_t errlen)
 {
+    p->ndtypes = 0;
+    if (b->caps & CS_CAP_DATATYPES) {
+        for (int t = 0; t < CS_DT_SELECTABLE; t++)
+            if (o->dtypes & CS_MASK(t)) p->dtypes[p->ndtypes++] = (cs_dtype_t)t;
+    } else {
+        p->dtypes[p->ndtypes++] = b->dtype;
+    }
+    p->root = 0;
+    if (o->root_set && o->root_mode == CS_ROOT_ROTATE) p->root = -1;
+    else if (o->root_set && o->root >= nranks)
+        return plan_error(err, errlen, "-k fixed:%d: root %d is outside the communicator of %d ranks", o->root,
+                          o->root, nranks);
+    else if (o->root_set) p->root = o->root;
+
+    p->nwin_modes = p->nsync_modes = 0;
+    if (!(b->caps & CS_CAP_RMA)) return CS_OK;
+    for (int w = 0; w < CS_NWIN_MODES; w++)
+        if (o->win_modes & CS_MASK(w)) p->win_modes[p->nwin_modes++] = (cs_win_mode_t)w;
+    unsigned syncs = o->sync_modes_set ? (o->sync_all ? b->rma_syncs : o->sync_modes) : CS_MASK(b->default_sync);
+    for (int s = 0; s < CS_NSYNC_MODES; s++) {
+        if (!(syncs & CS_MASK(s))) continue;
+        if (!(b->rma_syncs & CS_MASK(s))) {
+            char accepted[128] = "";
+            for (int a = 0; a < CS_NSYNC_MODES; a++)
+                if (b->rma_syncs & CS_MASK(a))
+                    snprintf(accepted + strlen(accepted), sizeof accepted - strlen(accepted), "%s%s",
+                             accepted[0] ? ", " : "", cs_sync_option((cs_rma_sync_t)a));
+            return plan_error(err, errlen, "-s %s: %s supports %s", cs_sync_option((cs_rma_sync_t)s), b->name,
+                              accepted);
+        }
+        p->sync_modes[p->nsync_modes++] = (cs_rma_sync_t)s;
+    }
+    return CS_OK;
+}
+
+/* Buffer bytes per process per byte of message size, for the largest message. */
+static size_t buffer_blocks(const cs_bench_t *b, const cs_opts_t *o, const cs_world_t *w, const cs_plan_t *p)
+{
+    if (b->flow)
+        return cs_flow_buffer_bytes(b->flow, 1, w->nranks, w->max_indegree, w->max_outdegree);
+    int slots = p->window;
+    if (o->vary_window) slots = 128; /* the largest window of the -V sweep */
+    size_t per_buffer_slots = o->buffers == CS_BUFFERS_MULTIPLE ? (size_t)slots : 1;
+    /* one-sided: the window and one local buffer per slot for the bandwidth tests (put or
+     * get), window, origin, result and comparand for the latency tests (the atomics) */
+    if (b->caps & CS_CAP_RMA) return (b->caps & CS_CAP_WINDOW) ? 2 * (size_t)p->window : 4;
+    if (b->caps & CS_CAP_FAN) return ((size_t)p->pairs + 1) * per_buffer_slots; /* the hub's, one per peer */
+    return 2 * per_buffer_slots; /* send + receive */
+}
+
+static cs_status_t plan_memory(const cs_bench_t *b, const cs_opts_t *o, const cs_world_t *w, cs_plan_t *p,
+                               char *err, size_t errlen)
+{
+    size_t blocks = buffer_blocks(b, o, w, p);
+    p->max_size_clipped = false;
+    if (blocks == 0) {
+        p->buffer_bytes = 0;
+        return CS_OK;
+    }
+    if ((b->caps & CS_CAP_COLLECTIVE) && p->max_size > o->mem_limit / blocks) {
+        /* OMB clips a collective's sweep to the limit instead of refusing it */
+        p->max_size = o->mem_limit / blocks;
+        p->max_size_clipped = true;
+        if (p->max_size < p->min_size || p->max_size == 0)
+            return plan_error(err, errlen, "-M %zu: not even the smallest message size %zu fits in the memory limit",
+                              o->mem_limit, p->min_size);
+    }
+    /* guard the multiplication against overflow */
+    if (p->max_size > o->mem_limit / blocks) {
+        char need[32], limit[32];
+        double total = (double)p->max_size * (double)blocks;
+        return plan_error(err, errlen,
+                          "message size %zu needs %s of buffers per process, over the memory limit "
+                          "of %s (-M); lower -m or raise -M",
+                          p->max_size, human_bytes((size_t)(total < 1e19 ? total : 1e19), need, sizeof need),
+                          human_bytes(o->mem_limit, limit, sizeof limit));
+    }
+    p->buffer_bytes = blocks * p->max_size;
+    return CS_OK;
+}
+
+cs_status_t cs_bench_plan_world(const cs_bench_t *b, const cs_opts_t *o, const cs_world_t *w, cs_plan_t *p,
+                                char *err, size_t errlen)
+{
+    memset(p, 0, sizeof *p);
+    if (b->unavailable) return plan_error(err, errlen, "%s is not available in this build: %s", b->name, b->unavailable);
     CS_CHECK(check_applicable(b, o, err, errlen));
-    CS_CHECK(check_ranks(b, o, nranks, p, err, errlen));
+    CS_CHECK(check_ranks(b, o, w->nranks, p, err, errlen));
+    CS_CHECK(plan_axes(b, o, w->nranks, p, err, errlen));
+    size_t default_max = b->default_max_size ? b->default_max_size : CS_DEFAULT_MAX_SIZE;
     p->min_size = o->min_size_set ? o->min_size : b->default_min_size;
-    p->max_size = o->max_size_set ? o->max_size : CS_DEFAULT_MAX_SIZE;
+    p->max_size = o->max_size_set ? o->max_size : default_max;
+    if (b->caps & CS_CAP_SIZELESS) p->min_size = p->max_size = 0;
+    if (b->caps & CS_CAP_FIXED_SIZE) p->min_size = p->max_size = b->default_min_size;
     if (p->min_size > p->max_size)
         return plan_error(err, errlen, "-m: MIN %zu is larger than MAX %zu", p->min_size, p->max_size);
     if (p->max_size > INT_MAX)
@@ -81,29 +205,38 @@ cs_status_t cs_bench_plan(const cs_bench_t *b, const cs_opts_t *o, int nranks, c
         return plan_error(err, errlen, "--send-mode bsend: messages above %d bytes cannot be buffered; lower -m",
                           CS_BSEND_MAX_SIZE);
     p->window = (b->caps & CS_CAP_WINDOW) ? o->window : 1;
-    int slots = p->window;
-    if (o->vary_window) slots = 128; /* the largest window of the -V sweep */
-    size_t per_buffer_slots = o->buffers == CS_BUFFERS_MULTIPLE ? (size_t)slots : 1;
-    /* send + receive buffer per slot; guard the multiplication against overflow */
-    if (p->max_size > o->mem_limit / 2 / per_buffer_slots) {
-        char need[32], limit[32];
-        double total = 2.0 * (double)p->max_size * (double)per_buffer_slots;
-        return plan_error(err, errlen,
-                          "message size %zu needs %s of buffers per process, over the memory limit "
-                          "of %s (-M); lower -m or raise -M",
-                          p->max_size, human_bytes((size_t)(total < 1e19 ? total : 1e19), need, sizeof need),
-                          human_bytes(o->mem_limit, limit, sizeof limit));
+    return plan_memory(b, o, w, p, err, errlen);
+}
+
+cs_status_t cs_bench_plan(const cs_bench_t *b, const cs_opts_t *o, int nranks, cs_plan_t *plan,
+                          char *err, size_t errlen)
+{
+    cs_world_t w = {.nranks = nranks};
+    return cs_bench_plan_world(b, o, &w, plan, err, errlen);
+}
+
+size_t cs_bench_sizes(const cs_bench_t *b, const cs_plan_t *plan, cs_dtype_t t, size_t *out, size_t cap)
+{
+    size_t all[64];
+    size_t n = cs_sizes(plan->min_size, plan->max_size, all, 64);
+    if (n > 64) n = 64;
+    size_t elem = (b->caps & CS_CAP_DATATYPES) ? cs_dtype_size(t) : 1, kept = 0;
+    for (size_t i = 0; i < n; i++) {
+        /* whole elements, at least one: MPI_INT's sweep starts at 4 bytes (OMB prints 4, 8, ...) */
+        size_t s = all[i] / elem * elem;
+        if (all[i] > 0 && s == 0) continue;
+        if (kept < cap) out[kept] = s;
+        kept++;
     }
-    p->buffer_bytes = 2 * p->max_size * per_buffer_slots;
-    return CS_OK;
+    return kept;
 }
 
 void cs_bench_iterations(const cs_bench_t *b, const cs_opts_t *o, size_t size, long *iterations,
                          long *warmup)
 {
     /* OMB's tables (osu_util.h): [class][small, large] */
-    static const long iters[2][2] = {{10000, 1000}, {100, 20}};
-    static const long skips[2][2] = {{100, 10}, {10, 2}};
+    static const long iters[3][2] = {{10000, 1000}, {100, 20}, {1000, 100}};
+    static const long skips[3][2] = {{100, 10}, {10, 2}, {100, 10}};
     int large = size > CS_LARGE_MESSAGE_SIZE;
     *iterations = o->iterations_set ? o->iterations : iters[b->iter_class][large];
     *warmup = o->warmup_set ? o->warmup : skips[b->iter_class][large];

@@ -7,14 +7,18 @@
 #include <stddef.h>
 
 #include "cs_status.h"
+#include "dtype.h"
 #include "opts.h"
 
-struct cs_pattern; /* the timed loop; defined with MPI in pattern.h */
+struct cs_pattern;  /* the timed loop; defined with MPI in pattern.h */
+struct cs_coll_ops; /* a collective's MPI calls (collective.h) */
+struct cs_rma_op;   /* a one-sided operation (pattern_rma.c) */
+struct cs_flow;     /* how a collective moves data (flow.h, MPI-free) */
 
 typedef enum cs_metric { CS_METRIC_LATENCY, CS_METRIC_BANDWIDTH } cs_metric_t;
 
 /* Which of OMB's default iteration tables applies. */
-typedef enum cs_iter_class { CS_ITERS_LATENCY, CS_ITERS_BANDWIDTH } cs_iter_class_t;
+typedef enum cs_iter_class { CS_ITERS_LATENCY, CS_ITERS_BANDWIDTH, CS_ITERS_COLLECTIVE } cs_iter_class_t;
 
 enum cs_caps {
     CS_CAP_TWO_RANKS = 1u << 0,   /* exactly two ranks */
@@ -24,7 +28,29 @@ enum cs_caps {
     CS_CAP_VARY_WINDOW = 1u << 4, /* -V applies */
     CS_CAP_RATE = 1u << 5,        /* messages/s column; -R applies */
     CS_CAP_SEND_MODE = 1u << 6,   /* --send-mode applies */
+    CS_CAP_COLLECTIVE = 1u << 7,  /* every rank times; -f Min/Max are across ranks; -M lowers MAX */
+    CS_CAP_ROOT = 1u << 8,        /* rooted collective: -k applies */
+    CS_CAP_IN_PLACE = 1u << 9,    /* -l applies */
+    CS_CAP_DATATYPES = 1u << 10,  /* -T applies: the driver sweeps datatypes */
+    CS_CAP_OVERLAP = 1u << 11,    /* non-blocking: overlap with a dummy compute; -t applies */
+    CS_CAP_SIZELESS = 1u << 12,   /* barrier, init: no message size (-m does not apply) */
+    CS_CAP_FIXED_SIZE = 1u << 13, /* one size only (atomics): -m does not apply */
+    CS_CAP_NEIGHBOR = 1u << 14,   /* neighbourhood collective: -N applies */
+    CS_CAP_RMA = 1u << 15,        /* one-sided: -w and -s apply */
+    CS_CAP_BUSBW = 1u << 16,      /* --busbw applies (nccl-tests defines it) */
+    CS_CAP_FAN = 1u << 17,        /* one hub and -p peers (fan-in/out) */
+    CS_CAP_STARTUP = 1u << 18,    /* init, hello: nothing is iterated */
+    CS_CAP_NO_MEASURE = 1u << 19, /* hello: no records at all */
 };
+
+/* The osu reporter's table layouts (report_osu.c holds their columns). */
+typedef enum cs_osu_layout {
+    CS_OSU_POINT_TO_POINT, /* OMB's pt2pt and one-sided tables */
+    CS_OSU_COLLECTIVE,     /* Avg/Min/Max Latency(us) and Iterations with -f */
+    CS_OSU_NBC,            /* Overall, Compute, Pure Comm., Overlap(%) (more with -f) */
+    CS_OSU_INIT,           /* "nprocs: N, min: X ms, max: Y ms, avg: Z ms" */
+    CS_OSU_HELLO,          /* "This is a test with N processes" */
+} cs_osu_layout_t;
 
 typedef struct cs_bench {
     const char *name;
@@ -38,24 +64,56 @@ typedef struct cs_bench {
     unsigned caps;
     size_t default_min_size;
     int directions; /* messages cross the link this many ways per window (bibw: 2) */
+    size_t default_max_size; /* 0: CS_DEFAULT_MAX_SIZE */
+    cs_osu_layout_t osu_layout;
+    const struct cs_flow *flow;      /* collectives */
+    const struct cs_coll_ops *coll;  /* collectives: the MPI calls */
+    const struct cs_rma_op *rma;     /* one-sided: the operation */
+    unsigned rma_syncs;              /* one-sided: CS_MASK of the cs_rma_sync_t it accepts */
+    cs_rma_sync_t default_sync;
+    const char *unavailable;         /* why this build cannot run it (NULL: it can) */
+    cs_dtype_t dtype;                /* the element type when -T does not apply (default MPI_CHAR) */
 } cs_bench_t;
 
 #define CS_LARGE_MESSAGE_SIZE 8192u /* OMB's small/large split for iteration counts */
 #define CS_DEFAULT_MAX_SIZE ((size_t)1 << 22)
+#define CS_COLL_MAX_SIZE ((size_t)1 << 20) /* OMB's MAX_MSG_SIZE_COLL */
+#define CS_MAX_DTYPES CS_DT_SELECTABLE
 /* MPI_Buffer_attach takes an int; two messages and MPI's overhead must fit. */
 #define CS_BSEND_MAX_SIZE (1 << 29)
 
 typedef struct cs_plan {
     size_t min_size, max_size;
-    int pairs;      /* pairs that communicate (ranks beyond 2 * pairs wait at barriers) */
+    int pairs;      /* pairs that communicate (ranks beyond 2 * pairs wait at barriers); fan: peers */
     int window;
     size_t buffer_bytes; /* per process: send + receive buffers at the largest size */
+    /* -M lowered a collective's largest size to this (OMB's "Limiting max message size") */
+    bool max_size_clipped;
+    /* the sweep axes the driver walks, outermost first */
+    int ndtypes;
+    cs_dtype_t dtypes[CS_MAX_DTYPES];
+    int nwin_modes, nsync_modes;
+    cs_win_mode_t win_modes[CS_NWIN_MODES];
+    cs_rma_sync_t sync_modes[CS_NSYNC_MODES];
+    int root;           /* fixed root; -1 with -k rotate */
 } cs_plan_t;
+
+/* What the plan needs to know about the world beyond the rank count. */
+typedef struct cs_world {
+    int nranks;
+    int max_indegree, max_outdegree; /* neighbourhood collectives (-N) */
+} cs_world_t;
 
 /* Checks that the options fit this benchmark and the rank count, and works out the
  * effective sweep. Returns CS_ERR_USAGE with a one-line reason in err. */
 cs_status_t cs_bench_plan(const cs_bench_t *b, const cs_opts_t *o, int nranks, cs_plan_t *plan,
                           char *err, size_t errlen);
+cs_status_t cs_bench_plan_world(const cs_bench_t *b, const cs_opts_t *o, const cs_world_t *world, cs_plan_t *plan,
+                                char *err, size_t errlen);
+
+/* The sweep for one datatype: OMB's sizes from MIN to MAX, starting no lower than one
+ * element and rounded down to whole elements. Same contract as cs_sizes. */
+size_t cs_bench_sizes(const cs_bench_t *b, const cs_plan_t *plan, cs_dtype_t t, size_t *out, size_t cap);
 
 /* Iterations and warm-up for one message size (OMB's defaults unless -i / -x). */
 void cs_bench_iterations(const cs_bench_t *b, const cs_opts_t *o, size_t size, long *iterations,

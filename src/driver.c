@@ -1,3 +1,7 @@
+/* The sweep: datatypes x window creation x synchronisation x sizes x windows, each point
+ * measured by the benchmark's pattern, collected across ranks, optionally validated,
+ * turned into a record and handed to the reporters. The axes come from the plan; the
+ * pattern knows nothing of them beyond the point it is given. */
 #include "driver.h"
 
 #include <stdint.h>
@@ -8,110 +12,48 @@
 #include "mpi_check.h"
 #include "pattern.h"
 #include "sizes.h"
-#include "validate.h"
 
 #define MAX_SIZES 64
 #define MAX_WINDOWS 8
 
-typedef struct cs_buffers_state {
-    void *send_block, *recv_block; /* slots laid out back to back */
-    char **send_slots, **recv_slots;
-    int nslots;    /* pointer slots (the largest window) */
-    int distinct;  /* slots with their own memory: 1 with -b single */
-    uint8_t *staging; /* host copy for filling and checking (-c) */
-} cs_buffers_state_t;
-
 typedef struct cs_sweep {
-    MPI_Comm comm;
-    int rank;
-    const cs_run_info_t *info;
-    const cs_mem_ops_t *mem;
-    cs_pair_ctx_t pair;
-    cs_buffers_state_t buf;
+    cs_ctx_t ctx;
+    const cs_pattern_t *pattern;
+    int ntimers;          /* CS_TIMERS_SOME: ranks whose samples count */
     double *samples;      /* this rank's samples, room for the most iterations */
-    double *gathered;     /* rank 0: every timing rank's samples */
+    double *gathered;     /* rank 0: the timing ranks' samples, or their per-iteration sum */
     int *counts, *displs; /* rank 0: for the gather */
 } cs_sweep_t;
 
-static int largest_window(const cs_run_info_t *info, const int *windows, size_t nwindows)
+static long most_iterations(const cs_run_info_t *info)
 {
-    int w = info->plan->window;
-    for (size_t i = 0; i < nwindows; i++)
-        if (windows[i] > w) w = windows[i];
-    return w;
+    long small, large, wu;
+    cs_bench_iterations(info->bench, info->opts, 0, &small, &wu);
+    cs_bench_iterations(info->bench, info->opts, CS_LARGE_MESSAGE_SIZE + 1, &large, &wu);
+    return small > large ? small : large;
 }
 
-static cs_status_t alloc_slots(cs_sweep_t *s, int max_window)
+static cs_status_t sweep_setup(cs_sweep_t *s, long max_iters)
 {
-    const cs_plan_t *plan = s->info->plan;
-    cs_buffers_state_t *b = &s->buf;
-    size_t slot_bytes = plan->max_size ? plan->max_size : 1;
-    b->nslots = max_window;
-    b->distinct = s->info->opts->buffers == CS_BUFFERS_MULTIPLE ? max_window : 1;
-    CS_CHECK(s->mem->alloc(slot_bytes * (size_t)b->distinct, &b->send_block));
-    CS_CHECK(s->mem->alloc(slot_bytes * (size_t)b->distinct, &b->recv_block));
-    b->send_slots = calloc((size_t)b->nslots, sizeof *b->send_slots);
-    b->recv_slots = calloc((size_t)b->nslots, sizeof *b->recv_slots);
-    b->staging = malloc(slot_bytes);
-    if (!b->send_slots || !b->recv_slots || !b->staging) return CS_TRACE(CS_ERR_RUNTIME);
-    for (int i = 0; i < b->nslots; i++) {
-        size_t at = (size_t)(i % b->distinct) * slot_bytes;
-        b->send_slots[i] = (char *)b->send_block + at;
-        b->recv_slots[i] = (char *)b->recv_block + at;
-    }
-    return CS_OK;
-}
-
-static long most_iterations(const cs_run_info_t *info, const size_t *sizes, size_t nsizes)
-{
-    long most = 1;
-    for (size_t i = 0; i < nsizes; i++) {
-        long it, wu;
-        cs_bench_iterations(info->bench, info->opts, sizes[i], &it, &wu);
-        if (it > most) most = it;
-    }
-    return most;
-}
-
-static cs_status_t sweep_setup(cs_sweep_t *s, int max_window, long max_iters)
-{
-    const cs_run_info_t *info = s->info;
-    int pairs = info->plan->pairs, nranks = info->nranks;
-    CS_CHECK(alloc_slots(s, max_window));
-    cs_pair_ctx_t *c = &s->pair;
-    c->comm = s->comm;
-    c->active = s->rank < 2 * pairs;
-    c->initiator = s->rank < pairs;
-    c->peer = c->initiator ? s->rank + pairs : s->rank - pairs;
-    c->send_slots = s->buf.send_slots;
-    c->recv_slots = s->buf.recv_slots;
-    c->requests = calloc(2 * (size_t)max_window, sizeof *c->requests);
-    c->send_ops = cs_send_ops_for(info->opts->send_mode);
-    c->p2p.comm = s->comm;
+    cs_ctx_t *c = &s->ctx;
+    CS_CHECK(s->pattern->setup(c));
+    int timer = c->timer;
+    CS_MPI(MPI_Allreduce(&timer, &s->ntimers, 1, MPI_INT, MPI_SUM, c->comm));
+    int per_iteration = s->pattern->timers == CS_TIMERS_EVERY ? 1 : (s->ntimers > 0 ? s->ntimers : 1);
     s->samples = malloc((size_t)max_iters * sizeof *s->samples);
-    if (!c->requests || !s->samples) return CS_TRACE(CS_ERR_RUNTIME);
-    if (s->rank == 0) {
-        s->gathered = malloc((size_t)max_iters * (size_t)pairs * sizeof *s->gathered);
-        s->counts = calloc((size_t)nranks, sizeof *s->counts);
-        s->displs = calloc((size_t)nranks, sizeof *s->displs);
+    if (!s->samples) return CS_TRACE(CS_ERR_RUNTIME);
+    if (c->rank == 0) {
+        s->gathered = malloc((size_t)max_iters * (size_t)per_iteration * sizeof *s->gathered);
+        s->counts = calloc((size_t)c->nranks, sizeof *s->counts);
+        s->displs = calloc((size_t)c->nranks, sizeof *s->displs);
         if (!s->gathered || !s->counts || !s->displs) return CS_TRACE(CS_ERR_RUNTIME);
     }
-    if (c->active && (info->bench->caps & CS_CAP_SEND_MODE))
-        CS_CHECK(c->send_ops->setup(&c->p2p, info->plan->max_size));
     return CS_OK;
 }
 
 static cs_status_t sweep_teardown(cs_sweep_t *s)
 {
-    cs_status_t st = CS_OK;
-    if (s->pair.active && s->pair.send_ops && (s->info->bench->caps & CS_CAP_SEND_MODE))
-        st = s->pair.send_ops->teardown(&s->pair.p2p);
-    s->mem->free(s->buf.send_block);
-    s->mem->free(s->buf.recv_block);
-    free(s->buf.send_slots);
-    free(s->buf.recv_slots);
-    free(s->buf.staging);
-    free(s->pair.requests);
+    cs_status_t st = s->pattern->teardown(&s->ctx);
     free(s->samples);
     free(s->gathered);
     free(s->counts);
@@ -119,86 +61,92 @@ static cs_status_t sweep_teardown(cs_sweep_t *s)
     return st;
 }
 
-/* Samples of every timing rank (the pair initiators) go to rank 0, and the mean time
- * per iteration is averaged over them (OMB's multi-pair definition). */
-static cs_status_t collect(cs_sweep_t *s, const cs_timing_t *t, long iterations, cs_measurement_t *m)
+/* Samples of every timing rank go to rank 0, and the mean time per iteration is averaged
+ * over them (OMB's multi-pair definition). */
+static cs_status_t collect_some(cs_sweep_t *s, const cs_timing_t *t, long iterations, cs_measurement_t *m)
 {
-    bool timing = s->pair.active && s->pair.initiator;
-    int mine = timing ? (int)t->nsamples : 0;
-    double my_total = timing ? t->total : 0.0, sum_total = 0;
-    CS_MPI(MPI_Gather(&mine, 1, MPI_INT, s->counts, 1, MPI_INT, 0, s->comm));
+    const cs_ctx_t *c = &s->ctx;
+    int mine = c->timer ? (int)t->nsamples : 0;
+    double my_total = c->timer ? t->total : 0.0, sum_total = 0;
+    CS_MPI(MPI_Gather(&mine, 1, MPI_INT, s->counts, 1, MPI_INT, 0, c->comm));
     int all = 0;
-    if (s->rank == 0)
-        for (int r = 0; r < s->info->nranks; r++) {
+    if (c->rank == 0)
+        for (int r = 0; r < c->nranks; r++) {
             s->displs[r] = all;
             all += s->counts[r];
         }
-    CS_MPI(MPI_Gatherv(s->samples, mine, MPI_DOUBLE, s->gathered, s->counts, s->displs, MPI_DOUBLE, 0, s->comm));
-    CS_MPI(MPI_Reduce(&my_total, &sum_total, 1, MPI_DOUBLE, MPI_SUM, 0, s->comm));
+    CS_MPI(MPI_Gatherv(s->samples, mine, MPI_DOUBLE, s->gathered, s->counts, s->displs, MPI_DOUBLE, 0, c->comm));
+    CS_MPI(MPI_Reduce(&my_total, &sum_total, 1, MPI_DOUBLE, MPI_SUM, 0, c->comm));
     m->samples_s = s->gathered;
     m->nsamples = (size_t)all;
-    m->mean_iteration_s = sum_total / s->info->plan->pairs / (double)iterations;
-    m->batch = t->batch;
+    m->mean_iteration_s = sum_total / (s->ntimers > 0 ? s->ntimers : 1) / (double)iterations;
     return CS_OK;
 }
 
-static cs_status_t fill_buffers(cs_sweep_t *s, size_t size, int window)
+/* OMB's collectives: each rank's mean; Avg, Min and Max over ranks. A sample is one
+ * iteration's time averaged over ranks (what OMB's -z ranks). */
+static cs_status_t collect_every(cs_sweep_t *s, const cs_timing_t *t, long iterations, cs_measurement_t *m)
 {
-    cs_buffers_state_t *b = &s->buf;
-    int slots = window < b->distinct ? window : b->distinct;
-    for (int w = 0; w < slots; w++) {
-        cs_pattern_fill(b->staging, size, s->rank, size, w);
-        CS_CHECK(s->mem->from_host(b->send_slots[w], b->staging, size));
-        cs_pattern_fill_unlike(b->staging, size, s->pair.peer, size, w);
-        CS_CHECK(s->mem->from_host(b->recv_slots[w], b->staging, size));
+    const cs_ctx_t *c = &s->ctx;
+    double n = c->nranks, mean = t->total / (double)iterations, sum = 0;
+    CS_MPI(MPI_Reduce(s->samples, s->gathered, (int)t->nsamples, MPI_DOUBLE, MPI_SUM, 0, c->comm));
+    CS_MPI(MPI_Reduce(&mean, &m->rank_min_s, 1, MPI_DOUBLE, MPI_MIN, 0, c->comm));
+    CS_MPI(MPI_Reduce(&mean, &m->rank_max_s, 1, MPI_DOUBLE, MPI_MAX, 0, c->comm));
+    CS_MPI(MPI_Reduce(&mean, &sum, 1, MPI_DOUBLE, MPI_SUM, 0, c->comm));
+    if (c->rank == 0)
+        for (size_t i = 0; i < t->nsamples; i++) s->gathered[i] /= n;
+    m->samples_s = s->gathered;
+    m->nsamples = t->nsamples;
+    m->mean_iteration_s = sum / n;
+    m->across_ranks = true;
+    if (t->has_overlap) {
+        double mine[5] = {t->overlap.overall, t->overlap.compute, t->overlap.test, t->overlap.wait, t->overlap.init};
+        double total[5] = {0};
+        CS_MPI(MPI_Reduce(mine, total, 5, MPI_DOUBLE, MPI_SUM, 0, c->comm));
+        double per = n * (double)iterations;
+        m->has_overlap = true;
+        m->overlap = (cs_overlap_t){total[0] / per, total[1] / per, total[2] / per, total[3] / per, total[4] / per};
     }
     return CS_OK;
 }
 
-static bool receives_data(const cs_pattern_t *p, const cs_pair_ctx_t *c)
+/* Untimed: known data through the same pattern, counted element by element. With a
+ * rotating root every root is checked. */
+static cs_status_t validate(cs_sweep_t *s, long *errors)
 {
-    if (!c->active) return false;
-    return c->initiator ? p->initiator_receives_data : p->responder_receives_data;
-}
-
-/* Untimed: known data through one iteration of the same pattern, counted byte by byte. */
-static cs_status_t validate(cs_sweep_t *s, size_t size, int window, long *errors)
-{
-    const cs_pattern_t *p = s->info->bench->pattern;
-    cs_buffers_state_t *b = &s->buf;
-    CS_CHECK(fill_buffers(s, size, window));
-    CS_CHECK(cs_pattern_once(p, &s->pair, size, window));
-    long wrong = 0;
-    if (receives_data(p, &s->pair)) {
-        int slots = window < b->distinct ? window : b->distinct;
-        for (int w = 0; w < slots; w++) {
-            CS_CHECK(s->mem->to_host(b->staging, b->recv_slots[w], size));
-            if (s->info->opts->corrupt_size == (long)size && size > 0 && w == 0) b->staging[size - 1] ^= 0x5a;
-            wrong += cs_pattern_mismatches(b->staging, size, s->pair.peer, size, w);
-        }
+    const cs_run_info_t *info = s->ctx.info;
+    long rounds = (info->bench->caps & CS_CAP_ROOT) && info->plan->root < 0 ? s->ctx.nranks : 1, wrong = 0;
+    for (long r = 0; r < rounds; r++) {
+        long w;
+        CS_CHECK(cs_pattern_validate(s->pattern, &s->ctx, r, &w));
+        wrong += w;
     }
-    CS_MPI(MPI_Allreduce(&wrong, errors, 1, MPI_LONG, MPI_SUM, s->comm));
+    CS_MPI(MPI_Allreduce(&wrong, errors, 1, MPI_LONG, MPI_SUM, s->ctx.comm));
     return CS_OK;
 }
 
-static cs_status_t measure(cs_sweep_t *s, size_t size, int window, cs_record_t *rec)
+static cs_status_t measure(cs_sweep_t *s, cs_record_t *rec)
 {
-    const cs_run_info_t *info = s->info;
+    cs_ctx_t *c = &s->ctx;
+    const cs_run_info_t *info = c->info;
     const cs_opts_t *o = info->opts;
-    cs_loop_t loop = {.size = size, .window = window};
-    cs_bench_iterations(info->bench, o, size, &loop.iterations, &loop.warmup);
+    cs_loop_t loop = {.num_tests = o->num_tests};
+    cs_bench_iterations(info->bench, o, c->size, &loop.iterations, &loop.warmup);
+    if (s->pattern->given_seconds) loop.iterations = 1, loop.warmup = 0;
     /* -z wants the tail of single operations, as OMB reports it */
     loop.batch = o->npercentiles > 0 ? 1 : o->batch;
     cs_timing_t timing;
-    CS_CHECK(cs_pattern_run(info->bench->pattern, &s->pair, &loop, s->samples, &timing));
-    cs_measurement_t m = {.size = size, .window = window, .pairs = info->plan->pairs,
-                          .iterations = loop.iterations, .warmup = loop.warmup};
-    CS_CHECK(collect(s, &timing, loop.iterations, &m));
+    CS_CHECK(cs_pattern_run(s->pattern, c, &loop, s->samples, &timing));
+    cs_measurement_t m = {.size = c->size, .window = c->window, .pairs = info->plan->pairs,
+                          .iterations = loop.iterations, .warmup = loop.warmup, .batch = timing.batch,
+                          .nranks = c->nranks, .dtype = c->dtype, .win_mode = c->win_mode, .sync_mode = c->sync_mode};
+    if (s->pattern->timers == CS_TIMERS_EVERY) CS_CHECK(collect_every(s, &timing, loop.iterations, &m));
+    else CS_CHECK(collect_some(s, &timing, loop.iterations, &m));
     memset(rec, 0, sizeof *rec);
-    if (s->rank == 0) cs_record_compute(info->bench, o, &m, rec);
-    if (o->validate) {
+    if (c->rank == 0) cs_record_compute(info->bench, o, &m, rec);
+    if (o->validate && s->pattern->fill) {
         rec->validated = true;
-        CS_CHECK(validate(s, size, window, &rec->errors));
+        CS_CHECK(validate(s, &rec->errors));
     }
     return CS_OK;
 }
@@ -208,22 +156,53 @@ static void emit(const cs_output_t *out, const cs_run_info_t *info, const cs_rec
     for (int i = 0; i < out->nreporters; i++) out->reporters[i].ops->record(&out->reporters[i], info, rec);
 }
 
-static cs_status_t sweep(cs_sweep_t *s, const size_t *sizes, size_t nsizes, const int *windows,
-                         size_t nwindows, const cs_output_t *out, cs_run_status_t *status)
+/* Measures every size (and -V window) at the current datatype and one-sided modes.
+ * Returns false in *go_on when a size failed validation: like OMB, that ends the sweep. */
+static cs_status_t sweep_sizes(cs_sweep_t *s, const int *windows, size_t nwindows, const cs_output_t *out,
+                               cs_run_status_t *status, bool *go_on)
 {
+    cs_ctx_t *c = &s->ctx;
+    size_t sizes[MAX_SIZES];
+    size_t nsizes = cs_bench_sizes(c->info->bench, c->info->plan, c->dtype, sizes, MAX_SIZES);
+    if (nsizes > MAX_SIZES) nsizes = MAX_SIZES;
     for (size_t i = 0; i < nsizes; i++) {
         for (size_t w = 0; w < nwindows; w++) {
+            c->size = sizes[i];
+            c->window = windows[w];
             cs_record_t rec;
-            CS_CHECK(measure(s, sizes[i], windows[w], &rec));
-            if (s->rank == 0) emit(out, s->info, &rec);
+            CS_CHECK(measure(s, &rec));
+            if (c->rank == 0) emit(out, c->info, &rec);
             if (rec.validated && rec.errors > 0) {
-                /* like OMB: the first failing size ends the sweep */
                 *status = CS_RUN_VALIDATION_FAILED;
-                if (s->rank == 0)
+                *go_on = false;
+                if (c->rank == 0)
                     fprintf(stderr, "DATA VALIDATION ERROR: %s exited with status 1 on message size %zu "
-                                    "(%ld wrong bytes).\n",
-                            s->info->argv[0], sizes[i], rec.errors);
+                                    "(%ld wrong %s).\n",
+                            c->info->argv[0], sizes[i], rec.errors,
+                            c->info->bench->flow ? "elements" : "bytes");
                 return CS_OK;
+            }
+        }
+    }
+    return CS_OK;
+}
+
+static cs_status_t sweep(cs_sweep_t *s, const cs_output_t *out, cs_run_status_t *status)
+{
+    cs_ctx_t *c = &s->ctx;
+    const cs_plan_t *plan = c->info->plan;
+    int windows[MAX_WINDOWS] = {plan->window};
+    size_t nwindows = c->info->opts->vary_window ? cs_vary_windows(windows, MAX_WINDOWS) : 1;
+    /* one pass through each axis a benchmark does not have */
+    int nwin = plan->nwin_modes ? plan->nwin_modes : 1, nsync = plan->nsync_modes ? plan->nsync_modes : 1;
+    bool go_on = true;
+    for (int d = 0; d < plan->ndtypes && go_on; d++) {
+        c->dtype = plan->dtypes[d];
+        for (int w = 0; w < nwin && go_on; w++) {
+            c->win_mode = plan->nwin_modes ? plan->win_modes[w] : (cs_win_mode_t)0;
+            for (int y = 0; y < nsync && go_on; y++) {
+                c->sync_mode = plan->nsync_modes ? plan->sync_modes[y] : (cs_rma_sync_t)0;
+                CS_CHECK(sweep_sizes(s, windows, nwindows, out, status, &go_on));
             }
         }
     }
@@ -233,17 +212,15 @@ static cs_status_t sweep(cs_sweep_t *s, const size_t *sizes, size_t nsizes, cons
 cs_status_t cs_driver_run(MPI_Comm comm, const cs_run_info_t *info, const cs_mem_ops_t *mem,
                           const cs_output_t *output, cs_run_status_t *status)
 {
-    size_t sizes[MAX_SIZES];
-    size_t nsizes = cs_sizes(info->plan->min_size, info->plan->max_size, sizes, MAX_SIZES);
-    int windows[MAX_WINDOWS] = {info->plan->window};
-    size_t nwindows = info->opts->vary_window ? cs_vary_windows(windows, MAX_WINDOWS) : 1;
-
-    cs_sweep_t s = {.comm = comm, .info = info, .mem = mem};
-    CS_MPI(MPI_Comm_rank(comm, &s.rank));
+    cs_sweep_t s = {.pattern = info->bench->pattern};
+    s.ctx.comm = comm;
+    s.ctx.info = info;
+    s.ctx.mem = mem;
+    CS_MPI(MPI_Comm_rank(comm, &s.ctx.rank));
+    CS_MPI(MPI_Comm_size(comm, &s.ctx.nranks));
     *status = CS_RUN_COMPLETE;
-    cs_status_t st = sweep_setup(&s, largest_window(info, windows, nwindows),
-                                 most_iterations(info, sizes, nsizes));
-    if (st == CS_OK) st = sweep(&s, sizes, nsizes, windows, nwindows, output, status);
+    cs_status_t st = sweep_setup(&s, most_iterations(info));
+    if (st == CS_OK && !(info->bench->caps & CS_CAP_NO_MEASURE)) st = sweep(&s, output, status);
     cs_status_t st_free = sweep_teardown(&s);
     return st != CS_OK ? st : st_free;
 }

@@ -3,12 +3,14 @@
 #include <mpi.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "driver.h"
 #include "mpi_check.h"
 #include "pattern.h"
 #include "provenance.h"
 #include "registry.h"
+#include "topo_load.h"
 
 #ifndef CS_VERSION
 #define CS_VERSION "0.0.0"
@@ -67,11 +69,18 @@ static int add_reporters(const cs_opts_t *o, const cs_files_t *f, cs_reporter_t 
     return n;
 }
 
+/* What main knows before anything else runs. */
+typedef struct cs_startup {
+    double init_seconds; /* MPI_Init, timed from the first line of main (osu_init) */
+} cs_startup_t;
+
 static cs_status_t run(MPI_Comm comm, int rank, int argc, char **argv, char **envp, const cs_opts_t *o,
-                       const cs_bench_t *bench, const cs_plan_t *plan, const cs_files_t *files)
+                       const cs_bench_t *bench, const cs_plan_t *plan, const cs_files_t *files,
+                       const cs_topo_t *topo, const cs_startup_t *startup)
 {
     cs_run_info_t info = {.bench = bench, .opts = o, .plan = plan, .pattern_name = bench->pattern->name,
-                          .tool_version = CS_VERSION, .git_commit = CS_GIT_COMMIT, .argc = argc, .argv = argv};
+                          .tool_version = CS_VERSION, .git_commit = CS_GIT_COMMIT, .argc = argc, .argv = argv,
+                          .topo = topo, .init_seconds = startup->init_seconds};
     cs_utc_now(info.start_time, sizeof info.start_time);
     CS_CHECK(cs_provenance_collect(comm, envp, &info));
 
@@ -98,11 +107,23 @@ static cs_status_t run(MPI_Comm comm, int rank, int argc, char **argv, char **en
     return run_status == CS_RUN_VALIDATION_FAILED ? CS_ERR_VALIDATION : CS_OK;
 }
 
-static int run_parsed(MPI_Comm comm, int rank, int nranks, int argc, char **argv, char **envp, const cs_opts_t *o);
+static int run_parsed(MPI_Comm comm, int rank, int nranks, int argc, char **argv, char **envp, const cs_opts_t *o,
+                      const cs_startup_t *startup);
+
+static double seconds_between(const struct timespec *a, const struct timespec *b)
+{
+    return (double)(b->tv_sec - a->tv_sec) + (double)(b->tv_nsec - a->tv_nsec) * 1e-9;
+}
 
 int main(int argc, char **argv, char **envp)
 {
-    if (MPI_Init(&argc, &argv) != MPI_SUCCESS) {
+    /* first: the init benchmark times MPI_Init from here, as osu_init does */
+    struct timespec before_init, after_init;
+    clock_gettime(CLOCK_MONOTONIC, &before_init);
+    int init_rc = MPI_Init(&argc, &argv);
+    clock_gettime(CLOCK_MONOTONIC, &after_init);
+    cs_startup_t startup = {.init_seconds = seconds_between(&before_init, &after_init)};
+    if (init_rc != MPI_SUCCESS) {
         fprintf(stderr, "commscope-bench: MPI_Init failed\n");
         return CS_ERR_RUNTIME;
     }
@@ -120,13 +141,31 @@ int main(int argc, char **argv, char **envp)
     cs_opts_t opts;
     char err[512];
     cs_status_t parsed = cs_opts_parse(argc, words, implied_benchmark(prog), &opts, err, sizeof err);
-    int code = parsed != CS_OK ? usage_exit(rank, prog, err) : run_parsed(comm, rank, nranks, argc, argv, envp, &opts);
+    int code = parsed != CS_OK ? usage_exit(rank, prog, err)
+                               : run_parsed(comm, rank, nranks, argc, argv, envp, &opts, &startup);
     free(words);
     return code;
 }
 
+/* The plan; neighbourhood collectives first load -N (collective: every rank reaches the
+ * same verdict) and plan again with the neighbour counts, which size their buffers. The
+ * first plan checks the options, so -N on a benchmark without neighbours says so. */
+static cs_status_t plan_with_topology(MPI_Comm comm, int nranks, const cs_bench_t *bench, const cs_opts_t *o,
+                                      cs_plan_t *plan, cs_topo_t *topo, bool *has_topo, char *err, size_t errlen)
+{
+    cs_world_t world = {.nranks = nranks};
+    CS_CHECK(cs_bench_plan_world(bench, o, &world, plan, err, errlen));
+    if (!(bench->caps & CS_CAP_NEIGHBOR)) return CS_OK;
+    CS_CHECK(cs_topo_load(comm, o, topo, err, errlen));
+    *has_topo = true;
+    world.max_indegree = topo->max_indegree;
+    world.max_outdegree = topo->max_outdegree;
+    return cs_bench_plan_world(bench, o, &world, plan, err, errlen);
+}
+
 /* After a successful parse: informational requests, planning, the run, the exit code. */
-static int run_parsed(MPI_Comm comm, int rank, int nranks, int argc, char **argv, char **envp, const cs_opts_t *o)
+static int run_parsed(MPI_Comm comm, int rank, int nranks, int argc, char **argv, char **envp, const cs_opts_t *o,
+                      const cs_startup_t *startup)
 {
     const char *prog = argv[0];
     const cs_opts_t opts = *o;
@@ -146,15 +185,30 @@ static int run_parsed(MPI_Comm comm, int rank, int nranks, int argc, char **argv
         return usage_exit(rank, prog, err);
     }
     cs_plan_t plan;
-    if (cs_bench_plan(bench, &opts, nranks, &plan, err, sizeof err) != CS_OK) return usage_exit(rank, prog, err);
+    cs_topo_t topo = {0};
+    bool has_topo = false;
+    cs_status_t planned = plan_with_topology(comm, nranks, bench, &opts, &plan, &topo, &has_topo, err, sizeof err);
+    if (planned == CS_ERR_RUNTIME) {
+        MPI_Abort(comm, CS_ERR_RUNTIME);
+        return CS_ERR_RUNTIME;
+    }
+    if (planned != CS_OK) {
+        if (has_topo) cs_topo_free(&topo);
+        return usage_exit(rank, prog, err);
+    }
+    if (plan.max_size_clipped && rank == 0)
+        fprintf(stderr, "Warning! Limiting max message size to: %zu. Increase -M, --mem-limit for higher message "
+                        "sizes.\n", plan.max_size);
 
     cs_files_t files = {NULL, NULL};
     if (open_files(comm, rank, &opts, &files, err, sizeof err) != CS_OK) {
         /* only rank 0 knows which file failed; it says so */
         if (files.json) fclose(files.json);
+        if (has_topo) cs_topo_free(&topo);
         return usage_exit(rank, prog, err);
     }
-    cs_status_t st = run(comm, rank, argc, argv, envp, &opts, bench, &plan, &files);
+    cs_status_t st = run(comm, rank, argc, argv, envp, &opts, bench, &plan, &files, has_topo ? &topo : NULL, startup);
+    if (has_topo) cs_topo_free(&topo);
     if (files.json) fclose(files.json);
     if (files.jsonl) fclose(files.jsonl);
     if (st == CS_ERR_RUNTIME || st == CS_ERR_USAGE) {

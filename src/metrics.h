@@ -4,6 +4,11 @@
 
 #include "record.h"
 
+/* Non-blocking collectives: OMB's second phase, seconds per iteration averaged over ranks. */
+typedef struct cs_overlap {
+    double overall, compute, test, wait, init;
+} cs_overlap_t;
+
 typedef struct cs_measurement {
     size_t size;
     int window, pairs;
@@ -11,9 +16,22 @@ typedef struct cs_measurement {
     double mean_iteration_s; /* total timed time / iterations, averaged over timing ranks */
     double *samples_s;       /* per-operation seconds; sorted and scaled in place */
     size_t nsamples;
+    /* collectives: every rank timed; the slowest and fastest rank's mean (OMB's -f Min/Max) */
+    bool across_ranks;
+    double rank_min_s, rank_max_s;
+    int nranks;
+    cs_dtype_t dtype;
+    cs_win_mode_t win_mode;
+    cs_rma_sync_t sync_mode;
+    bool has_overlap;
+    cs_overlap_t overlap;
 } cs_measurement_t;
 
 /* Fills rec (validation fields untouched). Samples become microseconds. */
 void cs_record_compute(const cs_bench_t *b, const cs_opts_t *o, cs_measurement_t *m, cs_record_t *rec);
+
+/* OMB's overlap: how much of the pure communication time the compute hid, in percent,
+ * never below 0. compute includes the MPI_Test calls, which are overhead. */
+double cs_overlap_pct(double overall, double compute, double test, double pure_comm);
 
 #endif

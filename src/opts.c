@@ -2,6 +2,8 @@
  * verdict and a usage error never leaves some ranks waiting in MPI. */
 #include "opts.h"
 
+#include "dtype.h"
+
 #include <ctype.h>
 #include <errno.h>
 #include <getopt.h>
@@ -19,6 +21,7 @@ enum {
     OPT_LIST,
     OPT_BATCH,
     OPT_DEBUG_CORRUPT,
+    OPT_BUSBW,
 };
 
 static const struct option long_options[] = {
@@ -36,6 +39,14 @@ static const struct option long_options[] = {
     {"mem-limit", required_argument, NULL, 'M'},
     {"buffer-num", required_argument, NULL, 'b'},
     {"print-rate", required_argument, NULL, 'R'},
+    {"type", required_argument, NULL, 'T'},
+    {"root-rank", required_argument, NULL, 'k'},
+    {"in-place", no_argument, NULL, 'l'},
+    {"num-test-calls", required_argument, NULL, 't'},
+    {"nhbr", required_argument, NULL, 'N'},
+    {"win-options", required_argument, NULL, 'w'},
+    {"sync-option", required_argument, NULL, 's'},
+    {"busbw", no_argument, NULL, OPT_BUSBW},
     {"format", required_argument, NULL, OPT_FORMAT},
     {"json-out", required_argument, NULL, OPT_JSON_OUT},
     {"jsonl-out", required_argument, NULL, OPT_JSONL_OUT},
@@ -46,7 +57,7 @@ static const struct option long_options[] = {
     {NULL, 0, NULL, 0},
 };
 
-static const char short_options[] = ":hvm:i:x:W:p:Vc::fz::M:b:R:";
+static const char short_options[] = ":hvm:i:x:W:p:Vc::fz::M:b:R:T:k:lt:N:w:s:";
 
 void cs_opts_init(cs_opts_t *o)
 {
@@ -58,6 +69,12 @@ void cs_opts_init(cs_opts_t *o)
     o->format = CS_FORMAT_OSU;
     o->print_rate = true;
     o->corrupt_size = -1;
+    o->dtypes = CS_MASK(CS_DT_CHAR);
+    o->root_mode = CS_ROOT_FIXED;
+    o->nbr_kind = CS_NBR_CART;
+    o->nbr_dims = 1; /* OMB's default neighbourhood: cart:1:1 */
+    o->nbr_radius = 1;
+    o->win_modes = CS_MASK(CS_WIN_ALLOCATE);
 }
 
 static cs_status_t usage_error(char *err, size_t errlen, const char *fmt, ...)
@@ -185,6 +202,75 @@ static cs_status_t parse_format(const char *arg, cs_opts_t *o, char *err, size_t
     return usage_error(err, errlen, "--format %s: choose osu, json or csv", arg);
 }
 
+/* A comma-separated list of names from `names` (or "all") into a CS_MASK set. */
+static bool parse_name_set(const char *arg, const char *(*name_of)(int), int count, unsigned *out)
+{
+    if (strcmp(arg, "all") == 0) {
+        *out = (1u << count) - 1;
+        return true;
+    }
+    unsigned set = 0;
+    for (const char *p = arg;;) {
+        size_t len = strcspn(p, ",");
+        int found = -1;
+        for (int i = 0; i < count && found < 0; i++)
+            if (strlen(name_of(i)) == len && strncmp(p, name_of(i), len) == 0) found = i;
+        if (found < 0) return false;
+        set |= CS_MASK(found);
+        if (p[len] == '\0') break;
+        p += len + 1;
+    }
+    *out = set;
+    return true;
+}
+
+static const char *dtype_option(int i) { return cs_dtype_option((cs_dtype_t)i); }
+static const char *win_option(int i) { return cs_win_mode_option((cs_win_mode_t)i); }
+static const char *sync_option(int i) { return cs_sync_option((cs_rma_sync_t)i); }
+
+/* -k fixed:R or -k rotate */
+static cs_status_t parse_root(const char *arg, cs_opts_t *o, char *err, size_t errlen)
+{
+    long v;
+    if (strcmp(arg, "rotate") == 0) {
+        o->root_mode = CS_ROOT_ROTATE;
+    } else if (strncmp(arg, "fixed:", 6) == 0 && parse_long(arg + 6, 0, INT_MAX, &v)) {
+        o->root_mode = CS_ROOT_FIXED;
+        o->root = (int)v;
+    } else {
+        return usage_error(err, errlen, "-k %s: choose fixed:RANK (a rank number) or rotate", arg);
+    }
+    o->root_set = true;
+    return CS_OK;
+}
+
+/* -N cart:DIMS:RADIUS or -N graph:FILE */
+static cs_status_t parse_nbr(const char *arg, cs_opts_t *o, char *err, size_t errlen)
+{
+    long d, r;
+    if (strncmp(arg, "graph:", 6) == 0 && arg[6] != '\0') {
+        o->nbr_kind = CS_NBR_GRAPH;
+        o->nbr_file = arg + 6;
+    } else if (strncmp(arg, "cart:", 5) == 0) {
+        char dims[32];
+        const char *colon = strchr(arg + 5, ':');
+        size_t len = colon ? (size_t)(colon - arg - 5) : 0;
+        if (colon == NULL || len == 0 || len >= sizeof dims)
+            return usage_error(err, errlen, "-N %s: use cart:DIMS:RADIUS (e.g. cart:2:1) or graph:FILE", arg);
+        memcpy(dims, arg + 5, len);
+        dims[len] = '\0';
+        if (!parse_long(dims, 1, 8, &d) || !parse_long(colon + 1, 1, 1 << 16, &r))
+            return usage_error(err, errlen, "-N %s: DIMS must be 1 to 8 and RADIUS at least 1", arg);
+        o->nbr_kind = CS_NBR_CART;
+        o->nbr_dims = (int)d;
+        o->nbr_radius = (int)r;
+    } else {
+        return usage_error(err, errlen, "-N %s: use cart:DIMS:RADIUS (e.g. cart:2:1) or graph:FILE", arg);
+    }
+    o->nbr_set = true;
+    return CS_OK;
+}
+
 static cs_status_t apply_option(int c, const char *arg, cs_opts_t *o, char *err, size_t errlen)
 {
     long v;
@@ -242,6 +328,35 @@ static cs_status_t apply_option(int c, const char *arg, cs_opts_t *o, char *err,
         else if (strcmp(arg, "1") == 0) o->print_rate = true;
         else return usage_error(err, errlen, "-R %s: choose 0 or 1", arg);
         return CS_OK;
+    case 'T':
+        if (!parse_name_set(arg, dtype_option, CS_DT_SELECTABLE, &o->dtypes))
+            return usage_error(err, errlen, "-T %s: choose mpi_char, mpi_int, mpi_float, mpi_double, a "
+                                            "comma-separated list of them, or all", arg);
+        o->dtypes_set = true;
+        return CS_OK;
+    case 'k': return parse_root(arg, o, err, errlen);
+    case 'l': o->in_place = true; return CS_OK;
+    case 't':
+        if (!parse_long(arg, 0, 1 << 20, &v))
+            return usage_error(err, errlen, "-t %s: MPI_Test calls must be a whole number from 0 to 1048576", arg);
+        o->num_tests = (int)v;
+        o->num_tests_set = true;
+        return CS_OK;
+    case 'N': return parse_nbr(arg, o, err, errlen);
+    case 'w':
+        if (!parse_name_set(arg, win_option, CS_NWIN_MODES, &o->win_modes))
+            return usage_error(err, errlen, "-w %s: choose create, allocate, dynamic, a comma-separated list "
+                                            "of them, or all", arg);
+        o->win_modes_set = true;
+        return CS_OK;
+    case 's':
+        if (!parse_name_set(arg, sync_option, CS_NSYNC_MODES, &o->sync_modes))
+            return usage_error(err, errlen, "-s %s: choose lock, pscw, fence, flush, flush_local, lock_all, a "
+                                            "comma-separated list of them, or all", arg);
+        o->sync_modes_set = true;
+        o->sync_all = strcmp(arg, "all") == 0;
+        return CS_OK;
+    case OPT_BUSBW: o->busbw = true; return CS_OK;
     case OPT_FORMAT: return parse_format(arg, o, err, errlen);
     case OPT_JSON_OUT: o->json_out = arg; return CS_OK;
     case OPT_JSONL_OUT: o->jsonl_out = arg; return CS_OK;
@@ -265,7 +380,7 @@ static cs_status_t apply_option(int c, const char *arg, cs_opts_t *o, char *err,
 /* Names the offending flag the way the user typed it. */
 static void describe_bad_flag(int c, int argc, char **argv, char *buf, size_t len)
 {
-    if (c != 0) {
+    if (c > 0 && c < 256) { /* a short option; long-only ones have values above 255 */
         snprintf(buf, len, "-%c", c);
         return;
     }
@@ -316,6 +431,32 @@ const char *cs_send_mode_name(cs_send_mode_t m)
     return names[m];
 }
 
+const char *cs_win_mode_option(cs_win_mode_t w)
+{
+    static const char *const names[] = {"create", "allocate", "dynamic"};
+    return names[w];
+}
+
+const char *cs_win_mode_call(cs_win_mode_t w)
+{
+    static const char *const names[] = {"MPI_Win_create", "MPI_Win_allocate", "MPI_Win_create_dynamic"};
+    return names[w];
+}
+
+const char *cs_sync_option(cs_rma_sync_t s)
+{
+    static const char *const names[] = {"lock", "pscw", "fence", "flush", "flush_local", "lock_all"};
+    return names[s];
+}
+
+const char *cs_sync_calls(cs_rma_sync_t s)
+{
+    /* as OMB's header names them */
+    static const char *const names[] = {"MPI_Win_lock/unlock", "MPI_Win_post/start/complete/wait", "MPI_Win_fence",
+                                        "MPI_Win_flush", "MPI_Win_flush_local", "MPI_Win_lock_all/unlock_all"};
+    return names[s];
+}
+
 const char *cs_format_name(cs_format_t f)
 {
     static const char *const names[] = {"osu", "json", "csv"};
@@ -351,8 +492,23 @@ void cs_opts_usage(FILE *out, const char *prog)
             "  -f, --full                add min/max/iterations columns\n"
             "  -z, --tail-lat            [P1,P2,..] print percentiles (default 50,90,99; up to 5);\n"
             "                            samples become single iterations\n"
-            "  -M, --mem-limit           SIZE - per-process buffer limit (default 512M, minimum 1M)\n"
+            "  -M, --mem-limit           SIZE - per-process buffer limit (default 512M, minimum 1M);\n"
+            "                            collectives lower their largest size to fit, others refuse\n"
             "  -b, --buffer-num          single|multiple - one buffer, or one per window slot\n"
+            "  -T, --type                mpi_char|mpi_int|mpi_float|mpi_double|all - datatypes of the\n"
+            "                            collectives (default mpi_char); a list sweeps them in turn\n"
+            "  -k, --root-rank           fixed:RANK|rotate - root of rooted collectives (default\n"
+            "                            fixed:0); rotate moves the root every iteration\n"
+            "  -l, --in-place            collectives: MPI_IN_PLACE where the collective has it\n"
+            "  -t, --num-test-calls      N - non-blocking collectives: MPI_Test calls during the\n"
+            "                            dummy compute (default 0)\n"
+            "  -N, --nhbr                cart:DIMS:RADIUS|graph:FILE - neighbourhood of the\n"
+            "                            neighbourhood collectives (default cart:1:1); FILE has\n"
+            "                            one SRC,DST edge per line\n"
+            "  -w, --win-options         create|allocate|dynamic|all - one-sided window creation\n"
+            "                            (default allocate)\n"
+            "  -s, --sync-option         lock|pscw|fence|flush|flush_local|lock_all|all - one-sided\n"
+            "                            synchronisation (default flush; put_bibw pscw)\n"
             "\n"
             "commscope options:\n"
             "      --send-mode MODE      latency, multi_lat: send|ssend|bsend|rsend|isend\n"
@@ -362,6 +518,8 @@ void cs_opts_usage(FILE *out, const char *prog)
             "      --jsonl-out FILE      stream header, one record per size and an end line to FILE\n"
             "      --batch N|auto        iterations per timed sample (default auto: about 20 us\n"
             "                            per sample, from the warm-up; 1 with -z)\n"
+            "      --busbw               collectives: algorithm and bus bandwidth columns (GB/s,\n"
+            "                            nccl-tests' definitions)\n"
             "      --list                list the benchmarks\n"
             "\n"
             "Exit status: 0 success, 1 validation failure or MPI error, 2 usage error.\n",

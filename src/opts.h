@@ -23,6 +23,28 @@ typedef enum cs_send_mode {
 
 typedef enum cs_buffers { CS_BUFFERS_SINGLE, CS_BUFFERS_MULTIPLE } cs_buffers_t;
 
+/* -k: a fixed root, or root i % n for iteration i (OMB's rotate) */
+typedef enum cs_root_mode { CS_ROOT_FIXED, CS_ROOT_ROTATE } cs_root_mode_t;
+
+/* -w: how one-sided benchmarks create their window */
+typedef enum cs_win_mode { CS_WIN_CREATE, CS_WIN_ALLOCATE, CS_WIN_DYNAMIC, CS_NWIN_MODES } cs_win_mode_t;
+
+/* -s: how one-sided benchmarks synchronise (OMB's order and names) */
+typedef enum cs_rma_sync {
+    CS_SYNC_LOCK,
+    CS_SYNC_PSCW,
+    CS_SYNC_FENCE,
+    CS_SYNC_FLUSH,
+    CS_SYNC_FLUSH_LOCAL,
+    CS_SYNC_LOCK_ALL,
+    CS_NSYNC_MODES
+} cs_rma_sync_t;
+
+/* -N: the neighbourhood of the neighbourhood collectives */
+typedef enum cs_nbr_kind { CS_NBR_CART, CS_NBR_GRAPH } cs_nbr_kind_t;
+
+#define CS_MASK(v) (1u << (v))
+
 typedef struct cs_opts {
     const char *bench_name; /* positional, or implied by an osu_* program name */
 
@@ -45,6 +67,24 @@ typedef struct cs_opts {
     cs_send_mode_t send_mode;
     bool send_mode_set;
     long batch; /* iterations per timed sample; 0 = chosen from the warm-up */
+
+    /* collectives */
+    unsigned dtypes; /* -T: CS_MASK of cs_dtype_t; the driver sweeps them in order */
+    bool dtypes_set;
+    cs_root_mode_t root_mode; /* -k */
+    int root;
+    bool root_set;
+    bool in_place;  /* -l */
+    int num_tests;  /* -t: MPI_Test calls during the dummy compute of non-blocking collectives */
+    bool num_tests_set;
+    bool busbw;     /* --busbw: algorithm and bus bandwidth columns */
+    cs_nbr_kind_t nbr_kind; /* -N */
+    int nbr_dims, nbr_radius;
+    const char *nbr_file;
+    bool nbr_set;
+    /* one-sided: CS_MASK sets; "all" takes every mode the benchmark accepts */
+    unsigned win_modes, sync_modes;
+    bool win_modes_set, sync_modes_set, sync_all;
 
     cs_format_t format;
     const char *json_out;  /* --json-out FILE: JSON document beside the text */
@@ -71,6 +111,10 @@ cs_status_t cs_opts_parse(int argc, char **argv, const char *implied_bench, cs_o
 bool cs_parse_bytes(const char *s, size_t *out);
 
 const char *cs_send_mode_name(cs_send_mode_t m);
+const char *cs_win_mode_option(cs_win_mode_t w);  /* "allocate" */
+const char *cs_win_mode_call(cs_win_mode_t w);    /* "MPI_Win_allocate" */
+const char *cs_sync_option(cs_rma_sync_t s);      /* "flush" */
+const char *cs_sync_calls(cs_rma_sync_t s);       /* "MPI_Win_flush" */
 const char *cs_format_name(cs_format_t f);
 
 /* The usage text printed for -h and after usage errors. */

@@ -1,116 +1,21 @@
+/* The loop around every pattern, written once: warm-up, batching, barriers, the overlap
+ * phase of non-blocking collectives and the validation pass. */
 #include "pattern.h"
 
 #include <math.h>
+#include <string.h>
 
 #include "mpi_check.h"
 
-#define TAG_DATA 1
-#define TAG_ACK 101
-
-/* ---- ping-pong: one message there, one back ---- */
-
-static cs_status_t pingpong_begin(cs_pair_ctx_t *c, size_t size)
+static cs_status_t steps(const cs_pattern_t *p, cs_ctx_t *c, long first, long n)
 {
-    if (!c->active) return CS_OK;
-    return c->send_ops->begin(&c->p2p, c->recv_slots[0], (int)size, c->peer, c->initiator);
-}
-
-static cs_status_t pingpong_iterations(cs_pair_ctx_t *c, size_t size, int window, long iterations)
-{
-    (void)window;
-    const cs_send_ops_t *ops = c->send_ops;
-    int n = (int)size, peer = c->peer;
-    char *sbuf = c->send_slots[0], *rbuf = c->recv_slots[0];
-    if (c->initiator) {
-        for (long i = 0; i < iterations; i++) {
-            CS_CHECK(ops->send(&c->p2p, sbuf, rbuf, n, peer));
-            CS_CHECK(ops->recv(&c->p2p, rbuf, n, peer));
-        }
-        return CS_OK;
-    }
-    for (long i = 0; i < iterations; i++) {
-        CS_CHECK(ops->recv(&c->p2p, rbuf, n, peer));
-        CS_CHECK(ops->send(&c->p2p, sbuf, rbuf, n, peer));
-    }
-    return CS_OK;
-}
-
-static cs_status_t pingpong_end(cs_pair_ctx_t *c)
-{
-    return c->active ? c->send_ops->end(&c->p2p) : CS_OK;
-}
-
-/* ---- one-way window: `window` non-blocking sends, then a small acknowledgement ---- */
-
-static cs_status_t window_uni_iterations(cs_pair_ctx_t *c, size_t size, int window, long iterations)
-{
-    int n = (int)size;
-    for (long i = 0; i < iterations; i++) {
-        if (c->initiator) {
-            for (int w = 0; w < window; w++)
-                CS_MPI(MPI_Isend(c->send_slots[w], n, MPI_CHAR, c->peer, TAG_DATA, c->comm, &c->requests[w]));
-            CS_MPI(MPI_Waitall(window, c->requests, MPI_STATUSES_IGNORE));
-            CS_MPI(MPI_Recv(&c->ack, 1, MPI_CHAR, c->peer, TAG_ACK, c->comm, MPI_STATUS_IGNORE));
-        } else {
-            for (int w = 0; w < window; w++)
-                CS_MPI(MPI_Irecv(c->recv_slots[w], n, MPI_CHAR, c->peer, TAG_DATA, c->comm, &c->requests[w]));
-            CS_MPI(MPI_Waitall(window, c->requests, MPI_STATUSES_IGNORE));
-            CS_MPI(MPI_Send(&c->ack, 1, MPI_CHAR, c->peer, TAG_ACK, c->comm));
-        }
-    }
-    return CS_OK;
-}
-
-/* ---- two-way window: both sides receive and send `window` messages at once ---- */
-
-static cs_status_t window_bi_iterations(cs_pair_ctx_t *c, size_t size, int window, long iterations)
-{
-    int n = (int)size;
-    MPI_Request *recvs = c->requests + window, *sends = c->requests;
-    for (long i = 0; i < iterations; i++) {
-        for (int w = 0; w < window; w++)
-            CS_MPI(MPI_Irecv(c->recv_slots[w], n, MPI_CHAR, c->peer, TAG_DATA, c->comm, &recvs[w]));
-        for (int w = 0; w < window; w++)
-            CS_MPI(MPI_Isend(c->send_slots[w], n, MPI_CHAR, c->peer, TAG_DATA, c->comm, &sends[w]));
-        CS_MPI(MPI_Waitall(window, sends, MPI_STATUSES_IGNORE));
-        CS_MPI(MPI_Waitall(window, recvs, MPI_STATUSES_IGNORE));
-    }
-    return CS_OK;
-}
-
-static cs_status_t nothing_begin(cs_pair_ctx_t *c, size_t size)
-{
-    (void)c, (void)size;
-    return CS_OK;
-}
-static cs_status_t nothing_end(cs_pair_ctx_t *c)
-{
-    (void)c;
-    return CS_OK;
-}
-
-const cs_pattern_t cs_pattern_pingpong = {
-    "pingpong", false, 2.0, true, true, pingpong_begin, pingpong_iterations, pingpong_end};
-const cs_pattern_t cs_pattern_multi_pingpong = {
-    "multi_pair_pingpong", true, 2.0, true, true, pingpong_begin, pingpong_iterations, pingpong_end};
-const cs_pattern_t cs_pattern_window_uni = {
-    "window_uni", false, 1.0, false, true, nothing_begin, window_uni_iterations, nothing_end};
-const cs_pattern_t cs_pattern_multi_window_uni = {
-    "multi_pair_window", true, 1.0, false, true, nothing_begin, window_uni_iterations, nothing_end};
-const cs_pattern_t cs_pattern_window_bi = {
-    "window_bi", false, 1.0, true, true, nothing_begin, window_bi_iterations, nothing_end};
-
-/* ---- the loop around every pattern ---- */
-
-static cs_status_t steps(const cs_pattern_t *p, cs_pair_ctx_t *c, const cs_loop_t *loop, long n)
-{
-    if (!c->active) return CS_OK;
-    return p->iterations(c, loop->size, loop->window, n);
+    if (!c->active || n == 0) return CS_OK;
+    return p->iterations(c, first, n);
 }
 
 /* Warm-up; returns the mean time of its second half, where connection set-up and first
  * touches are over, to size the timing batches. */
-static cs_status_t warm_up(const cs_pattern_t *p, cs_pair_ctx_t *c, const cs_loop_t *loop, double *per_iter)
+static cs_status_t warm_up(const cs_pattern_t *p, cs_ctx_t *c, const cs_loop_t *loop, double *per_iter)
 {
     long half = loop->warmup / 2, timed = loop->warmup - half;
     double t_half = 0;
@@ -118,12 +23,12 @@ static cs_status_t warm_up(const cs_pattern_t *p, cs_pair_ctx_t *c, const cs_loo
         for (long i = 0; i < loop->warmup; i++) {
             if (i == half) t_half = MPI_Wtime();
             CS_MPI(MPI_Barrier(c->comm));
-            CS_CHECK(steps(p, c, loop, 1));
+            CS_CHECK(steps(p, c, i, 1));
         }
     } else {
-        CS_CHECK(steps(p, c, loop, half));
+        CS_CHECK(steps(p, c, 0, half));
         t_half = MPI_Wtime();
-        CS_CHECK(steps(p, c, loop, timed));
+        CS_CHECK(steps(p, c, half, timed));
     }
     *per_iter = timed > 0 ? (MPI_Wtime() - t_half) / (double)timed : 0.0;
     return CS_OK;
@@ -139,14 +44,14 @@ static long choose_batch(const cs_pattern_t *p, const cs_loop_t *loop, double pe
 }
 
 /* Batched: one clock read per batch; consecutive stamps, so no time goes unaccounted. */
-static cs_status_t timed_batches(const cs_pattern_t *p, cs_pair_ctx_t *c, const cs_loop_t *loop,
-                                 long batch, double *samples, cs_timing_t *out)
+static cs_status_t timed_batches(const cs_pattern_t *p, cs_ctx_t *c, const cs_loop_t *loop, long batch,
+                                 double *samples, cs_timing_t *out)
 {
     size_t k = 0;
     double t_start = MPI_Wtime(), t_prev = t_start;
     for (long done = 0; done < loop->iterations;) {
         long n = loop->iterations - done < batch ? loop->iterations - done : batch;
-        CS_CHECK(steps(p, c, loop, n));
+        CS_CHECK(steps(p, c, loop->warmup + done, n));
         double t = MPI_Wtime();
         samples[k++] = (t - t_prev) / (double)n / p->time_divisor;
         t_prev = t;
@@ -157,15 +62,16 @@ static cs_status_t timed_batches(const cs_pattern_t *p, cs_pair_ctx_t *c, const 
     return CS_OK;
 }
 
-/* Barrier before each iteration, outside the clock (OMB's multi-pair tests). */
-static cs_status_t timed_synchronised(const cs_pattern_t *p, cs_pair_ctx_t *c, const cs_loop_t *loop,
+/* Barrier before each iteration, outside the clock (OMB's multi-pair tests and collectives:
+ * t_start; MPI_Bcast; t_stop; MPI_Barrier). */
+static cs_status_t timed_synchronised(const cs_pattern_t *p, cs_ctx_t *c, const cs_loop_t *loop,
                                       double *samples, cs_timing_t *out)
 {
     double total = 0;
     for (long i = 0; i < loop->iterations; i++) {
         CS_MPI(MPI_Barrier(c->comm));
         double t0 = MPI_Wtime();
-        CS_CHECK(steps(p, c, loop, 1));
+        CS_CHECK(steps(p, c, loop->warmup + i, 1));
         double dt = MPI_Wtime() - t0;
         samples[i] = dt / p->time_divisor;
         total += dt;
@@ -175,10 +81,76 @@ static cs_status_t timed_synchronised(const cs_pattern_t *p, cs_pair_ctx_t *c, c
     return CS_OK;
 }
 
-cs_status_t cs_pattern_run(const cs_pattern_t *p, cs_pair_ctx_t *c, const cs_loop_t *loop,
-                           double *samples, cs_timing_t *out)
+/* OMB's dummy compute: a small dense kernel repeated for `seconds`, cut into num_tests
+ * pieces with an MPI_Test after each. Returns the time spent in MPI_Test. */
+#define KERNEL_DIM 25
+static double dummy_compute(double seconds, MPI_Request *req, int num_tests)
 {
-    CS_CHECK(p->begin(c, loop->size));
+    float a[KERNEL_DIM][KERNEL_DIM], x[KERNEL_DIM], y[KERNEL_DIM];
+    for (int i = 0; i < KERNEL_DIM; i++) {
+        x[i] = y[i] = 1.0f;
+        for (int j = 0; j < KERNEL_DIM; j++) a[i][j] = 2.0f;
+    }
+    int pieces = num_tests > 0 ? num_tests : 1;
+    double test_time = 0;
+    for (int k = 0; k < pieces; k++) {
+        for (double elapsed = 0; elapsed < seconds / pieces;) {
+            double t = MPI_Wtime();
+            for (int i = 0; i < KERNEL_DIM; i++)
+                for (int j = 0; j < KERNEL_DIM; j++) x[i] = x[i] + a[i][j] * a[j][i] + y[j];
+            elapsed += MPI_Wtime() - t;
+        }
+        if (num_tests > 0) {
+            int flag;
+            double t = MPI_Wtime();
+            MPI_Test(req, &flag, MPI_STATUS_IGNORE);
+            test_time += MPI_Wtime() - t;
+        }
+    }
+    volatile float sink = x[0]; /* keep the kernel from being optimised away */
+    (void)sink;
+    return test_time;
+}
+
+/* Non-blocking collectives, OMB's second phase: start, compute for as long as the pure
+ * communication took on this rank, wait; each part timed. */
+static cs_status_t overlap_phase(const cs_pattern_t *p, cs_ctx_t *c, const cs_loop_t *loop, double compute_s,
+                                 cs_overlap_t *sum)
+{
+    memset(sum, 0, sizeof *sum);
+    for (long i = 0; i < loop->warmup + loop->iterations; i++) {
+        MPI_Request req = MPI_REQUEST_NULL;
+        double t0 = MPI_Wtime();
+        if (c->active) CS_CHECK(p->start(c, i, &req));
+        double t1 = MPI_Wtime();
+        double test = dummy_compute(compute_s, &req, loop->num_tests);
+        double t2 = MPI_Wtime();
+        CS_MPI(MPI_Wait(&req, MPI_STATUS_IGNORE));
+        double t3 = MPI_Wtime();
+        if (i >= loop->warmup) {
+            sum->overall += t3 - t0;
+            sum->init += t1 - t0;
+            sum->compute += t2 - t1;
+            sum->test += test;
+            sum->wait += t3 - t2;
+        }
+        CS_MPI(MPI_Barrier(c->comm));
+    }
+    return CS_OK;
+}
+
+cs_status_t cs_pattern_run(const cs_pattern_t *p, cs_ctx_t *c, const cs_loop_t *loop, double *samples,
+                           cs_timing_t *out)
+{
+    memset(out, 0, sizeof *out);
+    if (p->given_seconds) { /* measured before the loop could exist */
+        samples[0] = p->given_seconds(c);
+        out->nsamples = 1;
+        out->batch = 1;
+        out->total = samples[0];
+        return CS_OK;
+    }
+    CS_CHECK(p->begin(c));
     CS_MPI(MPI_Barrier(c->comm));
     double per_iter;
     CS_CHECK(warm_up(p, c, loop, &per_iter));
@@ -188,16 +160,30 @@ cs_status_t cs_pattern_run(const cs_pattern_t *p, cs_pair_ctx_t *c, const cs_loo
     else CS_CHECK(timed_batches(p, c, loop, out->batch, samples, out));
     CS_CHECK(p->end(c));
     CS_MPI(MPI_Barrier(c->comm));
+    if (p->start) {
+        out->has_overlap = true;
+        double pure = loop->iterations > 0 ? out->total / (double)loop->iterations : 0;
+        CS_CHECK(overlap_phase(p, c, loop, pure, &out->overlap));
+    }
     return CS_OK;
 }
 
-cs_status_t cs_pattern_once(const cs_pattern_t *p, cs_pair_ctx_t *c, size_t size, int window)
+cs_status_t cs_pattern_validate(const cs_pattern_t *p, cs_ctx_t *c, long iteration, long *wrong)
 {
-    cs_loop_t loop = {.size = size, .window = window, .iterations = 1, .warmup = 0, .batch = 1};
-    CS_CHECK(p->begin(c, size));
+    *wrong = 0;
+    if (p->fill == NULL) return CS_OK; /* nothing to check (start-up) */
+    CS_CHECK(p->fill(c, iteration));
+    CS_CHECK(p->begin(c));
     CS_MPI(MPI_Barrier(c->comm));
-    CS_CHECK(steps(p, c, &loop, 1));
+    CS_CHECK(steps(p, c, iteration, 1));
     CS_CHECK(p->end(c));
     CS_MPI(MPI_Barrier(c->comm));
-    return CS_OK;
+    return p->check(c, iteration, wrong);
+}
+
+MPI_Datatype cs_mpi_datatype(cs_dtype_t t)
+{
+    const MPI_Datatype types[CS_NDTYPES] = {[CS_DT_CHAR] = MPI_CHAR, [CS_DT_INT] = MPI_INT, [CS_DT_FLOAT] = MPI_FLOAT,
+                                            [CS_DT_DOUBLE] = MPI_DOUBLE, [CS_DT_LONG_LONG] = MPI_LONG_LONG};
+    return types[t];
 }

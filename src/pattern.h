@@ -1,5 +1,9 @@
 /* The timed loops. Each communication pattern is one row of function pointers; the
- * warm-up, batching, clock reads and barriers around it are written once, here. */
+ * warm-up, batching, clock reads, barriers, the overlap phase of non-blocking collectives
+ * and the validation pass around it are written once, in pattern.c. A pattern family
+ * (point-to-point, collective, one-sided, fan, start-up) keeps its buffers and MPI objects
+ * in ctx->state; a benchmark's own operation reaches the pattern through its descriptor
+ * (ctx->info->bench: the collective's calls, the one-sided operation). */
 #ifndef CS_PATTERN_H
 #define CS_PATTERN_H
 
@@ -8,33 +12,63 @@
 #include <stddef.h>
 
 #include "cs_status.h"
-#include "send_mode.h"
+#include "mem.h"
+#include "metrics.h"
+#include "record.h"
 
-/* One rank's view of its pair. */
-typedef struct cs_pair_ctx {
-    MPI_Comm comm;
-    int peer;
-    bool active;    /* false for ranks outside the -p pairs: they only join barriers */
-    bool initiator; /* sends first (ping-pong) or sends the data (one-way windows) */
-    char **send_slots, **recv_slots; /* one per window slot; all equal with -b single */
-    MPI_Request *requests;           /* room for two windows */
-    char ack;
-    const cs_send_ops_t *send_ops;
-    cs_p2p_t p2p;
-} cs_pair_ctx_t;
+/* One rank's view of the run and of the sweep point the driver is at. */
+typedef struct cs_ctx {
+    MPI_Comm comm; /* every rank of the run; loop barriers use it */
+    int rank, nranks;
+    const cs_run_info_t *info;
+    const cs_mem_ops_t *mem;
+    /* the sweep point, set by the driver before each measurement */
+    size_t size;
+    int window;
+    cs_dtype_t dtype;
+    cs_win_mode_t win_mode;
+    cs_rma_sync_t sync_mode;
+    /* set by the family's setup */
+    bool active; /* runs iterations (false: only joins the barriers) */
+    bool timer;  /* its samples count (CS_TIMERS_SOME) */
+    void *state;
+} cs_ctx_t;
+
+/* Whose clock makes the result. */
+typedef enum cs_timers {
+    CS_TIMERS_SOME,  /* the ranks with ctx->timer: their samples, their mean time (point-to-point) */
+    CS_TIMERS_EVERY, /* every rank: per-iteration times averaged over ranks, the slowest and fastest
+                        rank's mean (OMB's collectives) */
+} cs_timers_t;
 
 typedef struct cs_pattern {
     const char *name;
-    /* OMB's multi-pair tests put a barrier before every iteration (outside the timing) */
+    /* a barrier before every iteration, outside the clock (OMB's multi-pair tests and collectives) */
     bool barrier_each_iteration;
     /* a sample of a ping-pong is a round trip; report half of it */
     double time_divisor;
-    bool initiator_receives_data, responder_receives_data;
-    cs_status_t (*begin)(cs_pair_ctx_t *c, size_t size);
-    /* n iterations back to back: the loop lives with the operation so that nothing but
-     * the MPI calls runs between two iterations */
-    cs_status_t (*iterations)(cs_pair_ctx_t *c, size_t size, int window, long n);
-    cs_status_t (*end)(cs_pair_ctx_t *c);
+    cs_timers_t timers;
+    /* once per run: buffers, communicators; teardown frees what setup made, even half-made */
+    cs_status_t (*setup)(cs_ctx_t *c);
+    cs_status_t (*teardown)(cs_ctx_t *c);
+    /* around every measurement (and validation pass): windows, persistent requests, locks;
+     * begin is followed by a barrier */
+    cs_status_t (*begin)(cs_ctx_t *c);
+    /* n iterations back to back, the first being iteration `first` of the measurement (it
+     * picks the root with -k rotate). The loop lives with the operation so that nothing
+     * but the MPI calls runs between two iterations. */
+    cs_status_t (*iterations)(cs_ctx_t *c, long first, long n);
+    cs_status_t (*end)(cs_ctx_t *c);
+    /* -c: known data in, data unlike the expected where results land; then, after one
+     * iteration, the number of wrong elements this rank holds */
+    cs_status_t (*fill)(cs_ctx_t *c, long iteration);
+    cs_status_t (*check)(cs_ctx_t *c, long iteration, long *wrong);
+    /* non-blocking collectives: starts iteration i; the overlap phase then computes and
+     * waits (NULL: the pattern has no overlap phase) */
+    cs_status_t (*start)(cs_ctx_t *c, long i, MPI_Request *req);
+    /* start-up benchmarks: a time measured before the loop could run (MPI_Init); NULL for
+     * everything that is timed by the loop */
+    double (*given_seconds)(const cs_ctx_t *c);
 } cs_pattern_t;
 
 extern const cs_pattern_t cs_pattern_pingpong;
@@ -42,12 +76,20 @@ extern const cs_pattern_t cs_pattern_multi_pingpong;
 extern const cs_pattern_t cs_pattern_window_uni;
 extern const cs_pattern_t cs_pattern_multi_window_uni;
 extern const cs_pattern_t cs_pattern_window_bi;
+extern const cs_pattern_t cs_pattern_collective;
+extern const cs_pattern_t cs_pattern_nbc;
+extern const cs_pattern_t cs_pattern_persistent;
+extern const cs_pattern_t cs_pattern_rma;
+extern const cs_pattern_t cs_pattern_rma_bi;
+extern const cs_pattern_t cs_pattern_fan_in;
+extern const cs_pattern_t cs_pattern_fan_out;
+extern const cs_pattern_t cs_pattern_init;
+extern const cs_pattern_t cs_pattern_hello;
 
 typedef struct cs_loop {
-    size_t size;
-    int window;
     long iterations, warmup;
     long batch; /* 0: choose from the warm-up so one sample lasts about CS_BATCH_TARGET_S */
+    int num_tests; /* MPI_Test calls during the overlap phase's compute (-t) */
 } cs_loop_t;
 
 #define CS_BATCH_TARGET_S 20e-6
@@ -56,14 +98,19 @@ typedef struct cs_timing {
     size_t nsamples;
     long batch;
     double total; /* seconds for all timed iterations, after time_divisor */
+    bool has_overlap;
+    cs_overlap_t overlap; /* seconds summed over the timed iterations of the overlap phase */
 } cs_timing_t;
 
 /* Runs warm-up and timed iterations; samples (room for loop->iterations) receive seconds
  * per iteration. Every rank of the communicator must call it. */
-cs_status_t cs_pattern_run(const cs_pattern_t *p, cs_pair_ctx_t *c, const cs_loop_t *loop,
-                           double *samples, cs_timing_t *out);
+cs_status_t cs_pattern_run(const cs_pattern_t *p, cs_ctx_t *c, const cs_loop_t *loop, double *samples,
+                           cs_timing_t *out);
 
-/* One untimed iteration (validation pass), with the same begin/end. */
-cs_status_t cs_pattern_once(const cs_pattern_t *p, cs_pair_ctx_t *c, size_t size, int window);
+/* The MPI datatype of an element type. */
+MPI_Datatype cs_mpi_datatype(cs_dtype_t t);
+
+/* The validation pass: fill, one untimed iteration with the same begin/end, check. */
+cs_status_t cs_pattern_validate(const cs_pattern_t *p, cs_ctx_t *c, long iteration, long *wrong);
 
 #endif

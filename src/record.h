@@ -20,6 +20,15 @@ typedef struct cs_record {
     double percentile_values[CS_MAX_PERCENTILES]; /* of the metric, for -z */
     bool validated;
     long errors;
+    /* where in the sweep: the datatype (collectives) and the one-sided axes */
+    cs_dtype_t dtype;
+    cs_win_mode_t win_mode;
+    cs_rma_sync_t sync_mode;
+    /* collectives: nccl-tests' algorithm and bus bandwidth, GB/s (NaN where undefined) */
+    double algbw_GBps, busbw_GBps;
+    /* non-blocking collectives, as OMB prints them: means over ranks of per-rank means */
+    double overall_us, compute_us, init_us, test_us, wait_us;
+    double pure_comm_us, min_comm_us, max_comm_us, overlap_pct;
 } cs_record_t;
 
 typedef struct cs_host {
@@ -27,6 +36,8 @@ typedef struct cs_host {
     int *ranks;
     int nranks;
 } cs_host_t;
+
+struct cs_topo;
 
 typedef struct cs_run_info {
     const cs_bench_t *bench;
@@ -45,6 +56,8 @@ typedef struct cs_run_info {
     char start_time[32];
     const char *const *environment; /* "NAME=value" entries worth keeping */
     int nenvironment;
+    const struct cs_topo *topo; /* neighbourhood collectives: every rank's neighbours */
+    double init_seconds;        /* this rank's MPI_Init, timed from the start of main */
 } cs_run_info_t;
 
 typedef enum cs_run_status { CS_RUN_COMPLETE, CS_RUN_VALIDATION_FAILED, CS_RUN_ERROR } cs_run_status_t;

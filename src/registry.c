@@ -2,10 +2,18 @@
 
 #include <string.h>
 
-extern const cs_bench_t cs_bench_latency, cs_bench_bw, cs_bench_bibw, cs_bench_mbw_mr, cs_bench_multi_lat;
+#define CS_BENCH(name) extern const cs_bench_t cs_bench_##name;
+#define CS_COLLECTIVE(name) extern const cs_bench_t cs_bench_##name, cs_bench_i##name, cs_bench_##name##_persistent;
+#include "benchmarks.def"
+#undef CS_BENCH
+#undef CS_COLLECTIVE
 
 static const cs_bench_t *const registry[] = {
-    &cs_bench_latency, &cs_bench_bw, &cs_bench_bibw, &cs_bench_mbw_mr, &cs_bench_multi_lat,
+#define CS_BENCH(name) &cs_bench_##name,
+#define CS_COLLECTIVE(name) &cs_bench_##name, &cs_bench_i##name, &cs_bench_##name##_persistent,
+#include "benchmarks.def"
+#undef CS_BENCH
+#undef CS_COLLECTIVE
 };
 
 #define NBENCH (sizeof registry / sizeof registry[0])
@@ -23,5 +31,12 @@ const cs_bench_t *cs_registry_at(size_t i) { return i < NBENCH ? registry[i] : N
 
 void cs_registry_print(FILE *out)
 {
-    for (size_t i = 0; i < NBENCH; i++) fprintf(out, "%-14s %s\n", registry[i]->name, registry[i]->description);
+    int width = 14;
+    for (size_t i = 0; i < NBENCH; i++)
+        if ((int)strlen(registry[i]->name) > width) width = (int)strlen(registry[i]->name);
+    for (size_t i = 0; i < NBENCH; i++) {
+        fprintf(out, "%-*s %s", width, registry[i]->name, registry[i]->description);
+        if (registry[i]->unavailable) fprintf(out, " [unavailable: %s]", registry[i]->unavailable);
+        fputc('\n', out);
+    }
 }

@@ -21,6 +21,11 @@ struct cs_reporter {
     /* records kept until the end, for layouts that need all of them (mbw_mr -V) */
     cs_record_t *held;
     size_t nheld, held_cap;
+    /* the sweep point whose column header was printed last (osu: a new datatype or
+     * one-sided mode starts a new table) */
+    cs_dtype_t shown_dtype;
+    cs_win_mode_t shown_win;
+    cs_rma_sync_t shown_sync;
 };
 
 extern const cs_reporter_ops_t cs_report_osu;

@@ -2,6 +2,7 @@
  * same records; schema/result.schema.json is the contract. */
 #include <string.h>
 
+#include "flow.h"
 #include "json_writer.h"
 #include "report.h"
 
@@ -46,6 +47,52 @@ static void write_bool(FILE *out, const char *key, bool v)
     fputs(v ? "true" : "false", out);
 }
 
+static void write_string_list(FILE *out, const char *key, int n, const char *(*name)(int, const cs_plan_t *),
+                              const cs_plan_t *plan)
+{
+    cs_json_key(out, key, 0);
+    fputc('[', out);
+    for (int i = 0; i < n; i++) {
+        if (i) fputc(',', out);
+        cs_json_string(out, name(i, plan));
+    }
+    fputc(']', out);
+}
+
+static const char *dtype_at(int i, const cs_plan_t *p) { return cs_dtype_name(p->dtypes[i]); }
+static const char *win_at(int i, const cs_plan_t *p) { return cs_win_mode_option(p->win_modes[i]); }
+static const char *sync_at(int i, const cs_plan_t *p) { return cs_sync_option(p->sync_modes[i]); }
+
+/* Options of the families beyond point-to-point, written only where they apply, so a
+ * point-to-point document is what it always was. */
+static void write_family_options(FILE *out, const cs_run_info_t *info)
+{
+    const cs_opts_t *o = info->opts;
+    const cs_plan_t *p = info->plan;
+    unsigned caps = info->bench->caps;
+    if (caps & CS_CAP_DATATYPES) write_string_list(out, "datatypes", p->ndtypes, dtype_at, p);
+    if (caps & CS_CAP_ROOT) {
+        cs_json_key(out, "root", 0);
+        if (p->root < 0) cs_json_string(out, "rotate");
+        else fprintf(out, "%d", p->root);
+    }
+    if (caps & CS_CAP_IN_PLACE) write_bool(out, "in_place", o->in_place);
+    if (caps & CS_CAP_OVERLAP) write_long(out, "num_test_calls", o->num_tests, 0);
+    if (caps & CS_CAP_BUSBW) write_bool(out, "busbw", o->busbw);
+    if (caps & CS_CAP_COLLECTIVE) write_bool(out, "max_size_clipped", p->max_size_clipped);
+    if (caps & CS_CAP_NEIGHBOR) {
+        char spec[512];
+        if (o->nbr_kind == CS_NBR_GRAPH) snprintf(spec, sizeof spec, "graph:%s", o->nbr_file);
+        else snprintf(spec, sizeof spec, "cart:%d:%d", o->nbr_dims, o->nbr_radius);
+        cs_json_key(out, "neighborhood", 0);
+        cs_json_string(out, spec);
+    }
+    if (caps & CS_CAP_RMA) {
+        write_string_list(out, "window_creation", p->nwin_modes, win_at, p);
+        write_string_list(out, "synchronization", p->nsync_modes, sync_at, p);
+    }
+}
+
 static void write_options(FILE *out, const cs_run_info_t *info)
 {
     const cs_opts_t *o = info->opts;
@@ -70,7 +117,7 @@ static void write_options(FILE *out, const cs_run_info_t *info)
     write_bool(out, "validate", o->validate);
     write_long(out, "mem_limit", (long)o->mem_limit, 0);
     cs_json_key(out, "datatype", 0);
-    cs_json_string(out, "MPI_CHAR");
+    cs_json_string(out, cs_dtype_name(info->plan->ndtypes ? info->plan->dtypes[0] : info->bench->dtype));
     write_long(out, "batch", o->batch, 0);
     cs_json_key(out, "percentiles", 0);
     fputc('[', out);
@@ -80,6 +127,7 @@ static void write_options(FILE *out, const cs_run_info_t *info)
     }
     fputc(']', out);
     write_bool(out, "full", o->full);
+    write_family_options(out, info);
     fputc('}', out);
 }
 
@@ -179,6 +227,26 @@ static void write_stats(FILE *out, const cs_stats_t *s)
     fputc('}', out);
 }
 
+static void write_collective_metrics(FILE *out, const cs_run_info_t *info, const cs_record_t *r)
+{
+    const cs_bench_t *b = info->bench;
+    if (b->flow && b->flow->busbw != CS_BUSBW_NONE) {
+        write_number_field(out, "algbw_GBps", r->algbw_GBps, 0);
+        write_number_field(out, "busbw_GBps", r->busbw_GBps, 0);
+    }
+    if (b->caps & CS_CAP_OVERLAP) {
+        write_number_field(out, "overall_us", r->overall_us, 0);
+        write_number_field(out, "compute_us", r->compute_us, 0);
+        write_number_field(out, "init_us", r->init_us, 0);
+        write_number_field(out, "test_us", r->test_us, 0);
+        write_number_field(out, "wait_us", r->wait_us, 0);
+        write_number_field(out, "pure_comm_us", r->pure_comm_us, 0);
+        write_number_field(out, "min_comm_us", r->min_comm_us, 0);
+        write_number_field(out, "max_comm_us", r->max_comm_us, 0);
+        write_number_field(out, "overlap_pct", r->overlap_pct, 0);
+    }
+}
+
 static void write_metrics(FILE *out, const cs_run_info_t *info, const cs_record_t *r)
 {
     fputc('{', out);
@@ -186,6 +254,7 @@ static void write_metrics(FILE *out, const cs_run_info_t *info, const cs_record_
         write_number_field(out, "latency_us", r->latency_us, 1);
         write_number_field(out, "min_latency_us", r->min_latency_us, 0);
         write_number_field(out, "max_latency_us", r->max_latency_us, 0);
+        write_collective_metrics(out, info, r);
     } else {
         write_number_field(out, "bandwidth_MBps", r->bandwidth_MBps, 1);
         write_number_field(out, "min_bandwidth_MBps", r->min_bandwidth_MBps, 0);
@@ -219,6 +288,16 @@ static void write_record(FILE *out, const cs_run_info_t *info, const cs_record_t
     cs_json_key(out, "validation", 0);
     if (r->validated) fprintf(out, "{\"errors\":%ld}", r->errors);
     else fputs("null", out);
+    if (info->bench->caps & CS_CAP_DATATYPES) {
+        cs_json_key(out, "datatype", 0);
+        cs_json_string(out, cs_dtype_name(r->dtype));
+    }
+    if (info->bench->caps & CS_CAP_RMA) {
+        cs_json_key(out, "window_creation", 0);
+        cs_json_string(out, cs_win_mode_option(r->win_mode));
+        cs_json_key(out, "synchronization", 0);
+        cs_json_string(out, cs_sync_option(r->sync_mode));
+    }
     fputc('}', out);
 }
 

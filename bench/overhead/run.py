@@ -1,9 +1,10 @@
 #!/usr/bin/env python3
 """Race commscope-bench against hand-written MPI loops (raw_loops.c), interleaved.
 
-For each MPI library in build/flavours.txt and each benchmark (latency, bw), runs
---rounds rounds; each round runs both programs over sizes 1 B - 4 MiB, alternating
-which goes first. Noise on a shared machine only ever adds time, so the best value per
+For each MPI library in build/flavours.txt and each benchmark (latency, bw, allreduce,
+bcast, put_latency), runs --rounds rounds; each round runs both programs over sizes
+1 B - 4 MiB (allreduce and bcast: 1 MiB, OMB's collective default), alternating which
+goes first. Noise on a shared machine only ever adds time, so the best value per
 size over all rounds is compared: overhead = commscope time / raw time - 1 (for
 bandwidth, raw MB/s / commscope MB/s - 1). Prints a Markdown table per library and the
 geometric mean; target: geometric mean <= 2 %, no size > 5 %.
@@ -26,8 +27,10 @@ REPO = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(REPO / "tests" / "python"))
 from mpi_flavours import Flavour, load_flavours  # noqa: E402
 
-METRIC = {"latency": "latency_us", "bw": "bandwidth_MBps"}
-LOWER_IS_BETTER = {"latency": True, "bw": False}
+METRIC = {"latency": "latency_us", "bw": "bandwidth_MBps", "allreduce": "latency_us", "bcast": "latency_us",
+          "put_latency": "latency_us"}
+LOWER_IS_BETTER = {"latency": True, "bw": False, "allreduce": True, "bcast": True, "put_latency": True}
+MAX_SIZE = {"allreduce": 1 << 20, "bcast": 1 << 20}  # OMB's collective default; others take --max-size
 
 
 def run_raw(fl: Flavour, bench: str, lo: int, hi: int) -> dict[int, float]:
@@ -102,7 +105,8 @@ def main() -> int:
     for fl in flavours.values():
         for bench in args.bench or sorted(METRIC):
             print(f"## {fl.name} {bench}\n")
-            print(table(fl, bench, race(fl, bench, args.rounds, args.min_size, args.max_size, args.control)), "\n", flush=True)
+            hi = min(args.max_size, MAX_SIZE.get(bench, args.max_size))
+            print(table(fl, bench, race(fl, bench, args.rounds, args.min_size, hi, args.control)), "\n", flush=True)
     return 0
 
 

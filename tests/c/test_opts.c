@@ -1,4 +1,5 @@
 #include "check.h"
+#include "dtype.h"
 #include "opts.h"
 
 /* Parses a NULL-terminated word list; returns the status and leaves the message in err. */
@@ -110,6 +111,60 @@ int main(void)
     PARSE_BAD("--batch 0: give auto or a whole number", "latency", "--batch", "0");
     PARSE_BAD("unexpected argument 'bw'", "latency", "bw");
     PARSE_BAD("no benchmark named", "-m", "8");
+
+    /* collectives and one-sided */
+    PARSE_OK("allreduce");
+    CHECK(o.dtypes == CS_MASK(CS_DT_CHAR) && !o.dtypes_set && o.root_mode == CS_ROOT_FIXED && o.root == 0);
+    CHECK(!o.in_place && o.num_tests == 0 && !o.busbw && o.nbr_kind == CS_NBR_CART && o.nbr_dims == 1 &&
+          o.nbr_radius == 1 && o.win_modes == CS_MASK(CS_WIN_ALLOCATE) && !o.sync_modes_set);
+    PARSE_OK("allreduce", "-T", "all", "-l", "--busbw");
+    CHECK(o.dtypes == 0xfu && o.dtypes_set && o.in_place && o.busbw);
+    PARSE_OK("allreduce", "-T", "mpi_double,mpi_int");
+    CHECK(o.dtypes == (CS_MASK(CS_DT_DOUBLE) | CS_MASK(CS_DT_INT)));
+    PARSE_OK("allreduce", "--type=mpi_float");
+    CHECK(o.dtypes == CS_MASK(CS_DT_FLOAT));
+    PARSE_OK("bcast", "-k", "rotate");
+    CHECK(o.root_mode == CS_ROOT_ROTATE && o.root_set);
+    PARSE_OK("bcast", "--root-rank", "fixed:3");
+    CHECK(o.root_mode == CS_ROOT_FIXED && o.root == 3 && o.root_set);
+    PARSE_OK("iallreduce", "-t", "10");
+    CHECK(o.num_tests == 10 && o.num_tests_set);
+    PARSE_OK("neighbor_alltoall", "-N", "cart:3:2");
+    CHECK(o.nbr_kind == CS_NBR_CART && o.nbr_dims == 3 && o.nbr_radius == 2 && o.nbr_set);
+    PARSE_OK("neighbor_alltoall", "-N", "graph:/tmp/a,b.adj");
+    CHECK(o.nbr_kind == CS_NBR_GRAPH && strcmp(o.nbr_file, "/tmp/a,b.adj") == 0);
+    PARSE_OK("put_latency", "-w", "all", "-s", "all");
+    CHECK(o.win_modes == 7u && o.sync_modes == 0x3fu && o.sync_all);
+    PARSE_OK("put_latency", "-w", "dynamic,create", "-s", "pscw,flush_local");
+    CHECK(o.win_modes == (CS_MASK(CS_WIN_DYNAMIC) | CS_MASK(CS_WIN_CREATE)) && !o.sync_all);
+    CHECK(o.sync_modes == (CS_MASK(CS_SYNC_PSCW) | CS_MASK(CS_SYNC_FLUSH_LOCAL)));
+    CHECK(strcmp(cs_sync_calls(CS_SYNC_FLUSH), "MPI_Win_flush") == 0);
+    CHECK(strcmp(cs_win_mode_call(CS_WIN_DYNAMIC), "MPI_Win_create_dynamic") == 0);
+
+    PARSE_BAD("-T mpi_long: choose mpi_char, mpi_int, mpi_float, mpi_double", "allreduce", "-T", "mpi_long");
+    PARSE_BAD("-T mpi_int,: choose", "allreduce", "-T", "mpi_int,");
+    PARSE_BAD("-T MPI_INT: choose", "allreduce", "-T", "MPI_INT"); /* OMB's spelling is lower case */
+    PARSE_BAD("-T mpi_long_long: choose", "allreduce", "-T", "mpi_long_long"); /* internal to the atomics */
+    PARSE_BAD("option -T needs a value", "allreduce", "-T");
+    PARSE_BAD("-k middle: choose fixed:RANK (a rank number) or rotate", "bcast", "-k", "middle");
+    PARSE_BAD("-k fixed:: choose fixed:RANK", "bcast", "-k", "fixed:");
+    PARSE_BAD("-k fixed:-1: choose", "bcast", "-k", "fixed:-1");
+    PARSE_BAD("-k fixed:2x: choose", "bcast", "-k", "fixed:2x");
+    PARSE_BAD("-k 3: choose", "bcast", "-k", "3");
+    PARSE_BAD("-t -1: MPI_Test calls must be a whole number from 0 to 1048576", "iallreduce", "-t", "-1");
+    PARSE_BAD("-t many: MPI_Test calls", "iallreduce", "-t", "many");
+    PARSE_BAD("-N torus:2: use cart:DIMS:RADIUS (e.g. cart:2:1) or graph:FILE", "neighbor_alltoall", "-N", "torus:2");
+    PARSE_BAD("-N graph:: use cart:DIMS:RADIUS", "neighbor_alltoall", "-N", "graph:");
+    PARSE_BAD("-N cart:2: use cart:DIMS:RADIUS", "neighbor_alltoall", "-N", "cart:2");
+    PARSE_BAD("-N cart:0:1: DIMS must be 1 to 8 and RADIUS at least 1", "neighbor_alltoall", "-N", "cart:0:1");
+    PARSE_BAD("-N cart:9:1: DIMS must be 1 to 8", "neighbor_alltoall", "-N", "cart:9:1");
+    PARSE_BAD("-N cart:2:0: DIMS must be 1 to 8 and RADIUS at least 1", "neighbor_alltoall", "-N", "cart:2:0");
+    PARSE_BAD("-N cart::1: use cart:DIMS:RADIUS", "neighbor_alltoall", "-N", "cart::1");
+    PARSE_BAD("-w shared: choose create, allocate, dynamic", "put_latency", "-w", "shared");
+    PARSE_BAD("-w create,,allocate: choose", "put_latency", "-w", "create,,allocate");
+    PARSE_BAD("-s flushall: choose lock, pscw, fence, flush, flush_local, lock_all", "put_latency", "-s", "flushall");
+    PARSE_BAD("-s : choose lock", "put_latency", "-s", "");
+    PARSE_BAD("unknown option --busbw=1", "allreduce", "--busbw=1");
 
     size_t v;
     CHECK(cs_parse_bytes("0", &v) && v == 0);

@@ -3,6 +3,7 @@
 #include <stdlib.h>
 
 #include "check.h"
+#include "flow.h"
 #include "report.h"
 
 #ifndef CS_GOLDEN_DIR
@@ -100,6 +101,162 @@ static void golden(const char *name, const cs_reporter_ops_t *ops, const cs_run_
     free(got);
 }
 
+/* Descriptors of issue 3's families as src/collective.h, src/rma.h and src/bench build them. */
+#define COLL(n, title, label, layout, f, c)                                                                  \
+    {.name = n, .description = "collective " n, .osu_title = title, .osu_value_label = label,               \
+     .osu_leading_blank = true, .metric = CS_METRIC_LATENCY, .iter_class = CS_ITERS_COLLECTIVE,              \
+     .caps = CS_CAP_COLLECTIVE | (c), .default_min_size = 1, .directions = 1,                                 \
+     .default_max_size = CS_COLL_MAX_SIZE, .osu_layout = layout, .flow = &f}
+static const cs_bench_t allreduce = COLL("allreduce", "Allreduce Latency Test", "Avg Latency(us)", CS_OSU_COLLECTIVE,
+                                         cs_flow_allreduce, CS_CAP_DATATYPES | CS_CAP_BUSBW | CS_CAP_IN_PLACE);
+static const cs_bench_t bcast = COLL("bcast", "Broadcast Latency Test", "Avg Latency(us)", CS_OSU_COLLECTIVE,
+                                     cs_flow_bcast, CS_CAP_DATATYPES | CS_CAP_BUSBW | CS_CAP_ROOT);
+static const cs_bench_t barrier = COLL("barrier", "Barrier Latency Test", "Avg Latency(us)", CS_OSU_COLLECTIVE,
+                                       cs_flow_barrier, CS_CAP_SIZELESS);
+static const cs_bench_t iallreduce = COLL("iallreduce", "Non-blocking Allreduce Latency Test", "Overall(us)",
+                                          CS_OSU_NBC, cs_flow_allreduce,
+                                          CS_CAP_DATATYPES | CS_CAP_BUSBW | CS_CAP_IN_PLACE | CS_CAP_OVERLAP);
+static const cs_bench_t ibarrier = COLL("ibarrier", "Non-blocking Barrier Latency Test", "Overall(us)", CS_OSU_NBC,
+                                        cs_flow_barrier, CS_CAP_SIZELESS | CS_CAP_OVERLAP);
+static const cs_bench_t put_latency = {
+    .name = "put_latency", .description = "one-sided MPI_Put latency", .osu_title = "MPI_Put Latency Test",
+    .osu_value_label = "Latency (us)", .metric = CS_METRIC_LATENCY, .iter_class = CS_ITERS_LATENCY,
+    .caps = CS_CAP_TWO_RANKS | CS_CAP_RMA, .default_min_size = 1, .directions = 1, .rma_syncs = 0x3f,
+    .default_sync = CS_SYNC_FLUSH};
+static const cs_bench_t init = {.name = "init", .description = "MPI_Init", .osu_title = "Init Test",
+                                .osu_value_label = "Avg Latency(us)", .metric = CS_METRIC_LATENCY,
+                                .caps = CS_CAP_STARTUP | CS_CAP_SIZELESS, .osu_layout = CS_OSU_INIT};
+static const cs_bench_t hello = {.name = "hello", .description = "MPI start", .osu_title = "Hello World Test",
+                                 .osu_value_label = "", .metric = CS_METRIC_LATENCY,
+                                 .caps = CS_CAP_STARTUP | CS_CAP_SIZELESS | CS_CAP_NO_MEASURE,
+                                 .osu_layout = CS_OSU_HELLO};
+static const cs_bench_t fan_in = {.name = "bw_fan_in", .description = "fan-in", .osu_title = "Fan-in Bandwidth Test",
+                                  .osu_value_label = "Bandwidth (MB/s)", .osu_leading_blank = true,
+                                  .metric = CS_METRIC_BANDWIDTH, .iter_class = CS_ITERS_BANDWIDTH,
+                                  .caps = CS_CAP_FAN | CS_CAP_WINDOW, .default_min_size = 1, .directions = 1};
+
+/* What the collective pattern's reduction yields: across-rank Min/Max, busbw, overlap. */
+static cs_record_t collective_record(size_t size, cs_dtype_t t, double avg, long errors, bool validated)
+{
+    cs_record_t r = make_record(size, 1, avg, errors, validated);
+    r.iterations = size > 8192 ? 100 : 1000;
+    r.warmup = size > 8192 ? 10 : 100;
+    r.batch = 1;
+    r.dtype = t;
+    r.min_latency_us = avg * 0.5;
+    r.max_latency_us = avg * 2;
+    r.algbw_GBps = (double)size / (avg * 1e-6) / 1e9;
+    r.busbw_GBps = r.algbw_GBps * 1.5;
+    r.overall_us = avg * 1.6, r.compute_us = avg, r.init_us = avg * 0.1, r.test_us = 0.05;
+    r.wait_us = avg * 0.45, r.pure_comm_us = avg, r.min_comm_us = avg * 0.8, r.max_comm_us = avg * 1.2;
+    r.overlap_pct = 40.3;
+    return r;
+}
+
+static void issue3_goldens(cs_run_info_t info, cs_opts_t *o, cs_plan_t *plan)
+{
+    char *argv[] = {"commscope-bench", "allreduce", "-T", "mpi_char,mpi_int", "-f", "-c", "--busbw"};
+    info.argv = argv;
+    info.argc = 7;
+    info.nranks = 4;
+    info.opts = o;
+    info.plan = plan;
+
+    /* collective -f -c --busbw over two datatypes: a new table per datatype */
+    cs_opts_init(o);
+    o->full = o->validate = o->busbw = true;
+    o->dtypes = CS_MASK(CS_DT_CHAR) | CS_MASK(CS_DT_INT), o->dtypes_set = true;
+    *plan = (cs_plan_t){.min_size = 1, .max_size = 16384, .pairs = 1, .window = 1, .buffer_bytes = 32768,
+                        .ndtypes = 2, .dtypes = {CS_DT_CHAR, CS_DT_INT}, .root = 0};
+    info.bench = &allreduce;
+    info.pattern_name = "collective";
+    cs_record_t coll[] = {collective_record(1, CS_DT_CHAR, 1.02, 0, true),
+                          collective_record(16384, CS_DT_CHAR, 12.5, 0, true),
+                          collective_record(4, CS_DT_INT, 1.08, 0, true),
+                          collective_record(8, CS_DT_INT, 1.09, 0, true)};
+    golden("allreduce_full.osu", &cs_report_osu, &info, coll, 4, CS_RUN_COMPLETE);
+    golden("allreduce_full.json", &cs_report_json, &info, coll, 4, CS_RUN_COMPLETE);
+    golden("allreduce_full.csv", &cs_report_csv, &info, coll, 4, CS_RUN_COMPLETE);
+
+    /* rooted, -z, no -f: OMB's plain table */
+    cs_opts_init(o);
+    o->npercentiles = 3, o->percentiles[0] = 50, o->percentiles[1] = 90, o->percentiles[2] = 99;
+    *plan = (cs_plan_t){.min_size = 1, .max_size = 2, .pairs = 1, .window = 1, .ndtypes = 1, .root = -1};
+    info.bench = &bcast;
+    golden("bcast_tail.osu", &cs_report_osu, &info, coll, 1, CS_RUN_COMPLETE);
+    golden("bcast_tail.json", &cs_report_json, &info, coll, 1, CS_RUN_COMPLETE);
+
+    /* barrier: no size column, no datatype line */
+    cs_opts_init(o);
+    o->full = true;
+    *plan = (cs_plan_t){.pairs = 1, .window = 1, .ndtypes = 1};
+    info.bench = &barrier;
+    cs_record_t bar = collective_record(0, CS_DT_CHAR, 1.89, 0, false);
+    golden("barrier_full.osu", &cs_report_osu, &info, &bar, 1, CS_RUN_COMPLETE);
+
+    /* non-blocking, without and with -f; the barrier form without a size */
+    cs_opts_init(o);
+    *plan = (cs_plan_t){.min_size = 4, .max_size = 8, .pairs = 1, .window = 1, .ndtypes = 1};
+    info.bench = &iallreduce;
+    info.pattern_name = "nbc_overlap";
+    cs_record_t nbc[] = {collective_record(4, CS_DT_CHAR, 1.4, 0, false), collective_record(8, CS_DT_CHAR, 1.41, 0, false)};
+    golden("iallreduce.osu", &cs_report_osu, &info, nbc, 2, CS_RUN_COMPLETE);
+    o->full = o->validate = true;
+    o->num_tests = 4, o->num_tests_set = true;
+    nbc[0].validated = nbc[1].validated = true;
+    golden("iallreduce_full.osu", &cs_report_osu, &info, nbc, 2, CS_RUN_COMPLETE);
+    golden("iallreduce_full.json", &cs_report_json, &info, nbc, 2, CS_RUN_COMPLETE);
+    golden("iallreduce_full.csv", &cs_report_csv, &info, nbc, 2, CS_RUN_COMPLETE);
+    cs_opts_init(o);
+    *plan = (cs_plan_t){.pairs = 1, .window = 1, .ndtypes = 1};
+    info.bench = &ibarrier;
+    cs_record_t ibar = collective_record(0, CS_DT_CHAR, 2.88, 0, false);
+    golden("ibarrier.osu", &cs_report_osu, &info, &ibar, 1, CS_RUN_COMPLETE);
+
+    /* one-sided: a header per window creation and synchronisation mode (-w all -s ...) */
+    cs_opts_init(o);
+    o->validate = true;
+    o->win_modes = CS_MASK(CS_WIN_CREATE) | CS_MASK(CS_WIN_ALLOCATE), o->win_modes_set = true;
+    o->sync_modes = CS_MASK(CS_SYNC_LOCK) | CS_MASK(CS_SYNC_FLUSH), o->sync_modes_set = true;
+    *plan = (cs_plan_t){.min_size = 1, .max_size = 2, .pairs = 1, .window = 1, .ndtypes = 1, .nwin_modes = 2,
+                        .nsync_modes = 2, .win_modes = {CS_WIN_CREATE, CS_WIN_ALLOCATE},
+                        .sync_modes = {CS_SYNC_LOCK, CS_SYNC_FLUSH}};
+    info.bench = &put_latency;
+    info.pattern_name = "one_sided";
+    info.nranks = 2;
+    cs_record_t rma[4];
+    for (int i = 0; i < 4; i++) {
+        rma[i] = make_record((size_t)(1 + i % 2), 1, 0.21 + 0.01 * i, 0, true);
+        rma[i].win_mode = i < 2 ? CS_WIN_CREATE : CS_WIN_ALLOCATE;
+        rma[i].sync_mode = CS_SYNC_LOCK;
+    }
+    golden("put_latency.osu", &cs_report_osu, &info, rma, 4, CS_RUN_COMPLETE);
+    golden("put_latency.json", &cs_report_json, &info, rma, 4, CS_RUN_COMPLETE);
+    golden("put_latency.csv", &cs_report_csv, &info, rma, 4, CS_RUN_COMPLETE);
+
+    /* start-up: OMB's one line; hello has no records */
+    cs_opts_init(o);
+    *plan = (cs_plan_t){.pairs = 1, .window = 1, .ndtypes = 1};
+    info.bench = &init;
+    info.pattern_name = "startup";
+    info.nranks = 2;
+    cs_record_t start = make_record(0, 1, 229000, 0, false);
+    start.min_latency_us = 226000, start.max_latency_us = 232400;
+    golden("init.osu", &cs_report_osu, &info, &start, 1, CS_RUN_COMPLETE);
+    golden("init.json", &cs_report_json, &info, &start, 1, CS_RUN_COMPLETE);
+    info.bench = &hello;
+    info.pattern_name = "none";
+    golden("hello.osu", &cs_report_osu, &info, NULL, 0, CS_RUN_COMPLETE);
+
+    /* congestion: the hub and its peers */
+    *plan = (cs_plan_t){.min_size = 1, .max_size = 65536, .pairs = 3, .window = 64, .ndtypes = 1};
+    info.bench = &fan_in;
+    info.pattern_name = "fan_in";
+    info.nranks = 4;
+    cs_record_t fan[] = {make_record(1, 64, 9.53, 0, false), make_record(65536, 64, 3.63632, 0, false)};
+    golden("bw_fan_in.osu", &cs_report_osu, &info, fan, 2, CS_RUN_COMPLETE);
+}
+
 int main(void)
 {
     int ranks0[] = {0}, ranks1[] = {1};
@@ -152,5 +309,9 @@ int main(void)
                        make_record(2, 1, 3, 0, false), make_record(2, 2, 4, 0, false)};
     golden("mbw_mr_vary.osu", &cs_report_osu, &info, v, 4, CS_RUN_COMPLETE);
     golden("mbw_mr_vary.csv", &cs_report_csv, &info, v, 4, CS_RUN_COMPLETE);
+
+    cs_opts_t o3;
+    cs_plan_t plan3;
+    issue3_goldens(info, &o3, &plan3);
     return check_report("test_report");
 }

@@ -15,6 +15,16 @@ from mpi_flavours import REPO, flavour_params, need
 
 SCHEMA = json.loads((REPO / "schema" / "result.schema.json").read_text())
 POINT_TO_POINT = ["latency", "bw", "bibw", "mbw_mr", "multi_lat"]
+COLLECTIVES = ["allgather", "allgatherv", "allreduce", "alltoall", "alltoallv", "alltoallw", "barrier", "bcast",
+               "gather", "gatherv", "reduce", "reduce_scatter", "reduce_scatter_block", "scatter", "scatterv",
+               "neighbor_allgather", "neighbor_allgatherv", "neighbor_alltoall", "neighbor_alltoallv",
+               "neighbor_alltoallw"]
+ONE_SIDED = ["put_latency", "get_latency", "put_bw", "get_bw", "put_bibw", "acc_latency", "get_acc_latency",
+             "fop_latency", "cas_latency"]
+# --list order: a collective is listed with its non-blocking and persistent forms
+ALL_BENCHMARKS = (POINT_TO_POINT + ["bw_fan_in", "bw_fan_out"]
+                  + [name for c in COLLECTIVES for name in (c, f"i{c}", f"{c}_persistent")]
+                  + ONE_SIDED + ["init", "hello"])
 SEND_MODES = ["send", "ssend", "bsend", "rsend", "isend"]
 QUICK = ["-i", "20", "-x", "5"]
 
@@ -180,7 +190,7 @@ def test_validation_failure_in_json(mpi):
 
 def test_compat_links_run_their_benchmark(mpi):
     listed = [l.split()[0] for l in mpi.run(1, "--list").stdout.splitlines()]
-    assert listed == POINT_TO_POINT
+    assert listed == ALL_BENCHMARKS
     for name in listed:
         assert (mpi.compat / f"osu_{name}").exists(), f"no compat link for {name}"
     res = mpi.run(2, "-m", "4:8", *QUICK, program=mpi.compat / "osu_bibw")

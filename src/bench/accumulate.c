@@ -1,0 +1,14 @@
+/* MPI_Accumulate with MPI_SUM: osu_acc_latency. */
+#include "../rma.h"
+
+static int accumulate(const cs_rma_args_t *a)
+{
+    return MPI_Accumulate(CS_RMA_AT(a->origin, a), a->count, a->type, a->target, CS_RMA_DISP(a), a->count, a->type,
+                          MPI_SUM, a->win);
+}
+
+static const cs_rma_op_t op = {.fetches = false, .update = CS_RMA_SUM, .issue = accumulate};
+
+const cs_bench_t cs_bench_acc_latency = CS_RMA_BENCH(
+    "acc_latency", "MPI_Accumulate latency Test", "one-sided MPI_Accumulate (MPI_SUM) latency (us); -w, -s",
+    cs_pattern_rma, op, CS_METRIC_LATENCY, 0, CS_RMA_ALL_SYNCS, CS_SYNC_FLUSH, 1);

@@ -1,0 +1,85 @@
+/* What a collective benchmark file needs: the arguments one call of a collective gets,
+ * its three forms (blocking, non-blocking, MPI-4 persistent) as a row of functions, and
+ * the macros that turn one MPI argument list into those functions and into the three
+ * benchmark descriptors. A collective is then one small file (see bench/allreduce.c) and
+ * one line in benchmarks.def. */
+#ifndef CS_COLLECTIVE_H
+#define CS_COLLECTIVE_H
+
+#include <mpi.h>
+#include <stdbool.h>
+
+#include "bench.h"
+#include "flow.h"
+#include "pattern.h"
+
+/* Everything one call needs, filled by the collective pattern for each size, datatype and
+ * root. Counts and displacements are in elements unless named otherwise. */
+typedef struct cs_coll_args {
+    MPI_Comm comm; /* the world, or the neighbourhood's distributed graph */
+    const void *sbuf;
+    void *rbuf;
+    int count; /* elements per block (the whole vector for reductions) */
+    MPI_Datatype type;
+    MPI_Op op;
+    int root, rank;
+    bool in_place; /* this call passes MPI_IN_PLACE (-l, and the root of root-only forms) */
+    const int *scounts, *sdispls, *rcounts, *rdispls; /* v-forms; rcounts: reduce_scatter's segments */
+    const int *sbdispls, *rbdispls;                   /* alltoallw: byte displacements */
+    const MPI_Aint *sadispls, *radispls;              /* neighbor_alltoallw */
+    const MPI_Datatype *stypes, *rtypes;              /* w-forms */
+} cs_coll_args_t;
+
+typedef struct cs_coll_ops {
+    int (*blocking)(const cs_coll_args_t *a);
+    int (*start)(const cs_coll_args_t *a, MPI_Request *req);
+    int (*init)(const cs_coll_args_t *a, MPI_Request *req); /* NULL: the library has no MPI-4 form */
+} cs_coll_ops_t;
+
+#define CS_SEND(a) ((a)->in_place ? MPI_IN_PLACE : (a)->sbuf)
+#define CS_RECV_OR_IN_PLACE(a) ((a)->in_place ? MPI_IN_PLACE : (a)->rbuf) /* scatter's root */
+#define CS_BCAST_BUF(a) ((a)->rank == (a)->root ? (void *)(a)->sbuf : (a)->rbuf)
+
+/* MPI-4 persistent collectives exist only where CMake found them (CS_HAVE_PERSISTENT_COLL). */
+#ifdef CS_HAVE_PERSISTENT_COLL
+#define CS_PERSISTENT_FORM(name, call, ...) \
+    static int name##_init(const cs_coll_args_t *a, MPI_Request *req) { return call(__VA_ARGS__, MPI_INFO_NULL, req); }
+#define CS_PERSISTENT_PTR(name) name##_init
+#define CS_PERSISTENT_UNAVAILABLE NULL
+#else
+#define CS_PERSISTENT_FORM(name, call, ...)
+#define CS_PERSISTENT_PTR(name) NULL
+#define CS_PERSISTENT_UNAVAILABLE \
+    "built against an MPI library without MPI-4 persistent collectives (MPI_Allreduce_init, ...)"
+#endif
+
+/* The three forms of one collective from one argument list (`a` is the cs_coll_args_t). */
+#define CS_COLLECTIVE_CALLS(name, blocking_call, start_call, init_call, ...)                          \
+    static int name##_blocking(const cs_coll_args_t *a) { return blocking_call(__VA_ARGS__); }       \
+    static int name##_start(const cs_coll_args_t *a, MPI_Request *req) { return start_call(__VA_ARGS__, req); } \
+    CS_PERSISTENT_FORM(name, init_call, __VA_ARGS__)                                                   \
+    static const cs_coll_ops_t name##_ops = {name##_blocking, name##_start, CS_PERSISTENT_PTR(name)};
+
+#define CS_COLL_DESCRIPTOR(bench_name, title, desc, pattern_, label, layout, flow_, ops_, caps_, unavailable_) \
+    {.name = bench_name, .description = desc, .osu_title = title, .osu_value_label = label,                 \
+     .osu_leading_blank = true, .pattern = &pattern_, .metric = CS_METRIC_LATENCY,                            \
+     .iter_class = CS_ITERS_COLLECTIVE, .caps = CS_CAP_COLLECTIVE | (caps_), .default_min_size = 1,           \
+     .directions = 1, .default_max_size = CS_COLL_MAX_SIZE, .osu_layout = layout, .flow = &flow_,            \
+     .coll = &ops_, .unavailable = unavailable_}
+
+/* cs_bench_NAME, cs_bench_iNAME and cs_bench_NAME_persistent, as OMB's osu_NAME,
+ * osu_iNAME and osu_NAME_persistent. */
+#define CS_COLLECTIVE_BENCHES(name, title, desc, flow_, caps_)                                                  \
+    const cs_bench_t cs_bench_##name = CS_COLL_DESCRIPTOR(#name, title " Latency Test", desc,                   \
+        cs_pattern_collective, "Avg Latency(us)", CS_OSU_COLLECTIVE, flow_, name##_ops, caps_, NULL);           \
+    const cs_bench_t cs_bench_i##name = CS_COLL_DESCRIPTOR("i" #name, "Non-blocking " title " Latency Test",    \
+        "non-blocking form, overlap with a dummy compute: " desc, cs_pattern_nbc, "Overall(us)", CS_OSU_NBC,     \
+        flow_, name##_ops, (caps_) | CS_CAP_OVERLAP, NULL);                                                      \
+    const cs_bench_t cs_bench_##name##_persistent = CS_COLL_DESCRIPTOR(#name "_persistent",                     \
+        "Persistent " title " Latency Test", "MPI-4 persistent form: " desc, cs_pattern_persistent,             \
+        "Avg Latency(us)", CS_OSU_COLLECTIVE, flow_, name##_ops, caps_, CS_PERSISTENT_UNAVAILABLE);
+
+/* Caps most collectives with data share. */
+#define CS_COLL_DATA (CS_CAP_DATATYPES | CS_CAP_BUSBW)
+
+#endif

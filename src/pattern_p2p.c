@@ -1,0 +1,223 @@
+/* Point-to-point patterns: ping-pong, one-way and two-way windows, for one pair or for
+ * rank i with rank i + pairs. Buffers are window slots (one with -b single). */
+#include <stdint.h>
+#include <stdlib.h>
+
+#include "mpi_check.h"
+#include "pattern.h"
+#include "send_mode.h"
+#include "validate.h"
+
+#define TAG_DATA 1
+#define TAG_ACK 101
+
+typedef struct cs_pair {
+    int peer;
+    bool initiator; /* sends first (ping-pong) or sends the data (one-way windows) */
+    void *send_block, *recv_block; /* slots laid out back to back */
+    char **send_slots, **recv_slots; /* one per window slot; all equal with -b single */
+    int nslots, distinct;
+    uint8_t *staging; /* host copy for filling and checking (-c) */
+    MPI_Request *requests; /* room for two windows */
+    char ack;
+    const cs_send_ops_t *send_ops;
+    cs_p2p_t p2p;
+} cs_pair_t;
+
+static cs_pair_t *pair_of(const cs_ctx_t *c) { return c->state; }
+
+static int largest_window(const cs_run_info_t *info)
+{
+    return info->opts->vary_window ? 128 : info->plan->window; /* -V goes up to 128 */
+}
+
+static cs_status_t pair_setup(cs_ctx_t *c)
+{
+    const cs_run_info_t *info = c->info;
+    cs_pair_t *s = calloc(1, sizeof *s);
+    if (s == NULL) return CS_TRACE(CS_ERR_RUNTIME);
+    c->state = s;
+    int pairs = info->plan->pairs, max_window = largest_window(info);
+    c->active = c->rank < 2 * pairs;
+    s->initiator = c->rank < pairs;
+    c->timer = c->active && s->initiator;
+    s->peer = s->initiator ? c->rank + pairs : c->rank - pairs;
+    size_t slot_bytes = info->plan->max_size ? info->plan->max_size : 1;
+    s->nslots = max_window;
+    s->distinct = info->opts->buffers == CS_BUFFERS_MULTIPLE ? max_window : 1;
+    CS_CHECK(c->mem->alloc(slot_bytes * (size_t)s->distinct, &s->send_block));
+    CS_CHECK(c->mem->alloc(slot_bytes * (size_t)s->distinct, &s->recv_block));
+    s->send_slots = calloc((size_t)s->nslots, sizeof *s->send_slots);
+    s->recv_slots = calloc((size_t)s->nslots, sizeof *s->recv_slots);
+    s->staging = malloc(slot_bytes);
+    s->requests = calloc(2 * (size_t)max_window, sizeof *s->requests);
+    if (!s->send_slots || !s->recv_slots || !s->staging || !s->requests) return CS_TRACE(CS_ERR_RUNTIME);
+    for (int i = 0; i < s->nslots; i++) {
+        size_t at = (size_t)(i % s->distinct) * slot_bytes;
+        s->send_slots[i] = (char *)s->send_block + at;
+        s->recv_slots[i] = (char *)s->recv_block + at;
+    }
+    s->send_ops = cs_send_ops_for(info->opts->send_mode);
+    s->p2p.comm = c->comm;
+    if (c->active && (info->bench->caps & CS_CAP_SEND_MODE)) CS_CHECK(s->send_ops->setup(&s->p2p, info->plan->max_size));
+    return CS_OK;
+}
+
+static cs_status_t pair_teardown(cs_ctx_t *c)
+{
+    cs_pair_t *s = pair_of(c);
+    if (s == NULL) return CS_OK;
+    cs_status_t st = CS_OK;
+    if (c->active && s->send_ops && (c->info->bench->caps & CS_CAP_SEND_MODE)) st = s->send_ops->teardown(&s->p2p);
+    if (s->send_block) c->mem->free(s->send_block);
+    if (s->recv_block) c->mem->free(s->recv_block);
+    free(s->send_slots);
+    free(s->recv_slots);
+    free(s->staging);
+    free(s->requests);
+    free(s);
+    c->state = NULL;
+    return st;
+}
+
+/* ---- ping-pong: one message there, one back ---- */
+
+static cs_status_t pingpong_begin(cs_ctx_t *c)
+{
+    cs_pair_t *s = pair_of(c);
+    if (!c->active) return CS_OK;
+    return s->send_ops->begin(&s->p2p, s->recv_slots[0], (int)c->size, s->peer, s->initiator);
+}
+
+static cs_status_t pingpong_iterations(cs_ctx_t *c, long first, long iterations)
+{
+    (void)first;
+    cs_pair_t *s = pair_of(c);
+    const cs_send_ops_t *ops = s->send_ops;
+    int n = (int)c->size, peer = s->peer;
+    char *sbuf = s->send_slots[0], *rbuf = s->recv_slots[0];
+    if (s->initiator) {
+        for (long i = 0; i < iterations; i++) {
+            CS_CHECK(ops->send(&s->p2p, sbuf, rbuf, n, peer));
+            CS_CHECK(ops->recv(&s->p2p, rbuf, n, peer));
+        }
+        return CS_OK;
+    }
+    for (long i = 0; i < iterations; i++) {
+        CS_CHECK(ops->recv(&s->p2p, rbuf, n, peer));
+        CS_CHECK(ops->send(&s->p2p, sbuf, rbuf, n, peer));
+    }
+    return CS_OK;
+}
+
+static cs_status_t pingpong_end(cs_ctx_t *c)
+{
+    cs_pair_t *s = pair_of(c);
+    return c->active ? s->send_ops->end(&s->p2p) : CS_OK;
+}
+
+/* ---- one-way window: `window` non-blocking sends, then a small acknowledgement ---- */
+
+static cs_status_t window_uni_iterations(cs_ctx_t *c, long first, long iterations)
+{
+    (void)first;
+    cs_pair_t *s = pair_of(c);
+    int n = (int)c->size, window = c->window;
+    for (long i = 0; i < iterations; i++) {
+        if (s->initiator) {
+            for (int w = 0; w < window; w++)
+                CS_MPI(MPI_Isend(s->send_slots[w], n, MPI_CHAR, s->peer, TAG_DATA, c->comm, &s->requests[w]));
+            CS_MPI(MPI_Waitall(window, s->requests, MPI_STATUSES_IGNORE));
+            CS_MPI(MPI_Recv(&s->ack, 1, MPI_CHAR, s->peer, TAG_ACK, c->comm, MPI_STATUS_IGNORE));
+        } else {
+            for (int w = 0; w < window; w++)
+                CS_MPI(MPI_Irecv(s->recv_slots[w], n, MPI_CHAR, s->peer, TAG_DATA, c->comm, &s->requests[w]));
+            CS_MPI(MPI_Waitall(window, s->requests, MPI_STATUSES_IGNORE));
+            CS_MPI(MPI_Send(&s->ack, 1, MPI_CHAR, s->peer, TAG_ACK, c->comm));
+        }
+    }
+    return CS_OK;
+}
+
+/* ---- two-way window: both sides receive and send `window` messages at once ---- */
+
+static cs_status_t window_bi_iterations(cs_ctx_t *c, long first, long iterations)
+{
+    (void)first;
+    cs_pair_t *s = pair_of(c);
+    int n = (int)c->size, window = c->window;
+    MPI_Request *recvs = s->requests + window, *sends = s->requests;
+    for (long i = 0; i < iterations; i++) {
+        for (int w = 0; w < window; w++)
+            CS_MPI(MPI_Irecv(s->recv_slots[w], n, MPI_CHAR, s->peer, TAG_DATA, c->comm, &recvs[w]));
+        for (int w = 0; w < window; w++)
+            CS_MPI(MPI_Isend(s->send_slots[w], n, MPI_CHAR, s->peer, TAG_DATA, c->comm, &sends[w]));
+        CS_MPI(MPI_Waitall(window, sends, MPI_STATUSES_IGNORE));
+        CS_MPI(MPI_Waitall(window, recvs, MPI_STATUSES_IGNORE));
+    }
+    return CS_OK;
+}
+
+static cs_status_t nothing(cs_ctx_t *c)
+{
+    (void)c;
+    return CS_OK;
+}
+
+/* ---- validation: each (sender, size, slot) has its own byte sequence ---- */
+
+static cs_status_t pair_fill(cs_ctx_t *c, long iteration)
+{
+    (void)iteration;
+    cs_pair_t *s = pair_of(c);
+    int slots = c->window < s->distinct ? c->window : s->distinct;
+    for (int w = 0; w < slots; w++) {
+        cs_pattern_fill(s->staging, c->size, c->rank, c->size, w);
+        CS_CHECK(c->mem->from_host(s->send_slots[w], s->staging, c->size));
+        cs_pattern_fill_unlike(s->staging, c->size, s->peer, c->size, w);
+        CS_CHECK(c->mem->from_host(s->recv_slots[w], s->staging, c->size));
+    }
+    return CS_OK;
+}
+
+static cs_status_t pair_check(cs_ctx_t *c, bool receives, long *wrong)
+{
+    cs_pair_t *s = pair_of(c);
+    *wrong = 0;
+    if (!c->active || !receives) return CS_OK;
+    int slots = c->window < s->distinct ? c->window : s->distinct;
+    for (int w = 0; w < slots; w++) {
+        CS_CHECK(c->mem->to_host(s->staging, s->recv_slots[w], c->size));
+        if (c->info->opts->corrupt_size == (long)c->size && c->size > 0 && w == 0) s->staging[c->size - 1] ^= 0x5a;
+        *wrong += cs_pattern_mismatches(s->staging, c->size, s->peer, c->size, w);
+    }
+    return CS_OK;
+}
+
+/* ping-pong and two-way windows: both sides receive data; one-way: only the responder */
+static cs_status_t check_both(cs_ctx_t *c, long iteration, long *wrong)
+{
+    (void)iteration;
+    return pair_check(c, true, wrong);
+}
+static cs_status_t check_responder(cs_ctx_t *c, long iteration, long *wrong)
+{
+    (void)iteration;
+    return pair_check(c, !pair_of(c)->initiator, wrong);
+}
+
+#define PAIR_PATTERN(name_, barrier, divisor, begin_, iter_, end_, check_)                                 \
+    {.name = name_, .barrier_each_iteration = barrier, .time_divisor = divisor, .timers = CS_TIMERS_SOME, \
+     .setup = pair_setup, .teardown = pair_teardown, .begin = begin_, .iterations = iter_, .end = end_,  \
+     .fill = pair_fill, .check = check_}
+
+const cs_pattern_t cs_pattern_pingpong =
+    PAIR_PATTERN("pingpong", false, 2.0, pingpong_begin, pingpong_iterations, pingpong_end, check_both);
+const cs_pattern_t cs_pattern_multi_pingpong =
+    PAIR_PATTERN("multi_pair_pingpong", true, 2.0, pingpong_begin, pingpong_iterations, pingpong_end, check_both);
+const cs_pattern_t cs_pattern_window_uni =
+    PAIR_PATTERN("window_uni", false, 1.0, nothing, window_uni_iterations, nothing, check_responder);
+const cs_pattern_t cs_pattern_multi_window_uni =
+    PAIR_PATTERN("multi_pair_window", true, 1.0, nothing, window_uni_iterations, nothing, check_responder);
+const cs_pattern_t cs_pattern_window_bi =
+    PAIR_PATTERN("window_bi", false, 1.0, nothing, window_bi_iterations, nothing, check_both);

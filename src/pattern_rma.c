@@ -1,0 +1,270 @@
+/* One-sided patterns: rank 0 (the origin) issues a window of operations per epoch on
+ * rank 1's window; the bidirectional pattern has both ranks do it at once. The epoch is
+ * the synchronisation of -s, as OMB opens and closes it; flush and flush_local keep one
+ * lock for the whole measurement and flush per iteration. The window (-w) lives until the
+ * creation mode changes, at the largest size, so no size pays for its set-up. */
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "mpi_check.h"
+#include "rma.h"
+
+typedef struct cs_rma {
+    MPI_Win win;
+    bool has_win;
+    cs_win_mode_t mode;
+    void *win_base;        /* the window's memory (MPI's with -w allocate) */
+    void *origin, *result, *compare;
+    size_t bytes;          /* the largest size times the window */
+    MPI_Aint disp;         /* the peer's window base as this rank addresses it */
+    MPI_Group peer_group;  /* post/start */
+    int peer;
+    bool origin_side;      /* issues the operations */
+    bool bidirectional;
+    uint8_t *staging;
+    const cs_rma_op_t *op;
+    cs_rma_args_t args; /* the operation's arguments at the current size, made in begin */
+} cs_rma_t;
+
+static cs_rma_t *rma_of(const cs_ctx_t *c) { return c->state; }
+
+/* ---- epochs, one row per -s mode ---- */
+
+static int lock_open(cs_rma_t *r) { return MPI_Win_lock(MPI_LOCK_SHARED, r->peer, 0, r->win); }
+static int lock_close(cs_rma_t *r) { return MPI_Win_unlock(r->peer, r->win); }
+static int lock_all_open(cs_rma_t *r) { return MPI_Win_lock_all(0, r->win); }
+static int lock_all_close(cs_rma_t *r) { return MPI_Win_unlock_all(r->win); }
+static int flush_close(cs_rma_t *r) { return MPI_Win_flush(r->peer, r->win); }
+static int flush_local_close(cs_rma_t *r) { return MPI_Win_flush_local(r->peer, r->win); }
+static int fence(cs_rma_t *r) { return MPI_Win_fence(0, r->win); }
+static int start(cs_rma_t *r) { return MPI_Win_start(r->peer_group, 0, r->win); }
+static int complete(cs_rma_t *r) { return MPI_Win_complete(r->win); }
+static int post(cs_rma_t *r) { return MPI_Win_post(r->peer_group, 0, r->win); }
+static int wait_exposure(cs_rma_t *r) { return MPI_Win_wait(r->win); }
+
+typedef struct cs_epoch {
+    int (*open)(cs_rma_t *r);  /* origin, before its operations (NULL: nothing) */
+    int (*close)(cs_rma_t *r); /* origin, after them */
+    /* active target synchronisation: the target's part of an iteration (NULL: passive) */
+    int (*expose)(cs_rma_t *r);
+    int (*finish)(cs_rma_t *r);
+    bool exposure_epoch;       /* bidirectional: each rank also exposes its window (pscw) */
+    bool locked_measurement;   /* one lock around all iterations (flush, flush_local) */
+} cs_epoch_t;
+
+static const cs_epoch_t epochs[CS_NSYNC_MODES] = {
+    [CS_SYNC_LOCK] = {lock_open, lock_close, NULL, NULL, false, false},
+    [CS_SYNC_PSCW] = {start, complete, post, wait_exposure, true, false},
+    [CS_SYNC_FENCE] = {fence, fence, fence, fence, false, false},
+    [CS_SYNC_FLUSH] = {NULL, flush_close, NULL, NULL, false, true},
+    [CS_SYNC_FLUSH_LOCAL] = {NULL, flush_local_close, NULL, NULL, false, true},
+    [CS_SYNC_LOCK_ALL] = {lock_all_open, lock_all_close, NULL, NULL, false, false},
+};
+
+/* ---- the window ---- */
+
+static cs_status_t free_window(cs_ctx_t *c)
+{
+    cs_rma_t *r = rma_of(c);
+    if (!r->has_win) return CS_OK;
+    if (r->mode == CS_WIN_DYNAMIC) CS_MPI(MPI_Win_detach(r->win, r->win_base));
+    CS_MPI(MPI_Win_free(&r->win)); /* frees MPI_Win_allocate's memory too */
+    if (r->mode != CS_WIN_ALLOCATE) c->mem->free(r->win_base);
+    r->win_base = NULL;
+    r->has_win = false;
+    return CS_OK;
+}
+
+static cs_status_t ensure_window(cs_ctx_t *c)
+{
+    cs_rma_t *r = rma_of(c);
+    if (r->has_win && r->mode == c->win_mode) return CS_OK;
+    CS_CHECK(free_window(c));
+    MPI_Aint bytes = (MPI_Aint)r->bytes;
+    r->disp = 0;
+    switch (c->win_mode) {
+    case CS_WIN_ALLOCATE:
+        CS_MPI(MPI_Win_allocate(bytes, 1, MPI_INFO_NULL, c->comm, &r->win_base, &r->win));
+        memset(r->win_base, 0, r->bytes); /* touch every page before timing */
+        break;
+    case CS_WIN_CREATE:
+        CS_CHECK(c->mem->alloc(r->bytes, &r->win_base));
+        CS_MPI(MPI_Win_create(r->win_base, bytes, 1, MPI_INFO_NULL, c->comm, &r->win));
+        break;
+    default: {
+        CS_CHECK(c->mem->alloc(r->bytes, &r->win_base));
+        CS_MPI(MPI_Win_create_dynamic(MPI_INFO_NULL, c->comm, &r->win));
+        CS_MPI(MPI_Win_attach(r->win, r->win_base, bytes));
+        MPI_Aint mine;
+        CS_MPI(MPI_Get_address(r->win_base, &mine));
+        /* a dynamic window is addressed by the target's absolute addresses */
+        CS_MPI(MPI_Sendrecv(&mine, 1, MPI_AINT, r->peer, 7, &r->disp, 1, MPI_AINT, r->peer, 7, c->comm,
+                            MPI_STATUS_IGNORE));
+    }
+    }
+    CS_MPI(MPI_Win_set_errhandler(r->win, MPI_ERRORS_RETURN));
+    r->has_win = true;
+    r->mode = c->win_mode;
+    return CS_OK;
+}
+
+static cs_status_t rma_setup(cs_ctx_t *c)
+{
+    cs_rma_t *r = calloc(1, sizeof *r);
+    if (r == NULL) return CS_TRACE(CS_ERR_RUNTIME);
+    c->state = r;
+    r->peer_group = MPI_GROUP_NULL;
+    r->peer = 1 - c->rank;
+    r->bidirectional = c->info->bench->pattern == &cs_pattern_rma_bi;
+    r->origin_side = r->bidirectional || c->rank == 0;
+    c->active = true;
+    c->timer = c->rank == 0;
+    size_t max = c->info->plan->max_size ? c->info->plan->max_size : 1;
+    r->bytes = max * (size_t)c->info->plan->window;
+    /* at least a cache line: MPICH 4.0.2 lands atomics on the wrong rank's memory when
+     * every rank's MPI_Win_allocate window is 8 bytes (fop_latency, cas_latency) */
+    if (r->bytes < 64) r->bytes = 64;
+    /* only the local buffers the operation uses: the plan's memory limit counts those */
+    const cs_rma_op_t *op = r->op = c->info->bench->rma;
+    if (op->update != CS_RMA_KEEP) CS_CHECK(c->mem->alloc(r->bytes, &r->origin));
+    if (op->fetches) CS_CHECK(c->mem->alloc(r->bytes, &r->result));
+    if (op->update == CS_RMA_SWAP) CS_CHECK(c->mem->alloc(r->bytes, &r->compare));
+    r->staging = malloc(r->bytes);
+    if (r->staging == NULL) return CS_TRACE(CS_ERR_RUNTIME);
+    MPI_Group world;
+    CS_MPI(MPI_Comm_group(c->comm, &world));
+    int rc = MPI_Group_incl(world, 1, &r->peer, &r->peer_group);
+    MPI_Group_free(&world);
+    if (rc != MPI_SUCCESS) return CS_TRACE(CS_ERR_RUNTIME);
+    return CS_OK;
+}
+
+static cs_status_t rma_teardown(cs_ctx_t *c)
+{
+    cs_rma_t *r = rma_of(c);
+    if (r == NULL) return CS_OK;
+    cs_status_t st = free_window(c);
+    if (r->peer_group != MPI_GROUP_NULL) MPI_Group_free(&r->peer_group);
+    if (r->origin) c->mem->free(r->origin);
+    if (r->result) c->mem->free(r->result);
+    if (r->compare) c->mem->free(r->compare);
+    free(r->staging);
+    free(r);
+    c->state = NULL;
+    return st;
+}
+
+static cs_status_t rma_begin(cs_ctx_t *c)
+{
+    cs_rma_t *r = rma_of(c);
+    CS_CHECK(ensure_window(c));
+    r->args = (cs_rma_args_t){.origin = r->origin, .result = r->result, .compare = r->compare,
+                              .count = (int)(c->size / cs_dtype_size(c->dtype)), .type = cs_mpi_datatype(c->dtype),
+                              .target = r->peer, .disp = r->disp, .win = r->win};
+    if (epochs[c->sync_mode].locked_measurement && r->origin_side) CS_MPI(lock_open(r));
+    return CS_OK;
+}
+
+static cs_status_t rma_end(cs_ctx_t *c)
+{
+    cs_rma_t *r = rma_of(c);
+    if (epochs[c->sync_mode].locked_measurement && r->origin_side) CS_MPI(lock_close(r));
+    return CS_OK;
+}
+
+static cs_status_t rma_iterations(cs_ctx_t *c, long first, long n)
+{
+    (void)first;
+    cs_rma_t *r = rma_of(c);
+    const cs_epoch_t *e = &epochs[c->sync_mode];
+    const cs_rma_op_t *op = r->op;
+    cs_rma_args_t a = r->args;
+    int window = c->window;
+    size_t size = c->size;
+    for (long i = 0; i < n; i++) {
+        if (r->origin_side) {
+            if (r->bidirectional && e->exposure_epoch) CS_MPI(e->expose(r));
+            if (e->open) CS_MPI(e->open(r));
+            for (int j = 0; j < window; j++) {
+                a.off = (size_t)j * size;
+                CS_MPI(op->issue(&a));
+            }
+            CS_MPI(e->close(r));
+            if (r->bidirectional && e->exposure_epoch) CS_MPI(e->finish(r));
+        } else if (e->expose) { /* the target of active target synchronisation */
+            CS_MPI(e->expose(r));
+            CS_MPI(e->finish(r));
+        }
+    }
+    return CS_OK;
+}
+
+/* ---- validation: origin data 1, window data 2, bounded so that sums stay exact ---- */
+
+#define RMA_BOUND 63 /* 63 + 63 fits MPI_CHAR */
+
+static long long origin_value(int rank, size_t i) { return (long long)((i * 7 + (size_t)rank * 13 + 1) % (RMA_BOUND + 1)); }
+static long long window_value(int rank, size_t i) { return (long long)((i * 11 + (size_t)rank * 5 + 3) % (RMA_BOUND + 1)); }
+
+static cs_status_t store_all(cs_ctx_t *c, void *dst, long long (*value)(int, size_t), int rank)
+{
+    cs_rma_t *r = rma_of(c);
+    if (dst == NULL) return CS_OK; /* a buffer this operation does not use */
+    size_t n = c->size * (size_t)c->window / cs_dtype_size(c->dtype);
+    for (size_t i = 0; i < n; i++) cs_dtype_store(c->dtype, r->staging, i, value ? value(rank, i) : -1);
+    return c->mem->from_host(dst, r->staging, c->size * (size_t)c->window);
+}
+
+static cs_status_t rma_fill(cs_ctx_t *c, long iteration)
+{
+    (void)iteration;
+    cs_rma_t *r = rma_of(c);
+    CS_CHECK(ensure_window(c));
+    CS_CHECK(store_all(c, r->origin, origin_value, c->rank));
+    CS_CHECK(store_all(c, r->result, NULL, c->rank));
+    CS_CHECK(store_all(c, r->compare, window_value, r->peer)); /* the comparand: the target's old data */
+    CS_CHECK(store_all(c, r->win_base, window_value, c->rank));
+    return CS_OK;
+}
+
+static long long window_after(cs_rma_update_t u, int me, int peer, size_t i)
+{
+    switch (u) {
+    case CS_RMA_REPLACE:
+    case CS_RMA_SWAP: return origin_value(peer, i);
+    case CS_RMA_SUM: return window_value(me, i) + origin_value(peer, i);
+    default: return window_value(me, i);
+    }
+}
+
+static cs_status_t rma_check(cs_ctx_t *c, long iteration, long *wrong)
+{
+    (void)iteration;
+    cs_rma_t *r = rma_of(c);
+    const cs_rma_op_t *op = c->info->bench->rma;
+    size_t n = c->size * (size_t)c->window / cs_dtype_size(c->dtype), bytes = c->size * (size_t)c->window;
+    bool corrupt = c->info->opts->corrupt_size == (long)c->size && n > 0;
+    *wrong = 0;
+    if (r->origin_side && op->fetches) { /* the target's old data came back */
+        CS_CHECK(c->mem->to_host(r->staging, r->result, bytes));
+        if (corrupt) cs_dtype_store(c->dtype, r->staging, 0, -2), corrupt = false;
+        for (size_t i = 0; i < n; i++) *wrong += !cs_dtype_equals(c->dtype, r->staging, i, window_value(r->peer, i));
+    }
+    bool target_side = r->bidirectional || c->rank == 1;
+    if (target_side) {
+        CS_CHECK(c->mem->to_host(r->staging, r->win_base, bytes));
+        if (corrupt) cs_dtype_store(c->dtype, r->staging, 0, -2);
+        for (size_t i = 0; i < n; i++)
+            *wrong += !cs_dtype_equals(c->dtype, r->staging, i, window_after(op->update, c->rank, r->peer, i));
+    }
+    return CS_OK;
+}
+
+#define RMA_PATTERN(name_)                                                                                    \
+    {.name = name_, .barrier_each_iteration = false, .time_divisor = 1.0, .timers = CS_TIMERS_SOME,          \
+     .setup = rma_setup, .teardown = rma_teardown, .begin = rma_begin, .iterations = rma_iterations,         \
+     .end = rma_end, .fill = rma_fill, .check = rma_check}
+
+const cs_pattern_t cs_pattern_rma = RMA_PATTERN("one_sided");
+const cs_pattern_t cs_pattern_rma_bi = RMA_PATTERN("one_sided_bidirectional");

@@ -1,0 +1,54 @@
+/* One-sided benchmarks: an operation (MPI_Put, MPI_Get, ...) as a small row, and the
+ * descriptor macros. The epochs around it (-s), the window (-w) and validation are the
+ * one-sided pattern's (pattern_rma.c). */
+#ifndef CS_RMA_H
+#define CS_RMA_H
+
+#include <mpi.h>
+#include <stdbool.h>
+
+#include "bench.h"
+#include "pattern.h"
+
+/* One operation of `count` elements at byte offset `off` of the local buffers and of the
+ * target's window. */
+typedef struct cs_rma_args {
+    void *origin, *result, *compare;
+    size_t off;
+    int count;
+    MPI_Datatype type;
+    int target;
+    MPI_Aint disp; /* the window's base at the target: 0, or its address with -w dynamic */
+    MPI_Win win;
+} cs_rma_args_t;
+
+/* What the target's window holds after the operation, for validation. */
+typedef enum cs_rma_update {
+    CS_RMA_KEEP,    /* get */
+    CS_RMA_REPLACE, /* put: the origin's data */
+    CS_RMA_SUM,     /* accumulate, fetch-and-op: old + origin (MPI_SUM) */
+    CS_RMA_SWAP,    /* compare-and-swap with the old value as comparand: the origin's data */
+} cs_rma_update_t;
+
+typedef struct cs_rma_op {
+    bool fetches; /* the origin's result buffer receives the target's old data */
+    cs_rma_update_t update;
+    int (*issue)(const cs_rma_args_t *a);
+} cs_rma_op_t;
+
+#define CS_RMA_AT(buf, a) ((char *)(buf) + (a)->off)
+#define CS_RMA_DISP(a) ((a)->disp + (MPI_Aint)(a)->off)
+
+/* Every synchronisation OMB offers, and the ones its active-target-only tests take. */
+#define CS_RMA_ALL_SYNCS ((1u << CS_NSYNC_MODES) - 1)
+#define CS_RMA_ACTIVE_SYNCS (CS_MASK(CS_SYNC_PSCW) | CS_MASK(CS_SYNC_FENCE))
+
+#define CS_RMA_BENCH(bench_name, title, desc, pattern_, op_, metric_, caps_, syncs, sync_default, dirs)        \
+    {.name = bench_name, .description = desc, .osu_title = title,                                               \
+     .osu_value_label = (metric_) == CS_METRIC_LATENCY ? "Latency (us)" : "Bandwidth (MB/s)",                   \
+     .osu_leading_blank = false, .pattern = &pattern_, .metric = metric_,                                       \
+     .iter_class = (metric_) == CS_METRIC_LATENCY ? CS_ITERS_LATENCY : CS_ITERS_BANDWIDTH,                      \
+     .caps = CS_CAP_TWO_RANKS | CS_CAP_RMA | (caps_), .default_min_size = 1, .directions = dirs,                \
+     .osu_layout = CS_OSU_POINT_TO_POINT, .rma = &op_, .rma_syncs = syncs, .default_sync = sync_default}
+
+#endif
