@@ -238,3 +238,14 @@ def test_multiple_buffers_validate_every_window_slot(mpi):
     assert all(r[-1] == "Pass" for r in rows(res.stdout))
     res = mpi.run(2, "bw", "-b", "multiple", "-W", "8", "-m", "1:4K", "-c", *QUICK, "--debug-corrupt", "2048")
     assert res.returncode != 0 and rows(res.stdout)[-1][-1] == "Fail"
+
+
+def test_list_help_version_answer_without_a_launcher(mpi):
+    """Started by hand they answer before MPI_Init, with the same text rank 0 prints under a launcher."""
+    import os
+    import subprocess
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("PMI", "OMPI_", "SLURM_"))}
+    for flag in ("--list", "--version", "--help"):
+        alone = subprocess.run([str(mpi.bench), flag], capture_output=True, text=True, env=env, timeout=30)
+        assert alone.returncode == 0 and alone.stdout
+        assert alone.stdout == mpi.run(2, flag).stdout  # printed once, by rank 0
