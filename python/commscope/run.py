@@ -10,18 +10,19 @@ in a run marked incomplete with the reason.
 from __future__ import annotations
 
 import dataclasses
+import functools
 import itertools
 import os
+import select
 import signal
 import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
-
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
 
 from . import ui
 from .bench_binary import MPICH, OPENMPI, core_mpi_flavour, find_core, list_benchmarks
@@ -213,6 +214,53 @@ def _terminate(process: subprocess.Popen, signals: _StopSignals) -> None:
     process.wait()
 
 
+@contextmanager
+def _progress_bar(description: str) -> Iterator[Callable[..., None]]:
+    """A transient progress bar on stderr when it is a terminal; yields the function that
+    updates it, which does nothing without a terminal. rich.progress is imported only when a
+    bar is shown: scripts and batch jobs should not pay for it at every start."""
+    if not ui.err.is_terminal:
+        yield lambda **fields: None
+        return
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
+
+    with Progress(SpinnerColumn(), TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
+                  TextColumn("{task.fields[size]}"), TimeElapsedColumn(), console=ui.err, transient=True) as progress:
+        task = progress.add_task(description, total=None, size="starting")
+        yield functools.partial(progress.update, task)
+
+
+@contextmanager
+def _exit_waiter(process: subprocess.Popen) -> Iterator[Callable[[float], bool]]:
+    """Yields a function that waits up to N seconds for the process to end and says whether
+    it did. On Linux it sleeps on a pidfd, which wakes it the moment the launcher exits:
+    subprocess's own timed wait polls with sleeps growing to 50 ms, a delay a short
+    benchmark would notice."""
+    try:
+        pidfd = os.pidfd_open(process.pid)
+    except (AttributeError, OSError):  # not Linux, or a kernel older than 5.3
+        pidfd = None
+    else:
+        exited = select.poll()
+        exited.register(pidfd, select.POLLIN)  # readable once the process has ended
+
+    def ended_within(seconds: float) -> bool:
+        if pidfd is None:
+            try:
+                process.wait(timeout=seconds)
+            except subprocess.TimeoutExpired:
+                return False
+            return True
+        exited.poll(seconds * 1000)
+        return process.poll() is not None
+
+    try:
+        yield ended_within
+    finally:
+        if pidfd is not None:
+            os.close(pidfd)
+
+
 class Runner:
     """Launches planned benchmarks and turns what each measured into a Run."""
 
@@ -260,20 +308,15 @@ class Runner:
         stopped early ("timed out after N s", "interrupted by SIGINT") or None."""
         deadline = time.monotonic() + self.request.timeout if self.request.timeout else None
         entry = planned.entry
-        with Progress(SpinnerColumn(), TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
-                      TextColumn("{task.fields[size]}"), TimeElapsedColumn(),
-                      console=ui.err, transient=True, disable=not ui.err.is_terminal) as progress:
-            task = progress.add_task(f"{entry.benchmark} ({planned.spec.np} ranks)", total=None, size="starting")
+        with _progress_bar(f"{entry.benchmark} ({planned.spec.np} ranks)") as show, \
+                _exit_waiter(process) as ended_within:
             while True:
-                try:
-                    process.wait(timeout=POLL_SECONDS)
+                if ended_within(POLL_SECONDS):
                     return None
-                except subprocess.TimeoutExpired:
-                    pass
                 if stream.poll() or stream.header is not None:
                     total = sweep_length(stream.header["options"]) if stream.header else None
                     size = f"{stream.records[-1]['size']} B" if stream.records else "warming up"
-                    progress.update(task, completed=len(stream.records), total=total, size=size)
+                    show(completed=len(stream.records), total=total, size=size)
                 if self.signals.received:
                     _terminate(process, self.signals)
                     return f"interrupted by {self.signals.received[0]}"

@@ -15,6 +15,8 @@ Tables (current version):
   metric as JSON, validation errors.
 * ``raw_outputs`` - what a run produced (JSONL stream, stdout, stderr) or the
   imported file, zlib-compressed, so results can be re-parsed later.
+* ``baselines`` and ``baseline_runs`` - named sets of runs that `commscope check`
+  compares new runs against; deleting a run takes it out of its baselines.
 
 Several `commscope run` processes may write to one file at once: every write is
 one short ``BEGIN IMMEDIATE`` transaction and waits for the lock (busy_timeout)
@@ -29,7 +31,9 @@ import time
 import zlib
 from collections.abc import Iterable, Iterator, Sequence
 from contextlib import contextmanager
+from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from .errors import CommscopeError
 from .provenance import now
@@ -116,8 +120,20 @@ _V2 = [
     "CREATE INDEX runs_by_benchmark ON runs(benchmark, started_at)",
     "CREATE INDEX points_by_run ON points(run_id, size)",
 ]
+_V3 = [
+    """CREATE TABLE baselines (
+        id INTEGER PRIMARY KEY,
+        name TEXT NOT NULL UNIQUE,
+        created_at TEXT NOT NULL)""",
+    """CREATE TABLE baseline_runs (
+        baseline_id INTEGER NOT NULL REFERENCES baselines(id) ON DELETE CASCADE,
+        run_id INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE,
+        PRIMARY KEY (baseline_id, run_id))""",
+    "CREATE INDEX baseline_runs_by_run ON baseline_runs(run_id)",
+    "CREATE INDEX runs_by_invocation ON runs(invocation_id)",
+]
 #: Migration steps; a database at version N has had the first N applied.
-MIGRATIONS: list[list[str]] = [_V1, _V2]
+MIGRATIONS: list[list[str]] = [_V1, _V2, _V3]
 SCHEMA_VERSION = len(MIGRATIONS)
 
 
@@ -193,11 +209,40 @@ def _from_json(text: str | None):
 
 
 def _point_row(point: Point) -> tuple:
-    other = {name: value for name, value in point.metrics.items() if name not in CORE_METRICS}
+    """The POINT_COLUMNS values of a point (map() because bulk imports store millions of them)."""
+    metrics = point.metrics
+    other = {name: value for name, value in metrics.items() if name not in CORE_METRICS}
     return (point.size, point.window, point.iterations, point.warmup, point.batch, point.samples,
-            *(point.stats.get(key) for key in STATS),
-            *(point.metrics.get(name) for name in CORE_METRICS),
+            *map(point.stats.get, STATS), *map(metrics.get, CORE_METRICS),
             _to_json(other) if other else None, point.validation_errors)
+
+
+@dataclass(frozen=True)
+class RunRows:
+    """A run as the values of its rows, ready to INSERT. Making them needs no database, so a
+    bulk import makes them in worker processes and the importing process only inserts."""
+
+    run: dict[str, Any]  # the RUN_COLUMNS, JSON ones as text
+    system: str | None
+    point_columns: tuple[str, ...]  # the POINT_COLUMNS that some point fills
+    points: list[tuple]  # per point, the values of point_columns
+    raw: list[tuple[str, bytes]]  # (kind, zlib-compressed data)
+
+
+def rows_of(run: Run) -> RunRows:
+    """The rows that store `run`."""
+    values = {column: getattr(run, column) for column in RUN_COLUMNS}
+    for column in RUN_JSON_COLUMNS:
+        values[column] = _to_json(values[column])
+    # Only the point columns that hold a value are named. sqlite3 looks for an adapter for
+    # every None it binds, which made storing rows of mostly NULLs (an imported OMB table
+    # has 2-4 values in 31 columns) five times slower than the values alone; a column left
+    # out is NULL just the same, as no points column has a DEFAULT.
+    columns = list(zip(*map(_point_row, run.points)))  # one tuple per POINT_COLUMNS entry
+    filled = [index for index, column in enumerate(columns) if column.count(None) < len(column)]
+    points = list(zip(*(columns[index] for index in filled))) if filled else [()] * len(run.points)
+    return RunRows(run=values, system=run.system, point_columns=tuple(POINT_COLUMNS[index] for index in filled),
+                   points=points, raw=[(kind, zlib.compress(data)) for kind, data in run.raw.items()])
 
 
 def _point_from_row(row: sqlite3.Row) -> Point:
@@ -210,7 +255,7 @@ def _point_from_row(row: sqlite3.Row) -> Point:
 
 
 _RUN_SELECT = """
-    SELECT runs.*, systems.name AS system_name,
+    SELECT runs.*, systems.name AS system_name, invocations.started_at AS invoked_at,
            invocations.commscope_version, invocations.commscope_git_commit,
            (SELECT COUNT(*) FROM points WHERE points.run_id = runs.id) AS point_count
     FROM runs
@@ -258,26 +303,45 @@ class Store:
     def add_runs(self, runs: Sequence[Run], invocation_id: int) -> list[int]:
         """Store runs with their points and raw outputs: all of them or, on error, none."""
         with write_transaction(self.conn) as conn:
-            return [self._insert_run(conn, run, invocation_id) for run in runs]
+            return [self._insert_run(conn, rows_of(run), invocation_id) for run in runs]
 
     def add_run(self, run: Run, invocation_id: int) -> int:
         return self.add_runs([run], invocation_id)[0]
 
-    def _insert_run(self, conn: sqlite3.Connection, run: Run, invocation_id: int) -> int:
-        values = {column: getattr(run, column) for column in RUN_COLUMNS}
-        for column in RUN_JSON_COLUMNS:
-            values[column] = _to_json(values[column])
-        values["invocation_id"] = invocation_id
-        values["system_id"] = self._system_id(conn, run.system) if run.system else None
+    def add_run_groups(self, groups: Sequence[Sequence[RunRows]], invocation_id: int) -> list[list[int]]:
+        """Store groups of runs, made into rows by rows_of() (an import stores each file's runs
+        as a group), in one transaction, each group all or nothing as if each had its own
+        add_runs(): when one fails, the groups before it are still stored and the error is
+        raised. One commit for many groups is what makes a bulk import fast; callers keep the
+        groups few enough that the write lock is held briefly."""
+        ids: list[list[int]] = []
+        failure: BaseException | None = None
+        with write_transaction(self.conn) as conn:
+            for group in groups:
+                conn.execute("SAVEPOINT run_group")
+                try:
+                    ids.append([self._insert_run(conn, run, invocation_id) for run in group])
+                except BaseException as exc:  # also Ctrl-C: what was stored before it stays
+                    conn.execute("ROLLBACK TO run_group")
+                    failure = exc
+                    break
+                finally:
+                    conn.execute("RELEASE run_group")
+        if failure is not None:
+            raise failure
+        return ids
+
+    def _insert_run(self, conn: sqlite3.Connection, rows: RunRows, invocation_id: int) -> int:
+        values = {**rows.run, "invocation_id": invocation_id,
+                  "system_id": self._system_id(conn, rows.system) if rows.system else None}
         columns = ", ".join(values)
         placeholders = ", ".join(f":{column}" for column in values)
         run_id = conn.execute(f"INSERT INTO runs ({columns}) VALUES ({placeholders})", values).lastrowid
-        conn.executemany(
-            f"INSERT INTO points (run_id, {', '.join(POINT_COLUMNS)}) "
-            f"VALUES (?, {', '.join('?' for _ in POINT_COLUMNS)})",
-            [(run_id, *_point_row(point)) for point in run.points])
+        names = ("run_id", *rows.point_columns)
+        conn.executemany(f"INSERT INTO points ({', '.join(names)}) VALUES ({', '.join('?' * len(names))})",
+                         [(run_id, *point) for point in rows.points])
         conn.executemany("INSERT INTO raw_outputs (run_id, kind, data) VALUES (?, ?, ?)",
-                         [(run_id, kind, zlib.compress(data)) for kind, data in run.raw.items()])
+                         [(run_id, kind, data) for kind, data in rows.raw])
         return run_id
 
     @staticmethod
@@ -293,12 +357,16 @@ class Store:
     # -- reading --------------------------------------------------------------
 
     def run_rows(self, *, benchmark: str | None = None, label: str | None = None,
-                 status: str | None = None, limit: int | None = None) -> list[sqlite3.Row]:
-        """Summary rows (newest first) with system_name and point_count, for listings."""
+                 status: str | None = None, limit: int | None = None, system: str | None = None,
+                 invocation_id: int | None = None, run_id: int | None = None) -> list[sqlite3.Row]:
+        """Summary rows (newest first) with system_name, invoked_at and point_count, for listings
+        and selections."""
         where, params = [], []
-        for column, value in (("benchmark", benchmark), ("label", label), ("status", status)):
+        for column, value in (("runs.benchmark", benchmark), ("runs.label", label), ("runs.status", status),
+                              ("systems.name", system), ("runs.invocation_id", invocation_id),
+                              ("runs.id", run_id)):
             if value is not None:
-                where.append(f"runs.{column} = ?")
+                where.append(f"{column} = ?")
                 params.append(value)
         sql = _RUN_SELECT + (f" WHERE {' AND '.join(where)}" if where else "") + " ORDER BY runs.id DESC"
         if limit is not None:
@@ -316,6 +384,13 @@ class Store:
     def last_run_id(self) -> int | None:
         row = self.conn.execute("SELECT MAX(id) FROM runs").fetchone()
         return row[0]
+
+    def last_invocation_id(self, command: str = "run") -> int | None:
+        """The newest invocation of `command` that stored runs (a dry run or a run stopped
+        before its first benchmark stores none)."""
+        return self.conn.execute(
+            "SELECT MAX(runs.invocation_id) FROM runs JOIN invocations ON invocations.id = runs.invocation_id "
+            "WHERE invocations.command = ?", (command,)).fetchone()[0]
 
     def run(self, run_id: int) -> Run:
         """One run with its points (raw outputs are loaded on demand by raw_outputs())."""
@@ -339,3 +414,39 @@ class Store:
         row = self.conn.execute("SELECT * FROM invocations WHERE id = ?", (invocation_id,)).fetchone()
         return {**dict(row), "argv": json.loads(row["argv"])} if row else {}
 
+
+    # -- baselines --------------------------------------------------------------
+
+    def set_baseline(self, name: str, run_ids: Sequence[int]) -> list[int] | None:
+        """Make `name` stand for exactly these runs; returns the runs it stood for before, or
+        None when it is new."""
+        with write_transaction(self.conn) as conn:
+            row = conn.execute("SELECT id FROM baselines WHERE name = ?", (name,)).fetchone()
+            previous = None
+            if row is not None:
+                previous = self._baseline_runs(conn, row["id"])
+                conn.execute("DELETE FROM baselines WHERE id = ?", (row["id"],))
+            baseline_id = conn.execute("INSERT INTO baselines (name, created_at) VALUES (?, ?)",
+                                       (name, now())).lastrowid
+            conn.executemany("INSERT OR IGNORE INTO baseline_runs (baseline_id, run_id) VALUES (?, ?)",
+                             [(baseline_id, run_id) for run_id in run_ids])
+        return previous
+
+    def baseline_run_ids(self, name: str) -> list[int] | None:
+        """The runs a baseline stands for, or None when there is no baseline of that name."""
+        row = self.conn.execute("SELECT id FROM baselines WHERE name = ?", (name,)).fetchone()
+        return None if row is None else self._baseline_runs(self.conn, row["id"])
+
+    def baselines(self) -> list[tuple[str, str, list[int]]]:
+        """(name, created_at, run ids) of every baseline, by name."""
+        rows = self.conn.execute("SELECT id, name, created_at FROM baselines ORDER BY name").fetchall()
+        return [(row["name"], row["created_at"], self._baseline_runs(self.conn, row["id"])) for row in rows]
+
+    def delete_baseline(self, name: str) -> bool:
+        with write_transaction(self.conn) as conn:
+            return conn.execute("DELETE FROM baselines WHERE name = ?", (name,)).rowcount > 0
+
+    @staticmethod
+    def _baseline_runs(conn: sqlite3.Connection, baseline_id: int) -> list[int]:
+        return [row[0] for row in conn.execute(
+            "SELECT run_id FROM baseline_runs WHERE baseline_id = ? ORDER BY run_id", (baseline_id,))]

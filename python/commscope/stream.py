@@ -12,8 +12,10 @@ from __future__ import annotations
 import functools
 import json
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-import jsonschema
+if TYPE_CHECKING:
+    import jsonschema
 
 SCHEMA_PATH = Path(__file__).parent / "schema" / "result.schema.json"
 # What only the complete document has; the stream's header lacks it.
@@ -22,6 +24,10 @@ _DOCUMENT_ONLY = ("results", "end_time", "status")
 
 @functools.lru_cache(maxsize=None)
 def _validators() -> tuple[jsonschema.Draft202012Validator, jsonschema.Draft202012Validator]:
+    # Imported when the first line arrives: jsonschema is the largest import of
+    # `commscope run`, which a dry run or a launch that fails at once need not wait for.
+    import jsonschema
+
     schema = json.loads(SCHEMA_PATH.read_text())
     header = {**schema, "required": [key for key in schema["required"] if key not in _DOCUMENT_ONLY]}
     record = {"$schema": schema["$schema"], "$defs": schema["$defs"], "$ref": "#/$defs/record"}
@@ -29,7 +35,9 @@ def _validators() -> tuple[jsonschema.Draft202012Validator, jsonschema.Draft2020
 
 
 def _schema_problem(validator: jsonschema.Draft202012Validator, instance: object) -> str | None:
-    error = jsonschema.exceptions.best_match(validator.iter_errors(instance))
+    from jsonschema.exceptions import best_match
+
+    error = best_match(validator.iter_errors(instance))
     if error is None:
         return None
     where = "/".join(str(part) for part in error.absolute_path)

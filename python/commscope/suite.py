@@ -12,40 +12,70 @@ A suite file looks like::
 
 Problems are reported as ``file:line: key: message``, the line taken from
 PyYAML's node marks, so a typo in a long file is found at once.
+
+Suites and their entries are plain dataclasses; the pydantic models that check
+a file are built only when a file is read. pydantic and PyYAML take about a
+tenth of a second to import and set up, which `commscope run latency`, naming a
+benchmark directly, does not need to spend.
 """
 
 from __future__ import annotations
 
+import functools
+from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Literal
-
-import yaml
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from typing import TYPE_CHECKING, Literal
 
 from .errors import UsageError
 
+if TYPE_CHECKING:
+    import yaml
+    from pydantic import BaseModel
+
 BUILTIN_DIR = Path(__file__).parent / "suites"
 SUFFIXES = (".yaml", ".yml")
+Placement = Literal["intra-node", "inter-node", "any"]
 
 
-class Entry(BaseModel):
+@dataclass
+class Entry:
     """One benchmark run of a suite."""
 
-    model_config = ConfigDict(extra="forbid", strict=True)
-
-    benchmark: str = Field(min_length=1, description="commscope-bench benchmark name")
-    flags: list[str] = Field(default_factory=list, description="flags passed to commscope-bench")
-    ranks: int = Field(default=2, ge=1, description="number of MPI ranks")
-    placement: Literal["intra-node", "inter-node", "any"] = "any"
+    benchmark: str  # commscope-bench benchmark name
+    flags: list[str] = field(default_factory=list)  # flags passed to commscope-bench
+    ranks: int = 2  # number of MPI ranks
+    placement: Placement = "any"
 
 
-class Suite(BaseModel):
-    model_config = ConfigDict(extra="forbid", strict=True)
-
-    name: str | None = None  # defaults to the file name without suffix
+@dataclass
+class Suite:
     description: str
-    include: list[str] = Field(default_factory=list)
-    benchmarks: list[Entry] = Field(default_factory=list)
+    name: str | None = None  # defaults to the file name without suffix
+    include: list[str] = field(default_factory=list)
+    benchmarks: list[Entry] = field(default_factory=list)
+
+
+@functools.cache
+def _file_models() -> tuple[type[BaseModel], type[BaseModel]]:
+    """The pydantic models (Suite, Entry) a suite file is checked with: the fields of the
+    dataclasses above with their constraints. They carry the dataclasses' names because
+    pydantic's messages name them."""
+    from pydantic import ConfigDict, Field, create_model
+
+    config = ConfigDict(extra="forbid", strict=True)
+    entry = create_model(
+        "Entry", __config__=config,
+        benchmark=(str, Field(min_length=1, description="commscope-bench benchmark name")),
+        flags=(list[str], Field(default_factory=list, description="flags passed to commscope-bench")),
+        ranks=(int, Field(default=2, ge=1, description="number of MPI ranks")),
+        placement=(Placement, "any"))
+    suite = create_model(
+        "Suite", __config__=config,
+        name=(str | None, None),
+        description=(str, ...),
+        include=(list[str], Field(default_factory=list)),
+        benchmarks=(list[entry], Field(default_factory=list)))
+    return suite, entry
 
 
 class SuiteError(UsageError):
@@ -73,6 +103,9 @@ def find_suite(name: str, near: Path | None = None) -> Path | None:
 
 def load_suite_file(path: Path) -> Suite:
     """Read and validate one suite file (its includes are not followed)."""
+    import yaml
+    from pydantic import ValidationError
+
     try:
         text = path.read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError) as exc:
@@ -91,11 +124,13 @@ def load_suite_file(path: Path) -> Suite:
     if not isinstance(data, dict):
         line = root.start_mark.line + 1 if root is not None else 1
         raise SuiteError([(str(path), line, "", "a suite file is a mapping with 'description' and 'benchmarks'")])
+    suite_model, _ = _file_models()
     try:
-        suite = Suite.model_validate(data)
+        checked = suite_model.model_validate(data)
     except ValidationError as exc:
         raise SuiteError([_problem(path, root, error) for error in exc.errors()]) from exc
-    return suite if suite.name else suite.model_copy(update={"name": path.stem})
+    return Suite(name=checked.name or path.stem, description=checked.description, include=checked.include,
+                 benchmarks=[Entry(**entry.model_dump()) for entry in checked.benchmarks])
 
 
 def _problem(path: Path, root: yaml.Node, error: dict) -> tuple[str, int, str, str]:
@@ -103,7 +138,8 @@ def _problem(path: Path, root: yaml.Node, error: dict) -> tuple[str, int, str, s
     key = "".join(f"[{part}]" if isinstance(part, int) else f".{part}" for part in loc).lstrip(".")
     message = error["msg"]
     if error["type"] == "extra_forbidden":
-        model = Suite if len(loc) == 1 else Entry
+        suite_model, entry_model = _file_models()
+        model = suite_model if len(loc) == 1 else entry_model
         message = f"unknown key; allowed keys: {', '.join(model.model_fields)}"
     elif error["type"] == "missing":
         message = "required key is missing"
@@ -113,6 +149,8 @@ def _problem(path: Path, root: yaml.Node, error: dict) -> tuple[str, int, str, s
 def _line_of(root: yaml.Node, loc: tuple) -> int:
     """1-based line of the YAML node at `loc`; the deepest existing node if `loc` leads nowhere
     (a missing key is reported at the mapping that lacks it)."""
+    import yaml
+
     node = root
     for part in loc:
         child = None

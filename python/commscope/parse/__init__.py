@@ -14,10 +14,28 @@ Every reader raises :class:`ParseError` with the file and line for anything
 it does not understand, and nothing else.
 """
 
-from .detect import detect_format, parse_bytes, parse_file, parse_text
+from typing import TYPE_CHECKING
+
 from .errors import ParseError
 from .metrics import METRIC_UNITS, is_known_metric, percentile_metric, unit_of
 from .model import SOURCE_FORMATS, ParsedRun, Point
+
+if TYPE_CHECKING:
+    from .detect import detect_format, parse_bytes, parse_file, parse_text
+
+# The readers are imported when first asked for. Other parts of commscope import
+# commscope.parse.metrics, which runs this file first, and `commscope run` or
+# `commscope show` should not pay for building every reader's regular expressions.
+_READER_FUNCTIONS = ("detect_format", "parse_bytes", "parse_file", "parse_text")
+
+
+def __getattr__(name: str):
+    if name in _READER_FUNCTIONS:
+        from . import detect
+
+        return getattr(detect, name)
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
 
 __all__ = [
     "METRIC_UNITS",

@@ -195,6 +195,8 @@ class ImbReader:
 def read_imb(lines: list[str], source: str) -> tuple[list[ParsedRun], set[int]]:
     """Read every ``# Benchmarking`` section in ``lines``: the runs and the
     line numbers they cover."""
+    if not any(_BENCHMARKING.match(unwrap(line)) for line in lines):
+        return [], set()  # no section, so nothing to return: spare other formats the full reading
     reader = ImbReader(source)
     for number, raw in enumerate(lines, start=1):
         reader.feed(number, raw)

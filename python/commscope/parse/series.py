@@ -136,7 +136,7 @@ class SeriesCollector:
             raise ParseError(self.source, line,
                              f"row has {len(cells)} values but header has {layout.width} columns")
         try:
-            values = [read_cell(cell, column) for cell, column in zip(cells, layout.columns, strict=True)]
+            values = list(map(read_cell, cells, layout.columns))  # as many as columns: checked above
         except ValueError as error:
             raise ParseError(self.source, line, str(error)) from None
         size = values[layout.size_index] if layout.size_index is not None else None

@@ -52,7 +52,9 @@ def _line_of(text: str, offset: int) -> int:
 def unwrap(line: str) -> str:
     """A line without indentation, trailing blanks and HTML ``<pre>`` tags,
     as tables pasted into Markdown, reStructuredText or HTML carry them."""
-    return _WRAPPER_TAGS.sub("", line).strip()
+    if "<" in line:  # the regex only for lines that may hold a tag: readers unwrap every line
+        line = _WRAPPER_TAGS.sub("", line)
+    return line.strip()
 
 
 def is_code_fence(line: str) -> bool:

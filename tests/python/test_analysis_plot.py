@@ -1,0 +1,72 @@
+"""`commscope plot`: PNG and SVG files with bands and a ratio panel."""
+from __future__ import annotations
+
+import pytest
+
+from commscope.plot import figure, render
+
+from fixtures.analysis.handmade import SIZES, run_of, store_runs
+
+PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
+
+
+@pytest.fixture
+def stored(db, clean_env):
+    store_runs(db, [run_of({size: 1.0 + size / 5000 for size in SIZES}, label="before", spread=0.05),
+                    run_of({size: (1.0 + size / 5000) * (1.3 if size == 64 else 1.0) for size in SIZES},
+                           label="after <b>", spread=0.05),
+                    run_of({size: size / (1 + size / 9000) for size in SIZES if size}, metric="bandwidth_MBps",
+                           benchmark="bw", label="bw")])
+    return db
+
+
+def test_png_with_ratio_panel(cli, stored, tmp_path):
+    out = tmp_path / "figs" / "latency.png"
+    result = cli("plot", "1", "2", "-o", out, "--ratio-to", "1", "--db", stored)
+    assert result.exit_code == 0, result.output
+    data = out.read_bytes()
+    assert data.startswith(PNG_SIGNATURE) and len(data) > 20_000
+
+
+def test_svg_of_a_bandwidth_run(cli, stored, tmp_path):
+    out = tmp_path / "bw.svg"
+    assert cli("plot", "bw", "-o", out, "--band", "minmax", "--db", stored).exit_code == 0
+    text = out.read_text()
+    assert text.startswith("<?xml") and "<svg" in text[:500] and text.rstrip().endswith("</svg>")
+
+
+def test_the_figure_has_a_line_and_band_per_run_and_marks_failing_sizes(stored):
+    from commscope.store import Store
+
+    with Store(stored) as store:
+        before, after = store.run(1), store.run(2)
+    fig = figure([after], ratio_to=before, tolerance=0.1)
+    top, bottom = fig.axes
+    assert [line.get_label() for line in top.get_lines()] == ["before", "after <b>"]
+    assert len(top.collections) == 2  # one CI band per run
+    assert top.get_xscale() == "log" and top.get_yscale() == "log"
+    assert top.get_ylabel() == "Latency (us)" and bottom.get_xlabel() == "message size"
+    [marks] = [c for c in bottom.collections if c.get_label() == "outside tolerance"]
+    assert marks.get_offsets().tolist() == [[64, pytest.approx(1.3)]]
+    labels = [label.get_text() for label in bottom.get_xticklabels()]
+    assert "1 KiB" in labels and "4 MiB" in labels
+    assert render(fig, "svg").startswith(b"<?xml")
+
+
+@pytest.mark.parametrize("args, message", [
+    (["1", "-o", "x.jpg"], "name it .png or .svg"),
+    (["1", "bw", "-o", "x.png"], "different metrics"),
+    (["1", "-o", "x.png", "--ratio-to", "before", "--ratio-to", "label:nobody"], "no run matches 'label:nobody'"),
+    (["-o", "x.png"], "name the runs to plot"),
+])
+def test_bad_plot_requests(cli, stored, tmp_path, monkeypatch, args, message):
+    monkeypatch.chdir(tmp_path)
+    result = cli("plot", *args, "--db", stored)
+    assert result.exit_code == 2 and message in result.stderr, result.output
+    assert not list(tmp_path.glob("x.*"))
+
+
+def test_unwritable_output(cli, stored, tmp_path):
+    (tmp_path / "file").write_text("")
+    result = cli("plot", "1", "-o", tmp_path / "file" / "x.png", "--db", stored)
+    assert result.exit_code == 2 and "cannot write" in result.stderr and "x.png" in result.stderr
