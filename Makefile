@@ -34,11 +34,14 @@ build: build/mpi.env
 	cmake --build build/default -j $(NPROC)
 
 # The default suite on two local ranks, through the harness: tables printed, results
-# stored in the user's result database (COMMSCOPE_DB overrides it).
+# stored in the user's result database (COMMSCOPE_DB overrides it), and an HTML report
+# of these runs written to results/report.html.
 RUN_SUITE ?= pt2pt
 run: build
 	COMMSCOPE_BENCH=$(CURDIR)/build/default/commscope-bench \
 	  $(VBIN)/commscope run $(RUN_SUITE) --np 2 --launcher $$(cut -d' ' -f2 build/mpi.env)
+	$(VBIN)/commscope report --last-invocation -o results/report.html
+	@echo "report: $(CURDIR)/results/report.html"
 
 # MPI-free unit tests (also under AddressSanitizer + UBSan), then the MPI and Python tests.
 unit:
