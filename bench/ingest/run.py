@@ -3,12 +3,14 @@
 
 1. Writes --files OMB output files (latency, bw, mbw_mr and bcast -f layouts, 23-24 sizes
    each, numbers varied per file) and times `commscope import` of all of them into a new
-   database. Target: 10,000 files in under 10 s.
+   database, --imports times (a fresh database each), reporting the fastest and the median
+   wall time and the least CPU time (user + system) of the command. Target: 10,000 files in
+   under 10 s.
 2. Times a one-size benchmark started by the bare launcher and by `commscope run`
    (same core, same flags), interleaved --rounds times, and reports the difference of the
    medians and of the minima. Target: under 0.3 s.
 
-    .venv/bin/python bench/ingest/run.py [--files 10000] [--rounds 10]
+    .venv/bin/python bench/ingest/run.py [--files 10000] [--imports 3] [--rounds 10]
 """
 from __future__ import annotations
 
@@ -17,6 +19,7 @@ import datetime
 import os
 import platform
 import random
+import resource
 import statistics
 import subprocess
 import sys
@@ -57,7 +60,8 @@ def omb_table(kind: str, rng: random.Random) -> str:
     return head + "\n".join(rows) + "\n"
 
 
-def bench_import(nfiles: int, workdir: Path) -> float:
+def bench_import(nfiles: int, imports: int, workdir: Path) -> tuple[list[float], list[float]]:
+    """Wall and CPU (user + system) seconds of each `commscope import` of the files."""
     rng = random.Random(42)
     kinds = ["latency", "bw", "mbw_mr", "bcast"]
     files = []
@@ -65,14 +69,19 @@ def bench_import(nfiles: int, workdir: Path) -> float:
         path = workdir / f"osu_{i:05d}.out"
         path.write_text(omb_table(kinds[i % len(kinds)], rng))
         files.append(str(path))
-    db = workdir / "ingest.db"
-    t0 = time.perf_counter()
-    res = subprocess.run([COMMSCOPE, "import", "--db", str(db), "--label", "bulk", *files],
-                         capture_output=True, text=True)
-    elapsed = time.perf_counter() - t0
-    if res.returncode != 0:
-        sys.exit(f"import failed ({res.returncode}): {res.stderr[-2000:]}")
-    return elapsed
+    walls, cpus = [], []
+    for attempt in range(imports):
+        db = workdir / f"ingest{attempt}.db"
+        before = resource.getrusage(resource.RUSAGE_CHILDREN)
+        t0 = time.perf_counter()
+        res = subprocess.run([COMMSCOPE, "import", "--db", str(db), "--label", "bulk", *files],
+                             capture_output=True, text=True)
+        walls.append(time.perf_counter() - t0)
+        after = resource.getrusage(resource.RUSAGE_CHILDREN)
+        cpus.append(after.ru_utime - before.ru_utime + after.ru_stime - before.ru_stime)
+        if res.returncode != 0:
+            sys.exit(f"import failed ({res.returncode}): {res.stderr[-2000:]}")
+    return walls, cpus
 
 
 def bench_run_overhead(rounds: int, workdir: Path) -> tuple[list[float], list[float]]:
@@ -98,15 +107,17 @@ def bench_run_overhead(rounds: int, workdir: Path) -> tuple[list[float], list[fl
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--files", type=int, default=10000)
+    ap.add_argument("--imports", type=int, default=3, help="times to import the files (the machine is shared)")
     ap.add_argument("--rounds", type=int, default=10)
     args = ap.parse_args()
     cpu = next((l.split(":", 1)[1].strip() for l in open("/proc/cpuinfo") if l.startswith("model name")), "?")
     print(f"# bench/ingest, {datetime.date.today()}, {platform.node()}, {cpu}, {os.cpu_count()} cores\n")
     with tempfile.TemporaryDirectory() as tmp:
         work = Path(tmp)
-        elapsed = bench_import(args.files, work)
-        print(f"import of {args.files} OMB files: {elapsed:.2f} s "
-              f"({args.files / elapsed:.0f} files/s; target: 10,000 in < 10 s)")
+        walls, cpus = bench_import(args.files, args.imports, work)
+        print(f"import of {args.files} OMB files, {args.imports} times: fastest {min(walls):.2f} s "
+              f"({args.files / min(walls):.0f} files/s), median {statistics.median(walls):.2f} s, "
+              f"least CPU {min(cpus):.2f} s; target: 10,000 in < 10 s")
         bare, harness = bench_run_overhead(args.rounds, work)
     med = statistics.median(harness) - statistics.median(bare)
     low = min(harness) - min(bare)

@@ -35,10 +35,10 @@ from .store import RunRows, Store, rows_of
 _COUNTS = ("iterations", "warmup", "batch", "validation_errors")
 _COUNT_NAMES = frozenset(_COUNTS)
 
-#: Files whose runs are stored in one transaction (each file still all or nothing).
-#: A commit per file was a large part of a bulk import's time; a batch holds the write
-#: lock for a small fraction of a second, so `commscope run`s storing into the same
-#: database meanwhile hardly wait.
+#: Files whose runs are stored in one transaction (each file still all or nothing), and
+#: that a worker reads at a time. A commit per file was a large part of a bulk import's
+#: time; a batch holds the write lock for a small fraction of a second, so `commscope
+#: run`s storing into the same database meanwhile hardly wait.
 FILES_PER_TRANSACTION = 200
 #: Most worker processes to read files with. Storing stays in the importing process and
 #: is about a quarter of the work, so more workers would mostly wait for it.

@@ -112,3 +112,19 @@ def test_unreadable_and_missing_files(cli, clean_env, db, tmp_path):
     assert f"{tmp_path / 'absent.txt'}: cannot read: No such file or directory" in result.stderr
     with Store(db) as store:
         assert store.run_rows() == []
+
+
+def test_batched_import_in_worker_processes_keeps_the_file_rules(cli, clean_env, db, tmp_path, monkeypatch):
+    """Several batches (2 files each) read by forked workers: the bad file stores nothing, every
+    other file is stored once, in the order given."""
+    from commscope import importer
+    monkeypatch.setattr(importer, "FILES_PER_TRANSACTION", 2)
+    files = [write(tmp_path, f"f{i}.out", OMB_LATENCY.replace("0.46", f"0.{50 + i}")) for i in range(6)]
+    bad = write(tmp_path, "bad.out", OMB_BAD_ROW)
+    order = files[:3] + [bad] + files[3:]
+    result = cli("import", *order, "--db", db)
+    assert result.exit_code == 1
+    assert f"error: {bad}:7: " in result.stderr and "1 of 7 file(s) not imported" in result.stderr
+    runs = sorted(runs_in(db), key=lambda run: run.id)
+    assert [run.source_file for run in runs] == [str(f.resolve()) for f in files]
+    assert [run.points[0].metrics["latency_us"] for run in runs] == [0.50 + i / 100 for i in range(6)]
