@@ -102,6 +102,9 @@ typedef struct cs_timing {
     cs_overlap_t overlap; /* seconds summed over the timed iterations of the overlap phase */
 } cs_timing_t;
 
+/* A setup/teardown/begin/end hook for patterns that need none. */
+cs_status_t cs_pattern_nothing(cs_ctx_t *c);
+
 /* Runs warm-up and timed iterations; samples (room for loop->iterations) receive seconds
  * per iteration. Every rank of the communicator must call it. */
 cs_status_t cs_pattern_run(const cs_pattern_t *p, cs_ctx_t *c, const cs_loop_t *loop, double *samples,

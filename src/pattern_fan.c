@@ -89,11 +89,6 @@ static cs_status_t fan_iterations(cs_ctx_t *c, long first, long n)
     return CS_OK;
 }
 
-static cs_status_t nothing(cs_ctx_t *c)
-{
-    (void)c;
-    return CS_OK;
-}
 
 /* Buffer p/w carries the sender's sequence for (peer, slot): misrouted windows show. */
 static cs_status_t fan_fill(cs_ctx_t *c, long iteration)
@@ -134,8 +129,8 @@ static cs_status_t fan_check(cs_ctx_t *c, long iteration, long *wrong)
 
 #define FAN_PATTERN(name_)                                                                                    \
     {.name = name_, .barrier_each_iteration = false, .time_divisor = 1.0, .timers = CS_TIMERS_SOME,          \
-     .setup = fan_setup, .teardown = fan_teardown, .begin = nothing, .iterations = fan_iterations,           \
-     .end = nothing, .fill = fan_fill, .check = fan_check}
+     .setup = fan_setup, .teardown = fan_teardown, .begin = cs_pattern_nothing, .iterations = fan_iterations,           \
+     .end = cs_pattern_nothing, .fill = fan_fill, .check = fan_check}
 
 const cs_pattern_t cs_pattern_fan_in = FAN_PATTERN("fan_in");
 const cs_pattern_t cs_pattern_fan_out = FAN_PATTERN("fan_out");

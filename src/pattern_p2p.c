@@ -158,11 +158,6 @@ static cs_status_t window_bi_iterations(cs_ctx_t *c, long first, long iterations
     return CS_OK;
 }
 
-static cs_status_t nothing(cs_ctx_t *c)
-{
-    (void)c;
-    return CS_OK;
-}
 
 /* ---- validation: each (sender, size, slot) has its own byte sequence ---- */
 
@@ -216,8 +211,8 @@ const cs_pattern_t cs_pattern_pingpong =
 const cs_pattern_t cs_pattern_multi_pingpong =
     PAIR_PATTERN("multi_pair_pingpong", true, 2.0, pingpong_begin, pingpong_iterations, pingpong_end, check_both);
 const cs_pattern_t cs_pattern_window_uni =
-    PAIR_PATTERN("window_uni", false, 1.0, nothing, window_uni_iterations, nothing, check_responder);
+    PAIR_PATTERN("window_uni", false, 1.0, cs_pattern_nothing, window_uni_iterations, cs_pattern_nothing, check_responder);
 const cs_pattern_t cs_pattern_multi_window_uni =
-    PAIR_PATTERN("multi_pair_window", true, 1.0, nothing, window_uni_iterations, nothing, check_responder);
+    PAIR_PATTERN("multi_pair_window", true, 1.0, cs_pattern_nothing, window_uni_iterations, cs_pattern_nothing, check_responder);
 const cs_pattern_t cs_pattern_window_bi =
-    PAIR_PATTERN("window_bi", false, 1.0, nothing, window_bi_iterations, nothing, check_both);
+    PAIR_PATTERN("window_bi", false, 1.0, cs_pattern_nothing, window_bi_iterations, cs_pattern_nothing, check_both);

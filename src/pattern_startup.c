@@ -10,11 +10,6 @@ static cs_status_t idle(cs_ctx_t *c)
     return CS_OK;
 }
 
-static cs_status_t nothing(cs_ctx_t *c)
-{
-    (void)c;
-    return CS_OK;
-}
 
 static cs_status_t no_iterations(cs_ctx_t *c, long first, long n)
 {
@@ -25,8 +20,8 @@ static cs_status_t no_iterations(cs_ctx_t *c, long first, long n)
 static double init_seconds(const cs_ctx_t *c) { return c->info->init_seconds; }
 
 const cs_pattern_t cs_pattern_init = {
-    .name = "startup", .time_divisor = 1.0, .timers = CS_TIMERS_EVERY, .setup = idle, .teardown = nothing,
-    .begin = nothing, .iterations = no_iterations, .end = nothing, .given_seconds = init_seconds};
+    .name = "startup", .time_divisor = 1.0, .timers = CS_TIMERS_EVERY, .setup = idle, .teardown = cs_pattern_nothing,
+    .begin = cs_pattern_nothing, .iterations = no_iterations, .end = cs_pattern_nothing, .given_seconds = init_seconds};
 const cs_pattern_t cs_pattern_hello = {
-    .name = "none", .time_divisor = 1.0, .timers = CS_TIMERS_SOME, .setup = idle, .teardown = nothing,
-    .begin = nothing, .iterations = no_iterations, .end = nothing};
+    .name = "none", .time_divisor = 1.0, .timers = CS_TIMERS_SOME, .setup = idle, .teardown = cs_pattern_nothing,
+    .begin = cs_pattern_nothing, .iterations = no_iterations, .end = cs_pattern_nothing};
