@@ -153,3 +153,12 @@ def test_parse_file_reports_the_path(tmp_path):
     with pytest.raises(ParseError) as caught:
         parse_file(path)
     assert str(caught.value) == f"{path}:5: row has 3 values but header has 2 columns"
+
+
+def test_a_size_beyond_64_bits_is_a_parse_error_not_a_crash():
+    from commscope.parse import ParseError, parse_text
+    text = ("# OSU MPI Latency Test v7.4\n# Size       Avg Latency(us)\n"
+            "1                       0.46\n99999999999999999999    0.50\n")
+    with pytest.raises(ParseError) as err:
+        parse_text(text, "big.txt")
+    assert err.value.line == 4 and "too large" in err.value.message

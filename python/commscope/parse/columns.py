@@ -232,6 +232,10 @@ def is_integer(token: str) -> bool:
     return token.isdecimal() or _INTEGER.fullmatch(token) is not None
 
 
+# SQLite's integers are 64-bit signed; a larger "size" cannot be a real message either.
+_LARGEST_STORABLE = 2**63 - 1
+
+
 def read_cell(token: str, column: Column) -> float | int | str:
     """The value of one cell; ``ValueError`` with a readable message if the
     cell does not hold what the column promises."""
@@ -240,7 +244,10 @@ def read_cell(token: str, column: Column) -> float | int | str:
         if not is_integer(token) or len(token) > 30:
             what = "a message size" if column.kind == SIZE else "a whole number"
             raise ValueError(f"column '{column.header}': {token!r} is not {what}")
-        return int(token)
+        value = int(token)
+        if value > _LARGEST_STORABLE:
+            raise ValueError(f"column '{column.header}': {token} is too large (at most {_LARGEST_STORABLE})")
+        return value
     if column.kind == STATUS:
         word = token.lower()
         if word in ("pass", "passed", "ok"):
