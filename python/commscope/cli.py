@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import importlib
+
 import sys
 from pathlib import Path
 
@@ -342,44 +344,27 @@ def import_(ctx: click.Context, files, label, system, db: Path) -> None:
 
 # -- analysis: compare, baseline, check, model, plot, report ------------------------
 
-class Since(click.ParamType):
-    """The start of a time window: 7d, 12h, 30m, 2w or an ISO date."""
+class ParsedValue(click.ParamType):
+    """An option value read by one of the analysis parsers. The parser's module is imported
+    on first use, so commands that never take the option start fast; its ValueError
+    becomes click's usage error (exit 2, the value named)."""
 
-    name = "AGE|DATE"
-
-    def convert(self, value, param, ctx):
-        from .compare import parse_since
-
-        try:
-            return parse_since(value)
-        except ValueError as exc:
-            self.fail(str(exc), param, ctx)
-
-
-class Tolerance(click.ParamType):
-    name = "PERCENT"
+    def __init__(self, name: str, module: str, parser: str) -> None:
+        self.name, self.module, self.parser = name, module, parser
 
     def convert(self, value, param, ctx):
-        from .check import parse_tolerance
-
-        if isinstance(value, float):
+        if not isinstance(value, str):  # a default that is already converted
             return value
+        parse = getattr(importlib.import_module(self.module, __package__), self.parser)
         try:
-            return parse_tolerance(value)
+            return parse(value)
         except ValueError as exc:
             self.fail(str(exc), param, ctx)
 
 
-class FloorType(click.ParamType):
-    name = "QUANTITY"
-
-    def convert(self, value, param, ctx):
-        from .check import parse_floor
-
-        try:
-            return parse_floor(value)
-        except ValueError as exc:
-            self.fail(str(exc), param, ctx)
+Since = ParsedValue("AGE|DATE", ".compare", "parse_since")  # 7d, 12h, 30m, 2w or an ISO date
+Tolerance = ParsedValue("PERCENT", ".check", "parse_tolerance")
+Floor = ParsedValue("QUANTITY", ".check", "parse_floor")
 
 
 SELECTORS_HELP = """\b
@@ -393,7 +378,7 @@ def selection_options(otherwise: str = "Either this or a selector is needed."):
         for option in reversed([
             click.argument("selectors", metavar="[RUN_OR_SELECTOR]...", nargs=-1),
             click.option("--benchmark", metavar="NAME", help="Only runs of this benchmark (latency, bw, ...)."),
-            click.option("--since", type=Since(), metavar="AGE|DATE",
+            click.option("--since", type=Since, metavar="AGE|DATE",
                          help="Only runs started within this time: 30m, 12h, 7d, 2w, or since an ISO date "
                               "such as 2026-01-31 (UTC)."),
             click.option("--last-invocation", is_flag=True,
@@ -407,10 +392,10 @@ def selection_options(otherwise: str = "Either this or a selector is needed."):
 def policy_options(command):
     """The regression rule's knobs (check, report --baseline, plot --ratio-to)."""
     for option in reversed([
-        click.option("--tolerance", type=Tolerance(), default="10%", show_default=True, metavar="PERCENT",
+        click.option("--tolerance", type=Tolerance, default="10%", show_default=True, metavar="PERCENT",
                      help="Relative tolerance: a size fails only when it is worse than the baseline by more "
                           "than this share of the baseline value (and more than --floor)."),
-        click.option("--floor", type=FloorType(), metavar="QUANTITY",
+        click.option("--floor", type=Floor, metavar="QUANTITY",
                      help="Absolute floor below which differences never fail: 0.05us, 500ns, 10MB/s, or a "
                           "plain number in the metric's unit. Default: 0.05us for times, 0 otherwise."),
     ]):
