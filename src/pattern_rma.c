@@ -29,38 +29,72 @@ typedef struct cs_rma {
 
 static cs_rma_t *rma_of(const cs_ctx_t *c) { return c->state; }
 
-/* ---- epochs, one row per -s mode ---- */
+/* ---- the MPI calls of one iteration, inlined into the loop (see rma.h) ---- */
 
-static int lock_open(cs_rma_t *r) { return MPI_Win_lock(MPI_LOCK_SHARED, r->peer, 0, r->win); }
-static int lock_close(cs_rma_t *r) { return MPI_Win_unlock(r->peer, r->win); }
-static int lock_all_open(cs_rma_t *r) { return MPI_Win_lock_all(0, r->win); }
-static int lock_all_close(cs_rma_t *r) { return MPI_Win_unlock_all(r->win); }
-static int flush_close(cs_rma_t *r) { return MPI_Win_flush(r->peer, r->win); }
-static int flush_local_close(cs_rma_t *r) { return MPI_Win_flush_local(r->peer, r->win); }
-static int fence(cs_rma_t *r) { return MPI_Win_fence(0, r->win); }
-static int start(cs_rma_t *r) { return MPI_Win_start(r->peer_group, 0, r->win); }
-static int complete(cs_rma_t *r) { return MPI_Win_complete(r->win); }
-static int post(cs_rma_t *r) { return MPI_Win_post(r->peer_group, 0, r->win); }
-static int wait_exposure(cs_rma_t *r) { return MPI_Win_wait(r->win); }
+#define CS_INLINE static inline __attribute__((always_inline))
 
-typedef struct cs_epoch {
-    int (*open)(cs_rma_t *r);  /* origin, before its operations (NULL: nothing) */
-    int (*close)(cs_rma_t *r); /* origin, after them */
-    /* active target synchronisation: the target's part of an iteration (NULL: passive) */
-    int (*expose)(cs_rma_t *r);
-    int (*finish)(cs_rma_t *r);
-    bool exposure_epoch;       /* bidirectional: each rank also exposes its window (pscw) */
-    bool locked_measurement;   /* one lock around all iterations (flush, flush_local) */
-} cs_epoch_t;
+CS_INLINE int issue(cs_rma_call_t call, const cs_rma_args_t *a)
+{
+    switch (call) {
+    case CS_RMA_PUT:
+        return MPI_Put(CS_RMA_AT(a->origin, a), a->count, a->type, a->target, CS_RMA_DISP(a), a->count, a->type,
+                       a->win);
+    case CS_RMA_GET:
+        return MPI_Get(CS_RMA_AT(a->result, a), a->count, a->type, a->target, CS_RMA_DISP(a), a->count, a->type,
+                       a->win);
+    case CS_RMA_ACCUMULATE:
+        return MPI_Accumulate(CS_RMA_AT(a->origin, a), a->count, a->type, a->target, CS_RMA_DISP(a), a->count,
+                              a->type, MPI_SUM, a->win);
+    case CS_RMA_GET_ACCUMULATE:
+        return MPI_Get_accumulate(CS_RMA_AT(a->origin, a), a->count, a->type, CS_RMA_AT(a->result, a), a->count,
+                                  a->type, a->target, CS_RMA_DISP(a), a->count, a->type, MPI_SUM, a->win);
+    case CS_RMA_FETCH_AND_OP:
+        return MPI_Fetch_and_op(a->origin, a->result, a->type, a->target, a->disp, MPI_SUM, a->win);
+    case CS_RMA_COMPARE_AND_SWAP:
+        return MPI_Compare_and_swap(a->origin, a->compare, a->result, a->type, a->target, a->disp, a->win);
+    }
+    return MPI_ERR_OTHER;
+}
 
-static const cs_epoch_t epochs[CS_NSYNC_MODES] = {
-    [CS_SYNC_LOCK] = {lock_open, lock_close, NULL, NULL, false, false},
-    [CS_SYNC_PSCW] = {start, complete, post, wait_exposure, true, false},
-    [CS_SYNC_FENCE] = {fence, fence, fence, fence, false, false},
-    [CS_SYNC_FLUSH] = {NULL, flush_close, NULL, NULL, false, true},
-    [CS_SYNC_FLUSH_LOCAL] = {NULL, flush_local_close, NULL, NULL, false, true},
-    [CS_SYNC_LOCK_ALL] = {lock_all_open, lock_all_close, NULL, NULL, false, false},
-};
+/* The origin's access epoch around its operations, as OMB opens and closes it per -s.
+ * flush and flush_local hold one lock for the whole measurement (rma_begin/rma_end). */
+CS_INLINE int access_open(cs_rma_sync_t s, const cs_rma_t *r)
+{
+    switch (s) {
+    case CS_SYNC_LOCK: return MPI_Win_lock(MPI_LOCK_SHARED, r->peer, 0, r->win);
+    case CS_SYNC_LOCK_ALL: return MPI_Win_lock_all(0, r->win);
+    case CS_SYNC_FENCE: return MPI_Win_fence(0, r->win);
+    case CS_SYNC_PSCW: return MPI_Win_start(r->peer_group, 0, r->win);
+    default: return MPI_SUCCESS;
+    }
+}
+
+CS_INLINE int access_close(cs_rma_sync_t s, const cs_rma_t *r)
+{
+    switch (s) {
+    case CS_SYNC_LOCK: return MPI_Win_unlock(r->peer, r->win);
+    case CS_SYNC_LOCK_ALL: return MPI_Win_unlock_all(r->win);
+    case CS_SYNC_FENCE: return MPI_Win_fence(0, r->win);
+    case CS_SYNC_PSCW: return MPI_Win_complete(r->win);
+    case CS_SYNC_FLUSH: return MPI_Win_flush(r->peer, r->win);
+    default: return MPI_Win_flush_local(r->peer, r->win);
+    }
+}
+
+/* The target's part under active target synchronisation (passive modes: nothing). */
+static bool is_active_target(cs_rma_sync_t s) { return s == CS_SYNC_PSCW || s == CS_SYNC_FENCE; }
+
+CS_INLINE int exposure_open(cs_rma_sync_t s, const cs_rma_t *r)
+{
+    return s == CS_SYNC_PSCW ? MPI_Win_post(r->peer_group, 0, r->win) : MPI_Win_fence(0, r->win);
+}
+
+CS_INLINE int exposure_close(cs_rma_sync_t s, const cs_rma_t *r)
+{
+    return s == CS_SYNC_PSCW ? MPI_Win_wait(r->win) : MPI_Win_fence(0, r->win);
+}
+
+static bool holds_lock_throughout(cs_rma_sync_t s) { return s == CS_SYNC_FLUSH || s == CS_SYNC_FLUSH_LOCAL; }
 
 /* ---- the window ---- */
 
@@ -162,42 +196,74 @@ static cs_status_t rma_begin(cs_ctx_t *c)
     r->args = (cs_rma_args_t){.origin = r->origin, .result = r->result, .compare = r->compare,
                               .count = (int)(c->size / cs_dtype_size(c->dtype)), .type = cs_mpi_datatype(c->dtype),
                               .target = r->peer, .disp = r->disp, .win = r->win};
-    if (epochs[c->sync_mode].locked_measurement && r->origin_side) CS_MPI(lock_open(r));
+    if (holds_lock_throughout(c->sync_mode) && r->origin_side)
+        CS_MPI(MPI_Win_lock(MPI_LOCK_SHARED, r->peer, 0, r->win));
     return CS_OK;
 }
 
 static cs_status_t rma_end(cs_ctx_t *c)
 {
     cs_rma_t *r = rma_of(c);
-    if (epochs[c->sync_mode].locked_measurement && r->origin_side) CS_MPI(lock_close(r));
+    if (holds_lock_throughout(c->sync_mode) && r->origin_side) CS_MPI(MPI_Win_unlock(r->peer, r->win));
     return CS_OK;
+}
+
+/* n iterations of `call` under synchronisation `s`; inlined once per pair by
+ * rma_iterations, so the loop holds nothing but direct MPI calls. Bidirectional pscw: each
+ * rank also exposes its own window around its access epoch (fence does both in one call). */
+CS_INLINE cs_status_t epochs_of(cs_ctx_t *c, long n, cs_rma_call_t call, cs_rma_sync_t s)
+{
+    const cs_rma_t *r = rma_of(c);
+    if (!r->origin_side) { /* the target: only active target synchronisation involves it */
+        if (!is_active_target(s)) return CS_OK;
+        for (long i = 0; i < n; i++) {
+            CS_MPI(exposure_open(s, r));
+            CS_MPI(exposure_close(s, r));
+        }
+        return CS_OK;
+    }
+    const bool also_exposes = r->bidirectional && s == CS_SYNC_PSCW;
+    const int window = c->window;
+    const size_t size = c->size;
+    cs_rma_args_t a = r->args;
+    for (long i = 0; i < n; i++) {
+        if (also_exposes) CS_MPI(exposure_open(s, r));
+        CS_MPI(access_open(s, r));
+        for (int j = 0; j < window; j++) {
+            a.off = (size_t)j * size;
+            CS_MPI(issue(call, &a));
+        }
+        CS_MPI(access_close(s, r));
+        if (also_exposes) CS_MPI(exposure_close(s, r));
+    }
+    return CS_OK;
+}
+
+CS_INLINE cs_status_t epochs_with_sync(cs_ctx_t *c, long n, cs_rma_call_t call)
+{
+    switch (c->sync_mode) {
+    case CS_SYNC_LOCK: return epochs_of(c, n, call, CS_SYNC_LOCK);
+    case CS_SYNC_PSCW: return epochs_of(c, n, call, CS_SYNC_PSCW);
+    case CS_SYNC_FENCE: return epochs_of(c, n, call, CS_SYNC_FENCE);
+    case CS_SYNC_FLUSH: return epochs_of(c, n, call, CS_SYNC_FLUSH);
+    case CS_SYNC_FLUSH_LOCAL: return epochs_of(c, n, call, CS_SYNC_FLUSH_LOCAL);
+    case CS_SYNC_LOCK_ALL: return epochs_of(c, n, call, CS_SYNC_LOCK_ALL);
+    default: return CS_TRACE(CS_ERR_RUNTIME);
+    }
 }
 
 static cs_status_t rma_iterations(cs_ctx_t *c, long first, long n)
 {
     (void)first;
-    cs_rma_t *r = rma_of(c);
-    const cs_epoch_t *e = &epochs[c->sync_mode];
-    const cs_rma_op_t *op = r->op;
-    cs_rma_args_t a = r->args;
-    int window = c->window;
-    size_t size = c->size;
-    for (long i = 0; i < n; i++) {
-        if (r->origin_side) {
-            if (r->bidirectional && e->exposure_epoch) CS_MPI(e->expose(r));
-            if (e->open) CS_MPI(e->open(r));
-            for (int j = 0; j < window; j++) {
-                a.off = (size_t)j * size;
-                CS_MPI(op->issue(&a));
-            }
-            CS_MPI(e->close(r));
-            if (r->bidirectional && e->exposure_epoch) CS_MPI(e->finish(r));
-        } else if (e->expose) { /* the target of active target synchronisation */
-            CS_MPI(e->expose(r));
-            CS_MPI(e->finish(r));
-        }
+    switch (rma_of(c)->op->call) {
+    case CS_RMA_PUT: return epochs_with_sync(c, n, CS_RMA_PUT);
+    case CS_RMA_GET: return epochs_with_sync(c, n, CS_RMA_GET);
+    case CS_RMA_ACCUMULATE: return epochs_with_sync(c, n, CS_RMA_ACCUMULATE);
+    case CS_RMA_GET_ACCUMULATE: return epochs_with_sync(c, n, CS_RMA_GET_ACCUMULATE);
+    case CS_RMA_FETCH_AND_OP: return epochs_with_sync(c, n, CS_RMA_FETCH_AND_OP);
+    case CS_RMA_COMPARE_AND_SWAP: return epochs_with_sync(c, n, CS_RMA_COMPARE_AND_SWAP);
     }
-    return CS_OK;
+    return CS_TRACE(CS_ERR_RUNTIME);
 }
 
 /* ---- validation: origin data 1, window data 2, bounded so that sums stay exact ---- */

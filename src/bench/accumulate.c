@@ -1,13 +1,7 @@
 /* MPI_Accumulate with MPI_SUM: osu_acc_latency. */
 #include "../rma.h"
 
-static int accumulate(const cs_rma_args_t *a)
-{
-    return MPI_Accumulate(CS_RMA_AT(a->origin, a), a->count, a->type, a->target, CS_RMA_DISP(a), a->count, a->type,
-                          MPI_SUM, a->win);
-}
-
-static const cs_rma_op_t op = {.fetches = false, .update = CS_RMA_SUM, .issue = accumulate};
+static const cs_rma_op_t op = {.call = CS_RMA_ACCUMULATE, .fetches = false, .update = CS_RMA_SUM};
 
 const cs_bench_t cs_bench_acc_latency = CS_RMA_BENCH(
     "acc_latency", "MPI_Accumulate latency Test", "one-sided MPI_Accumulate (MPI_SUM) latency (us); -w, -s",

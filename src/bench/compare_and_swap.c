@@ -2,12 +2,7 @@
  * target's current value, so every operation swaps (and validation sees it). */
 #include "../rma.h"
 
-static int compare_and_swap(const cs_rma_args_t *a)
-{
-    return MPI_Compare_and_swap(a->origin, a->compare, a->result, a->type, a->target, a->disp, a->win);
-}
-
-static const cs_rma_op_t op = {.fetches = true, .update = CS_RMA_SWAP, .issue = compare_and_swap};
+static const cs_rma_op_t op = {.call = CS_RMA_COMPARE_AND_SWAP, .fetches = true, .update = CS_RMA_SWAP};
 
 #define ATOMIC_SIZE 8 /* one MPI_LONG_LONG */
 const cs_bench_t cs_bench_cas_latency = {

@@ -1,12 +1,7 @@
 /* MPI_Fetch_and_op with MPI_SUM on one MPI_LONG_LONG: osu_fop_latency. */
 #include "../rma.h"
 
-static int fetch_and_op(const cs_rma_args_t *a)
-{
-    return MPI_Fetch_and_op(a->origin, a->result, a->type, a->target, a->disp, MPI_SUM, a->win);
-}
-
-static const cs_rma_op_t op = {.fetches = true, .update = CS_RMA_SUM, .issue = fetch_and_op};
+static const cs_rma_op_t op = {.call = CS_RMA_FETCH_AND_OP, .fetches = true, .update = CS_RMA_SUM};
 
 #define ATOMIC_SIZE 8 /* one MPI_LONG_LONG */
 const cs_bench_t cs_bench_fop_latency = {

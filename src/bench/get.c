@@ -1,12 +1,7 @@
 /* MPI_Get: osu_get_latency and osu_get_bw (a window of gets per epoch). */
 #include "../rma.h"
 
-static int get(const cs_rma_args_t *a)
-{
-    return MPI_Get(CS_RMA_AT(a->result, a), a->count, a->type, a->target, CS_RMA_DISP(a), a->count, a->type, a->win);
-}
-
-static const cs_rma_op_t op = {.fetches = true, .update = CS_RMA_KEEP, .issue = get};
+static const cs_rma_op_t op = {.call = CS_RMA_GET, .fetches = true, .update = CS_RMA_KEEP};
 
 const cs_bench_t cs_bench_get_latency = CS_RMA_BENCH(
     "get_latency", "MPI_Get latency Test", "one-sided MPI_Get latency: one get per epoch (us); -w, -s",

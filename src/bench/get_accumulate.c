@@ -1,13 +1,7 @@
 /* MPI_Get_accumulate with MPI_SUM: osu_get_acc_latency. */
 #include "../rma.h"
 
-static int get_accumulate(const cs_rma_args_t *a)
-{
-    return MPI_Get_accumulate(CS_RMA_AT(a->origin, a), a->count, a->type, CS_RMA_AT(a->result, a), a->count, a->type,
-                              a->target, CS_RMA_DISP(a), a->count, a->type, MPI_SUM, a->win);
-}
-
-static const cs_rma_op_t op = {.fetches = true, .update = CS_RMA_SUM, .issue = get_accumulate};
+static const cs_rma_op_t op = {.call = CS_RMA_GET_ACCUMULATE, .fetches = true, .update = CS_RMA_SUM};
 
 const cs_bench_t cs_bench_get_acc_latency = CS_RMA_BENCH(
     "get_acc_latency", "MPI_Get_accumulate latency Test",

@@ -2,12 +2,7 @@
  * ranks put at once; active target synchronisation only, pscw by default, as in OMB). */
 #include "../rma.h"
 
-static int put(const cs_rma_args_t *a)
-{
-    return MPI_Put(CS_RMA_AT(a->origin, a), a->count, a->type, a->target, CS_RMA_DISP(a), a->count, a->type, a->win);
-}
-
-static const cs_rma_op_t op = {.fetches = false, .update = CS_RMA_REPLACE, .issue = put};
+static const cs_rma_op_t op = {.call = CS_RMA_PUT, .fetches = false, .update = CS_RMA_REPLACE};
 
 const cs_bench_t cs_bench_put_latency = CS_RMA_BENCH(
     "put_latency", "MPI_Put Latency Test", "one-sided MPI_Put latency: one put per epoch (us); -w, -s",
