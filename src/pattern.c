@@ -152,7 +152,7 @@ cs_status_t cs_pattern_run(const cs_pattern_t *p, cs_ctx_t *c, const cs_loop_t *
     }
     CS_CHECK(p->begin(c));
     CS_MPI(MPI_Barrier(c->comm));
-    double per_iter;
+    double per_iter = 0;
     CS_CHECK(warm_up(p, c, loop, &per_iter));
     out->batch = choose_batch(p, loop, per_iter);
     CS_MPI(MPI_Barrier(c->comm));
