@@ -1,9 +1,10 @@
 /* The reference for bench/overhead: the smallest honest MPI loops, written by hand with
  * nothing around them (no options, records or function pointers), timed the way OMB
  * times them: one clock read before and after all timed iterations.
- *   raw_loops latency|bw|allreduce|bcast|put_latency MIN MAX
+ *   raw_loops latency|bw|allreduce|bcast|put_latency MIN MAX [ITERATIONS]
  * prints "SIZE VALUE" per size (latency in us, bandwidth in MB/s) with OMB's default
- * iteration counts, so its numbers line up with commscope-bench's defaults. Collectives
+ * iteration counts, so its numbers line up with commscope-bench's defaults; ITERATIONS
+ * replaces them (instructions.py counts instructions at two iteration counts). Collectives
  * are timed as osu_allreduce does (t_start; MPI_Allreduce; t_stop; MPI_Barrier) and report
  * the mean over ranks of each rank's mean; put_latency as osu_put_latency's default
  * (MPI_Win_allocate, one lock, MPI_Put + MPI_Win_flush per iteration). */
@@ -102,24 +103,29 @@ int main(int argc, char **argv)
     MPI_Init(&argc, &argv);
     int rank;
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
-    if (argc != 4) {
-        if (rank == 0) fprintf(stderr, "usage: raw_loops latency|bw|allreduce|bcast|put_latency MIN MAX\n");
+    if (argc != 4 && argc != 5) {
+        if (rank == 0)
+            fprintf(stderr, "usage: raw_loops latency|bw|allreduce|bcast|put_latency MIN MAX [ITERATIONS]\n");
         MPI_Finalize();
         return 2;
     }
     const char *bench = argv[1];
     long min = atol(argv[2]), max = atol(argv[3]);
+    int fixed_iters = argc == 5 ? atoi(argv[4]) : 0;
     char *s = aligned_alloc(4096, (size_t)max + 4096), *r = aligned_alloc(4096, (size_t)max + 4096);
     memset(s, 1, (size_t)max);
     memset(r, 0, (size_t)max);
     for (long size = min; size <= max; size = size ? size * 2 : 1) {
         int large = size > LARGE, n = (int)size;
+        int lat_iters = fixed_iters ? fixed_iters : large ? 1000 : 10000;
+        int bw_iters = fixed_iters ? fixed_iters : large ? 20 : 100;
+        int coll_iters = fixed_iters ? fixed_iters : large ? 100 : 1000;
         double v;
-        if (strcmp(bench, "latency") == 0) v = pingpong(s, r, n, large ? 1000 : 10000, large ? 10 : 100, rank);
-        else if (strcmp(bench, "bw") == 0) v = window_bw(s, r, n, large ? 20 : 100, large ? 2 : 10, rank);
-        else if (strcmp(bench, "put_latency") == 0) v = put_flush(s, n, large ? 1000 : 10000, large ? 10 : 100, rank);
-        else v = collective(s, r, n, large ? 100 : 1000, large ? 10 : 100, strcmp(bench, "bcast") == 0);
-        if (rank == 0) printf("%ld %.4f\n", size, v);
+        if (strcmp(bench, "latency") == 0) v = pingpong(s, r, n, lat_iters, large ? 10 : 100, rank);
+        else if (strcmp(bench, "bw") == 0) v = window_bw(s, r, n, bw_iters, large ? 2 : 10, rank);
+        else if (strcmp(bench, "put_latency") == 0) v = put_flush(s, n, lat_iters, large ? 10 : 100, rank);
+        else v = collective(s, r, n, coll_iters, large ? 10 : 100, strcmp(bench, "bcast") == 0);
+        if (rank == 0) printf("%ld %.6g\n", size, v);
     }
     free(s);
     free(r);
