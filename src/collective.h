@@ -11,6 +11,7 @@
 
 #include "bench.h"
 #include "flow.h"
+#include "hot.h"
 #include "pattern.h"
 
 /* Everything one call needs, filled by the collective pattern for each size, datatype and
@@ -43,7 +44,7 @@ typedef struct cs_coll_ops {
 /* MPI-4 persistent collectives exist only where CMake found them (CS_HAVE_PERSISTENT_COLL). */
 #ifdef CS_HAVE_PERSISTENT_COLL
 #define CS_PERSISTENT_FORM(name, call, ...) \
-    static int name##_init(const cs_coll_args_t *a, MPI_Request *req) { return call(__VA_ARGS__, MPI_INFO_NULL, req); }
+    CS_HOT static int name##_init(const cs_coll_args_t *a, MPI_Request *req) { return call(__VA_ARGS__, MPI_INFO_NULL, req); }
 #define CS_PERSISTENT_PTR(name) name##_init
 #define CS_PERSISTENT_UNAVAILABLE NULL
 #else
@@ -55,8 +56,8 @@ typedef struct cs_coll_ops {
 
 /* The three forms of one collective from one argument list (`a` is the cs_coll_args_t). */
 #define CS_COLLECTIVE_CALLS(name, blocking_call, start_call, init_call, ...)                          \
-    static int name##_blocking(const cs_coll_args_t *a) { return blocking_call(__VA_ARGS__); }       \
-    static int name##_start(const cs_coll_args_t *a, MPI_Request *req) { return start_call(__VA_ARGS__, req); } \
+    CS_HOT static int name##_blocking(const cs_coll_args_t *a) { return blocking_call(__VA_ARGS__); }\
+    CS_HOT static int name##_start(const cs_coll_args_t *a, MPI_Request *req) { return start_call(__VA_ARGS__, req); } \
     CS_PERSISTENT_FORM(name, init_call, __VA_ARGS__)                                                   \
     static const cs_coll_ops_t name##_ops = {name##_blocking, name##_start, CS_PERSISTENT_PTR(name)};
 

@@ -5,6 +5,7 @@
 #include <math.h>
 #include <string.h>
 
+#include "hot.h"
 #include "mpi_check.h"
 
 static cs_status_t steps(const cs_pattern_t *p, cs_ctx_t *c, long first, long n)
@@ -139,7 +140,7 @@ static cs_status_t overlap_phase(const cs_pattern_t *p, cs_ctx_t *c, const cs_lo
     return CS_OK;
 }
 
-cs_status_t cs_pattern_run(const cs_pattern_t *p, cs_ctx_t *c, const cs_loop_t *loop, double *samples,
+CS_HOT cs_status_t cs_pattern_run(const cs_pattern_t *p, cs_ctx_t *c, const cs_loop_t *loop, double *samples,
                            cs_timing_t *out)
 {
     memset(out, 0, sizeof *out);

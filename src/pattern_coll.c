@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "collective.h"
+#include "hot.h"
 #include "mpi_check.h"
 #include "topo.h"
 
@@ -168,7 +169,7 @@ static cs_status_t coll_end(cs_ctx_t *c)
 /* One iteration: the timed loop hands barrier-separated iterations over one at a time.
  * Kept out of line so that blocking_iterations reaches it by a jump, and nothing is
  * saved or restored around the MPI call inside the clock. */
-__attribute__((noinline)) static cs_status_t blocking_one(cs_ctx_t *c, long i)
+CS_HOT __attribute__((noinline)) static cs_status_t blocking_one(cs_ctx_t *c, long i)
 {
     cs_coll_t *s = coll_of(c);
     place(c, i);
@@ -182,12 +183,12 @@ __attribute__((noinline)) static cs_status_t blocking_many(cs_ctx_t *c, long fir
     return CS_OK;
 }
 
-static cs_status_t blocking_iterations(cs_ctx_t *c, long first, long n)
+CS_HOT static cs_status_t blocking_iterations(cs_ctx_t *c, long first, long n)
 {
     return n == 1 ? blocking_one(c, first) : blocking_many(c, first, n);
 }
 
-static cs_status_t nbc_start(cs_ctx_t *c, long i, MPI_Request *req)
+CS_HOT static cs_status_t nbc_start(cs_ctx_t *c, long i, MPI_Request *req)
 {
     cs_coll_t *s = coll_of(c);
     place(c, i);
@@ -195,7 +196,7 @@ static cs_status_t nbc_start(cs_ctx_t *c, long i, MPI_Request *req)
     return CS_OK;
 }
 
-static cs_status_t nbc_iterations(cs_ctx_t *c, long first, long n)
+CS_HOT static cs_status_t nbc_iterations(cs_ctx_t *c, long first, long n)
 {
     for (long i = first; i < first + n; i++) {
         MPI_Request req;
@@ -219,7 +220,7 @@ static cs_status_t persistent_begin(cs_ctx_t *c)
     return CS_OK;
 }
 
-static cs_status_t persistent_iterations(cs_ctx_t *c, long first, long n)
+CS_HOT static cs_status_t persistent_iterations(cs_ctx_t *c, long first, long n)
 {
     cs_coll_t *s = coll_of(c);
     for (long i = first; i < first + n; i++) {

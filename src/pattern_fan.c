@@ -5,6 +5,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 
+#include "hot.h"
 #include "mpi_check.h"
 #include "pattern.h"
 #include "validate.h"
@@ -65,7 +66,7 @@ static cs_status_t fan_teardown(cs_ctx_t *c)
 }
 
 /* Data flows towards `receiver`: the hub in fan-in, the peers in fan-out. */
-static cs_status_t fan_iterations(cs_ctx_t *c, long first, long n)
+CS_HOT static cs_status_t fan_iterations(cs_ctx_t *c, long first, long n)
 {
     (void)first;
     cs_fan_t *f = fan_of(c);

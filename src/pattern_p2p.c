@@ -3,6 +3,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 
+#include "hot.h"
 #include "mpi_check.h"
 #include "pattern.h"
 #include "send_mode.h"
@@ -89,7 +90,7 @@ static cs_status_t pingpong_begin(cs_ctx_t *c)
     return s->send_ops->begin(&s->p2p, s->recv_slots[0], (int)c->size, s->peer, s->initiator);
 }
 
-static cs_status_t pingpong_iterations(cs_ctx_t *c, long first, long iterations)
+CS_HOT static cs_status_t pingpong_iterations(cs_ctx_t *c, long first, long iterations)
 {
     (void)first;
     cs_pair_t *s = pair_of(c);
@@ -118,7 +119,7 @@ static cs_status_t pingpong_end(cs_ctx_t *c)
 
 /* ---- one-way window: `window` non-blocking sends, then a small acknowledgement ---- */
 
-static cs_status_t window_uni_iterations(cs_ctx_t *c, long first, long iterations)
+CS_HOT static cs_status_t window_uni_iterations(cs_ctx_t *c, long first, long iterations)
 {
     (void)first;
     cs_pair_t *s = pair_of(c);
@@ -141,7 +142,7 @@ static cs_status_t window_uni_iterations(cs_ctx_t *c, long first, long iteration
 
 /* ---- two-way window: both sides receive and send `window` messages at once ---- */
 
-static cs_status_t window_bi_iterations(cs_ctx_t *c, long first, long iterations)
+CS_HOT static cs_status_t window_bi_iterations(cs_ctx_t *c, long first, long iterations)
 {
     (void)first;
     cs_pair_t *s = pair_of(c);

@@ -3,6 +3,7 @@
 #include <limits.h>
 #include <stdlib.h>
 
+#include "hot.h"
 #include "mpi_check.h"
 
 #define TAG_PING 1
@@ -22,27 +23,27 @@ static cs_status_t no_begin(cs_p2p_t *p, void *rbuf, int n, int peer, bool initi
 }
 static cs_status_t no_end(cs_p2p_t *p) { (void)p; return CS_OK; }
 
-static cs_status_t plain_recv(cs_p2p_t *p, void *rbuf, int n, int peer)
+CS_HOT static cs_status_t plain_recv(cs_p2p_t *p, void *rbuf, int n, int peer)
 {
     CS_MPI(MPI_Recv(rbuf, n, MPI_CHAR, peer, TAG_PING, p->comm, MPI_STATUS_IGNORE));
     return CS_OK;
 }
 
-static cs_status_t send_standard(cs_p2p_t *p, const void *sbuf, void *rbuf, int n, int peer)
+CS_HOT static cs_status_t send_standard(cs_p2p_t *p, const void *sbuf, void *rbuf, int n, int peer)
 {
     (void)rbuf;
     CS_MPI(MPI_Send(sbuf, n, MPI_CHAR, peer, TAG_PING, p->comm));
     return CS_OK;
 }
 
-static cs_status_t send_sync(cs_p2p_t *p, const void *sbuf, void *rbuf, int n, int peer)
+CS_HOT static cs_status_t send_sync(cs_p2p_t *p, const void *sbuf, void *rbuf, int n, int peer)
 {
     (void)rbuf;
     CS_MPI(MPI_Ssend(sbuf, n, MPI_CHAR, peer, TAG_PING, p->comm));
     return CS_OK;
 }
 
-static cs_status_t send_immediate(cs_p2p_t *p, const void *sbuf, void *rbuf, int n, int peer)
+CS_HOT static cs_status_t send_immediate(cs_p2p_t *p, const void *sbuf, void *rbuf, int n, int peer)
 {
     (void)rbuf;
     MPI_Request req;
@@ -77,7 +78,7 @@ static cs_status_t buffered_teardown(cs_p2p_t *p)
     return CS_OK;
 }
 
-static cs_status_t send_buffered(cs_p2p_t *p, const void *sbuf, void *rbuf, int n, int peer)
+CS_HOT static cs_status_t send_buffered(cs_p2p_t *p, const void *sbuf, void *rbuf, int n, int peer)
 {
     (void)rbuf;
     CS_MPI(MPI_Bsend(sbuf, n, MPI_CHAR, peer, TAG_PING, p->comm));
@@ -96,14 +97,14 @@ static cs_status_t ready_begin(cs_p2p_t *p, void *rbuf, int n, int peer, bool in
     return CS_OK;
 }
 
-static cs_status_t send_ready(cs_p2p_t *p, const void *sbuf, void *rbuf, int n, int peer)
+CS_HOT static cs_status_t send_ready(cs_p2p_t *p, const void *sbuf, void *rbuf, int n, int peer)
 {
     CS_MPI(MPI_Irecv(rbuf, n, MPI_CHAR, peer, TAG_PING, p->comm, &p->pending));
     CS_MPI(MPI_Rsend(sbuf, n, MPI_CHAR, peer, TAG_PING, p->comm));
     return CS_OK;
 }
 
-static cs_status_t ready_recv(cs_p2p_t *p, void *rbuf, int n, int peer)
+CS_HOT static cs_status_t ready_recv(cs_p2p_t *p, void *rbuf, int n, int peer)
 {
     (void)rbuf, (void)n, (void)peer;
     CS_MPI(MPI_Wait(&p->pending, MPI_STATUS_IGNORE));
