@@ -9,4 +9,8 @@
 
 #define CS_HOT __attribute__((hot))
 
+/* A timed loop's MPI call chosen by a switch on a constant: the loop is compiled once
+ * per mode with the call made directly, no function pointer per operation. */
+#define CS_INLINE static inline __attribute__((always_inline))
+
 #endif

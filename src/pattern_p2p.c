@@ -21,7 +21,8 @@ typedef struct cs_pair {
     uint8_t *staging; /* host copy for filling and checking (-c) */
     MPI_Request *requests; /* room for two windows */
     char ack;
-    const cs_send_ops_t *send_ops;
+    cs_send_mode_t send_mode;
+    const cs_send_ops_t *send_ops; /* set-up and the calls around a loop of send_mode */
     cs_p2p_t p2p;
 } cs_pair_t;
 
@@ -58,7 +59,8 @@ static cs_status_t pair_setup(cs_ctx_t *c)
         s->send_slots[i] = (char *)s->send_block + at;
         s->recv_slots[i] = (char *)s->recv_block + at;
     }
-    s->send_ops = cs_send_ops_for(info->opts->send_mode);
+    s->send_mode = info->opts->send_mode;
+    s->send_ops = cs_send_ops_for(s->send_mode);
     s->p2p.comm = c->comm;
     if (c->active && (info->bench->caps & CS_CAP_SEND_MODE)) CS_CHECK(s->send_ops->setup(&s->p2p, info->plan->max_size));
     return CS_OK;
@@ -90,25 +92,37 @@ static cs_status_t pingpong_begin(cs_ctx_t *c)
     return s->send_ops->begin(&s->p2p, s->recv_slots[0], (int)c->size, s->peer, s->initiator);
 }
 
-CS_HOT static cs_status_t pingpong_iterations(cs_ctx_t *c, long first, long iterations)
+/* `iterations` round trips with the send mode's calls made directly (see send_mode.h). */
+CS_INLINE cs_status_t round_trips(cs_pair_t *s, int n, long iterations, cs_send_mode_t mode)
 {
-    (void)first;
-    cs_pair_t *s = pair_of(c);
-    const cs_send_ops_t *ops = s->send_ops;
-    int n = (int)c->size, peer = s->peer;
+    const int peer = s->peer;
     char *sbuf = s->send_slots[0], *rbuf = s->recv_slots[0];
     if (s->initiator) {
         for (long i = 0; i < iterations; i++) {
-            CS_CHECK(ops->send(&s->p2p, sbuf, rbuf, n, peer));
-            CS_CHECK(ops->recv(&s->p2p, rbuf, n, peer));
+            CS_MPI(cs_p2p_send(mode, &s->p2p, sbuf, rbuf, n, peer));
+            CS_MPI(cs_p2p_recv(mode, &s->p2p, rbuf, n, peer));
         }
         return CS_OK;
     }
     for (long i = 0; i < iterations; i++) {
-        CS_CHECK(ops->recv(&s->p2p, rbuf, n, peer));
-        CS_CHECK(ops->send(&s->p2p, sbuf, rbuf, n, peer));
+        CS_MPI(cs_p2p_recv(mode, &s->p2p, rbuf, n, peer));
+        CS_MPI(cs_p2p_send(mode, &s->p2p, sbuf, rbuf, n, peer));
     }
     return CS_OK;
+}
+
+CS_HOT static cs_status_t pingpong_iterations(cs_ctx_t *c, long first, long iterations)
+{
+    (void)first;
+    cs_pair_t *s = pair_of(c);
+    int n = (int)c->size;
+    switch (s->send_mode) {
+    case CS_SEND_SYNC: return round_trips(s, n, iterations, CS_SEND_SYNC);
+    case CS_SEND_BUFFERED: return round_trips(s, n, iterations, CS_SEND_BUFFERED);
+    case CS_SEND_READY: return round_trips(s, n, iterations, CS_SEND_READY);
+    case CS_SEND_IMMEDIATE: return round_trips(s, n, iterations, CS_SEND_IMMEDIATE);
+    default: return round_trips(s, n, iterations, CS_SEND_STANDARD);
+    }
 }
 
 static cs_status_t pingpong_end(cs_ctx_t *c)
@@ -123,18 +137,20 @@ CS_HOT static cs_status_t window_uni_iterations(cs_ctx_t *c, long first, long it
 {
     (void)first;
     cs_pair_t *s = pair_of(c);
-    int n = (int)c->size, window = c->window;
+    /* locals, not s->..., so that nothing is reloaded from memory after each MPI call */
+    const int n = (int)c->size, window = c->window, peer = s->peer;
+    const MPI_Comm comm = c->comm;
+    char **const sends = s->send_slots, **const recvs = s->recv_slots;
+    MPI_Request *const req = s->requests;
     for (long i = 0; i < iterations; i++) {
         if (s->initiator) {
-            for (int w = 0; w < window; w++)
-                CS_MPI(MPI_Isend(s->send_slots[w], n, MPI_CHAR, s->peer, TAG_DATA, c->comm, &s->requests[w]));
-            CS_MPI(MPI_Waitall(window, s->requests, MPI_STATUSES_IGNORE));
-            CS_MPI(MPI_Recv(&s->ack, 1, MPI_CHAR, s->peer, TAG_ACK, c->comm, MPI_STATUS_IGNORE));
+            for (int w = 0; w < window; w++) CS_MPI(MPI_Isend(sends[w], n, MPI_CHAR, peer, TAG_DATA, comm, &req[w]));
+            CS_MPI(MPI_Waitall(window, req, MPI_STATUSES_IGNORE));
+            CS_MPI(MPI_Recv(&s->ack, 1, MPI_CHAR, peer, TAG_ACK, comm, MPI_STATUS_IGNORE));
         } else {
-            for (int w = 0; w < window; w++)
-                CS_MPI(MPI_Irecv(s->recv_slots[w], n, MPI_CHAR, s->peer, TAG_DATA, c->comm, &s->requests[w]));
-            CS_MPI(MPI_Waitall(window, s->requests, MPI_STATUSES_IGNORE));
-            CS_MPI(MPI_Send(&s->ack, 1, MPI_CHAR, s->peer, TAG_ACK, c->comm));
+            for (int w = 0; w < window; w++) CS_MPI(MPI_Irecv(recvs[w], n, MPI_CHAR, peer, TAG_DATA, comm, &req[w]));
+            CS_MPI(MPI_Waitall(window, req, MPI_STATUSES_IGNORE));
+            CS_MPI(MPI_Send(&s->ack, 1, MPI_CHAR, peer, TAG_ACK, comm));
         }
     }
     return CS_OK;
@@ -146,13 +162,15 @@ CS_HOT static cs_status_t window_bi_iterations(cs_ctx_t *c, long first, long ite
 {
     (void)first;
     cs_pair_t *s = pair_of(c);
-    int n = (int)c->size, window = c->window;
-    MPI_Request *recvs = s->requests + window, *sends = s->requests;
+    const int n = (int)c->size, window = c->window, peer = s->peer;
+    const MPI_Comm comm = c->comm;
+    char **const send_slots = s->send_slots, **const recv_slots = s->recv_slots;
+    MPI_Request *const recvs = s->requests + window, *const sends = s->requests;
     for (long i = 0; i < iterations; i++) {
         for (int w = 0; w < window; w++)
-            CS_MPI(MPI_Irecv(s->recv_slots[w], n, MPI_CHAR, s->peer, TAG_DATA, c->comm, &recvs[w]));
+            CS_MPI(MPI_Irecv(recv_slots[w], n, MPI_CHAR, peer, TAG_DATA, comm, &recvs[w]));
         for (int w = 0; w < window; w++)
-            CS_MPI(MPI_Isend(s->send_slots[w], n, MPI_CHAR, s->peer, TAG_DATA, c->comm, &sends[w]));
+            CS_MPI(MPI_Isend(send_slots[w], n, MPI_CHAR, peer, TAG_DATA, comm, &sends[w]));
         CS_MPI(MPI_Waitall(window, sends, MPI_STATUSES_IGNORE));
         CS_MPI(MPI_Waitall(window, recvs, MPI_STATUSES_IGNORE));
     }

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "hot.h"
 #include "mpi_check.h"
 #include "rma.h"
 
@@ -30,8 +31,6 @@ typedef struct cs_rma {
 static cs_rma_t *rma_of(const cs_ctx_t *c) { return c->state; }
 
 /* ---- the MPI calls of one iteration, inlined into the loop (see rma.h) ---- */
-
-#define CS_INLINE static inline __attribute__((always_inline))
 
 CS_INLINE int issue(cs_rma_call_t call, const cs_rma_args_t *a)
 {

@@ -3,10 +3,7 @@
 #include <limits.h>
 #include <stdlib.h>
 
-#include "hot.h"
 #include "mpi_check.h"
-
-#define TAG_PING 1
 
 static cs_status_t no_setup(cs_p2p_t *p, size_t max_size)
 {
@@ -22,35 +19,6 @@ static cs_status_t no_begin(cs_p2p_t *p, void *rbuf, int n, int peer, bool initi
     return CS_OK;
 }
 static cs_status_t no_end(cs_p2p_t *p) { (void)p; return CS_OK; }
-
-CS_HOT static cs_status_t plain_recv(cs_p2p_t *p, void *rbuf, int n, int peer)
-{
-    CS_MPI(MPI_Recv(rbuf, n, MPI_CHAR, peer, TAG_PING, p->comm, MPI_STATUS_IGNORE));
-    return CS_OK;
-}
-
-CS_HOT static cs_status_t send_standard(cs_p2p_t *p, const void *sbuf, void *rbuf, int n, int peer)
-{
-    (void)rbuf;
-    CS_MPI(MPI_Send(sbuf, n, MPI_CHAR, peer, TAG_PING, p->comm));
-    return CS_OK;
-}
-
-CS_HOT static cs_status_t send_sync(cs_p2p_t *p, const void *sbuf, void *rbuf, int n, int peer)
-{
-    (void)rbuf;
-    CS_MPI(MPI_Ssend(sbuf, n, MPI_CHAR, peer, TAG_PING, p->comm));
-    return CS_OK;
-}
-
-CS_HOT static cs_status_t send_immediate(cs_p2p_t *p, const void *sbuf, void *rbuf, int n, int peer)
-{
-    (void)rbuf;
-    MPI_Request req;
-    CS_MPI(MPI_Isend(sbuf, n, MPI_CHAR, peer, TAG_PING, p->comm, &req));
-    CS_MPI(MPI_Wait(&req, MPI_STATUS_IGNORE));
-    return CS_OK;
-}
 
 /* MPI_Bsend: a ping-pong has one message in flight per rank, so room for two messages
  * (and MPI's per-message overhead) is always enough. */
@@ -78,36 +46,13 @@ static cs_status_t buffered_teardown(cs_p2p_t *p)
     return CS_OK;
 }
 
-CS_HOT static cs_status_t send_buffered(cs_p2p_t *p, const void *sbuf, void *rbuf, int n, int peer)
-{
-    (void)rbuf;
-    CS_MPI(MPI_Bsend(sbuf, n, MPI_CHAR, peer, TAG_PING, p->comm));
-    return CS_OK;
-}
-
-/* MPI_Rsend is only correct when the matching receive is already posted. Each rank posts
- * the receive for the message it expects next before it sends: the peer only sends that
- * message after it has received ours, so the receive is always there in time. The
- * responder's first receive is posted in begin (before the barrier); the receive it
- * posts after the last round is never matched and is cancelled in end. */
+/* MPI_Rsend (cs_p2p_send in send_mode.h): the responder's first receive is posted in
+ * begin, before the barrier; the receive it posts after the last round is never matched
+ * and is cancelled in end. */
 static cs_status_t ready_begin(cs_p2p_t *p, void *rbuf, int n, int peer, bool initiator)
 {
     p->pending = MPI_REQUEST_NULL;
-    if (!initiator) CS_MPI(MPI_Irecv(rbuf, n, MPI_CHAR, peer, TAG_PING, p->comm, &p->pending));
-    return CS_OK;
-}
-
-CS_HOT static cs_status_t send_ready(cs_p2p_t *p, const void *sbuf, void *rbuf, int n, int peer)
-{
-    CS_MPI(MPI_Irecv(rbuf, n, MPI_CHAR, peer, TAG_PING, p->comm, &p->pending));
-    CS_MPI(MPI_Rsend(sbuf, n, MPI_CHAR, peer, TAG_PING, p->comm));
-    return CS_OK;
-}
-
-CS_HOT static cs_status_t ready_recv(cs_p2p_t *p, void *rbuf, int n, int peer)
-{
-    (void)rbuf, (void)n, (void)peer;
-    CS_MPI(MPI_Wait(&p->pending, MPI_STATUS_IGNORE));
+    if (!initiator) CS_MPI(MPI_Irecv(rbuf, n, MPI_CHAR, peer, CS_TAG_PING, p->comm, &p->pending));
     return CS_OK;
 }
 
@@ -120,11 +65,11 @@ static cs_status_t ready_end(cs_p2p_t *p)
 }
 
 static const cs_send_ops_t modes[] = {
-    [CS_SEND_STANDARD] = {no_setup, no_teardown, no_begin, no_end, send_standard, plain_recv},
-    [CS_SEND_SYNC] = {no_setup, no_teardown, no_begin, no_end, send_sync, plain_recv},
-    [CS_SEND_BUFFERED] = {buffered_setup, buffered_teardown, no_begin, no_end, send_buffered, plain_recv},
-    [CS_SEND_READY] = {no_setup, no_teardown, ready_begin, ready_end, send_ready, ready_recv},
-    [CS_SEND_IMMEDIATE] = {no_setup, no_teardown, no_begin, no_end, send_immediate, plain_recv},
+    [CS_SEND_STANDARD] = {no_setup, no_teardown, no_begin, no_end},
+    [CS_SEND_SYNC] = {no_setup, no_teardown, no_begin, no_end},
+    [CS_SEND_BUFFERED] = {buffered_setup, buffered_teardown, no_begin, no_end},
+    [CS_SEND_READY] = {no_setup, no_teardown, ready_begin, ready_end},
+    [CS_SEND_IMMEDIATE] = {no_setup, no_teardown, no_begin, no_end},
 };
 
 const cs_send_ops_t *cs_send_ops_for(cs_send_mode_t mode) { return &modes[mode]; }

@@ -1,4 +1,7 @@
-/* The point-to-point calls of a ping-pong, one table per --send-mode. */
+/* The point-to-point calls of a ping-pong per --send-mode: set-up and the calls around a
+ * loop in a table, the two legs of an iteration as inline calls that the ping-pong loop
+ * compiles once per mode (a leg takes about 0.1 us; a function pointer per call on the
+ * way to MPI was measurable, docs/PERFORMANCE.md). */
 #ifndef CS_SEND_MODE_H
 #define CS_SEND_MODE_H
 
@@ -7,6 +10,7 @@
 #include <stddef.h>
 
 #include "cs_status.h"
+#include "hot.h"
 #include "opts.h"
 
 typedef struct cs_p2p {
@@ -23,11 +27,38 @@ typedef struct cs_send_ops {
      * in place before any peer sends */
     cs_status_t (*begin)(cs_p2p_t *p, void *rbuf, int n, int peer, bool initiator);
     cs_status_t (*end)(cs_p2p_t *p);
-    /* rbuf is where the next incoming message of this loop will land */
-    cs_status_t (*send)(cs_p2p_t *p, const void *sbuf, void *rbuf, int n, int peer);
-    cs_status_t (*recv)(cs_p2p_t *p, void *rbuf, int n, int peer);
 } cs_send_ops_t;
 
 const cs_send_ops_t *cs_send_ops_for(cs_send_mode_t mode);
+
+#define CS_TAG_PING 1
+
+/* Sends one message; rbuf is where the next incoming message of this loop will land.
+ * MPI_Rsend is only correct when the matching receive is already posted: each rank
+ * posts the receive for the message it expects next before it sends, and the peer only
+ * sends that message after it has received ours (see ready_begin in send_mode.c). */
+CS_INLINE int cs_p2p_send(cs_send_mode_t mode, cs_p2p_t *p, const void *sbuf, void *rbuf, int n, int peer)
+{
+    int rc;
+    MPI_Request req;
+    switch (mode) {
+    case CS_SEND_SYNC: return MPI_Ssend(sbuf, n, MPI_CHAR, peer, CS_TAG_PING, p->comm);
+    case CS_SEND_BUFFERED: return MPI_Bsend(sbuf, n, MPI_CHAR, peer, CS_TAG_PING, p->comm);
+    case CS_SEND_READY:
+        rc = MPI_Irecv(rbuf, n, MPI_CHAR, peer, CS_TAG_PING, p->comm, &p->pending);
+        return rc != MPI_SUCCESS ? rc : MPI_Rsend(sbuf, n, MPI_CHAR, peer, CS_TAG_PING, p->comm);
+    case CS_SEND_IMMEDIATE:
+        rc = MPI_Isend(sbuf, n, MPI_CHAR, peer, CS_TAG_PING, p->comm, &req);
+        return rc != MPI_SUCCESS ? rc : MPI_Wait(&req, MPI_STATUS_IGNORE);
+    default: return MPI_Send(sbuf, n, MPI_CHAR, peer, CS_TAG_PING, p->comm);
+    }
+}
+
+/* Receives one message (ready mode: completes the receive posted ahead). */
+CS_INLINE int cs_p2p_recv(cs_send_mode_t mode, cs_p2p_t *p, void *rbuf, int n, int peer)
+{
+    if (mode == CS_SEND_READY) return MPI_Wait(&p->pending, MPI_STATUS_IGNORE);
+    return MPI_Recv(rbuf, n, MPI_CHAR, peer, CS_TAG_PING, p->comm, MPI_STATUS_IGNORE);
+}
 
 #endif
