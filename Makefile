@@ -10,7 +10,7 @@ CMAKE_FLAGS ?= -DCMAKE_BUILD_TYPE=Release
 # CI sets WERROR=ON
 WERROR ?= OFF
 
-.PHONY: all run test venv build unit sanitize flavours pytest bench-overhead clean
+.PHONY: all run test venv build unit sanitize flavours pytest bench-overhead bench-instructions clean
 
 all: build
 
@@ -65,6 +65,10 @@ test: venv build unit sanitize flavours pytest
 
 bench-overhead: flavours
 	$(VBIN)/python bench/overhead/run.py
+
+# needs valgrind: instructions per timed iteration, which machine noise cannot change
+bench-instructions: flavours
+	$(VBIN)/python bench/overhead/instructions.py
 
 clean:
 	rm -rf build
