@@ -15,6 +15,8 @@
 
 typedef struct cs_fan {
     bool hub, fan_in;
+    bool receives;             /* the data comes here: the hub in fan-in, the peers in fan-out */
+    int first_partner, last_partner; /* the ranks it exchanges with: the hub 1..peers, a peer 0 */
     int peers, distinct; /* distinct: buffers per peer (the window with -b multiple, else 1) */
     void *block;         /* hub: one region per peer; a peer: its own */
     MPI_Request *requests;
@@ -42,6 +44,9 @@ static cs_status_t fan_setup(cs_ctx_t *c)
     f->hub = c->rank == 0;
     f->fan_in = c->info->bench->pattern == &cs_pattern_fan_in;
     f->peers = plan->pairs;
+    f->receives = f->hub == f->fan_in;
+    f->first_partner = f->hub ? 1 : 0;
+    f->last_partner = f->hub ? f->peers : 0;
     f->distinct = c->info->opts->buffers == CS_BUFFERS_MULTIPLE ? plan->window : 1;
     c->active = c->rank <= f->peers;
     c->timer = f->hub;
@@ -70,11 +75,11 @@ CS_HOT static cs_status_t fan_iterations(cs_ctx_t *c, long first, long n)
 {
     (void)first;
     cs_fan_t *f = fan_of(c);
-    int size = (int)c->size, window = c->window;
-    bool receives = f->hub == f->fan_in;
+    const int size = (int)c->size, window = c->window, lo = f->first_partner, hi = f->last_partner;
+    const bool receives = f->receives;
     for (long i = 0; i < n; i++) {
         int k = 0;
-        for (int p = f->hub ? 1 : 0; p <= (f->hub ? f->peers : 0); p++) { /* the hub: every peer; a peer: the hub */
+        for (int p = lo; p <= hi; p++) {
             for (int w = 0; w < window; w++, k++) {
                 if (receives) CS_MPI(MPI_Irecv(slot(c, p, w), size, MPI_CHAR, p, TAG_DATA, c->comm, &f->requests[k]));
                 else CS_MPI(MPI_Isend(slot(c, p, w), size, MPI_CHAR, p, TAG_DATA, c->comm, &f->requests[k]));
@@ -82,7 +87,7 @@ CS_HOT static cs_status_t fan_iterations(cs_ctx_t *c, long first, long n)
         }
         CS_MPI(MPI_Waitall(k, f->requests, MPI_STATUSES_IGNORE));
         /* the receiving side acknowledges, so a window ends when it has arrived */
-        for (int p = f->hub ? 1 : 0; p <= (f->hub ? f->peers : 0); p++) {
+        for (int p = lo; p <= hi; p++) {
             if (receives) CS_MPI(MPI_Send(&f->ack, 1, MPI_CHAR, p, TAG_ACK, c->comm));
             else CS_MPI(MPI_Recv(&f->ack, 1, MPI_CHAR, p, TAG_ACK, c->comm, MPI_STATUS_IGNORE));
         }
@@ -97,12 +102,11 @@ static cs_status_t fan_fill(cs_ctx_t *c, long iteration)
     (void)iteration;
     cs_fan_t *f = fan_of(c);
     if (!c->active) return CS_OK;
-    bool receives = f->hub == f->fan_in;
     int slots = c->window < f->distinct ? c->window : f->distinct;
-    for (int p = f->hub ? 1 : 0; p <= (f->hub ? f->peers : 0); p++) {
+    for (int p = f->first_partner; p <= f->last_partner; p++) {
         int peer = f->hub ? p : c->rank;
         for (int w = 0; w < slots; w++) {
-            if (receives) cs_pattern_fill_unlike(f->staging, c->size, peer, c->size, w);
+            if (f->receives) cs_pattern_fill_unlike(f->staging, c->size, peer, c->size, w);
             else cs_pattern_fill(f->staging, c->size, peer, c->size, w);
             CS_CHECK(c->mem->from_host(slot(c, p, w), f->staging, c->size));
         }
@@ -115,9 +119,9 @@ static cs_status_t fan_check(cs_ctx_t *c, long iteration, long *wrong)
     (void)iteration;
     cs_fan_t *f = fan_of(c);
     *wrong = 0;
-    if (!c->active || f->hub != f->fan_in) return CS_OK;
+    if (!c->active || !f->receives) return CS_OK;
     int slots = c->window < f->distinct ? c->window : f->distinct;
-    for (int p = f->hub ? 1 : 0; p <= (f->hub ? f->peers : 0); p++) {
+    for (int p = f->first_partner; p <= f->last_partner; p++) {
         int peer = f->hub ? p : c->rank;
         for (int w = 0; w < slots; w++) {
             CS_CHECK(c->mem->to_host(f->staging, slot(c, p, w), c->size));

@@ -24,7 +24,6 @@ typedef struct cs_rma {
     bool origin_side;      /* issues the operations */
     bool bidirectional;
     uint8_t *staging;
-    const cs_rma_op_t *op;
     cs_rma_args_t args; /* the operation's arguments at the current size, made in begin */
 } cs_rma_t;
 
@@ -159,7 +158,7 @@ static cs_status_t rma_setup(cs_ctx_t *c)
      * every rank's MPI_Win_allocate window is 8 bytes (fop_latency, cas_latency) */
     if (r->bytes < 64) r->bytes = 64;
     /* only the local buffers the operation uses: the plan's memory limit counts those */
-    const cs_rma_op_t *op = r->op = c->info->bench->rma;
+    const cs_rma_op_t *op = c->info->bench->rma;
     if (op->update != CS_RMA_KEEP) CS_CHECK(c->mem->alloc(r->bytes, &r->origin));
     if (op->fetches) CS_CHECK(c->mem->alloc(r->bytes, &r->result));
     if (op->update == CS_RMA_SWAP) CS_CHECK(c->mem->alloc(r->bytes, &r->compare));
@@ -262,7 +261,7 @@ CS_INLINE cs_status_t epochs_with_sync(cs_ctx_t *c, long n, cs_rma_call_t call)
 static cs_status_t rma_iterations(cs_ctx_t *c, long first, long n)
 {
     (void)first;
-    switch (rma_of(c)->op->call) {
+    switch (c->info->bench->rma->call) {
     case CS_RMA_PUT: return epochs_with_sync(c, n, CS_RMA_PUT);
     case CS_RMA_GET: return epochs_with_sync(c, n, CS_RMA_GET);
     case CS_RMA_ACCUMULATE: return epochs_with_sync(c, n, CS_RMA_ACCUMULATE);

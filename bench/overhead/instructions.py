@@ -26,10 +26,8 @@ import sys
 import tempfile
 from pathlib import Path
 
-from run import METRIC, REPO, pinned  # the same programs, launchers and pinning as the timed race
-
-sys.path.insert(0, str(REPO / "tests" / "python"))
-from mpi_flavours import Flavour, load_flavours  # noqa: E402
+# the same builds, launchers and pinning as the timed race
+from run import METRIC, Flavour, load_flavours, pinned
 
 # a function's line in callgrind_annotate: "  212,286 ( 0.46%)  ???:rma_iterations [/path/obj]"
 FUNCTION_LINE = re.compile(r"^\s*([\d,]+)\s+\(\s*[\d.]+%\)\s+.*\[(.+)\]\s*$")
