@@ -1,5 +1,5 @@
 """`python -m commscope` is the `commscope` command."""
 
-from .cli import main
+from commscope.cli.main import main
 
 main(prog_name="commscope")

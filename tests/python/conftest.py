@@ -49,7 +49,7 @@ def db(tmp_path) -> Path:
 @pytest.fixture
 def cli():
     """`commscope ARGS...` in this process; returns click's Result (exit_code, stdout, stderr)."""
-    from commscope.cli import main
+    from commscope.cli.main import main
 
     runner = CliRunner()
 

@@ -3,10 +3,10 @@ from __future__ import annotations
 
 import pytest
 
-from commscope.check import FAIL, IMPROVED, MISSING, NOT_SIGNIFICANT, OK, Policy, check, judge_curve, \
+from commscope.analysis.check import FAIL, IMPROVED, MISSING, NOT_SIGNIFICANT, OK, Policy, check, judge_curve, \
     parse_floor, parse_tolerance
 from commscope.errors import UsageError
-from commscope.stats import Summary, worse_evidence
+from commscope.analysis.stats import Summary, worse_evidence
 
 from fixtures.analysis.handmade import SIZES, run_of, store_runs
 

@@ -7,8 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from commscope.compare import Selection, format_size, parse_since, select_runs
-from commscope.store import Store
+from commscope.analysis.compare import Selection, format_size, parse_since, select_runs
+from commscope.store.db import Store
 
 from conftest import REPO
 from fixtures.analysis.handmade import run_of, store_runs

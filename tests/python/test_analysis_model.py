@@ -8,7 +8,7 @@ import numpy as np
 import pytest
 
 from commscope.errors import UsageError
-from commscope.model import fit
+from commscope.analysis.model import fit
 
 from fixtures.analysis.handmade import SIZES, run_of, store_runs
 

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import pytest
 
-from commscope.plot import figure, render
+from commscope.output.plot import figure, render
 
 from fixtures.analysis.handmade import SIZES, run_of, store_runs
 
@@ -36,7 +36,7 @@ def test_svg_of_a_bandwidth_run(cli, stored, tmp_path):
 
 
 def test_the_figure_has_a_line_and_band_per_run_and_marks_failing_sizes(stored):
-    from commscope.store import Store
+    from commscope.store.db import Store
 
     with Store(stored) as store:
         before, after = store.run(1), store.run(2)

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import pytest
 
-from commscope.store import MIGRATIONS, SCHEMA_VERSION, Store, connect, migrate, schema_version
+from commscope.store.db import MIGRATIONS, SCHEMA_VERSION, Store, connect, migrate, schema_version
 
 from fixtures.analysis.handmade import run_of, store_runs
 
@@ -66,7 +66,7 @@ def test_run_rows_filters_and_last_invocation(tmp_path):
 def test_every_analysis_command_has_real_help(cli, command):
     import click
 
-    from commscope.cli import main
+    from commscope.cli.main import main
 
     result = cli(*command, "--help")
     assert result.exit_code == 0 and "Usage: " in result.stdout

@@ -8,9 +8,9 @@ import json
 import click
 import pytest
 
-from commscope.cli import main
+from commscope.cli.main import main
 
-from commscope.store import Store
+from commscope.store.db import Store
 
 COMMANDS = [["run"], ["list"], ["list", "benchmarks"], ["list", "suites"], ["list", "runs"], ["show"],
             ["export"], ["delete"], ["import"]]

@@ -12,9 +12,9 @@ from pathlib import Path
 
 import pytest
 
-from commscope.bench_binary import core_mpi_flavour
-from commscope.launch import program_flavour, resolve_launcher
-from commscope.store import Store
+from commscope.execute.core import core_mpi_flavour
+from commscope.execute.launchers import program_flavour, resolve_launcher
+from commscope.store.db import Store
 
 from conftest import REPO
 from mpi_flavours import flavour_params, need

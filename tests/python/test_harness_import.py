@@ -4,7 +4,7 @@ from __future__ import annotations
 import subprocess
 from pathlib import Path
 
-from commscope.store import Store
+from commscope.store.db import Store
 
 from conftest import FAKE_CORE
 
@@ -117,7 +117,7 @@ def test_unreadable_and_missing_files(cli, clean_env, db, tmp_path):
 def test_batched_import_in_worker_processes_keeps_the_file_rules(cli, clean_env, db, tmp_path, monkeypatch):
     """Several batches (2 files each) read by forked workers: the bad file stores nothing, every
     other file is stored once, in the order given."""
-    from commscope import importer
+    from commscope.ingest import importer
     monkeypatch.setattr(importer, "FILES_PER_TRANSACTION", 2)
     files = [write(tmp_path, f"f{i}.out", OMB_LATENCY.replace("0.46", f"0.{50 + i}")) for i in range(6)]
     bad = write(tmp_path, "bad.out", OMB_BAD_ROW)

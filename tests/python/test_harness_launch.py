@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from commscope.errors import CommscopeError, UsageError
-from commscope.launch import (LAUNCHERS, Command, HydraLauncher, LaunchSpec, OpenMpiLauncher, SrunLauncher,
+from commscope.execute.launchers import (LAUNCHERS, Command, HydraLauncher, LaunchSpec, OpenMpiLauncher, SrunLauncher,
                               hostfile_nodes, program_flavour, register_launcher, resolve_launcher)
 
 ROOT_ENV = {"OMPI_ALLOW_RUN_AS_ROOT": "1", "OMPI_ALLOW_RUN_AS_ROOT_CONFIRM": "1"}

@@ -1,8 +1,8 @@
 """OSU-style tables rendered from hand-made points, against golden text in OMB's layout."""
 from __future__ import annotations
 
-from commscope.osutable import render, render_run
-from commscope.records import Point, Run
+from commscope.output.osutable import render, render_run
+from commscope.records.run import Point, Run
 
 
 def lat(size: int, value: float, **metrics) -> Point:

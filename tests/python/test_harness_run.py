@@ -9,10 +9,10 @@ from pathlib import Path
 
 import pytest
 
-from commscope import bench_binary, run as run_module
-from commscope.records import STATS
-from commscope.run import sweep_length
-from commscope.store import Store
+from commscope.execute import core as bench_binary, runner as run_module
+from commscope.records.run import STATS
+from commscope.execute.runner import sweep_length
+from commscope.store.db import Store
 
 from conftest import FAKE_CORE, FAKES
 

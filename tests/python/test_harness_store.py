@@ -11,9 +11,9 @@ import zlib
 import pytest
 
 from commscope.errors import CommscopeError
-from commscope.provenance import invocation
-from commscope.records import RUN_COLUMNS, Point, Run
-from commscope.store import MIGRATIONS, SCHEMA_VERSION, Store, connect, migrate, schema_version
+from commscope.execute.provenance import invocation
+from commscope.records.run import RUN_COLUMNS, Point, Run
+from commscope.store.db import MIGRATIONS, SCHEMA_VERSION, Store, connect, migrate, schema_version
 
 from conftest import REPO
 
@@ -188,9 +188,9 @@ def test_schema_matches_the_run_record(tmp_path):
 WRITER = """
 import sys, time
 from pathlib import Path
-from commscope.provenance import invocation
-from commscope.records import Point, Run
-from commscope.store import Store
+from commscope.execute.provenance import invocation
+from commscope.records.run import Point, Run
+from commscope.store.db import Store
 
 path, tag, count = Path(sys.argv[1]), sys.argv[2], int(sys.argv[3])
 # Start together: say ready, wait for the go.

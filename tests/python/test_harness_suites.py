@@ -6,7 +6,7 @@ from pathlib import Path
 import pytest
 
 from commscope.errors import UsageError
-from commscope.suite import Entry, SuiteError, builtin_suites, expand, load_suite_file
+from commscope.records.suite import Entry, SuiteError, builtin_suites, expand, load_suite_file
 
 
 def write(tmp_path: Path, text: str, name: str = "mine.yaml") -> Path:

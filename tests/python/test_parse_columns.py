@@ -1,8 +1,8 @@
 """The shared column vocabulary, header splitting and the metric names."""
 
 import pytest
-from commscope.parse import METRIC_UNITS, detect_format, is_known_metric, percentile_metric, unit_of
-from commscope.parse.columns import read_cell, recognise, recognise_labelled, split_header
+from commscope.ingest.parse import METRIC_UNITS, detect_format, is_known_metric, percentile_metric, unit_of
+from commscope.ingest.parse.columns import read_cell, recognise, recognise_labelled, split_header
 
 
 @pytest.mark.parametrize("header, cells", [

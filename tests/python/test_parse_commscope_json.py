@@ -4,8 +4,8 @@ import json
 from pathlib import Path
 
 import pytest
-from commscope.parse import ParseError, parse_file, parse_text
-from commscope.parse.commscope_json import load_schema
+from commscope.ingest.parse import ParseError, parse_file, parse_text
+from commscope.ingest.parse.commscope_json import load_schema
 
 FIXTURES = Path(__file__).parent / "fixtures" / "parse"
 REPOSITORY = Path(__file__).resolve().parents[2]

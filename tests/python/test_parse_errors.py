@@ -4,7 +4,7 @@ import pickle
 from pathlib import Path
 
 import pytest
-from commscope.parse import ParseError, parse_bytes, parse_file, parse_text
+from commscope.ingest.parse import ParseError, parse_bytes, parse_file, parse_text
 
 FIXTURES = Path(__file__).parent / "fixtures" / "parse"
 
@@ -156,7 +156,7 @@ def test_parse_file_reports_the_path(tmp_path):
 
 
 def test_a_size_beyond_64_bits_is_a_parse_error_not_a_crash():
-    from commscope.parse import ParseError, parse_text
+    from commscope.ingest.parse import ParseError, parse_text
     text = ("# OSU MPI Latency Test v7.4\n# Size       Avg Latency(us)\n"
             "1                       0.46\n99999999999999999999    0.50\n")
     with pytest.raises(ParseError) as err:

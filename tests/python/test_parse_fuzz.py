@@ -6,8 +6,8 @@ import math
 import re
 from pathlib import Path
 
-from commscope.parse import SOURCE_FORMATS, ParsedRun, ParseError, is_known_metric, parse_bytes, parse_text
-from commscope.parse.text import split_lines
+from commscope.ingest.parse import SOURCE_FORMATS, ParsedRun, ParseError, is_known_metric, parse_bytes, parse_text
+from commscope.ingest.parse.text import split_lines
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 

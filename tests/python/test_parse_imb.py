@@ -3,7 +3,7 @@
 from pathlib import Path
 
 import pytest
-from commscope.parse import ParseError, parse_file, parse_text
+from commscope.ingest.parse import ParseError, parse_file, parse_text
 
 FIXTURES = Path(__file__).parent / "fixtures" / "parse"
 

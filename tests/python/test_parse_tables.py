@@ -4,7 +4,7 @@ the real tables of shared/seeds."""
 from pathlib import Path
 
 import pytest
-from commscope.parse import ParseError, parse_file, parse_text
+from commscope.ingest.parse import ParseError, parse_file, parse_text
 
 FIXTURES = Path(__file__).parent / "fixtures" / "parse"
 SEEDS = Path(__file__).resolve().parents[3] / "shared" / "seeds"

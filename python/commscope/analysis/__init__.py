@@ -1,0 +1,1 @@
+"""Analysis of stored runs: compare, check against baselines, statistics, models."""

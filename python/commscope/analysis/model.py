@@ -1,0 +1,234 @@
+"""`commscope model`: fit the Hockney model, piecewise over protocol regimes.
+
+Hockney: the time of one message of n bytes is t(n) = alpha + n / beta, with
+alpha the start-up latency (µs) and beta the asymptotic bandwidth (MB/s, which
+is bytes per µs). MPI libraries switch protocols with the message size (short
+/ eager / rendezvous), and each protocol has its own alpha and beta, so the
+sweep is cut into contiguous regimes, each fitted on its own.
+
+Fitting: within a regime, non-negative least squares on relative residuals
+((fit - t) / t), because times span four decades and an absolute fit would
+ignore the small sizes. Regimes: for every number of regimes up to MAX_REGIMES,
+the best cut (dynamic programming over all break points between consecutive
+measured sizes, i.e. in log-size); the number of regimes is chosen by the
+Bayesian information criterion, which charges each extra regime its three
+parameters (alpha, beta, break point), doubled: the break points are searched
+for, not given, and with the plain criterion a few percent of noise already
+buys spurious regimes among the small sizes, where the slope is tiny.
+
+Bandwidth runs are converted to time per message first: t = n / bandwidth.
+For windowed benchmarks (bw, bibw, mbw_mr) alpha is then the per-message
+overhead of a stream of messages, not a ping-pong latency.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import math
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+import numpy as np
+from scipy.optimize import nnls
+
+from commscope.analysis.compare import numeric_metrics
+from commscope.errors import UsageError
+from commscope.records.run import Run
+
+MAX_REGIMES = 4
+MIN_POINTS_PER_REGIME = 3
+#: Where the size term (size / beta) stays below this share of alpha over a whole
+#: regime, the data cannot tell beta: the regime is latency-bound and beta is
+#: reported as infinite rather than as a meaningless huge number.
+FLAT_SHARE = 0.02
+#: Multiplies BIC's parameter penalty (see above); chosen on synthetic sweeps with
+#: 0.3-5 % noise, where 2 finds the true break point far more often than 1.
+PENALTY_FACTOR = 2.0
+# Relative residuals below 1 ppm are beyond any timer; flooring the residual sum
+# there keeps the criterion finite for exact (synthetic) data.
+_RESIDUAL_FLOOR = 1e-6
+
+
+@dataclass(frozen=True)
+class Regime:
+    """One protocol regime: the sizes it covers and its Hockney parameters."""
+
+    first_size: int
+    last_size: int
+    count: int
+    alpha_us: float
+    beta_MBps: float  # math.inf where the time does not grow with the size
+    r_squared: float | None  # None when the times do not vary (nothing to explain)
+    max_rel_residual: float
+    rms_rel_residual: float
+
+    @property
+    def n_half(self) -> float | None:
+        """Hockney's half-performance size alpha x beta, in bytes."""
+        return None if math.isinf(self.beta_MBps) else self.alpha_us * self.beta_MBps
+
+    def time(self, size: float) -> float:
+        return self.alpha_us + (0.0 if math.isinf(self.beta_MBps) else size / self.beta_MBps)
+
+
+@dataclass
+class Fit:
+    run_ids: list[int | None]  # the run, or the repeats whose median was fitted
+    benchmark: str
+    source_metric: str  # what the run measured: latency_us or bandwidth_MBps
+    sizes: list[int]
+    times_us: list[float]
+    regimes: list[Regime] = field(default_factory=list)
+    bic: float = math.nan
+
+    @property
+    def breaks(self) -> list[int]:
+        """First size of every regime after the first."""
+        return [regime.first_size for regime in self.regimes[1:]]
+
+    @property
+    def alpha_us(self) -> float:
+        """Start-up latency of the smallest messages."""
+        return self.regimes[0].alpha_us
+
+    @property
+    def beta_MBps(self) -> float:
+        """Asymptotic bandwidth: that of the largest messages."""
+        return self.regimes[-1].beta_MBps
+
+    @property
+    def n_half(self) -> float | None:
+        """Smallest size at which the model's bandwidth n / t(n) reaches half the asymptotic
+        bandwidth, found regime by regime (a jump between regimes may reach it at once)."""
+        target = self.beta_MBps / 2
+        if math.isinf(target):
+            return None
+        for index, regime in enumerate(self.regimes):
+            upper = self.regimes[index + 1].first_size if index + 1 < len(self.regimes) else math.inf
+            if regime.first_size and regime.first_size / regime.time(regime.first_size) >= target:
+                return float(regime.first_size)
+            slope = 0.0 if math.isinf(regime.beta_MBps) else 1 / regime.beta_MBps
+            if 1 - slope * target <= 0:
+                continue  # this regime never reaches it
+            size = regime.alpha_us * target / (1 - slope * target)
+            if size < upper:
+                return max(size, float(regime.first_size))
+        return None
+
+    @property
+    def max_rel_residual(self) -> float:
+        return max(regime.max_rel_residual for regime in self.regimes)
+
+    def to_dict(self) -> dict:
+        """The fit for JSON: infinite bandwidths (flat regimes) become null."""
+        def finite(value):
+            return None if isinstance(value, float) and not math.isfinite(value) else value
+
+        regimes = [{key: finite(value) for key, value in dataclasses.asdict(regime).items()}
+                   | {"n_half": regime.n_half} for regime in self.regimes]
+        return {"runs": self.run_ids, "benchmark": self.benchmark, "source_metric": self.source_metric,
+                "alpha_us": self.alpha_us, "beta_MBps": finite(self.beta_MBps), "n_half": self.n_half,
+                "breaks": self.breaks, "regimes": regimes}
+
+
+def _run_times(run: Run) -> tuple[str, dict[int, float]]:
+    """(metric, size -> time per message in µs) of a latency or bandwidth run."""
+    metrics = numeric_metrics(run)
+    points = [point for point in run.points if point.size is not None]
+    if "latency_us" in metrics:
+        pairs = [(point.size, point.metrics["latency_us"]) for point in points
+                 if isinstance(point.metrics.get("latency_us"), (int, float))]
+        metric = "latency_us"
+    elif "bandwidth_MBps" in metrics:
+        # MB/s is bytes per µs, so bytes over it is µs per message.
+        pairs = [(point.size, point.size / point.metrics["bandwidth_MBps"]) for point in points
+                 if point.size > 0 and isinstance(point.metrics.get("bandwidth_MBps"), (int, float))
+                 and point.metrics["bandwidth_MBps"] > 0]
+        metric = "bandwidth_MBps"
+    else:
+        raise UsageError(f"run {run.id} ({run.benchmark}) has neither latency nor bandwidth to model; "
+                         f"it has: {', '.join(metrics) or 'no numbers'}")
+    pairs = [pair for pair in pairs if pair[1] > 0]
+    if len({size for size, _ in pairs}) != len(pairs):
+        raise UsageError(f"run {run.id} ({run.benchmark}) has several values per size (windows); "
+                         "model a run with one value per size")
+    return metric, dict(pairs)
+
+
+def times_of(runs: Sequence[Run]) -> tuple[str, list[int], list[float]]:
+    """(metric, sizes, time per message in µs): the per-size median over repeats."""
+    measured = [_run_times(run) for run in runs]
+    metrics = {metric for metric, _ in measured}
+    if len(metrics) > 1:
+        raise UsageError(f"runs {', '.join(str(run.id) for run in runs)} mix latency and bandwidth; "
+                         "model them one at a time")
+    sizes = sorted({size for _, times in measured for size in times})
+    times = [float(np.median([times[size] for _, times in measured if size in times])) for size in sizes]
+    if len(sizes) < MIN_POINTS_PER_REGIME:
+        raise UsageError(f"run {runs[0].id} ({runs[0].benchmark}) has {len(sizes)} sizes; the model needs at "
+                         f"least {MIN_POINTS_PER_REGIME}")
+    return metrics.pop(), sizes, times
+
+
+def _fit_regime(sizes: np.ndarray, times: np.ndarray) -> tuple[float, float, float]:
+    """(alpha, seconds-per-byte slope, sum of squared relative residuals) of one regime."""
+    design = np.column_stack([np.ones_like(sizes), sizes]) / times[:, None]
+    (alpha, slope), residual_norm = nnls(design, np.ones_like(times))
+    return alpha, slope, residual_norm ** 2
+
+
+def _regime(sizes: np.ndarray, times: np.ndarray) -> Regime:
+    alpha, slope, _ = _fit_regime(sizes, times)
+    fitted = alpha + slope * sizes
+    relative = (fitted - times) / times
+    spread = float(np.sum((times - times.mean()) ** 2))
+    r_squared = None if spread == 0 else 1 - float(np.sum((times - fitted) ** 2)) / spread
+    flat = slope * sizes[-1] <= FLAT_SHARE * alpha
+    return Regime(int(sizes[0]), int(sizes[-1]), len(sizes), float(alpha),
+                  math.inf if flat else float(1 / slope), r_squared,
+                  float(np.max(np.abs(relative))), float(np.sqrt(np.mean(relative ** 2))))
+
+
+def segment(sizes: np.ndarray, times: np.ndarray, max_regimes: int = MAX_REGIMES) -> tuple[list[int], float]:
+    """Start indices of the regimes that minimise BIC, and that BIC."""
+    count = len(sizes)
+    cost = np.full((count + 1, count + 1), np.inf)  # cost[i, j]: regime of points i..j-1
+    for start in range(count):
+        for end in range(start + MIN_POINTS_PER_REGIME, count + 1):
+            cost[start, end] = _fit_regime(sizes[start:end], times[start:end])[2]
+    # best[k, j]: least residual of the first j points in k regimes; cut[k, j]: where the last starts.
+    regimes_possible = min(max_regimes, count // MIN_POINTS_PER_REGIME)
+    best = np.full((regimes_possible + 1, count + 1), np.inf)
+    cut = np.zeros((regimes_possible + 1, count + 1), dtype=int)
+    best[0, 0] = 0.0
+    for k in range(1, regimes_possible + 1):
+        for end in range(1, count + 1):
+            totals = best[k - 1, :end] + cost[:end, end]
+            cut[k, end] = int(np.argmin(totals))
+            best[k, end] = totals[cut[k, end]]
+    choice, choice_bic = [0], math.inf
+    for k in range(1, regimes_possible + 1):
+        if not np.isfinite(best[k, count]):
+            continue
+        residual = max(best[k, count], count * _RESIDUAL_FLOOR ** 2)
+        bic = count * math.log(residual / count) + PENALTY_FACTOR * (3 * k - 1) * math.log(count)
+        if bic < choice_bic - 1e-9:
+            starts, end = [], count
+            for level in range(k, 0, -1):
+                end = cut[level, end]
+                starts.append(end)
+            choice, choice_bic = starts[::-1], bic
+    return choice, choice_bic
+
+
+def fit(runs: Run | Sequence[Run], max_regimes: int = MAX_REGIMES) -> Fit:
+    """The fit of one run, or of the per-size median of repeats of one benchmark (a
+    median tames the noise of small sizes, which otherwise hides break points)."""
+    runs = [runs] if isinstance(runs, Run) else list(runs)
+    metric, sizes, times = times_of(runs)
+    size_array, time_array = np.array(sizes, dtype=float), np.array(times, dtype=float)
+    starts, bic = segment(size_array, time_array, max_regimes)
+    bounds = [*starts, len(sizes)]
+    regimes = [_regime(size_array[a:b], time_array[a:b]) for a, b in zip(bounds, bounds[1:])]
+    return Fit([run.id for run in runs], runs[0].benchmark, metric, sizes, times, regimes, bic)
+

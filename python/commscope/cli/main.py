@@ -1,0 +1,727 @@
+"""The `commscope` command: thin subcommands that parse, call the modules, and print."""
+
+from __future__ import annotations
+
+import importlib
+
+import sys
+from pathlib import Path
+
+import click
+import platformdirs
+
+from commscope import __version__
+from commscope import ui
+from commscope.errors import EXIT_FAILED, EXIT_INTERRUPTED, EXIT_OK, CommscopeError, UsageError
+
+EXIT_STATUS_HELP = """\b
+Exit status:
+  0  success
+  1  a benchmark failed, crashed, timed out or failed validation; a file could
+     not be imported; or another error (message on stderr)
+  2  usage error: bad option, unknown suite or benchmark, invalid suite file
+  3  interrupted by Ctrl-C or SIGTERM (what was measured before is stored)"""
+
+
+def default_db() -> Path:
+    return platformdirs.user_data_path("commscope") / "results.db"
+
+
+def db_option(hidden: bool = False):
+    return click.option(
+        "--db", type=click.Path(dir_okay=False, path_type=Path), default=default_db, envvar="COMMSCOPE_DB",
+        show_envvar=True, show_default=str(default_db()), hidden=hidden,
+        help="Result database (an SQLite file, created when first written). Keep it on a local file system: "
+             "SQLite's WAL mode does not work on NFS.")
+
+
+class RunId(click.ParamType):
+    """A run id as `list runs` shows it, or `last` for the newest run."""
+
+    name = "RUN"
+
+    def convert(self, value, param, ctx):
+        if isinstance(value, int) or value == "last":
+            return value
+        if str(value).isdigit():
+            return int(value)
+        self.fail(f"{value!r} is not a run id (a number from `commscope list runs`, or `last`)", param, ctx)
+
+
+def _resolve(store, run_id) -> int:
+    if run_id != "last":
+        return run_id
+    last = store.last_run_id()
+    if last is None:
+        raise CommscopeError(f"no runs stored in {store.path} yet")
+    return last
+
+
+class CommscopeGroup(click.Group):
+    """Turns CommscopeError into its message and exit code, and Ctrl-C into exit 3."""
+
+    def invoke(self, ctx: click.Context):
+        try:
+            return super().invoke(ctx)
+        except CommscopeError as exc:
+            ui.error(str(exc))
+            ctx.exit(exc.exit_code)
+        except KeyboardInterrupt:
+            ui.error("interrupted")
+            ctx.exit(EXIT_INTERRUPTED)
+
+
+CONTEXT = {"help_option_names": ["-h", "--help"], "max_content_width": 100}
+
+
+@click.group(cls=CommscopeGroup, context_settings=CONTEXT, epilog=EXIT_STATUS_HELP)
+@click.version_option(__version__, "-V", "--version", prog_name="commscope")
+def main() -> None:
+    """Run MPI communication benchmarks (commscope-bench, the OSU Micro-Benchmarks
+    successor), keep every result with its provenance in a local database, and
+    import results of OMB and IMB.
+
+    \b
+    Examples:
+      commscope run quick                  # latency, bw, bibw up to 64 KiB on 2 ranks
+      commscope run latency bw --np 2 -- -m 1:1M -c
+      commscope run procurement --hosts node1,node2
+      commscope list runs
+      commscope show last
+      commscope import osu_latency.out --label "old cluster"
+    """
+
+
+class RunCommand(click.Command):
+    """`run` passes everything after `--` to commscope-bench untouched."""
+
+    def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
+        if "--" in args:
+            split = args.index("--")
+            args, ctx.meta["core_flags"] = args[:split], args[split + 1:]
+        return super().parse_args(ctx, args)
+
+    def collect_usage_pieces(self, ctx: click.Context) -> list[str]:
+        return [*super().collect_usage_pieces(ctx), "[-- CORE_FLAGS...]"]
+
+
+@main.command(cls=RunCommand, epilog=EXIT_STATUS_HELP)
+@click.argument("targets", metavar="[SUITE|BENCH]...", nargs=-1)
+@click.option("--np", type=click.IntRange(min=1), metavar="N",
+              help="MPI ranks for every benchmark, overriding the suite's `ranks` (default: the suite's, "
+                   "2 for a benchmark named directly).")
+@click.option("--launcher", default="auto", envvar="COMMSCOPE_LAUNCHER", show_envvar=True, show_default=True,
+              metavar="auto|mpirun|mpiexec|srun|PATH",
+              help="How to start the ranks. auto: srun inside a Slurm allocation, otherwise the launcher of "
+                   "the MPI commscope-bench is linked with. mpirun means Open MPI's, mpiexec MPICH's (Hydra); "
+                   "each is looked up on PATH. A PATH such as /usr/bin/mpiexec.mpich names the program; "
+                   "its kind is told from its name or --version.")
+@click.option("--hosts", metavar="H1,H2", callback=lambda ctx, param, value: tuple(value.split(",")) if value else (),
+              help="Hosts to run on, optionally with slots (node1:4,node2:4). Without slots, ranks are spread "
+                   "in blocks over the hosts (one host only for intra-node suites).")
+@click.option("--hostfile", type=click.Path(exists=True, dir_okay=False), metavar="FILE",
+              help="Hostfile in the launcher's own format (not with --hosts).")
+@click.option("--label", metavar="TEXT", help="Label stored with every run, to find and compare them later.")
+@click.option("--system", metavar="NAME",
+              help="System (cluster) the results belong to. Default: $COMMSCOPE_SYSTEM, the Slurm cluster "
+                   "name, or this host's name.")
+@click.option("--repeat", type=click.IntRange(min=1), default=1, show_default=True, metavar="K",
+              help="Run the whole list K times (interleaved: 1st pass of every benchmark, then 2nd...); "
+                   "each pass is stored as its own runs.")
+@click.option("--timeout", type=click.FloatRange(min=0, min_open=True), metavar="SECONDS",
+              help="Stop a benchmark that runs longer than this; the sizes it measured are stored and the "
+                   "run is marked incomplete.")
+@click.option("--dry-run", is_flag=True, help="Print the exact command lines and run nothing.")
+@click.option("--suite-file", "suite_files", multiple=True, type=click.Path(dir_okay=False), metavar="FILE",
+              help="Run the suite in this YAML file (repeatable). See `commscope list suites` for the format.")
+@db_option()
+@click.pass_context
+def run(ctx: click.Context, targets, np, launcher, hosts, hostfile, label, system, repeat, timeout, dry_run,
+        suite_files, db) -> None:
+    """Run benchmark suites or single benchmarks and store the results.
+
+    SUITE is a shipped suite (quick, pt2pt, collectives, full, procurement) or a
+    suite file; BENCH is a benchmark of commscope-bench (`commscope list
+    benchmarks`). Without either, the quick suite runs. Flags after `--` go to
+    every benchmark, after the suite's own (later flags win), e.g.
+    `-- -c` to validate the data.
+
+    Each benchmark prints an OSU-style table when it ends and is stored as a
+    run with its points and provenance. Benchmarks a suite names but
+    commscope-bench does not provide (the collectives, for now) are skipped
+    with a warning; the exit status is 1 if nothing could run.
+
+    A benchmark that crashes, exceeds --timeout or is stopped with Ctrl-C
+    keeps the sizes it measured, stored in a run marked incomplete with the
+    reason. Ctrl-C (or SIGTERM) also ends the whole command: no further
+    benchmark starts.
+    """
+    from commscope.execute.runner import RunRequest, run_benchmarks
+
+    request = RunRequest(targets=targets, suite_files=suite_files, np=np, launcher=launcher, hosts=hosts,
+                         hostfile=hostfile, label=label, system=system, repeat=repeat, timeout=timeout,
+                         dry_run=dry_run, extra_flags=ctx.meta.get("core_flags", []))
+    ctx.exit(run_benchmarks(request, db))
+
+
+@main.group(name="list", context_settings=CONTEXT)
+def list_() -> None:
+    """List what can be run (benchmarks, suites) or what is stored (runs)."""
+
+
+@list_.command(name="benchmarks")
+@db_option()
+def list_benchmarks(db: Path) -> None:
+    """Benchmarks commscope-bench provides, and how many runs of each are stored.
+
+    commscope-bench is found through $COMMSCOPE_BENCH, then PATH, then the
+    repository's build/default folder.
+    """
+    from commscope.execute.core import find_core, list_benchmarks as core_benchmarks
+    from commscope.store.db import Store
+
+    core = find_core()
+    counts = {}
+    if db.exists():
+        with Store(db) as store:
+            counts = store.run_counts()
+    width = max((len(name) for name in core_benchmarks(core)), default=0)
+    ui.note(f"from {core}")
+    for name, description in core_benchmarks(core).items():
+        stored = f"  [{counts[name]} stored]" if name in counts else ""
+        click.echo(f"{name:<{width}}  {description}{stored}")
+
+
+@list_.command(name="suites")
+@db_option(hidden=True)
+def list_suites(db: Path) -> None:
+    """Suites shipped with commscope and what they run.
+
+    \b
+    A suite file is YAML:
+      description: what the suite is for
+      include: [pt2pt]            # optional: other suites first
+      benchmarks:
+        - benchmark: latency      # a commscope-bench benchmark
+          flags: ["-m", "1:64K"]  # its flags (OMB's)
+          ranks: 2                # MPI ranks (default 2)
+          placement: inter-node   # intra-node | inter-node | any (default)
+    Run one with `commscope run --suite-file FILE`.
+    """
+    from commscope.records.suite import builtin_suites, expand, load_suite_file
+
+    for name, path in builtin_suites().items():
+        suite = load_suite_file(path)
+        click.echo(f"{name}: {suite.description}")
+        for entry in expand(path):
+            flags = " ".join(entry.flags) or "(defaults)"
+            click.echo(f"    {entry.benchmark:<10} {flags:<28} {entry.ranks} ranks, {entry.placement}")
+
+
+@list_.command(name="runs")
+@click.option("--benchmark", metavar="NAME", help="Only runs of this benchmark.")
+@click.option("--label", metavar="TEXT", help="Only runs with exactly this label.")
+@click.option("--status", type=click.Choice(["complete", "incomplete", "failed"]), help="Only runs with this status.")
+@click.option("--limit", type=click.IntRange(min=0), default=50, show_default=True, metavar="N",
+              help="Show the N newest runs; 0 shows all.")
+@db_option()
+def list_runs(benchmark, label, status, limit, db: Path) -> None:
+    """Stored runs, newest first: id, start time, benchmark, label, system, ranks,
+    nodes, number of sizes, status, and where they came from (run or an import format)."""
+    from commscope.store.db import Store
+    from commscope.output.views import runs_table
+
+    with Store(db, create=False) as store:
+        rows = store.run_rows(benchmark=benchmark, label=label, status=status, limit=limit or None)
+    if not rows:
+        ui.note(f"no runs in {db}")
+        return
+    ui.table_console().print(runs_table(rows))
+
+
+@main.command()
+@click.argument("run_id", metavar="RUN", type=RunId())
+@click.option("--raw", metavar="KIND",
+              help="Print a stored raw output instead: jsonl, stdout or stderr of a run; source of an import.")
+@db_option()
+def show(run_id, raw, db: Path) -> None:
+    """Show one run: its provenance, then its OSU-style table.
+
+    RUN is a run id from `commscope list runs`, or `last`.
+    """
+    from commscope.output.osutable import render_run
+    from commscope.store.db import Store
+    from commscope.output.views import provenance_lines
+
+    with Store(db, create=False) as store:
+        run_id = _resolve(store, run_id)
+        run = store.run(run_id)
+        outputs = store.raw_outputs(run_id) if raw else {}
+    if raw:
+        if raw not in outputs:
+            raise CommscopeError(f"run {run_id} has no raw output {raw!r}; it has: {', '.join(outputs) or 'none'}")
+        sys.stdout.buffer.write(outputs[raw])
+        return
+    click.echo("\n".join(provenance_lines(run)))
+    click.echo()
+    click.echo(render_run(run), nl=False)
+
+
+@main.command()
+@click.argument("run_ids", metavar="RUN...", nargs=-1, required=True, type=RunId())
+@click.option("--format", "fmt", type=click.Choice(["csv", "json"]), required=True,
+              help="csv: one row per size with the run's key fields; json: the runs with all provenance "
+                   "and points.")
+@click.option("-o", "--output", type=click.Path(dir_okay=False, writable=True, path_type=Path), metavar="FILE",
+              help="Write to FILE instead of stdout.")
+@db_option()
+def export(run_ids, fmt, output, db: Path) -> None:
+    """Export runs as CSV or JSON (format "commscope-export", version 1).
+
+    RUN is a run id from `commscope list runs`, or `last`.
+    """
+    from commscope.output.export import FORMATS
+    from commscope.store.db import Store
+
+    with Store(db, create=False) as store:
+        runs = [store.run(_resolve(store, run_id)) for run_id in run_ids]
+    text = FORMATS[fmt](runs)
+    if output is None:
+        click.echo(text, nl=False)
+    else:
+        output.write_text(text)
+        ui.note(f"wrote {len(runs)} run(s) to {output}")
+
+
+@main.command()
+@click.argument("run_ids", metavar="RUN...", nargs=-1, required=True, type=RunId())
+@db_option()
+def delete(run_ids, db: Path) -> None:
+    """Delete runs with their points and raw outputs. There is no undo.
+
+    RUN is a run id from `commscope list runs`, or `last`.
+    """
+    from commscope.store.db import Store
+
+    with Store(db, create=False) as store:
+        ids = [_resolve(store, run_id) for run_id in run_ids]
+        missing = [run_id for run_id in ids if not store.has_run(run_id)]
+        if missing:
+            raise CommscopeError(f"no run {', '.join(map(str, missing))} in {db}; nothing deleted")
+        store.delete_runs(ids)
+    ui.note(f"deleted run{'s' if len(ids) > 1 else ''} {', '.join(map(str, ids))}")
+
+
+@main.command(name="import")
+@click.argument("files", metavar="FILE...", nargs=-1, required=True)
+@click.option("--label", metavar="TEXT",
+              help="Label for the imported runs. A run the file itself names (a column of a side-by-side "
+                   "table) is labelled 'TEXT: column'; without --label, by the column alone.")
+@click.option("--system", metavar="NAME", help="System (cluster) the results were measured on.")
+@db_option()
+@click.pass_context
+def import_(ctx: click.Context, files, label, system, db: Path) -> None:
+    """Import result files: OSU Micro-Benchmarks output (5.x-7.x), Intel MPI
+    Benchmarks output, OMB tables pasted into Markdown/reStructuredText, and
+    commscope-bench JSON documents.
+
+    A file that cannot be read is reported as FILE:LINE: problem and nothing
+    from it is stored; the other files are still imported, and the exit
+    status is 1.
+    """
+    from commscope.ingest.importer import import_files
+    from commscope.store.db import Store
+
+    with Store(db) as store:
+        result = import_files(store, files, label, system, sys.argv)
+    for name, ids in result.stored.items():
+        ui.note(f"{name}: stored {len(ids)} run(s): {', '.join(map(str, ids))}")
+    for problem in result.errors:
+        ui.error(problem)
+    if result.errors:
+        ui.note(f"{len(result.errors)} of {len(files)} file(s) not imported")
+        ctx.exit(EXIT_FAILED)
+
+
+# -- analysis: compare, baseline, check, model, plot, report ------------------------
+
+class ParsedValue(click.ParamType):
+    """An option value read by one of the analysis parsers. The parser's module is imported
+    on first use, so commands that never take the option start fast; its ValueError
+    becomes click's usage error (exit 2, the value named)."""
+
+    def __init__(self, name: str, module: str, parser: str) -> None:
+        self.name, self.module, self.parser = name, module, parser
+
+    def convert(self, value, param, ctx):
+        if not isinstance(value, str):  # a default that is already converted
+            return value
+        parse = getattr(importlib.import_module(self.module), self.parser)
+        try:
+            return parse(value)
+        except ValueError as exc:
+            self.fail(str(exc), param, ctx)
+
+
+Since = ParsedValue("AGE|DATE", "commscope.analysis.compare", "parse_since")  # 7d, 12h, 30m, 2w or an ISO date
+Tolerance = ParsedValue("PERCENT", "commscope.analysis.check", "parse_tolerance")
+Floor = ParsedValue("QUANTITY", "commscope.analysis.check", "parse_floor")
+
+
+SELECTORS_HELP = """\b
+RUN_OR_SELECTOR is a run id, `last`, a label, a system name, or one of
+label:TEXT, system:NAME, invocation:N; each adds the runs it matches."""
+
+
+def selection_options(otherwise: str = "Either this or a selector is needed."):
+    """RUN_OR_SELECTOR... with the filters every analysis command takes."""
+    def decorate(command):
+        for option in reversed([
+            click.argument("selectors", metavar="[RUN_OR_SELECTOR]...", nargs=-1),
+            click.option("--benchmark", metavar="NAME", help="Only runs of this benchmark (latency, bw, ...)."),
+            click.option("--since", type=Since, metavar="AGE|DATE",
+                         help="Only runs started within this time: 30m, 12h, 7d, 2w, or since an ISO date "
+                              "such as 2026-01-31 (UTC)."),
+            click.option("--last-invocation", is_flag=True,
+                         help=f"The runs of the most recent `commscope run` command. {otherwise}"),
+        ]):
+            command = option(command)
+        return command
+    return decorate
+
+
+def policy_options(command):
+    """The regression rule's knobs (check, report --baseline, plot --ratio-to)."""
+    for option in reversed([
+        click.option("--tolerance", type=Tolerance, default="10%", show_default=True, metavar="PERCENT",
+                     help="Relative tolerance: a size fails only when it is worse than the baseline by more "
+                          "than this share of the baseline value (and more than --floor)."),
+        click.option("--floor", type=Floor, metavar="QUANTITY",
+                     help="Absolute floor below which differences never fail: 0.05us, 500ns, 10MB/s, or a "
+                          "plain number in the metric's unit. Default: 0.05us for times, 0 otherwise."),
+    ]):
+        command = option(command)
+    return command
+
+
+def _selection(selectors, benchmark, since, last_invocation):
+    from commscope.analysis.compare import Selection
+
+    return Selection(selectors=selectors, benchmark=benchmark, since=since, last_invocation=last_invocation)
+
+
+def _analysis_store(db: Path):
+    """The store for reading. A missing database is a usage error here: exit 1 is
+    reserved for what the analysis finds (a regression)."""
+    from commscope.store.db import Store
+
+    try:
+        return Store(db, create=False)
+    except CommscopeError as exc:
+        raise UsageError(str(exc)) from None
+
+
+def _write(path: Path, data: bytes | str) -> None:
+    """Write an output file, creating its folder; a path that cannot be written is a usage error."""
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        if isinstance(data, str):
+            path.write_text(data, encoding="utf-8")
+        else:
+            path.write_bytes(data)
+    except OSError as exc:
+        raise UsageError(f"cannot write {path}: {exc.strerror or exc}") from None
+
+
+@main.command(epilog=SELECTORS_HELP)
+@selection_options(otherwise="Without it and without selectors, every stored run is compared.")
+@click.option("--metric", metavar="NAME",
+              help="Metric to compare: latency, bw, rate, or a stored name such as p99_us. Default: the main "
+                   "metric of the runs, which must be the same for all.")
+@click.option("--ratio", is_flag=True, help="Add a column per run with its ratio to the first run.")
+@click.option("--pdiff", is_flag=True, help="Add a column per run with its percent difference to the first run.")
+@click.option("--format", "fmt", type=click.Choice(["table", "markdown", "csv", "json"]), default="table",
+              show_default=True, help="table for the terminal; markdown, csv or json to paste or process.")
+@click.option("-o", "--output", metavar="FILE", help="Write to FILE instead of stdout (not with --format table).")
+@db_option()
+def compare(selectors, benchmark, since, last_invocation, metric, ratio, pdiff, fmt, output, db: Path) -> None:
+    """Compare runs side by side: a row per message size, a column per run
+    (headed by its label, else its system).
+
+    Runs of different benchmarks can be compared where they share the metric
+    (bw against mbw_mr bandwidth, latency against a collective's latency).
+    """
+    from commscope.analysis.compare import FORMATS, compare as build, select_runs
+    from commscope.output.views import comparison_table
+
+    with _analysis_store(db) as store:
+        runs = select_runs(store, _selection(selectors, benchmark, since, last_invocation))
+    comparison = build(runs, metric, ratio=ratio, pdiff=pdiff)
+    if fmt == "table":
+        if output:
+            raise UsageError("--output needs --format markdown, csv or json")
+        console = ui.table_console()
+        console.print(comparison.caption(), markup=False, highlight=False)
+        console.print(comparison_table(comparison))
+        return
+    text = FORMATS[fmt](comparison)
+    if output:
+        _write(Path(output), text)
+        ui.note(f"wrote {output}")
+    else:
+        click.echo(text, nl=False)
+
+
+@main.group(context_settings=CONTEXT)
+def baseline() -> None:
+    """Name sets of runs that `commscope check` compares new runs against."""
+
+
+@baseline.command(name="set", epilog=SELECTORS_HELP)
+@click.argument("name")
+@selection_options()
+@db_option()
+def baseline_set(name, selectors, benchmark, since, last_invocation, db: Path) -> None:
+    """Make NAME stand for the selected runs (replacing what it stood for).
+
+    A baseline may hold several benchmarks (check matches runs by benchmark)
+    and several runs of one benchmark (repeats: check compares medians and
+    tests significance).
+    """
+    from commscope.analysis.compare import select_runs
+
+    if not selectors and not last_invocation:
+        raise UsageError("name the baseline's runs (ids, labels, ...) or give --last-invocation")
+    with _analysis_store(db) as store:
+        runs = select_runs(store, _selection(selectors, benchmark, since, last_invocation))
+        previous = store.set_baseline(name, [run.id for run in runs])
+    ids = ", ".join(str(run.id) for run in runs)
+    ui.note(f"baseline {name!r} is run{'s' if len(runs) > 1 else ''} {ids}"
+            + (f" (was {', '.join(map(str, previous)) or 'empty'})" if previous is not None else ""))
+
+
+@baseline.command(name="list")
+@db_option()
+def baseline_list(db: Path) -> None:
+    """Baselines with their creation time and runs."""
+    with _analysis_store(db) as store:
+        rows = store.baselines()
+    if not rows:
+        ui.note(f"no baselines in {db}")
+    for name, created, run_ids in rows:
+        click.echo(f"{name}\t{created}\truns {', '.join(map(str, run_ids)) or '(none left)'}")
+
+
+@baseline.command(name="delete")
+@click.argument("name")
+@db_option()
+def baseline_delete(name, db: Path) -> None:
+    """Forget baseline NAME (its runs stay stored)."""
+    with _analysis_store(db) as store:
+        if not store.delete_baseline(name):
+            raise UsageError(f"no baseline {name!r} in {db}")
+    ui.note(f"deleted baseline {name!r}")
+
+
+class CheckCommand(click.Command):
+    """Exit 1 means "regression" only: every other problem, click's own usage errors
+    included, exits 2."""
+
+    def invoke(self, ctx: click.Context):
+        try:
+            return super().invoke(ctx)
+        except CommscopeError as exc:
+            if exc.exit_code == EXIT_FAILED:
+                raise UsageError(str(exc)) from None
+            raise
+
+
+@main.command(cls=CheckCommand, epilog=SELECTORS_HELP + """\n
+\b
+Exit status:
+  0  every benchmark passes
+  1  a regression: more sizes fail than --allow-failing
+  2  usage error: bad option, unknown run or baseline, nothing to compare""")
+@selection_options()
+@click.option("--baseline", "baseline_name", metavar="NAME", required=True,
+              help="Baseline to compare with (`commscope baseline set`).")
+@policy_options
+@click.option("--allow-failing", type=click.IntRange(min=0), default=0, show_default=True, metavar="K",
+              help="A benchmark still passes with up to K failing sizes.")
+@click.option("--metric", metavar="NAME", help="Metric to check (default: each benchmark's main metric).")
+@db_option()
+@click.pass_context
+def check(ctx: click.Context, selectors, benchmark, since, last_invocation, baseline_name, tolerance, floor,
+          allow_failing, metric, db: Path) -> None:
+    """Check new runs against a baseline, size by size.
+
+    Per message size, the median of the new runs is compared with the median
+    of the baseline's runs of the same benchmark. A size fails when it is
+    worse (higher latency, lower bandwidth) by more than max(tolerance x
+    baseline, floor) and, where both sides have repeats or per-size sample
+    statistics, the difference is significant (one-sided, 5 %: Mann-Whitney U
+    with 5+ repeats a side, a bootstrap CI of the ratio of medians with 2-4,
+    else Welch's t-test on the stored sample statistics). A size the baseline
+    has and the new runs lack fails too.
+    """
+    from commscope.analysis.check import Policy, check as judge
+    from commscope.analysis.compare import select_runs
+    from commscope.output.views import verdict_table
+
+    if not selectors and not last_invocation:
+        raise UsageError("name the runs to check (ids, labels, ...) or give --last-invocation")
+    with _analysis_store(db) as store:
+        runs = select_runs(store, _selection(selectors, benchmark, since, last_invocation))
+        base_ids = store.baseline_run_ids(baseline_name)
+        if base_ids is None:
+            raise UsageError(f"no baseline {baseline_name!r} in {db} (see `commscope baseline list`)")
+        if not base_ids:
+            raise UsageError(f"baseline {baseline_name!r} has no runs left (they were deleted)")
+        base_runs = [store.run(run_id) for run_id in base_ids]
+    result = judge(baseline_name, base_runs, runs, Policy(tolerance, floor, allow_failing), metric)
+    console = ui.table_console()
+    for curve in result.curves:
+        console.print(curve.summary(), markup=False, highlight=False)
+        console.print(verdict_table(curve))
+        console.print()
+    for run in result.unmatched:
+        ui.warn(f"run {run.id} ({run.benchmark}) not checked: baseline {baseline_name!r} has no {run.benchmark} runs")
+    click.echo(f"{'PASS' if result.passed else 'FAIL'} against baseline {baseline_name!r}: "
+               + "; ".join(curve.summary() for curve in result.curves))
+    ctx.exit(EXIT_OK if result.passed else EXIT_FAILED)
+
+
+@main.command(epilog=SELECTORS_HELP)
+@selection_options()
+@click.option("--each", is_flag=True,
+              help="Fit every run on its own. By default, runs of one benchmark with the same label and system "
+                   "(repeats) are fitted as one curve: their per-size median.")
+@click.option("--format", "fmt", type=click.Choice(["table", "json"]), default="table", show_default=True,
+              help="table for reading; json for scripts.")
+@db_option()
+def model(selectors, benchmark, since, last_invocation, each, fmt, db: Path) -> None:
+    """Fit latency(size) = α + size/β (Hockney) per protocol regime.
+
+    The eager/rendezvous break points are found by segmented least squares
+    on relative residuals, the number of regimes by BIC. Reports α (µs),
+    the asymptotic bandwidth β (MB/s), the half-performance size n½ and
+    the fit quality. Bandwidth runs are turned into time per message first.
+    """
+    import json
+
+    from commscope.analysis.compare import repeat_groups, select_runs
+    from commscope.analysis.model import fit
+    from commscope.output.views import MODEL_HEADER, model_cells, model_headline, rich_table
+
+    if not selectors and not last_invocation:
+        raise UsageError("name the runs to model (ids, labels, ...) or give --last-invocation")
+    with _analysis_store(db) as store:
+        runs = select_runs(store, _selection(selectors, benchmark, since, last_invocation))
+    groups = [[run] for run in runs] if each else repeat_groups(runs)
+    fits = [fit(group) for group in groups]
+    if fmt == "json":
+        click.echo(json.dumps([result.to_dict() for result in fits], indent=2, ensure_ascii=False))
+        return
+    console = ui.table_console()
+    for group, result in zip(groups, fits):
+        run = group[0]
+        which = f"run {run.id}" if len(group) == 1 else \
+            f"runs {', '.join(str(r.id) for r in group)} (median of {len(group)} repeats)"
+        name = run.label or run.system
+        console.print(f"{which}: {run.benchmark}" + (f" ({name})" if name else ""), markup=False, highlight=False)
+        for key, value in model_headline(result):
+            console.print(f"  {key:<18} {value}", markup=False, highlight=False)
+        console.print(rich_table(MODEL_HEADER, model_cells(result), left=2))
+        console.print()
+
+
+@main.command(epilog=SELECTORS_HELP)
+@selection_options()
+@click.option("-o", "--output", metavar="FILE", required=True, help="Figure to write: FILE.png or FILE.svg.")
+@click.option("--metric", metavar="NAME", help="Metric to plot (default: the runs' main metric).")
+@click.option("--ratio-to", "ratio_to", metavar="RUN",
+              help="Add a panel with every run's ratio to this run (an id or selector naming one run), the "
+                   "tolerance band and the sizes outside it.")
+@click.option("--band", type=click.Choice(["ci", "minmax", "none"]), default="ci", show_default=True,
+              help="Shade around each line: the 95% confidence interval, the fastest and slowest sample, or "
+                   "nothing. Imported runs without statistics get no band.")
+@policy_options
+@click.option("--title", metavar="TEXT", help="Title of the figure (default: benchmarks and metric).")
+@db_option()
+def plot(selectors, benchmark, since, last_invocation, output, metric, ratio_to, band, tolerance, floor, title,
+         db: Path) -> None:
+    """Plot runs over message size (log2 axis), a line per run with its band."""
+    from commscope.analysis.compare import Selection, common_metric, select_runs
+    from commscope.output.plot import figure, format_of, render
+
+    path = Path(output)
+    fmt = format_of(path)
+    if not selectors and not last_invocation and not ratio_to:
+        raise UsageError("name the runs to plot (ids, labels, ...) or give --last-invocation")
+    with _analysis_store(db) as store:
+        runs = select_runs(store, _selection(selectors, benchmark, since, last_invocation)) \
+            if selectors or last_invocation else []
+        reference = None
+        if ratio_to:
+            matches = select_runs(store, Selection(selectors=(ratio_to,)))
+            if len(matches) != 1:
+                raise UsageError(f"--ratio-to {ratio_to!r} matches {len(matches)} runs; name one run")
+            reference = matches[0]
+    chosen = common_metric([*runs, *([reference] if reference else [])], metric)
+    fig = figure(runs, chosen, band=band, ratio_to=reference, tolerance=tolerance,
+                 floor=floor.in_unit_of(chosen) if floor else None, title=title)
+    _write(path, render(fig, fmt))
+    ui.note(f"wrote {path}")
+
+
+@main.command(epilog=SELECTORS_HELP)
+@selection_options(otherwise="Either this, a selector or --all is needed.")
+@click.option("--all", "all_runs", is_flag=True, help="Report on every run in the database.")
+@click.option("-o", "--output", metavar="FILE", required=True, help="HTML file to write (self-contained).")
+@click.option("--markdown", metavar="FILE", help="Also write a Markdown report, its figures as SVG files in "
+                                                 "FILE-figures/ beside it.")
+@click.option("--baseline", "baseline_name", metavar="NAME", help="Also check the runs against this baseline.")
+@policy_options
+@click.option("--allow-failing", type=click.IntRange(min=0), default=0, show_default=True, metavar="K",
+              help="With --baseline: a benchmark still passes with up to K failing sizes.")
+@click.option("--title", default="commscope report", show_default=True, metavar="TEXT", help="Title of the report.")
+@db_option()
+def report(selectors, benchmark, since, last_invocation, all_runs, output, markdown, baseline_name, tolerance,
+           floor, allow_failing, title, db: Path) -> None:
+    """Write an HTML report: summary (headline numbers, model fit, verdict
+    against a baseline), warnings (incomplete runs, unstable points,
+    oversubscribed hosts), per benchmark a figure, the side-by-side table
+    and model fits, and every run's provenance.
+
+    The page is one file that needs no network. After `commscope run`,
+    `commscope report --last-invocation -o results/report.html` reports on
+    what it just measured.
+    """
+    from commscope.analysis.check import Policy, check as judge
+    from commscope.analysis.compare import select_runs
+    from commscope.output.report import build, render_html, render_markdown
+
+    if not selectors and not last_invocation and not all_runs:
+        raise UsageError("name the runs to report on (ids, labels, ...), or give --last-invocation or --all")
+    if all_runs and (selectors or last_invocation):
+        raise UsageError("--all reports on every run: give it without selectors or --last-invocation")
+    with _analysis_store(db) as store:
+        runs = select_runs(store, _selection(selectors, benchmark, since, last_invocation))
+        result = None
+        if baseline_name:
+            base_ids = store.baseline_run_ids(baseline_name)
+            if not base_ids:
+                raise UsageError(f"no baseline {baseline_name!r} with runs in {db} (see `commscope baseline list`)")
+            base_runs = [store.run(run_id) for run_id in base_ids]
+            candidates = [run for run in runs if run.id not in base_ids]
+            if not candidates:
+                raise UsageError(f"every run reported on is part of baseline {baseline_name!r}: nothing to check")
+            result = judge(baseline_name, base_runs, candidates, Policy(tolerance, floor, allow_failing))
+    content = build(runs, str(db), result, title=title)
+    _write(Path(output), render_html(content))
+    written = [output]
+    if markdown:
+        for path, data in render_markdown(content, Path(markdown)).items():
+            _write(path, data)
+        written.append(markdown)
+    ui.note(f"wrote {' and '.join(written)} ({len(runs)} runs)")

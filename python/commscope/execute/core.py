@@ -1,0 +1,86 @@
+"""Finding the measurement core, commscope-bench, and asking it what it offers."""
+
+from __future__ import annotations
+
+import os
+import re
+import shutil
+import subprocess
+from collections.abc import Mapping
+from pathlib import Path
+
+from commscope.errors import CommscopeError
+
+ENV_VAR = "COMMSCOPE_BENCH"
+PROGRAM = "commscope-bench"
+#: python/commscope/bench_binary.py -> the repository root, when run from a checkout.
+REPO_ROOT = Path(__file__).resolve().parents[3]
+REPO_BUILD = REPO_ROOT / "build" / "default" / PROGRAM
+
+OPENMPI = "openmpi"
+MPICH = "mpich"
+
+# Shared-library names that tell which MPI a binary was linked against.
+# libmpi.so.12 is the MPICH ABI that Intel MPI, MVAPICH and Cray MPICH share;
+# Open MPI has used libmpi.so.40 since 3.0.
+_MPI_LIBRARIES = (
+    (re.compile(r"\blibmpich\w*\.so"), MPICH),
+    (re.compile(r"\blibmpi\.so\.12\b"), MPICH),
+    (re.compile(r"\blibmpi\.so\.4\d\b|\blibopen-(?:rte|pal)\.so"), OPENMPI),
+)
+
+
+def _is_executable(path: Path) -> bool:
+    return path.is_file() and os.access(path, os.X_OK)
+
+
+def find_core(environ: Mapping[str, str] = os.environ) -> Path:
+    """The commscope-bench to run: $COMMSCOPE_BENCH, then PATH, then the repository build."""
+    explicit = environ.get(ENV_VAR)
+    if explicit:
+        path = Path(explicit).expanduser()
+        if not _is_executable(path):
+            raise CommscopeError(f"{ENV_VAR}={explicit} is not an executable file")
+        return path.absolute()
+    on_path = shutil.which(PROGRAM, path=environ.get("PATH"))
+    if on_path:
+        return Path(on_path)
+    if _is_executable(REPO_BUILD):
+        return REPO_BUILD
+    raise CommscopeError(
+        f"{PROGRAM} (the measurement core) was not found: not in ${ENV_VAR}, not on PATH, "
+        f"not at {REPO_BUILD}.\n"
+        f"Build it with `make build` in {REPO_ROOT}, or set {ENV_VAR}=/path/to/{PROGRAM}."
+    )
+
+
+def list_benchmarks(core: Path) -> dict[str, str]:
+    """Benchmark name -> one-line description, from `commscope-bench --list`."""
+    try:
+        done = subprocess.run([str(core), "--list"], capture_output=True, text=True, timeout=60,
+                              stdin=subprocess.DEVNULL)
+    except (OSError, subprocess.TimeoutExpired) as exc:
+        raise CommscopeError(f"cannot run {core} --list: {exc}") from exc
+    if done.returncode != 0:
+        detail = done.stderr.strip().splitlines()[-1:] or [f"exit status {done.returncode}"]
+        raise CommscopeError(f"{core} --list failed: {detail[0]}")
+    benchmarks = {}
+    for line in done.stdout.splitlines():
+        name, _, description = line.strip().partition(" ")
+        if name:
+            benchmarks[name] = description.strip()
+    return benchmarks
+
+
+def core_mpi_flavour(core: Path) -> str | None:
+    """"openmpi" or "mpich" from the libraries the core links against; None if unknown
+    (static build, no ldd, or a script standing in for the core)."""
+    try:
+        done = subprocess.run(["ldd", str(core)], capture_output=True, text=True, timeout=30,
+                              stdin=subprocess.DEVNULL)
+    except (OSError, subprocess.TimeoutExpired):
+        return None
+    for pattern, flavour in _MPI_LIBRARIES:
+        if pattern.search(done.stdout):
+            return flavour
+    return None

@@ -1,0 +1,421 @@
+"""`commscope run`: start commscope-bench through a launcher, follow it, store what it measured.
+
+The core is always run with ``--format json --jsonl-out FILE``; results come
+from that JSON Lines stream, never from its text. The stream is read while
+the benchmark runs (for the progress bar) and again when it ends, so a crash,
+a timeout or Ctrl-C still leaves every size measured before it in the store,
+in a run marked incomplete with the reason.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import functools
+import itertools
+import os
+import select
+import signal
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from commscope import ui
+from commscope.execute.core import MPICH, OPENMPI, core_mpi_flavour, find_core, list_benchmarks
+from commscope.errors import EXIT_FAILED, EXIT_INTERRUPTED, EXIT_OK, CommscopeError, UsageError
+from commscope.execute.launchers import Command, Launcher, LaunchSpec, hostfile_nodes, resolve_launcher
+from commscope.output.osutable import render_run
+from commscope.execute.provenance import compiler_of, default_system, invocation, job_id, now
+from commscope.records.run import Run, apply_header, point_from_core
+from commscope.store.db import Store
+from commscope.execute.stream import CoreStream
+from commscope.records.suite import Entry, expand, suite_path
+
+DEFAULT_SUITE = "quick"
+POLL_SECONDS = 0.2
+TERMINATE_GRACE_SECONDS = 5.0
+#: What the dry run prints in place of the temporary JSONL file.
+JSONL_PLACEHOLDER = "JSONL"
+STDERR_TAIL_LINES = 15
+
+
+@dataclass
+class RunRequest:
+    """Everything `commscope run` was asked to do."""
+
+    targets: Sequence[str] = ()
+    suite_files: Sequence[str] = ()
+    np: int | None = None
+    launcher: str = "auto"
+    hosts: tuple[str, ...] = ()
+    hostfile: str | None = None
+    label: str | None = None
+    system: str | None = None
+    repeat: int = 1
+    timeout: float | None = None
+    dry_run: bool = False
+    extra_flags: Sequence[str] = ()
+    argv: Sequence[str] = field(default_factory=lambda: list(sys.argv))
+
+
+@dataclass
+class Planned:
+    """One benchmark launch: the suite entry, where it goes and the command (without outputs)."""
+
+    entry: Entry
+    spec: LaunchSpec
+    flags: list[str]
+    command: Command
+
+
+def select_entries(targets: Sequence[str], suite_files: Sequence[str], benchmarks: dict[str, str]) -> list[Entry]:
+    """Suite entries for the SUITE|BENCH arguments and --suite-file options, in order."""
+    entries: list[Entry] = []
+    for name in suite_files:
+        if not Path(name).is_file():
+            raise UsageError(f"suite file {name} does not exist")
+        entries += expand(Path(name))
+    for target in targets:
+        path = suite_path(target)
+        if path is not None:
+            entries += expand(path)
+        elif target in benchmarks:
+            entries.append(Entry(benchmark=target))
+        else:
+            raise UsageError(f"{target!r} is neither a suite nor a benchmark of commscope-bench "
+                             "(see `commscope list suites` and `commscope list benchmarks`)")
+    if not targets and not suite_files:
+        entries = expand(suite_path(DEFAULT_SUITE))
+    return entries
+
+
+def sweep_length(options: dict) -> int:
+    """How many records the core will write, from its header's options (its cs_sizes loop)."""
+    low, high = options["min_size"], options["max_size"]
+    count, size = 0, low
+    while size <= high:
+        count += 1
+        size = size * 2 if size else 1
+    return count * (8 if options.get("vary_window") else 1)  # -V: windows 1, 2, ..., 128
+
+
+def stderr_summary(text: str) -> str | None:
+    """The line of a launch's stderr that most likely says what went wrong: the core's own
+    message if there is one (launchers wrap it in banners of dashes), else the last line."""
+    lines = [line.strip() for line in text.splitlines() if any(char.isalnum() for char in line)]
+    own = [line for line in lines if "commscope-bench" in line and not line.startswith("Try ")]
+    if own:
+        return own[0]
+    return lines[-1] if lines else None
+
+
+def _signal_name(returncode: int) -> str | None:
+    """The signal that ended a launch: a negative status for the process itself, or
+    128 + signal as launchers and shells report a rank killed by a signal."""
+    number = -returncode if returncode < 0 else returncode - 128
+    try:
+        return signal.Signals(number).name if number > 0 else None
+    except ValueError:
+        return None
+
+
+def judge(returncode: int, stream: CoreStream, stopped: str | None, stderr_text: str) -> tuple[str, str | None]:
+    """(status, reason) of a finished launch."""
+    measured = len(stream.records)
+    expected = sweep_length(stream.header["options"]) if stream.header else None
+    progress = f"; {measured} of {expected} sizes measured" if expected is not None else f"; {measured} sizes measured"
+    problem = stderr_summary(stderr_text)
+    detail = f": {problem}" if problem else ""
+    if stopped is not None:
+        return "incomplete", f"{stopped}{progress}"
+    if stream.problem is not None:
+        return "incomplete", f"unreadable result stream ({stream.problem}){progress}"
+    if stream.end is None:
+        crash = _signal_name(returncode)
+        if crash:
+            return "incomplete", f"commscope-bench crashed ({crash}){progress}"
+        if stream.header is None:
+            return "failed", f"commscope-bench exited with status {returncode} before measuring anything{detail}"
+        return "incomplete", f"commscope-bench exited with status {returncode} without finishing{progress}{detail}"
+    status = stream.end["status"]
+    if status == "validation_failed":
+        wrong = [f"{r['size']} B ({r['validation']['errors']} wrong)" for r in stream.records
+                 if r.get("validation") and r["validation"]["errors"]]
+        return "failed", "validation failed" + (f" at {', '.join(wrong)}" if wrong else "")
+    if status == "error":
+        return "failed", f"commscope-bench reported an error{detail}"
+    if returncode != 0:
+        return "failed", f"commscope-bench finished its results but exited with status {returncode}{detail}"
+    return "complete", None
+
+
+class _StopSignals:
+    """SIGINT and SIGTERM end the run gracefully: the benchmark that runs is stopped,
+    what it measured is stored, no further benchmark starts. The handler only
+    records the signal; the wait loop acts on it, so no store write is cut short."""
+
+    def __init__(self) -> None:
+        self.received: list[str] = []
+        self._previous: dict[int, object] = {}
+
+    def __enter__(self) -> _StopSignals:
+        for signum in (signal.SIGINT, signal.SIGTERM):
+            self._previous[signum] = signal.signal(signum, self._handle)
+        return self
+
+    def __exit__(self, *exc_info) -> None:
+        for signum, handler in self._previous.items():
+            signal.signal(signum, handler)
+
+    def _handle(self, signum: int, frame: object) -> None:
+        self.received.append(signal.Signals(signum).name)
+
+
+def _group_alive(group: int) -> bool:
+    """Whether a process of the group still runs. Zombies do not count: ranks orphaned
+    by their launcher wait for init to reap them, which can take a while in containers."""
+    proc = Path("/proc")
+    if not proc.is_dir():
+        try:
+            os.killpg(group, 0)
+        except ProcessLookupError:
+            return False
+        return True
+    for stat in proc.glob("[0-9]*/stat"):
+        try:
+            text = stat.read_text()
+        except OSError:
+            continue  # it just ended
+        state, _parent, process_group = text[text.rindex(")") + 2:].split()[:3]
+        if int(process_group) == group and state != "Z":
+            return True
+    return False
+
+
+def _terminate(process: subprocess.Popen, signals: _StopSignals) -> None:
+    """Stop the launcher and every process it started: it leads its own process group,
+    and ranks may outlive it. SIGTERM first, so mpirun/mpiexec/srun can take their
+    ranks down; SIGKILL after a grace period, or at once when another Ctrl-C comes."""
+    signals_seen = len(signals.received)
+    for signum in (signal.SIGTERM, signal.SIGKILL):
+        try:
+            os.killpg(process.pid, signum)
+        except ProcessLookupError:
+            pass
+        deadline = time.monotonic() + TERMINATE_GRACE_SECONDS
+        while time.monotonic() < deadline and len(signals.received) == signals_seen:
+            if process.poll() is not None and not _group_alive(process.pid):
+                return
+            time.sleep(POLL_SECONDS / 4)
+    process.wait()
+
+
+@contextmanager
+def _progress_bar(description: str) -> Iterator[Callable[..., None]]:
+    """A transient progress bar on stderr when it is a terminal; yields the function that
+    updates it, which does nothing without a terminal. rich.progress is imported only when a
+    bar is shown: scripts and batch jobs should not pay for it at every start."""
+    if not ui.err.is_terminal:
+        yield lambda **fields: None
+        return
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
+
+    with Progress(SpinnerColumn(), TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
+                  TextColumn("{task.fields[size]}"), TimeElapsedColumn(), console=ui.err, transient=True) as progress:
+        task = progress.add_task(description, total=None, size="starting")
+        yield functools.partial(progress.update, task)
+
+
+@contextmanager
+def _exit_waiter(process: subprocess.Popen) -> Iterator[Callable[[float], bool]]:
+    """Yields a function that waits up to N seconds for the process to end and says whether
+    it did. On Linux it sleeps on a pidfd, which wakes it the moment the launcher exits:
+    subprocess's own timed wait polls with sleeps growing to 50 ms, a delay a short
+    benchmark would notice."""
+    try:
+        pidfd = os.pidfd_open(process.pid)
+    except (AttributeError, OSError):  # not Linux, or a kernel older than 5.3
+        pidfd = None
+    else:
+        exited = select.poll()
+        exited.register(pidfd, select.POLLIN)  # readable once the process has ended
+
+    def ended_within(seconds: float) -> bool:
+        if pidfd is None:
+            try:
+                process.wait(timeout=seconds)
+            except subprocess.TimeoutExpired:
+                return False
+            return True
+        exited.poll(seconds * 1000)
+        return process.poll() is not None
+
+    try:
+        yield ended_within
+    finally:
+        if pidfd is not None:
+            os.close(pidfd)
+
+
+class Runner:
+    """Launches planned benchmarks and turns what each measured into a Run."""
+
+    def __init__(self, core: Path, request: RunRequest, signals: _StopSignals) -> None:
+        self.core = core
+        self.request = request
+        self.signals = signals
+        self.system = request.system or default_system()
+
+    def execute(self, planned: Planned, repeat_index: int) -> Run:
+        with tempfile.TemporaryDirectory(prefix="commscope-") as folder:
+            jsonl = Path(folder) / f"{planned.entry.benchmark}.jsonl"
+            stdout_path, stderr_path = Path(folder) / "stdout", Path(folder) / "stderr"
+            argv = planned.command.with_args("--jsonl-out", str(jsonl)).argv
+            started = now()
+            begin = time.monotonic()
+            with open(stdout_path, "wb") as stdout, open(stderr_path, "wb") as stderr:
+                try:
+                    process = subprocess.Popen(argv, stdout=stdout, stderr=stderr, stdin=subprocess.DEVNULL,
+                                               env={**os.environ, **planned.command.env},
+                                               start_new_session=True)
+                except OSError as exc:
+                    raise CommscopeError(f"cannot start {argv[0]}: {exc.strerror}") from exc
+                stream = CoreStream(jsonl)
+                stopped = self._follow(process, stream, planned)
+            stream.poll()
+            stderr_text = stderr_path.read_text(errors="replace")
+            status, reason = judge(process.returncode, stream, stopped, stderr_text)
+            run = Run(benchmark=planned.entry.benchmark, status=status, status_reason=reason,
+                      flags=planned.flags, ranks=planned.spec.np, placement=planned.entry.placement,
+                      label=self.request.label, repeat_index=repeat_index, started_at=started,
+                      launcher_argv=argv, compiler=compiler_of(self.core), job_id=job_id(), system=self.system,
+                      raw={"jsonl": stream.raw, "stdout": stdout_path.read_bytes(),
+                           "stderr": stderr_path.read_bytes()})
+            if stream.header is not None:
+                apply_header(run, stream.header)
+                metric = stream.header["benchmark"]["metric"]
+                run.points = [point_from_core(record, metric) for record in stream.records]
+            run.ended_at = stream.end["end_time"] if stream.end else now()
+            self._report(run, stderr_text, time.monotonic() - begin)
+            return run
+
+    def _follow(self, process: subprocess.Popen, stream: CoreStream, planned: Planned) -> str | None:
+        """Wait for the launch to end, updating the progress bar; returns why it was
+        stopped early ("timed out after N s", "interrupted by SIGINT") or None."""
+        deadline = time.monotonic() + self.request.timeout if self.request.timeout else None
+        entry = planned.entry
+        with _progress_bar(f"{entry.benchmark} ({planned.spec.np} ranks)") as show, \
+                _exit_waiter(process) as ended_within:
+            while True:
+                if ended_within(POLL_SECONDS):
+                    return None
+                if stream.poll() or stream.header is not None:
+                    total = sweep_length(stream.header["options"]) if stream.header else None
+                    size = f"{stream.records[-1]['size']} B" if stream.records else "warming up"
+                    show(completed=len(stream.records), total=total, size=size)
+                if self.signals.received:
+                    _terminate(process, self.signals)
+                    return f"interrupted by {self.signals.received[0]}"
+                if deadline is not None and time.monotonic() > deadline:
+                    _terminate(process, self.signals)
+                    return f"timed out after {self.request.timeout:g} s"
+
+    def _report(self, run: Run, stderr_text: str, seconds: float) -> None:
+        if run.points:
+            sys.stdout.write("\n" + render_run(run))
+            sys.stdout.flush()
+        if run.status != "complete":
+            ui.warn(f"{run.benchmark}: {run.status}: {run.status_reason}")
+            tail = stderr_text.strip().splitlines()[-STDERR_TAIL_LINES:]
+            if tail:
+                ui.note("  last lines of its stderr:\n" + "\n".join(f"    {line}" for line in tail))
+        hosts = {host["name"] for host in run.hosts or []}
+        if run.placement == "inter-node" and len(hosts) == 1:
+            ui.warn(f"{run.benchmark} asks for inter-node placement but all ranks ran on {hosts.pop()}; "
+                    "give two hosts with --hosts/--hostfile or run inside a multi-node allocation")
+        elif run.placement == "intra-node" and len(hosts) > 1:
+            ui.warn(f"{run.benchmark} asks for intra-node placement but ran on {len(hosts)} hosts")
+        ui.note(f"{run.benchmark}: {run.status}, {len(run.points)} sizes in {seconds:.1f} s")
+
+
+def plan(request: RunRequest, entries: Sequence[Entry], core: Path, launcher: Launcher,
+         core_flavour: str | None) -> list[Planned]:
+    """The launch of every entry: its ranks and placement on the hosts the request gives."""
+    if request.hosts:
+        known_nodes = len(request.hosts)
+    elif request.hostfile:
+        known_nodes = hostfile_nodes(request.hostfile)
+    else:
+        allocation = os.environ.get("SLURM_JOB_NUM_NODES") or os.environ.get("SLURM_NNODES") or ""
+        known_nodes = int(allocation) if allocation.isdigit() else None
+    where = LaunchSpec(np=1, hosts=tuple(request.hosts), hostfile=request.hostfile,
+                       local_cores=len(os.sched_getaffinity(0)), known_nodes=known_nodes,
+                       core_flavour=core_flavour, as_root=os.geteuid() == 0)
+    planned = []
+    for entry in entries:
+        spec = dataclasses.replace(where, np=request.np or entry.ranks, placement=entry.placement)
+        flags = [*entry.flags, *request.extra_flags]
+        command = launcher.command(spec, [str(core), entry.benchmark, *flags, "--format", "json"])
+        planned.append(Planned(entry, spec, flags, command))
+    return planned
+
+
+def run_benchmarks(request: RunRequest, db: Path) -> int:
+    """Carry out `commscope run`; returns the exit code."""
+    if request.hosts and request.hostfile:
+        raise UsageError("give hosts either with --hosts or with --hostfile, not both")
+    core = find_core()
+    benchmarks = list_benchmarks(core)
+    entries = select_entries(request.targets, request.suite_files, benchmarks)
+    missing = list(dict.fromkeys(entry.benchmark for entry in entries if entry.benchmark not in benchmarks))
+    if missing:
+        ui.warn(f"skipping {', '.join(missing)}: not provided by {core} "
+                f"(it has {', '.join(benchmarks) or 'no benchmarks'})")
+    entries = [entry for entry in entries if entry.benchmark in benchmarks]
+    if not entries:
+        raise CommscopeError("nothing to run: none of the requested benchmarks exists in this commscope-bench")
+
+    core_flavour = core_mpi_flavour(core)
+    launcher = resolve_launcher(request.launcher, core_flavour)
+    if core_flavour and launcher.flavour in (OPENMPI, MPICH) and launcher.flavour != core_flavour:
+        ui.warn(f"commscope-bench is built with {core_flavour} but {launcher.program} is "
+                f"{launcher.summary}; its ranks will probably not find each other")
+    planned = plan(request, entries, core, launcher, core_flavour)
+
+    if request.dry_run:
+        print(f"# {JSONL_PLACEHOLDER} stands for a temporary file commscope reads while the benchmark runs")
+        for item in planned:
+            repeats = f", {request.repeat} times" if request.repeat > 1 else ""
+            print(f"# {item.entry.benchmark}: {item.spec.np} ranks, placement {item.entry.placement}{repeats}")
+            print(item.command.with_args("--jsonl-out", JSONL_PLACEHOLDER).shell())
+        return EXIT_OK
+
+    with Store(db) as store, _StopSignals() as signals:
+        invocation_id = store.add_invocation(invocation("run", request.argv))
+        runner = Runner(core, request, signals)
+        stored: list[Run] = []
+        for repeat_index, item in itertools.product(range(request.repeat), planned):
+            if signals.received:
+                break
+            ui.note(f"{item.entry.benchmark}: {item.command.shell()}")
+            run = runner.execute(item, repeat_index)
+            run.id = store.add_run(run, invocation_id)
+            stored.append(run)
+    return _summary(stored, signals, db)
+
+
+def _summary(stored: list[Run], signals: _StopSignals, db: Path) -> int:
+    failed = [run for run in stored if run.status != "complete"]
+    ids = ", ".join(str(run.id) for run in stored)
+    ui.note(f"stored {len(stored)} run{'s' if len(stored) != 1 else ''} in {db}" + (f" (ids {ids})" if ids else ""))
+    if failed:
+        ui.warn(f"{len(failed)} of {len(stored)} runs did not complete: "
+                + "; ".join(f"run {run.id} {run.benchmark}: {run.status_reason}" for run in failed))
+    if signals.received:
+        ui.warn(f"stopped by {signals.received[0]}; benchmarks after it were not run")
+        return EXIT_INTERRUPTED
+    return EXIT_FAILED if failed else EXIT_OK

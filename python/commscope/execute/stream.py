@@ -1,0 +1,118 @@
+"""Reading commscope-bench's --jsonl-out stream while the benchmark runs.
+
+The core writes, flushing each line: ``{"header": ...}``, one ``{"record": ...}``
+per measured size, and ``{"end": {"end_time", "status"}}`` when it finishes. A
+crash leaves the file without the end line, and possibly with half a line at
+the end, which is not read. Lines are checked against result.schema.json so a
+change of the core's output is caught here, not later in a report.
+"""
+
+from __future__ import annotations
+
+import functools
+import json
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    import jsonschema
+
+SCHEMA_PATH = Path(__file__).parents[1] / "records" / "schema" / "result.schema.json"
+# What only the complete document has; the stream's header lacks it.
+_DOCUMENT_ONLY = ("results", "end_time", "status")
+
+
+@functools.lru_cache(maxsize=None)
+def _validators() -> tuple[jsonschema.Draft202012Validator, jsonschema.Draft202012Validator]:
+    # Imported when the first line arrives: jsonschema is the largest import of
+    # `commscope run`, which a dry run or a launch that fails at once need not wait for.
+    import jsonschema
+
+    schema = json.loads(SCHEMA_PATH.read_text())
+    header = {**schema, "required": [key for key in schema["required"] if key not in _DOCUMENT_ONLY]}
+    record = {"$schema": schema["$schema"], "$defs": schema["$defs"], "$ref": "#/$defs/record"}
+    return jsonschema.Draft202012Validator(header), jsonschema.Draft202012Validator(record)
+
+
+def _schema_problem(validator: jsonschema.Draft202012Validator, instance: object) -> str | None:
+    from jsonschema.exceptions import best_match
+
+    error = best_match(validator.iter_errors(instance))
+    if error is None:
+        return None
+    where = "/".join(str(part) for part in error.absolute_path)
+    return f"{where}: {error.message}" if where else error.message
+
+
+class CoreStream:
+    """The part of a JSONL stream written so far; call poll() to read more."""
+
+    def __init__(self, path: Path) -> None:
+        self.path = path
+        self.header: dict | None = None
+        self.records: list[dict] = []
+        self.end: dict | None = None
+        #: Why reading stopped early (bad JSON, schema mismatch); None if all is well.
+        self.problem: str | None = None
+        self._offset = 0
+        self._pending = b""
+        self._line = 0
+
+    def poll(self) -> list[dict]:
+        """Read what was appended since the last call; returns the new records."""
+        try:
+            with open(self.path, "rb") as handle:
+                handle.seek(self._offset)
+                data = handle.read()
+        except FileNotFoundError:
+            return []  # the core has not opened it yet
+        self._offset += len(data)
+        *lines, self._pending = (self._pending + data).split(b"\n")
+        new = []
+        for line in lines:
+            self._line += 1
+            if self.problem is None and line.strip():
+                record = self._accept(line)
+                if record is not None:
+                    new.append(record)
+        return new
+
+    @property
+    def raw(self) -> bytes:
+        """Everything the file holds, including an unfinished last line."""
+        try:
+            return self.path.read_bytes()
+        except FileNotFoundError:
+            return b""
+
+    def _accept(self, line: bytes) -> dict | None:
+        header_validator, record_validator = _validators()
+        try:
+            item = json.loads(line)
+        except ValueError as exc:
+            return self._stop(f"not JSON ({exc})")
+        if not isinstance(item, dict) or len(item) != 1:
+            return self._stop("expected one of {\"header\": ...}, {\"record\": ...}, {\"end\": ...}")
+        (kind, value), = item.items()
+        if kind == "header" and self.header is None:
+            problem = _schema_problem(header_validator, value)
+            if problem:
+                return self._stop(f"header does not match result.schema.json: {problem}")
+            self.header = value
+        elif kind == "record" and self.header is not None and self.end is None:
+            problem = _schema_problem(record_validator, value)
+            if problem:
+                return self._stop(f"record does not match result.schema.json: {problem}")
+            self.records.append(value)
+            return value
+        elif kind == "end" and self.header is not None and self.end is None:
+            if not isinstance(value, dict) or value.get("status") not in ("complete", "validation_failed", "error"):
+                return self._stop(f"end line without a known status: {value!r}")
+            self.end = value
+        else:
+            return self._stop(f"unexpected {kind!r} line")
+        return None
+
+    def _stop(self, message: str) -> None:
+        self.problem = f"{self.path.name} line {self._line}: {message}"
+        return None

@@ -1,0 +1,242 @@
+"""Reader for the JSON document ``commscope-bench --format json`` prints.
+
+The document is checked against the schema shipped with the package
+(``commscope/schema/result.schema.json``, a copy of the repository's
+``schema/result.schema.json``) before anything is taken from it, so a
+document from a newer or broken core is rejected with the line of the
+offending value instead of being half-imported.
+"""
+
+from __future__ import annotations
+
+import bisect
+import functools
+import json
+import math
+import re
+from importlib import resources
+from json.decoder import scanstring
+from typing import Any
+
+from commscope.records import benchmarks
+from commscope.ingest.parse.errors import ParseError
+from commscope.records.metrics import percentile_metric, unit_of
+from commscope.ingest.parse.model import ParsedRun, Point
+from commscope.ingest.parse.series import append_point
+
+SCHEMA_NAME = "commscope-result"
+_SCHEMA_RESOURCE = ("records", "schema", "result.schema.json")
+
+# Bookkeeping copied from each record next to the metrics.
+_RECORD_COUNTS = ("iterations", "warmup", "batch")
+# Provenance: everything at the top level that is not the results themselves.
+_PROVENANCE_KEYS = ("schema_version", "tool", "argv", "benchmark", "options", "mpi", "hosts",
+                    "cpu_model", "start_time", "end_time", "environment", "status")
+
+
+def looks_like_commscope_json(text: str) -> bool:
+    """Whether ``text`` is (meant to be) a JSON document rather than text tables."""
+    return text.lstrip().startswith(("{", "["))
+
+
+def load_schema() -> dict[str, Any]:
+    """The result schema shipped inside the package."""
+    return _load_schema_cached()
+
+
+@functools.lru_cache(maxsize=1)
+def _load_schema_cached() -> dict[str, Any]:
+    resource = resources.files("commscope").joinpath(*_SCHEMA_RESOURCE)
+    return json.loads(resource.read_text(encoding="utf-8"))
+
+
+@functools.lru_cache(maxsize=1)
+def _validator() -> Any:
+    import jsonschema  # imported here: only JSON documents need it
+
+    schema = _load_schema_cached()
+    cls = jsonschema.validators.validator_for(schema)
+    cls.check_schema(schema)
+    return cls(schema, format_checker=cls.FORMAT_CHECKER)
+
+
+def read_commscope_json(text: str, source: str) -> list[ParsedRun]:
+    """Runs from one commscope result document; :class:`ParseError` if it is
+    not valid JSON, not a commscope result, or does not match the schema."""
+    document = _load_json(text, source)
+    if not isinstance(document, dict) or document.get("schema") != SCHEMA_NAME:
+        raise ParseError(source, 1, f"JSON document is not a commscope result "
+                                    f"(no top-level \"schema\": \"{SCHEMA_NAME}\")")
+    lines = _LineFinder(text)
+    _validate(document, lines, source)
+    return _runs(document, lines, source)
+
+
+def _load_json(text: str, source: str) -> Any:
+    def reject_constant(name: str) -> Any:
+        raise ValueError(f"{name} is not a number JSON allows")
+
+    def finite_float(token: str) -> float:
+        value = float(token)
+        if not math.isfinite(value):
+            raise ValueError(f"{token} is too large for a number")
+        return value
+
+    try:
+        return json.loads(text, parse_constant=reject_constant, parse_float=finite_float)
+    except json.JSONDecodeError as error:
+        # A document cut off mid-way fails at its very end, or inside an
+        # unterminated string; say so, it is the common case (a killed job).
+        cut_off = error.pos >= len(text.rstrip()) or error.msg.startswith("Unterminated string")
+        what = "truncated JSON" if cut_off else "malformed JSON"
+        raise ParseError(source, error.lineno, f"{what}: {error.msg}") from None
+    except (ValueError, RecursionError) as error:
+        # Non-finite numbers, integers too long to convert, absurd nesting.
+        raise ParseError(source, 1, f"malformed JSON: {error}") from None
+
+
+def _validate(document: dict[str, Any], lines: _LineFinder, source: str) -> None:
+    try:
+        validator = _validator()
+    except Exception as error:  # a broken installation must still surface as ParseError
+        raise ParseError(source, 1, f"cannot load the commscope result schema: {error}") from None
+    try:
+        errors = sorted(validator.iter_errors(document), key=lambda e: lines.line_of(tuple(e.absolute_path)))
+    except RecursionError:
+        raise ParseError(source, 1, "JSON document is nested too deeply") from None
+    if errors:
+        first = errors[0]
+        path = tuple(first.absolute_path)
+        where = _json_path(path)
+        raise ParseError(source, lines.line_of(path),
+                         f"does not match the commscope result schema: {where}: {_short(first.message)}")
+
+
+def _short(message: str) -> str:
+    return message if len(message) <= 200 else message[:197] + "..."
+
+
+def _json_path(path: tuple[Any, ...]) -> str:
+    text = "$"
+    for part in path:
+        text += f"[{part}]" if isinstance(part, int) else f".{part}"
+    return text
+
+
+def _runs(document: dict[str, Any], lines: _LineFinder, source: str) -> list[ParsedRun]:
+    bench = document["benchmark"]
+    options = document["options"]
+    name = benchmarks.from_program(bench["name"])
+    percentile_unit = "MBps" if bench["unit"] == "MB/s" else "us"
+    provenance = {key: document[key] for key in _PROVENANCE_KEYS if key in document}
+
+    by_window: dict[int, list[tuple[int, dict[str, Any]]]] = {}
+    for index, record in enumerate(document["results"]):
+        by_window.setdefault(record["window"], []).append((index, record))
+    # Without -V every record has the run's window; with it, each window is a series.
+    split = options["vary_window"] and len(by_window) > 1
+
+    runs = []
+    for window, records in by_window.items():
+        points: list[Point] = []
+        metrics: dict[str, str] = {}
+        for index, record in records:
+            values = _record_values(record, percentile_unit)
+            for metric in values:
+                metrics.setdefault(metric, unit_of(metric))
+            point = Point(size=record["size"], values=values, line=lines.line_of(("results", index)),
+                          stats=dict(record["stats"]))
+            append_point(points, point, source)
+        parameters: dict[str, Any] = {"datatype": options["datatype"], "window_size": window,
+                                      "pairs": options["pairs"], "buffers": options["buffers"],
+                                      "send_mode": options["send_mode"]}
+        runs.append(ParsedRun(
+            benchmark=name, source_format="commscope-json", source=source, line=1, metrics=metrics,
+            points=points, tool=document["tool"]["name"], tool_version=document["tool"]["version"],
+            title=bench["description"], label=f"window {window}" if split else None,
+            ranks=document["mpi"]["ranks"], parameters=parameters, provenance=dict(provenance),
+            notes=[] if document["status"] == "complete" else [f"status: {document['status']}"]))
+    if not runs:
+        raise ParseError(source, lines.line_of(("results",)), "commscope result has no records")
+    return runs
+
+
+def _record_values(record: dict[str, Any], percentile_unit: str) -> dict[str, Any]:
+    values: dict[str, Any] = dict(record["metrics"])
+    for key in _RECORD_COUNTS:
+        values[key] = record[key]
+    for entry in record.get("percentiles", []):
+        values[percentile_metric(float(entry["p"]), percentile_unit)] = entry["value"]
+    validation = record["validation"]
+    if validation is not None:
+        values["validation"] = "Pass" if validation["errors"] == 0 else "Fail"
+        values["validation_errors"] = validation["errors"]
+    return values
+
+
+class _LineFinder:
+    """Line numbers of the values in a JSON text, by their path.
+
+    ``json`` does not report positions, so the already-validated text is
+    walked once more with a minimal scanner that records where each value
+    starts.
+    """
+
+    _NUMBER_OR_LITERAL = re.compile(r"-?(?:\d+)(?:\.\d+)?(?:[eE][-+]?\d+)?|true|false|null")
+    _BLANKS = re.compile(r"[ \t\n\r]*")
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+        self.newlines = [i for i, c in enumerate(text) if c == "\n"]
+        self.offsets: dict[tuple[Any, ...], int] = {}
+        try:
+            self._value(self._skip(0), ())
+        except (RecursionError, ValueError, IndexError):
+            pass  # positions stay partial; line_of falls back to the parent's line
+
+    def line_of(self, path: tuple[Any, ...]) -> int:
+        while path not in self.offsets and path:
+            path = path[:-1]
+        offset = self.offsets.get(path, 0)
+        return bisect.bisect_left(self.newlines, offset) + 1
+
+    def _skip(self, index: int) -> int:
+        return self._BLANKS.match(self.text, index).end()  # type: ignore[union-attr]
+
+    def _value(self, index: int, path: tuple[Any, ...]) -> int:
+        self.offsets[path] = index
+        char = self.text[index]
+        if char == "{":
+            return self._object(index + 1, path)
+        if char == "[":
+            return self._array(index + 1, path)
+        if char == '"':
+            return scanstring(self.text, index + 1)[1]
+        match = self._NUMBER_OR_LITERAL.match(self.text, index)
+        if match is None:
+            raise ValueError("unexpected character")
+        return match.end()
+
+    def _object(self, index: int, path: tuple[Any, ...]) -> int:
+        index = self._skip(index)
+        if self.text[index] == "}":
+            return index + 1
+        while True:
+            key, index = scanstring(self.text, self._skip(index) + 1)
+            index = self._skip(index) + 1  # the colon
+            index = self._skip(self._value(self._skip(index), path + (key,)))
+            if self.text[index] == "}":
+                return index + 1
+            index += 1  # the comma
+
+    def _array(self, index: int, path: tuple[Any, ...]) -> int:
+        index = self._skip(index)
+        if self.text[index] == "]":
+            return index + 1
+        position = 0
+        while True:
+            index = self._skip(self._value(self._skip(index), path + (position,)))
+            position += 1
+            if self.text[index] == "]":
+                return index + 1
+            index += 1

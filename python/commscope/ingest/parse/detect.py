@@ -1,0 +1,86 @@
+"""Recognising what a file is and handing it to the right readers."""
+
+from __future__ import annotations
+
+import os
+
+from commscope.ingest.parse.commscope_json import looks_like_commscope_json, read_commscope_json
+from commscope.ingest.parse.errors import ParseError
+from commscope.ingest.parse.imb import read_imb
+from commscope.ingest.parse.model import ParsedRun
+from commscope.ingest.parse.omb import read_omb
+from commscope.ingest.parse.tables import read_tables
+from commscope.ingest.parse.text import check_is_text, decode, split_lines
+
+# A title with no table under it is still fine when a table another reader
+# found follows within this many lines (a heading above a Markdown table).
+_TITLE_REACH = 20
+
+
+def parse_file(path: str | os.PathLike[str]) -> list[ParsedRun]:
+    """Read every benchmark run in a result file, whatever its format.
+
+    Raises :class:`ParseError` (and nothing else) if the file cannot be read
+    or holds nothing commscope understands.
+    """
+    name = os.fspath(path)
+    try:
+        with open(name, "rb") as handle:
+            data = handle.read()
+    except OSError as error:
+        raise ParseError(name, None, f"cannot read file: {error.strerror or error}") from None
+    return parse_bytes(data, name)
+
+
+def parse_bytes(data: bytes, source_name: str = "<bytes>") -> list[ParsedRun]:
+    """Like :func:`parse_text` for raw file contents in any encoding we know."""
+    return parse_text(decode(data), source_name)
+
+
+def parse_text(text: str, source_name: str = "<text>") -> list[ParsedRun]:
+    """Read every benchmark run in ``text``: OMB 5.x-7.x or commscope text
+    output, IMB output, a commscope JSON document, or Markdown /
+    reStructuredText / whitespace tables of OMB numbers. ``source_name``
+    names the text in errors and in :attr:`ParsedRun.source`.
+
+    Runs come in the order they appear in the text. Raises
+    :class:`ParseError` (and nothing else) on anything malformed or unknown.
+    """
+    try:
+        return _parse(text, source_name)
+    except ParseError:
+        raise
+    except Exception as error:  # the promise is "only ParseError", even for our own bugs
+        raise ParseError(source_name, 1,
+                         f"internal reader error (please report): {type(error).__name__}: {error}") from error
+
+
+def detect_format(text: str) -> str | None:
+    """The source format of the first run in ``text`` (one of
+    ``SOURCE_FORMATS``), or ``None`` if it cannot be read."""
+    try:
+        runs = parse_text(text, "<detect>")
+    except ParseError:
+        return None
+    return runs[0].source_format if runs else None
+
+
+def _parse(text: str, source: str) -> list[ParsedRun]:
+    check_is_text(text, source)
+    if looks_like_commscope_json(text):
+        return read_commscope_json(text, source)
+    lines = split_lines(text)
+    imb_runs, imb_lines = read_imb(lines, source)
+    omb_runs, omb_lines, dangling = read_omb(lines, source)
+    claimed = imb_lines | omb_lines
+    table_runs = read_tables(lines, claimed, source)
+    runs = imb_runs + omb_runs + table_runs
+    for title in dangling:
+        if not any(title.line < run.line <= title.line + _TITLE_REACH for run in table_runs):
+            raise ParseError(source, title.line,
+                             f"'{title.title}' is not followed by a table (truncated output?)")
+    if not runs:
+        raise ParseError(source, 1, "unrecognised format: no OMB, IMB or commscope results "
+                                    "and no table of message sizes found")
+    runs.sort(key=lambda run: run.line)  # stable: runs of one table keep their column order
+    return runs

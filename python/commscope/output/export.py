@@ -1,0 +1,53 @@
+"""`commscope export`: stored runs as CSV (one row per point) or JSON (runs with their points).
+
+Both formats are versioned and their column names are kept stable, because
+scripts downstream depend on them.
+"""
+
+from __future__ import annotations
+
+import csv
+import dataclasses
+import io
+import json
+from collections.abc import Sequence
+
+from commscope.records.run import CORE_METRICS, STATS, TIME_COLUMNS, Run
+
+EXPORT_FORMAT = "commscope-export"
+EXPORT_VERSION = 1
+
+_RUN_CSV_COLUMNS = ("run_id", "benchmark", "label", "system", "status", "ranks", "nodes", "mpi_library",
+                    "mpi_version", "started_at")
+_POINT_CSV_COLUMNS = ("size", "window", "iterations", "warmup", "batch", "samples",
+                      *TIME_COLUMNS, *CORE_METRICS, "validation_errors", "validation")
+
+
+def to_json(runs: Sequence[Run]) -> str:
+    documents = []
+    for run in runs:
+        document = dataclasses.asdict(run)
+        del document["raw"]
+        documents.append(document)
+    return json.dumps({"format": EXPORT_FORMAT, "version": EXPORT_VERSION, "runs": documents}, indent=2) + "\n"
+
+
+def to_csv(runs: Sequence[Run]) -> str:
+    """One row per point; metrics other than the core's get extra columns, in order of appearance."""
+    extra = list(dict.fromkeys(name for run in runs for point in run.points for name in point.metrics
+                               if name not in CORE_METRICS and name != "validation"))
+    buffer = io.StringIO()
+    writer = csv.writer(buffer, lineterminator="\n")
+    writer.writerow([*_RUN_CSV_COLUMNS, *_POINT_CSV_COLUMNS, *extra])
+    for run in runs:
+        run_cells = [run.id, run.benchmark, run.label, run.system, run.status, run.ranks, run.nodes,
+                     run.mpi_library, run.mpi_version, run.started_at]
+        for point in run.points:
+            writer.writerow([
+                *run_cells, point.size, point.window, point.iterations, point.warmup, point.batch, point.samples,
+                *(point.stats.get(key) for key in STATS), *(point.metrics.get(name) for name in CORE_METRICS),
+                point.validation_errors, point.validation, *(point.metrics.get(name) for name in extra)])
+    return buffer.getvalue()
+
+
+FORMATS = {"csv": to_csv, "json": to_json}

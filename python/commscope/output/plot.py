@@ -1,0 +1,176 @@
+"""`commscope plot`: one figure of one metric over message size, a line per run.
+
+The x axis is the message size on a log2 scale with byte labels (1 B ... 4 MiB);
+the y axis is logarithmic, since latencies and bandwidths span decades. Each
+line has a band: the 95 % confidence interval (default) or the fastest and
+slowest sample, where the store has them. With a reference run, a second panel
+shows every other run's ratio to it, the tolerance band, and the sizes that
+fall outside it in the bad direction. Size 0 has no place on a log axis and is
+left out.
+"""
+
+from __future__ import annotations
+
+import io
+import math
+import warnings
+from collections.abc import Sequence
+from pathlib import Path
+
+import matplotlib
+
+matplotlib.use("Agg")  # files only, never a window; also safe without a display
+
+from matplotlib import font_manager, ticker  # noqa: E402  (after the backend is chosen)
+from matplotlib.figure import Figure  # noqa: E402
+
+from commscope.analysis.check import DEFAULT_TOLERANCE, default_floor, excess  # noqa: E402
+from commscope.analysis.compare import (column_names, common_metric, direction_text, format_size, higher_is_worse,  # noqa: E402
+                      metric_title, points_by_key)
+from commscope.errors import UsageError  # noqa: E402
+from commscope.records.run import Point, Run  # noqa: E402
+from commscope.analysis.stats import band as point_band  # noqa: E402
+
+FORMATS = ("png", "svg")
+#: Fonts tried after DejaVu Sans for characters it lacks (labels in Chinese, Japanese,
+#: Korean, as in seed 000), where installed: Debian's fonts-droid-fallback or fonts-noto-cjk.
+FALLBACK_FONTS = ("Noto Sans CJK SC", "Noto Sans CJK JP", "WenQuanYi Zen Hei", "Droid Sans Fallback")
+BANDS = ("ci", "minmax", "none")
+_MAX_SIZE_LABELS = 12
+# Reproducible SVG output: no creation date, fixed ids.
+_SVG_METADATA = {"Date": None}
+
+
+def _style() -> dict:
+    """rc settings of every figure: the font list with whatever fallback fonts exist."""
+    installed = {entry.name for entry in font_manager.fontManager.ttflist}
+    return {"font.family": ["DejaVu Sans", *(name for name in FALLBACK_FONTS if name in installed)],
+            "svg.hashsalt": "commscope"}
+
+
+def _size_ticks(axis, sizes: Sequence[int]) -> None:
+    """Ticks at powers of two, labelled 1 B, 64 KiB, ...: every one, or every 2nd, 4th...
+    so that at most a dozen labels fit under the plot."""
+    low, high = int(math.log2(min(sizes))), math.ceil(math.log2(max(sizes)))
+    step = 1
+    while (high - low) // step + 1 > _MAX_SIZE_LABELS:
+        step *= 2
+    axis.set_xscale("log", base=2)
+    axis.xaxis.set_major_locator(ticker.FixedLocator([2 ** e for e in range(low, high + 1, step)]))
+    axis.xaxis.set_major_formatter(ticker.FuncFormatter(lambda value, _: format_size(int(round(value)))))
+    axis.xaxis.set_minor_locator(ticker.NullLocator())
+
+
+def _lines(run: Run, metric: str) -> dict[int | None, list[tuple[int, float, Point]]]:
+    """A run's points with a positive size, as one line per window (one line, window None,
+    unless the run varies the window at one size)."""
+    lines: dict[int | None, list] = {}
+    for (size, window), point in points_by_key(run).items():
+        value = point.metrics.get(metric)
+        if size and isinstance(value, (int, float)) and value > 0:
+            lines.setdefault(window, []).append((size, value, point))
+    return {window: sorted(points, key=lambda item: item[0]) for window, points in lines.items()}
+
+
+def figure(runs: Sequence[Run], metric: str | None = None, *, band: str = "ci", ratio_to: Run | None = None,
+           tolerance: float = DEFAULT_TOLERANCE, floor: float | None = None, title: str | None = None) -> Figure:
+    """The figure of `runs` (and `ratio_to`, drawn first as the reference)."""
+    with matplotlib.rc_context(_style()):
+        return _figure(runs, metric, band, ratio_to, tolerance, floor, title)
+
+
+def _figure(runs, metric, band, ratio_to, tolerance, floor, title) -> Figure:
+    runs = list(runs)
+    if ratio_to is not None:
+        runs = [ratio_to, *[run for run in runs if run.id != ratio_to.id]]
+    metric = common_metric(runs, metric)
+    names = column_names(runs)
+    with_ratio = ratio_to is not None and len(runs) > 1
+    fig = Figure(figsize=(9, 6.5 if with_ratio else 5), layout="constrained")
+    if with_ratio:
+        top, bottom = fig.subplots(2, 1, sharex=True, height_ratios=[3, 1.5])
+    else:
+        top, bottom = fig.subplots(), None
+    all_sizes, colours, banded = [], {}, False
+    for run, name in zip(runs, names):
+        for window, points in _lines(run, metric).items():
+            sizes = [size for size, _, _ in points]
+            values = [value for _, value, _ in points]
+            all_sizes += sizes
+            label = name if window is None else f"{name} w{window}"
+            (line,) = top.plot(sizes, values, marker="o", markersize=3, linewidth=1.5, label=label)
+            colours[(run.id, window)] = line.get_color()
+            bands = [point_band(point, metric, band) for _, _, point in points] if band != "none" else []
+            if bands and all(bands):
+                top.fill_between(sizes, [b[0] for b in bands], [b[1] for b in bands], color=line.get_color(),
+                                 alpha=0.2, linewidth=0)
+                banded = True
+    if not all_sizes:
+        raise UsageError(f"nothing to plot: no run has {metric} at a size above 0")
+    top.set_yscale("log")
+    top.set_ylabel(metric_title(metric))
+    top.grid(True, which="major", alpha=0.3)
+    top.grid(True, which="minor", axis="y", alpha=0.1)
+    benchmarks = ", ".join(dict.fromkeys(run.benchmark for run in runs))
+    band_note = {"ci": "bands: 95% CI", "minmax": "bands: min-max", "none": ""}[band] if banded else ""
+    top.set_title(title or f"{benchmarks}: {metric_title(metric)}, {direction_text(metric)}"
+                  + (f"; {band_note}" if band_note else ""), fontsize=11)
+    top.legend(fontsize=9, loc="best")
+    axis = top
+    if with_ratio:
+        _ratio_panel(bottom, runs, names, metric, colours, tolerance,
+                     default_floor(metric) if floor is None else floor)
+        axis = bottom
+    _size_ticks(top, all_sizes)
+    axis.set_xlabel("message size")
+    for label in axis.get_xticklabels():
+        label.set_rotation(30)
+    return fig
+
+
+def _ratio_panel(axis, runs: Sequence[Run], names: Sequence[str], metric: str, colours: dict,
+                 tolerance: float, floor: float) -> None:
+    reference = {(size, window): value for window, points in _lines(runs[0], metric).items()
+                 for size, value, _ in points}
+    worse = higher_is_worse(metric)
+    axis.axhline(1.0, color="black", linewidth=0.8)
+    axis.axhspan(1 - tolerance, 1 + tolerance, color="tab:green", alpha=0.12,
+                 label=f"±{100 * tolerance:g}% tolerance")
+    failing_shown = False
+    for run, name in zip(runs[1:], names[1:]):
+        for window, points in _lines(run, metric).items():
+            pairs = [(size, value, reference[(size, window)]) for size, value, _ in points
+                     if (size, window) in reference]
+            if not pairs:
+                continue
+            sizes = [size for size, _, _ in pairs]
+            axis.plot(sizes, [value / base for _, value, base in pairs], marker="o", markersize=3,
+                      color=colours[(run.id, window)], label=f"{name} / {names[0]}")
+            if worse is None:
+                continue
+            bad = [(size, value / base) for size, value, base in pairs
+                   if excess(base, value, worse, tolerance, floor) > 0]
+            if bad:
+                axis.scatter([size for size, _ in bad], [ratio for _, ratio in bad], marker="x", s=50,
+                             color="tab:red", zorder=5, label=None if failing_shown else "outside tolerance")
+                failing_shown = True
+    axis.set_ylabel(f"ratio to {names[0]}" if len(names[0]) <= 24 else "ratio to reference")
+    axis.grid(True, alpha=0.3)
+    axis.legend(fontsize=8, loc="best")
+
+
+def render(fig: Figure, fmt: str) -> bytes:
+    """The figure as PNG or SVG bytes."""
+    buffer = io.BytesIO()
+    with matplotlib.rc_context(_style()), warnings.catch_warnings():
+        # Characters no installed font has are drawn as boxes; saying so per glyph is noise.
+        warnings.filterwarnings("ignore", message="Glyph .* missing from font", category=UserWarning)
+        fig.savefig(buffer, format=fmt, dpi=120, metadata=_SVG_METADATA if fmt == "svg" else None)
+    return buffer.getvalue()
+
+
+def format_of(path: Path) -> str:
+    fmt = path.suffix.lower().lstrip(".")
+    if fmt not in FORMATS:
+        raise UsageError(f"cannot tell the figure format of {str(path)!r}: name it .png or .svg")
+    return fmt

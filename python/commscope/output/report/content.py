@@ -1,0 +1,167 @@
+"""What a report says, gathered once and rendered twice (HTML and Markdown): plain
+strings and tables, no markup, so the templates alone decide the escaping."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+from commscope import __version__
+from commscope.output import plot
+from commscope.analysis.check import CheckResult
+from commscope.analysis.compare import compare, format_size, metric_title, primary, series, text_cells
+from commscope.errors import UsageError
+from commscope.analysis.model import fit as fit_model
+from commscope.execute.provenance import now
+from commscope.records.run import Run
+from commscope.output.views import (MODEL_HEADER, VERDICT_HEADER, format_bandwidth, model_cells, model_headline,
+                     provenance_items, verdict_cells)
+from commscope.output.report import warnings
+
+
+@dataclass
+class Table:
+    header: Sequence[str]
+    rows: Sequence[Sequence[str]]
+    caption: str = ""
+
+
+@dataclass
+class ModelFit:
+    run: str
+    headline: list[tuple[str, str]]
+    regimes: Table
+
+
+@dataclass
+class Verdict:
+    summary: str
+    passed: bool
+    sizes: Table
+
+
+@dataclass
+class Section:
+    """One benchmark: its runs side by side, as a figure, a table and model fits."""
+
+    benchmark: str
+    metric: str
+    figure_svg: bytes
+    comparison: Table
+    fits: list[ModelFit] = field(default_factory=list)
+    verdicts: list[Verdict] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+
+
+@dataclass
+class RunSummary:
+    id: int
+    benchmark: str
+    name: str
+    system: str
+    status: str
+    small_latency: str
+    peak_bandwidth: str
+    model: str
+
+
+@dataclass
+class Report:
+    title: str
+    generated: str
+    version: str
+    database: str
+    runs: list[RunSummary]
+    sections: list[Section]
+    warnings: list[str]
+    provenance: list[tuple[str, list[tuple[str, str]]]]
+    baseline: str | None = None
+    verdicts: list[Verdict] = field(default_factory=list)
+    unmatched: list[str] = field(default_factory=list)
+
+    @property
+    def passed(self) -> bool | None:
+        return None if self.baseline is None else all(verdict.passed for verdict in self.verdicts)
+
+
+def small_message_latency(run: Run) -> str:
+    """The latency at the smallest size measured, as OMB users quote it."""
+    values = series(run, "latency_us")
+    if not values:
+        return "-"
+    key = min(values, key=lambda key: (key[0] is not None, key[0] or 0))
+    return f"{values[key]:.2f} µs at {format_size(key[0])}" if key[0] is not None else f"{values[key]:.2f} µs"
+
+
+def peak_bandwidth(run: Run) -> str:
+    values = series(run, "bandwidth_MBps")
+    if not values:
+        return "-"
+    key = max(values, key=values.get)
+    return f"{format_bandwidth(values[key])} MB/s at {format_size(key[0])}"
+
+
+def _fit(run: Run, name: str) -> tuple[ModelFit | None, str]:
+    """The model fit of a run and its one-line summary, or None and why not."""
+    if primary(run) not in ("latency_us", "bandwidth_MBps"):
+        return None, "-"
+    try:
+        fitted = fit_model(run)
+    except UsageError as exc:
+        return None, f"no fit: {exc}"
+    line = f"α {fitted.alpha_us:.2f} µs, β {format_bandwidth(fitted.beta_MBps)} MB/s"
+    return ModelFit(name, model_headline(fitted), Table(MODEL_HEADER, model_cells(fitted))), line
+
+
+def _verdict(curve) -> Verdict:
+    return Verdict(curve.summary(), curve.passed, Table(VERDICT_HEADER, verdict_cells(curve)))
+
+
+def build(runs: Sequence[Run], database: str, check: CheckResult | None = None,
+          title: str = "commscope report") -> Report:
+    # Runs are named as in their section's table; elsewhere the run id stands beside the name.
+    names = {run.id: run.label or run.system or "" for run in runs}
+    curves: dict[str, list] = {}
+    for curve in check.curves if check else []:
+        curves.setdefault(curve.benchmark, []).append(curve)
+    summaries, sections, fit_lines = [], [], {}
+    for benchmark in dict.fromkeys(run.benchmark for run in runs):
+        group = [run for run in runs if run.benchmark == benchmark]
+        try:
+            comparison = compare(group)
+        except UsageError as exc:  # runs of one benchmark with nothing in common: say so, go on
+            sections.append(Section(benchmark, "-", b"", Table([], []), notes=[str(exc)]))
+            continue
+        header, rows = text_cells(comparison)
+        section = Section(benchmark, comparison.metric, b"", Table(header, rows, comparison.caption()))
+        try:
+            section.figure_svg = plot.render(plot.figure(group, comparison.metric), "svg")
+        except UsageError as exc:
+            section.notes.append(str(exc))
+        for run, name in zip(group, comparison.names):
+            model, fit_lines[run.id] = _fit(run, f"run {run.id} ({name})")
+            if model is not None:
+                section.fits.append(model)
+        section.verdicts = [_verdict(curve) for curve in curves.get(benchmark, [])]
+        note = warnings.unlike(group, benchmark)
+        if note:
+            section.notes.append(note)
+        sections.append(section)
+    for run in runs:
+        summaries.append(RunSummary(run.id, run.benchmark, run.label or "", run.system or "", run.status,
+                                    small_message_latency(run), peak_bandwidth(run), fit_lines.get(run.id, "-")))
+    report = Report(title=title, generated=now(), version=__version__, database=database, runs=summaries,
+                    sections=sections, warnings=warnings.for_runs(runs),
+                    provenance=[(f"run {run.id}: {run.benchmark}" + (f" ({names[run.id]})" if names[run.id] else ""),
+                                 provenance_items(run))
+                                for run in runs])
+    if check is not None:
+        report.baseline = check.baseline
+        report.verdicts = [verdict for section in sections for verdict in section.verdicts]
+        report.unmatched = [f"run {run.id} ({run.benchmark}): the baseline has no {run.benchmark} runs"
+                            for run in check.unmatched]
+    return report
+
+
+def metric_heading(section: Section) -> str:
+    return metric_title(section.metric) if section.metric != "-" else ""

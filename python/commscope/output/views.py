@@ -1,0 +1,150 @@
+"""Text views of stored runs: the provenance block of `show` and the table of `list runs`."""
+
+from __future__ import annotations
+
+import math
+import shlex
+import sqlite3
+from collections.abc import Sequence
+from typing import TYPE_CHECKING
+
+from rich.table import Table
+
+from commscope.analysis.compare import Comparison, format_key, format_size, format_value, text_cells
+from commscope.records.run import Run
+
+if TYPE_CHECKING:  # the analysis modules import numpy/scipy; listings should not pay for that
+    from commscope.analysis.check import CurveVerdict
+    from commscope.analysis.model import Fit
+
+
+def _with_commit(version: str | None, commit: str | None) -> str | None:
+    if version is None:
+        return None
+    return f"{version} (git {commit})" if commit else version
+
+
+def provenance_items(run: Run) -> list[tuple[str, str]]:
+    """(key, value) pairs describing where a run's numbers come from; unknown items are left out."""
+    hosts = ", ".join(f"{host['name']} (ranks {','.join(map(str, host['ranks']))})" for host in run.hosts or [])
+    placement = f"{run.ranks or '?'} on {run.nodes or '?'} node(s)"
+    if run.placement:
+        placement += f" (placement asked for: {run.placement})"
+    mpi = " ".join(part for part in (run.mpi_library, run.mpi_version) if part)
+    items = [
+        ("status", run.status + (f": {run.status_reason}" if run.status_reason else "")),
+        ("label", run.label),
+        ("system", run.system),
+        ("time", " .. ".join(t for t in (run.started_at, run.ended_at) if t) or None),
+        ("ranks", placement),
+        ("hosts", hosts or None),
+        ("flags", shlex.join(run.flags) if run.flags else None),
+        ("pass", f"{run.repeat_index + 1} of a --repeat" if run.repeat_index else None),
+        ("core", " ".join(part for part in (run.tool_name, _with_commit(run.tool_version, run.tool_git_commit))
+                          if part) or None),
+        ("MPI", mpi or None),
+        ("CPU", run.cpu_model),
+        ("compiler", run.compiler),
+        ("job id", run.job_id),
+        ("launcher", shlex.join(run.launcher_argv) if run.launcher_argv else None),
+        ("source", f"{run.source_file} ({run.source_format})" if run.source_file else None),
+        ("notes", "; ".join(run.notes) if run.notes else None),
+        ("harness", f"commscope {_with_commit(run.commscope_version, run.commscope_git_commit)}"),
+    ]
+    return [(key, value) for key, value in items if value]
+
+
+def provenance_lines(run: Run) -> list[str]:
+    """`key  value` lines describing where a run's numbers come from; unknown items are left out."""
+    items = provenance_items(run)
+    width = max(len(key) for key, _ in items)
+    return [f"run {run.id}: {run.benchmark}"] + [f"  {key:<{width}}  {value}" for key, value in items]
+
+
+def runs_table(rows: Sequence[sqlite3.Row]) -> Table:
+    table = Table(show_edge=False, pad_edge=False, box=None, header_style="bold")
+    for column in ("id", "started", "benchmark", "label", "system", "ranks", "nodes", "sizes", "status", "source"):
+        table.add_column(column, justify="right" if column in ("id", "ranks", "nodes", "sizes") else "left")
+    for row in rows:
+        source = row["source_format"] or "run"
+        table.add_row(str(row["id"]), (row["started_at"] or "")[:16].replace("T", " "), row["benchmark"], row["label"] or "",
+                      row["system_name"] or "", str(row["ranks"] or ""), str(row["nodes"] or ""),
+                      str(row["point_count"]), row["status"], source)
+    return table
+
+
+# -- analysis views: text cells shared by the terminal tables and the reports --------
+
+def rich_table(header: Sequence[str], rows: Sequence[Sequence[str]], left: int = 0) -> Table:
+    """A plain table: the first `left` columns left-aligned, numbers right-aligned. (No
+    title: rich wraps titles to the table's width; callers print a line above.)"""
+    table = Table(show_edge=False, pad_edge=False, box=None, header_style="bold")
+    for index, name in enumerate(header):
+        table.add_column(name, justify="left" if index < left else "right", overflow="fold")
+    for row in rows:
+        table.add_row(*row)
+    return table
+
+
+def comparison_table(comparison: Comparison) -> Table:
+    header, rows = text_cells(comparison)
+    return rich_table(header, rows)
+
+
+def format_bandwidth(value: float) -> str:
+    return "inf" if math.isinf(value) else f"{value:,.0f}"
+
+
+def format_bytes(value: float | None) -> str:
+    """A size from a model (not a power of two): bytes, with KiB/MiB beside when large."""
+    if value is None:
+        return "-"
+    if value >= 1 << 20:
+        return f"{value:,.0f} B ({value / (1 << 20):.1f} MiB)"
+    if value >= 1 << 10:
+        return f"{value:,.0f} B ({value / (1 << 10):.1f} KiB)"
+    return f"{value:,.0f} B"
+
+
+MODEL_HEADER = ("regime", "sizes", "α (µs)", "β (MB/s)", "n½", "R²", "max |rel. resid.|", "rms rel. resid.")
+
+
+def model_cells(fit: Fit) -> list[list[str]]:
+    return [[str(index + 1), f"{format_size(regime.first_size)} .. {format_size(regime.last_size)} ({regime.count})",
+             f"{regime.alpha_us:.3f}", format_bandwidth(regime.beta_MBps), format_bytes(regime.n_half),
+             "-" if regime.r_squared is None else f"{regime.r_squared:.4f}",
+             f"{100 * regime.max_rel_residual:.1f}%", f"{100 * regime.rms_rel_residual:.1f}%"]
+            for index, regime in enumerate(fit.regimes)]
+
+
+def model_headline(fit: Fit) -> list[tuple[str, str]]:
+    """The fit in a few (name, value) pairs."""
+    converted = " (from bandwidth: time per message = size / bandwidth)" if fit.source_metric != "latency_us" else ""
+    return [
+        ("fitted", f"{fit.source_metric}{converted}, {len(fit.sizes)} sizes, {len(fit.regimes)} regime(s) by BIC"),
+        ("α", f"{fit.alpha_us:.3f} µs (start-up time, smallest messages)"),
+        ("β", f"{format_bandwidth(fit.beta_MBps)} MB/s (asymptotic bandwidth, largest messages)"),
+        ("n½", f"{format_bytes(fit.n_half)} (size reaching half of β)"),
+        ("break points", ", ".join(format_size(size) for size in fit.breaks) or "none"),
+        ("max |rel. resid.|", f"{100 * fit.max_rel_residual:.1f}%"),
+    ]
+
+
+VERDICT_HEADER = ("size (B)", "baseline", "new", "change", "allowed", "test", "status")
+
+
+def verdict_cells(curve: CurveVerdict) -> list[list[str]]:
+    rows = []
+    for size in curve.sizes:
+        evidence = size.evidence
+        test = "-" if evidence is None else (evidence.method if evidence.method != "none" else "none")
+        if evidence is not None and evidence.method != "none":
+            test += f" {evidence.detail}"
+        rows.append([format_key(size.key), format_value(size.base), format_value(size.new),
+                     "-" if size.change is None else f"{100 * size.change:+.1f}%",
+                     "-" if size.allowed is None else format_value(size.allowed), test, size.status])
+    return rows
+
+
+def verdict_table(curve: CurveVerdict) -> Table:
+    return rich_table(VERDICT_HEADER, verdict_cells(curve))

@@ -1,0 +1,1 @@
+"""Run records, their points, the metric vocabulary, suites and the result schema: the bottom layer."""

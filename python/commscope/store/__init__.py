@@ -1,0 +1,1 @@
+"""The SQLite result store: connection, migrations, saving and loading runs."""
