@@ -10,7 +10,7 @@
    (same core, same flags), interleaved --rounds times, and reports the difference of the
    medians and of the minima. Target: under 0.3 s.
 
-    .venv/bin/python bench/ingest/run.py [--files 10000] [--imports 3] [--rounds 10]
+    .venv/bin/python performance/ingest/run.py [--files 10000] [--imports 3] [--rounds 10]
 """
 from __future__ import annotations
 
@@ -111,7 +111,7 @@ def main() -> int:
     ap.add_argument("--rounds", type=int, default=10)
     args = ap.parse_args()
     cpu = next((l.split(":", 1)[1].strip() for l in open("/proc/cpuinfo") if l.startswith("model name")), "?")
-    print(f"# bench/ingest, {datetime.date.today()}, {platform.node()}, {cpu}, {os.cpu_count()} cores\n")
+    print(f"# performance/ingest, {datetime.date.today()}, {platform.node()}, {cpu}, {os.cpu_count()} cores\n")
     with tempfile.TemporaryDirectory() as tmp:
         work = Path(tmp)
         walls, cpus = bench_import(args.files, args.imports, work)

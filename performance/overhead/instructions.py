@@ -11,7 +11,7 @@ statistics over the samples that follow it); set-up and warm-up cancel out in th
 difference, and what remains is what one timed iteration costs in our code. MPI's own instructions are the same calls with the same arguments in both
 programs and are not counted (with busy polling they are not even deterministic).
 
-    .venv/bin/python bench/overhead/instructions.py [--size 8] [--bench put_latency ...]
+    .venv/bin/python performance/overhead/instructions.py [--size 8] [--bench put_latency ...]
 
 Needs valgrind. commscope-bench runs with --batch equal to the iterations, as callgrind's
 slowdown would otherwise shrink its automatic batches far below a normal run's.
