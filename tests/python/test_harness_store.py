@@ -11,7 +11,7 @@ import zlib
 import pytest
 
 from commscope.errors import CommscopeError
-from commscope.execute.provenance import invocation
+from commscope.records.invocation import invocation
 from commscope.records.run import RUN_COLUMNS, Point, Run
 from commscope.store.db import MIGRATIONS, SCHEMA_VERSION, Store, connect, migrate, schema_version
 
@@ -188,7 +188,7 @@ def test_schema_matches_the_run_record(tmp_path):
 WRITER = """
 import sys, time
 from pathlib import Path
-from commscope.execute.provenance import invocation
+from commscope.records.invocation import invocation
 from commscope.records.run import Point, Run
 from commscope.store.db import Store
 

@@ -147,9 +147,10 @@ def run(ctx: click.Context, targets, np, launcher, hosts, hostfile, label, syste
     `-- -c` to validate the data.
 
     Each benchmark prints an OSU-style table when it ends and is stored as a
-    run with its points and provenance. Benchmarks a suite names but
-    commscope-bench does not provide (the collectives, for now) are skipped
-    with a warning; the exit status is 1 if nothing could run.
+    run with its points and provenance. Benchmarks a suite names but this
+    commscope-bench does not provide (e.g. the *_persistent collectives on an
+    MPI without MPI-4 persistent collectives) are skipped with a warning; the
+    exit status is 1 if nothing could run.
 
     A benchmark that crashes, exceeds --timeout or is stopped with Ctrl-C
     keeps the sizes it measured, stored in a run marked incomplete with the

@@ -9,12 +9,11 @@ import subprocess
 from collections.abc import Mapping
 from pathlib import Path
 
+from commscope import REPO_ROOT
 from commscope.errors import CommscopeError
 
 ENV_VAR = "COMMSCOPE_BENCH"
 PROGRAM = "commscope-bench"
-#: python/commscope/bench_binary.py -> the repository root, when run from a checkout.
-REPO_ROOT = Path(__file__).resolve().parents[3]
 REPO_BUILD = REPO_ROOT / "build" / "default" / PROGRAM
 
 OPENMPI = "openmpi"

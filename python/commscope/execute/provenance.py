@@ -6,13 +6,9 @@ import functools
 import os
 import re
 import socket
-import subprocess
-from collections.abc import Mapping, Sequence
-from datetime import datetime, timezone
+from collections.abc import Mapping
 from pathlib import Path
 
-from commscope import __version__
-from commscope.execute.core import REPO_ROOT
 
 # Batch systems and the variable holding the job id, in the order they are tried.
 _JOB_ID_VARIABLES = ("SLURM_JOB_ID", "PBS_JOBID", "LSB_JOBID", "FLUX_JOB_ID", "COBALT_JOBID")
@@ -26,43 +22,6 @@ _COMPILERS = (
     re.compile(rb"GCC: \([^\x00)]*\) [^\x00]+"),
 )
 _BINARY_SCAN_LIMIT = 256 << 20
-
-
-def now() -> str:
-    """The current time as ISO 8601 in UTC, as the core writes its times."""
-    return datetime.now(timezone.utc).isoformat(timespec="seconds")
-
-
-@functools.lru_cache(maxsize=None)
-def harness_git_commit() -> str | None:
-    """Commit of the commscope checkout this package runs from, "-dirty" when its python/
-    folder differs from it; None for an installed package or a repository without commits."""
-    if not (REPO_ROOT / ".git").exists():
-        return None
-    try:
-        head = subprocess.run(["git", "-C", str(REPO_ROOT), "rev-parse", "HEAD"], capture_output=True,
-                              text=True, timeout=20)
-        if head.returncode != 0:
-            return None
-        # Only the harness's own sources decide "-dirty"; new, not yet committed files count.
-        changes = subprocess.run(["git", "-C", str(REPO_ROOT), "status", "--porcelain", "--", "python"],
-                                 capture_output=True, text=True, timeout=20)
-    except (OSError, subprocess.TimeoutExpired):
-        return None
-    return head.stdout.strip() + ("-dirty" if changes.stdout.strip() else "")
-
-
-def invocation(command: str, argv: Sequence[str]) -> dict:
-    """The `invocations` row of one run or import command."""
-    return {
-        "command": command,
-        "argv": list(argv),
-        "started_at": now(),
-        "cwd": os.getcwd(),
-        "hostname": socket.gethostname(),
-        "commscope_version": __version__,
-        "commscope_git_commit": harness_git_commit(),
-    }
 
 
 @functools.lru_cache(maxsize=None)

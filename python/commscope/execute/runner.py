@@ -29,7 +29,8 @@ from commscope.execute.core import MPICH, OPENMPI, core_mpi_flavour, find_core, 
 from commscope.errors import EXIT_FAILED, EXIT_INTERRUPTED, EXIT_OK, CommscopeError, UsageError
 from commscope.execute.launchers import Command, Launcher, LaunchSpec, hostfile_nodes, resolve_launcher
 from commscope.output.osutable import render_run
-from commscope.execute.provenance import compiler_of, default_system, invocation, job_id, now
+from commscope.execute.provenance import compiler_of, default_system, job_id
+from commscope.records.invocation import invocation, now
 from commscope.records.run import Run, apply_header, point_from_core
 from commscope.store.db import Store
 from commscope.execute.stream import CoreStream

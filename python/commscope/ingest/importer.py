@@ -27,7 +27,7 @@ from typing import TypeVar
 
 from commscope.ingest.parse import ParsedRun, ParseError, parse_bytes
 from commscope.ingest.parse.model import Point as ParsedPoint
-from commscope.execute.provenance import invocation
+from commscope.records.invocation import invocation
 from commscope.records.run import STATS, Point, Run, apply_header
 from commscope.store.db import RunRows, Store, rows_of
 

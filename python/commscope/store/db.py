@@ -36,7 +36,7 @@ from pathlib import Path
 from typing import Any
 
 from commscope.errors import CommscopeError
-from commscope.execute.provenance import now
+from commscope.records.invocation import now
 from commscope.records.run import CORE_METRICS, RUN_COLUMNS, RUN_JSON_COLUMNS, STATS, TIME_COLUMNS, Point, Run
 
 BUSY_TIMEOUT_MS = 60_000

@@ -12,7 +12,7 @@ from commscope.analysis.check import CheckResult
 from commscope.analysis.compare import compare, format_size, metric_title, primary, series, text_cells
 from commscope.errors import UsageError
 from commscope.analysis.model import fit as fit_model
-from commscope.execute.provenance import now
+from commscope.records.invocation import now
 from commscope.records.run import Run
 from commscope.output.views import (MODEL_HEADER, VERDICT_HEADER, format_bandwidth, model_cells, model_headline,
                      provenance_items, verdict_cells)
