@@ -64,11 +64,11 @@ pytest: venv flavours
 test: venv build unit sanitize flavours pytest
 
 bench-overhead: flavours
-	$(VBIN)/python bench/overhead/run.py
+	$(VBIN)/python performance/overhead/run.py
 
 # needs valgrind: instructions per timed iteration, which machine noise cannot change
 bench-instructions: flavours
-	$(VBIN)/python bench/overhead/instructions.py
+	$(VBIN)/python performance/overhead/instructions.py
 
 clean:
 	rm -rf build

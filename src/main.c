@@ -6,12 +6,12 @@
 #include <string.h>
 #include <time.h>
 
-#include "driver.h"
-#include "mpi_check.h"
-#include "pattern.h"
-#include "provenance.h"
-#include "registry.h"
-#include "topo_load.h"
+#include "core/driver.h"
+#include "mpi/check.h"
+#include "core/pattern.h"
+#include "mpi/provenance.h"
+#include "core/registry.h"
+#include "mpi/topo_load.h"
 
 #ifndef CS_VERSION
 #define CS_VERSION "0.0.0"

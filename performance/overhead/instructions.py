@@ -11,7 +11,7 @@ statistics over the samples that follow it); set-up and warm-up cancel out in th
 difference, and what remains is what one timed iteration costs in our code. MPI's own instructions are the same calls with the same arguments in both
 programs and are not counted (with busy polling they are not even deterministic).
 
-    .venv/bin/python bench/overhead/instructions.py [--size 8] [--bench put_latency ...]
+    .venv/bin/python performance/overhead/instructions.py [--size 8] [--bench put_latency ...]
 
 Needs valgrind. commscope-bench runs with --batch equal to the iterations, as callgrind's
 slowdown would otherwise shrink its automatic batches far below a normal run's.
@@ -80,7 +80,7 @@ def main() -> int:
     print("| library | benchmark | raw loop | commscope | difference |")
     print("|---|---|---:|---:|---:|")
     for fl in flavours.values():
-        raw_loops = fl.build / "bench" / "overhead" / "raw_loops"
+        raw_loops = fl.build / "performance" / "overhead" / "raw_loops"
         for bench in args.bench or sorted(METRIC):
             raw = per_iteration(fl, raw_loops, lambda n: [bench, size, size, str(n)], "main")
             ours = per_iteration(fl, fl.bench, lambda n: [bench, "-m", f"{size}:{size}", "-i", str(n), "-x", "10",

@@ -1,4 +1,4 @@
-/* The reference for bench/overhead: the smallest honest MPI loops, written by hand with
+/* The reference for performance/overhead: the smallest honest MPI loops, written by hand with
  * nothing around them (no options, records or function pointers), timed the way OMB
  * times them: one clock read before and after all timed iterations.
  *   raw_loops latency|bw|allreduce|bcast|put_latency MIN MAX [ITERATIONS]

@@ -12,7 +12,7 @@ round's overhead is the geometric mean over sizes of its paired overheads, and t
 result is the median over rounds with a bootstrap 95 % interval. Target: 2 %. Both
 programs run with every rank pinned to a core (see BIND).
 
-    .venv/bin/python bench/overhead/run.py [--rounds 8] [--max-size 4194304] [--save FILE]
+    .venv/bin/python performance/overhead/run.py [--rounds 8] [--max-size 4194304] [--save FILE]
 """
 from __future__ import annotations
 
@@ -50,7 +50,7 @@ def pinned(fl: Flavour, program: str | Path, *args: str) -> list[str]:
 
 
 def run_raw(fl: Flavour, bench: str, lo: int, hi: int) -> dict[int, float]:
-    out = subprocess.run(pinned(fl, fl.build / "bench" / "overhead" / "raw_loops", bench, str(lo), str(hi)),
+    out = subprocess.run(pinned(fl, fl.build / "performance" / "overhead" / "raw_loops", bench, str(lo), str(hi)),
                          env=fl.env(), capture_output=True, text=True, check=True, timeout=600).stdout
     return {int(s): float(v) for s, v in (line.split() for line in out.splitlines())}
 
@@ -148,7 +148,7 @@ def main() -> int:
         print("no builds in build/flavours.txt: run `make flavours` first", file=sys.stderr)
         return 2
     cpu = next((l.split(":", 1)[1].strip() for l in open("/proc/cpuinfo") if l.startswith("model name")), "?")
-    print(f"# bench/overhead, {datetime.date.today()}, {platform.node()}, {cpu}, "
+    print(f"# performance/overhead, {datetime.date.today()}, {platform.node()}, {cpu}, "
           f"{os.cpu_count()} cores, {args.rounds} rounds\n")
     if args.control:
         print("CONTROL: both columns are the raw loop\n")

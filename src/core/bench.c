@@ -1,12 +1,12 @@
-#include "bench.h"
+#include "core/bench.h"
 
 #include <limits.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 
-#include "flow.h"
-#include "sizes.h"
+#include "util/flow.h"
+#include "util/sizes.h"
 
 static cs_status_t plan_error(char *err, size_t errlen, const char *fmt, ...)
 {

@@ -6,9 +6,9 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "cs_status.h"
-#include "dtype.h"
-#include "opts.h"
+#include "util/cs_status.h"
+#include "util/dtype.h"
+#include "util/opts.h"
 
 struct cs_pattern;  /* the timed loop; defined with MPI in pattern.h */
 struct cs_coll_ops; /* a collective's MPI calls (collective.h) */

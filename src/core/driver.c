@@ -2,16 +2,16 @@
  * measured by the benchmark's pattern, collected across ranks, optionally validated,
  * turned into a record and handed to the reporters. The axes come from the plan; the
  * pattern knows nothing of them beyond the point it is given. */
-#include "driver.h"
+#include "core/driver.h"
 
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "metrics.h"
-#include "mpi_check.h"
-#include "pattern.h"
-#include "sizes.h"
+#include "core/metrics.h"
+#include "mpi/check.h"
+#include "core/pattern.h"
+#include "util/sizes.h"
 
 #define MAX_SIZES 64
 #define MAX_WINDOWS 8

@@ -5,8 +5,8 @@
 
 #include <mpi.h>
 
-#include "mem.h"
-#include "report.h"
+#include "mem/mem.h"
+#include "report/report.h"
 
 typedef struct cs_output {
     cs_reporter_t *reporters; /* rank 0 only; NULL elsewhere */

@@ -1,9 +1,9 @@
-#include "metrics.h"
+#include "core/metrics.h"
 
 #include <math.h>
 #include <stdlib.h>
 
-#include "flow.h"
+#include "util/flow.h"
 
 double cs_overlap_pct(double overall, double compute, double test, double pure_comm)
 {

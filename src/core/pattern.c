@@ -1,12 +1,12 @@
 /* The loop around every pattern, written once: warm-up, batching, barriers, the overlap
  * phase of non-blocking collectives and the validation pass. */
-#include "pattern.h"
+#include "core/pattern.h"
 
 #include <math.h>
 #include <string.h>
 
-#include "hot.h"
-#include "mpi_check.h"
+#include "core/hot.h"
+#include "mpi/check.h"
 
 static cs_status_t steps(const cs_pattern_t *p, cs_ctx_t *c, long first, long n)
 {

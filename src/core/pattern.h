@@ -11,10 +11,10 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "cs_status.h"
-#include "mem.h"
-#include "metrics.h"
-#include "record.h"
+#include "util/cs_status.h"
+#include "mem/mem.h"
+#include "core/metrics.h"
+#include "core/record.h"
 
 /* One rank's view of the run and of the sweep point the driver is at. */
 typedef struct cs_ctx {

@@ -1,8 +1,8 @@
-#include "record.h"
+#include "core/record.h"
 
 #include <stdlib.h>
 
-#include "report.h"
+#include "report/report.h"
 
 const char *cs_run_status_name(cs_run_status_t s)
 {

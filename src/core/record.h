@@ -5,9 +5,9 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "bench.h"
-#include "opts.h"
-#include "stats.h"
+#include "core/bench.h"
+#include "util/opts.h"
+#include "util/stats.h"
 
 typedef struct cs_record {
     size_t size;

@@ -4,7 +4,7 @@
 
 #include <stdio.h>
 
-#include "bench.h"
+#include "core/bench.h"
 
 const cs_bench_t *cs_registry_find(const char *name);
 size_t cs_registry_count(void);

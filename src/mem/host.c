@@ -3,7 +3,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "mem.h"
+#include "mem/mem.h"
 
 static cs_status_t host_alloc(size_t bytes, void **out)
 {

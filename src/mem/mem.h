@@ -5,7 +5,7 @@
 
 #include <stddef.h>
 
-#include "cs_status.h"
+#include "util/cs_status.h"
 
 typedef struct cs_mem_ops {
     const char *name;

@@ -1,5 +1,5 @@
 /* The failure report of CS_MPI, out of line (see mpi_check.h). */
-#include "mpi_check.h"
+#include "mpi/check.h"
 
 #include <stdio.h>
 

@@ -7,7 +7,7 @@
 
 #include <mpi.h>
 
-#include "cs_status.h"
+#include "util/cs_status.h"
 
 /* Prints "FILE:LINE: CALL failed: <MPI's message>"; returns CS_ERR_RUNTIME. */
 __attribute__((cold, noinline)) cs_status_t cs_mpi_failed(int rc, const char *file, int line, const char *call);

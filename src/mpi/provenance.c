@@ -1,10 +1,10 @@
-#include "provenance.h"
+#include "mpi/provenance.h"
 
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
-#include "mpi_check.h"
+#include "mpi/check.h"
 
 /* Variables that select or tune the MPI transport or identify the job. */
 static const char *const kept_prefixes[] = {

@@ -1,9 +1,9 @@
-#include "topo_load.h"
+#include "mpi/topo_load.h"
 
 #include <stdlib.h>
 #include <string.h>
 
-#include "mpi_check.h"
+#include "mpi/check.h"
 
 #define MAX_FILE_BYTES (64L << 20)
 

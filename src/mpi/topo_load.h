@@ -5,8 +5,8 @@
 
 #include <mpi.h>
 
-#include "opts.h"
-#include "topo.h"
+#include "util/opts.h"
+#include "util/topo.h"
 
 /* Collective. CS_ERR_USAGE with the reason in err on rank 0 (and, for parse errors, on
  * every rank). */

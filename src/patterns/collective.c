@@ -6,10 +6,10 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "collective.h"
-#include "hot.h"
-#include "mpi_check.h"
-#include "topo.h"
+#include "patterns/collective.h"
+#include "core/hot.h"
+#include "mpi/check.h"
+#include "util/topo.h"
 
 typedef struct cs_coll {
     cs_coll_args_t args;

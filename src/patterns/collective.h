@@ -9,10 +9,10 @@
 #include <mpi.h>
 #include <stdbool.h>
 
-#include "bench.h"
-#include "flow.h"
-#include "hot.h"
-#include "pattern.h"
+#include "core/bench.h"
+#include "util/flow.h"
+#include "core/hot.h"
+#include "core/pattern.h"
 
 /* Everything one call needs, filled by the collective pattern for each size, datatype and
  * root. Counts and displacements are in elements unless named otherwise. */

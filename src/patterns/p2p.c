@@ -3,11 +3,11 @@
 #include <stdint.h>
 #include <stdlib.h>
 
-#include "hot.h"
-#include "mpi_check.h"
-#include "pattern.h"
-#include "send_mode.h"
-#include "validate.h"
+#include "core/hot.h"
+#include "mpi/check.h"
+#include "core/pattern.h"
+#include "patterns/send_mode.h"
+#include "util/validate.h"
 
 #define TAG_DATA 1
 #define TAG_ACK 101

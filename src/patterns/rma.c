@@ -7,9 +7,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "hot.h"
-#include "mpi_check.h"
-#include "rma.h"
+#include "core/hot.h"
+#include "mpi/check.h"
+#include "patterns/rma.h"
 
 typedef struct cs_rma {
     MPI_Win win;

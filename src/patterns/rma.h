@@ -7,8 +7,8 @@
 #include <mpi.h>
 #include <stdbool.h>
 
-#include "bench.h"
-#include "pattern.h"
+#include "core/bench.h"
+#include "core/pattern.h"
 
 /* The MPI call of a one-sided benchmark. pattern_rma.c makes the call itself, inlined
  * into a loop compiled once per call, so that between two operations only the MPI calls

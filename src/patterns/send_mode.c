@@ -1,9 +1,9 @@
-#include "send_mode.h"
+#include "patterns/send_mode.h"
 
 #include <limits.h>
 #include <stdlib.h>
 
-#include "mpi_check.h"
+#include "mpi/check.h"
 
 static cs_status_t no_setup(cs_p2p_t *p, size_t max_size)
 {

@@ -9,9 +9,9 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "cs_status.h"
-#include "hot.h"
-#include "opts.h"
+#include "util/cs_status.h"
+#include "core/hot.h"
+#include "util/opts.h"
 
 typedef struct cs_p2p {
     MPI_Comm comm;

@@ -1,7 +1,7 @@
 /* Start-up patterns. init: the time of MPI_Init, measured by main from its first line
  * (clock_gettime) to MPI_Init's return, reported across ranks as OMB's osu_init does.
  * hello: nothing to time; the run itself is the test (OMB: wrap it in `time mpirun`). */
-#include "pattern.h"
+#include "core/pattern.h"
 
 static cs_status_t idle(cs_ctx_t *c)
 {

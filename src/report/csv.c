@@ -3,8 +3,8 @@
 #include <math.h>
 #include <stddef.h>
 
-#include "flow.h"
-#include "report.h"
+#include "util/flow.h"
+#include "report/report.h"
 
 typedef enum { COL_LONG, COL_SIZE, COL_DOUBLE, COL_INT, COL_DTYPE, COL_WIN, COL_SYNC } col_kind_t;
 

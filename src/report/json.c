@@ -2,9 +2,9 @@
  * same records; schema/result.schema.json is the contract. */
 #include <string.h>
 
-#include "flow.h"
-#include "json_writer.h"
-#include "report.h"
+#include "util/flow.h"
+#include "report/json_writer.h"
+#include "report/report.h"
 
 static void write_tool(FILE *out, const cs_run_info_t *info)
 {

@@ -5,8 +5,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "report.h"
-#include "topo.h"
+#include "report/report.h"
+#include "util/topo.h"
 
 #define SIZE_W 10
 #define FIELD_W 18

@@ -1,4 +1,4 @@
-#include "dtype.h"
+#include "util/dtype.h"
 
 #include <string.h>
 

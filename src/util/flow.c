@@ -1,4 +1,4 @@
-#include "flow.h"
+#include "util/flow.h"
 
 #include <math.h>
 #include <stdint.h>

@@ -8,7 +8,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "dtype.h"
+#include "util/dtype.h"
 
 /* A buffer extent or byte count, in blocks of one message size. */
 typedef enum cs_span {

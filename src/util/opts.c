@@ -1,8 +1,8 @@
 /* Option parsing. Every rank parses the same argv, so every rank reaches the same
  * verdict and a usage error never leaves some ranks waiting in MPI. */
-#include "opts.h"
+#include "util/opts.h"
 
-#include "dtype.h"
+#include "util/dtype.h"
 
 #include <ctype.h>
 #include <errno.h>

@@ -6,7 +6,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "cs_status.h"
+#include "util/cs_status.h"
 
 #define CS_MAX_PERCENTILES 5
 #define CS_MAX_REPORT_FILES 2

@@ -1,4 +1,4 @@
-#include "sizes.h"
+#include "util/sizes.h"
 
 #include <stdint.h>
 

@@ -1,4 +1,4 @@
-#include "stats.h"
+#include "util/stats.h"
 
 #include <math.h>
 #include <stdlib.h>

@@ -1,4 +1,4 @@
-#include "topo.h"
+#include "util/topo.h"
 
 #include <ctype.h>
 #include <errno.h>

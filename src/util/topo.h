@@ -6,7 +6,7 @@
 
 #include <stddef.h>
 
-#include "cs_status.h"
+#include "util/cs_status.h"
 
 #define CS_MAX_NBR_DIMS 8
 

@@ -1,4 +1,4 @@
-#include "validate.h"
+#include "util/validate.h"
 
 static uint8_t expected_byte(size_t i, int sender, size_t size, int slot)
 {

@@ -3,8 +3,8 @@
 #include <math.h>
 
 #include "check.h"
-#include "dtype.h"
-#include "flow.h"
+#include "util/dtype.h"
+#include "util/flow.h"
 
 /* One row per collective (a benchmark's .flow), with what it must come to at n = 4 ranks
  * and a message size of 1000 bytes: send and receive bytes per process, algbw numerator,

@@ -1,6 +1,6 @@
 #include "check.h"
-#include "flow.h"
-#include "metrics.h"
+#include "util/flow.h"
+#include "core/metrics.h"
 
 static const cs_bench_t latency = {.name = "latency", .metric = CS_METRIC_LATENCY, .directions = 1};
 static const cs_bench_t bw = {.name = "bw", .metric = CS_METRIC_BANDWIDTH, .directions = 1};

@@ -1,7 +1,7 @@
 /* Benchmark/option/rank-count fit, checked without MPI. */
-#include "bench.h"
+#include "core/bench.h"
 #include "check.h"
-#include "flow.h"
+#include "util/flow.h"
 
 /* Descriptors as the registry has them, without their MPI patterns. */
 static const cs_bench_t latency = {.name = "latency", .caps = CS_CAP_TWO_RANKS | CS_CAP_SEND_MODE,

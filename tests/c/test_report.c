@@ -3,8 +3,8 @@
 #include <stdlib.h>
 
 #include "check.h"
-#include "flow.h"
-#include "report.h"
+#include "util/flow.h"
+#include "report/report.h"
 
 #ifndef CS_GOLDEN_DIR
 #error "CS_GOLDEN_DIR must name tests/c/golden"

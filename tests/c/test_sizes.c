@@ -1,5 +1,5 @@
 #include "check.h"
-#include "sizes.h"
+#include "util/sizes.h"
 
 static void sweep_is(size_t min, size_t max, const size_t *expect, size_t n)
 {

@@ -1,5 +1,5 @@
 #include "check.h"
-#include "stats.h"
+#include "util/stats.h"
 
 int main(void)
 {

@@ -3,7 +3,7 @@
 #include <stdlib.h>
 
 #include "check.h"
-#include "topo.h"
+#include "util/topo.h"
 
 static int contains(const int *list, int n, int v)
 {

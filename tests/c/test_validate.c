@@ -1,7 +1,7 @@
 #include <stdint.h>
 
 #include "check.h"
-#include "validate.h"
+#include "util/validate.h"
 
 int main(void)
 {

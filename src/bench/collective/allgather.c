@@ -1,6 +1,6 @@
 /* MPI_Allgather: every rank's block to every rank.
  * osu_allgather, osu_iallgather and osu_allgather_persistent. */
-#include "../collective.h"
+#include "patterns/collective.h"
 
 CS_COLLECTIVE_CALLS(allgather, MPI_Allgather, MPI_Iallgather, MPI_Allgather_init,
                     CS_SEND(a), a->count, a->type, a->rbuf, a->count, a->type, a->comm)

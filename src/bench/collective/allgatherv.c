@@ -1,6 +1,6 @@
 /* MPI_Allgatherv: every rank's block to every rank, with per-rank counts.
  * osu_allgatherv, osu_iallgatherv and osu_allgatherv_persistent. */
-#include "../collective.h"
+#include "patterns/collective.h"
 
 CS_COLLECTIVE_CALLS(allgatherv, MPI_Allgatherv, MPI_Iallgatherv, MPI_Allgatherv_init,
                     CS_SEND(a), a->count, a->type, a->rbuf, a->rcounts, a->rdispls, a->type, a->comm)

@@ -1,6 +1,6 @@
 /* MPI_Alltoall: a block from every rank to every rank.
  * osu_alltoall, osu_ialltoall and osu_alltoall_persistent. */
-#include "../collective.h"
+#include "patterns/collective.h"
 
 CS_COLLECTIVE_CALLS(alltoall, MPI_Alltoall, MPI_Ialltoall, MPI_Alltoall_init,
                     CS_SEND(a), a->count, a->type, a->rbuf, a->count, a->type, a->comm)

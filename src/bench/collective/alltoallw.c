@@ -1,6 +1,6 @@
 /* MPI_Alltoallw: a block from every rank to every rank, with per-peer counts, byte displacements and types.
  * osu_alltoallw, osu_ialltoallw and osu_alltoallw_persistent. */
-#include "../collective.h"
+#include "patterns/collective.h"
 
 CS_COLLECTIVE_CALLS(alltoallw, MPI_Alltoallw, MPI_Ialltoallw, MPI_Alltoallw_init,
                     CS_SEND(a), a->scounts, a->sbdispls, a->stypes, a->rbuf, a->rcounts, a->rbdispls, a->rtypes, a->comm)

@@ -1,6 +1,6 @@
 /* MPI_Barrier: every rank waits for every other.
  * osu_barrier, osu_ibarrier and osu_barrier_persistent. */
-#include "../collective.h"
+#include "patterns/collective.h"
 
 CS_COLLECTIVE_CALLS(barrier, MPI_Barrier, MPI_Ibarrier, MPI_Barrier_init,
                     a->comm)

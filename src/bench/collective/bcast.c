@@ -1,6 +1,6 @@
 /* MPI_Bcast: the root's buffer to every rank.
  * osu_bcast, osu_ibcast and osu_bcast_persistent. */
-#include "../collective.h"
+#include "patterns/collective.h"
 
 CS_COLLECTIVE_CALLS(bcast, MPI_Bcast, MPI_Ibcast, MPI_Bcast_init,
                     CS_BCAST_BUF(a), a->count, a->type, a->root, a->comm)

@@ -1,6 +1,6 @@
 /* MPI_Gather: every rank's block to the root.
  * osu_gather, osu_igather and osu_gather_persistent. */
-#include "../collective.h"
+#include "patterns/collective.h"
 
 CS_COLLECTIVE_CALLS(gather, MPI_Gather, MPI_Igather, MPI_Gather_init,
                     CS_SEND(a), a->count, a->type, a->rbuf, a->count, a->type, a->root, a->comm)

@@ -1,6 +1,6 @@
 /* MPI_Gatherv: every rank's block to the root, with per-rank counts.
  * osu_gatherv, osu_igatherv and osu_gatherv_persistent. */
-#include "../collective.h"
+#include "patterns/collective.h"
 
 CS_COLLECTIVE_CALLS(gatherv, MPI_Gatherv, MPI_Igatherv, MPI_Gatherv_init,
                     CS_SEND(a), a->count, a->type, a->rbuf, a->rcounts, a->rdispls, a->type, a->root, a->comm)

@@ -1,6 +1,6 @@
 /* MPI_Reduce: element-wise sum of every rank's vector, to the root.
  * osu_reduce, osu_ireduce and osu_reduce_persistent. */
-#include "../collective.h"
+#include "patterns/collective.h"
 
 CS_COLLECTIVE_CALLS(reduce, MPI_Reduce, MPI_Ireduce, MPI_Reduce_init,
                     CS_SEND(a), a->rbuf, a->count, a->type, a->op, a->root, a->comm)

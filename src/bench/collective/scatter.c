@@ -1,6 +1,6 @@
 /* MPI_Scatter: a block of the root's buffer to each rank.
  * osu_scatter, osu_iscatter and osu_scatter_persistent. */
-#include "../collective.h"
+#include "patterns/collective.h"
 
 CS_COLLECTIVE_CALLS(scatter, MPI_Scatter, MPI_Iscatter, MPI_Scatter_init,
                     a->sbuf, a->count, a->type, CS_RECV_OR_IN_PLACE(a), a->count, a->type, a->root, a->comm)

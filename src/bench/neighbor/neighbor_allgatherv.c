@@ -1,6 +1,6 @@
 /* MPI_Neighbor_allgatherv: each rank's block to its out-neighbours, with per-neighbour counts.
  * osu_neighbor_allgatherv, osu_ineighbor_allgatherv and osu_neighbor_allgatherv_persistent. */
-#include "../collective.h"
+#include "patterns/collective.h"
 
 CS_COLLECTIVE_CALLS(neighbor_allgatherv, MPI_Neighbor_allgatherv, MPI_Ineighbor_allgatherv, MPI_Neighbor_allgatherv_init,
                     a->sbuf, a->count, a->type, a->rbuf, a->rcounts, a->rdispls, a->type, a->comm)

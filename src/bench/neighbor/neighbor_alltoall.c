@@ -1,6 +1,6 @@
 /* MPI_Neighbor_alltoall: a block from each rank to each out-neighbour.
  * osu_neighbor_alltoall, osu_ineighbor_alltoall and osu_neighbor_alltoall_persistent. */
-#include "../collective.h"
+#include "patterns/collective.h"
 
 CS_COLLECTIVE_CALLS(neighbor_alltoall, MPI_Neighbor_alltoall, MPI_Ineighbor_alltoall, MPI_Neighbor_alltoall_init,
                     a->sbuf, a->count, a->type, a->rbuf, a->count, a->type, a->comm)

@@ -1,6 +1,6 @@
 /* MPI_Neighbor_alltoallv: a block from each rank to each out-neighbour, with per-neighbour counts.
  * osu_neighbor_alltoallv, osu_ineighbor_alltoallv and osu_neighbor_alltoallv_persistent. */
-#include "../collective.h"
+#include "patterns/collective.h"
 
 CS_COLLECTIVE_CALLS(neighbor_alltoallv, MPI_Neighbor_alltoallv, MPI_Ineighbor_alltoallv, MPI_Neighbor_alltoallv_init,
                     a->sbuf, a->scounts, a->sdispls, a->type, a->rbuf, a->rcounts, a->rdispls, a->type, a->comm)

@@ -1,5 +1,5 @@
 /* MPI_Accumulate with MPI_SUM: osu_acc_latency. */
-#include "../rma.h"
+#include "patterns/rma.h"
 
 static const cs_rma_op_t op = {.call = CS_RMA_ACCUMULATE, .fetches = false, .update = CS_RMA_SUM};
 

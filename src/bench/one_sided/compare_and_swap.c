@@ -1,6 +1,6 @@
 /* MPI_Compare_and_swap on one MPI_LONG_LONG: osu_cas_latency. The comparand is the
  * target's current value, so every operation swaps (and validation sees it). */
-#include "../rma.h"
+#include "patterns/rma.h"
 
 static const cs_rma_op_t op = {.call = CS_RMA_COMPARE_AND_SWAP, .fetches = true, .update = CS_RMA_SWAP};
 

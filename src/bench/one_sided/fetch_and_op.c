@@ -1,5 +1,5 @@
 /* MPI_Fetch_and_op with MPI_SUM on one MPI_LONG_LONG: osu_fop_latency. */
-#include "../rma.h"
+#include "patterns/rma.h"
 
 static const cs_rma_op_t op = {.call = CS_RMA_FETCH_AND_OP, .fetches = true, .update = CS_RMA_SUM};
 

@@ -1,5 +1,5 @@
 /* MPI_Get: osu_get_latency and osu_get_bw (a window of gets per epoch). */
-#include "../rma.h"
+#include "patterns/rma.h"
 
 static const cs_rma_op_t op = {.call = CS_RMA_GET, .fetches = true, .update = CS_RMA_KEEP};
 

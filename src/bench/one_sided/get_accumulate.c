@@ -1,5 +1,5 @@
 /* MPI_Get_accumulate with MPI_SUM: osu_get_acc_latency. */
-#include "../rma.h"
+#include "patterns/rma.h"
 
 static const cs_rma_op_t op = {.call = CS_RMA_GET_ACCUMULATE, .fetches = true, .update = CS_RMA_SUM};
 

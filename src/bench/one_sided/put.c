@@ -1,6 +1,6 @@
 /* MPI_Put: osu_put_latency, osu_put_bw (a window of puts per epoch) and osu_put_bibw (both
  * ranks put at once; active target synchronisation only, pscw by default, as in OMB). */
-#include "../rma.h"
+#include "patterns/rma.h"
 
 static const cs_rma_op_t op = {.call = CS_RMA_PUT, .fetches = false, .update = CS_RMA_REPLACE};
 

@@ -1,6 +1,6 @@
 /* osu_bibw: both ranks send a window to each other at the same time. */
-#include "../bench.h"
-#include "../pattern.h"
+#include "core/bench.h"
+#include "core/pattern.h"
 
 const cs_bench_t cs_bench_bibw = {
     .name = "bibw",

@@ -1,6 +1,6 @@
 /* osu_bw: a window of non-blocking sends from rank 0 to rank 1, then an acknowledgement. */
-#include "../bench.h"
-#include "../pattern.h"
+#include "core/bench.h"
+#include "core/pattern.h"
 
 const cs_bench_t cs_bench_bw = {
     .name = "bw",

@@ -1,7 +1,7 @@
 /* osu_bw_fan_in and osu_bw_fan_out (OMB 7.4's congestion tests): aggregate bandwidth at
  * one hub with -p peers sending to it, or it sending to them. */
-#include "../bench.h"
-#include "../pattern.h"
+#include "core/bench.h"
+#include "core/pattern.h"
 
 #define FAN(bench_name, title, desc, pattern_)                                                                \
     {.name = bench_name, .description = desc, .osu_title = title, .osu_value_label = "Bandwidth (MB/s)",     \

@@ -1,6 +1,6 @@
 /* osu_latency: ping-pong between two ranks, half the round trip. */
-#include "../bench.h"
-#include "../pattern.h"
+#include "core/bench.h"
+#include "core/pattern.h"
 
 const cs_bench_t cs_bench_latency = {
     .name = "latency",

@@ -1,6 +1,6 @@
 /* osu_mbw_mr: ranks 0..p-1 each stream windows to rank i+p; aggregate MB/s and messages/s. */
-#include "../bench.h"
-#include "../pattern.h"
+#include "core/bench.h"
+#include "core/pattern.h"
 
 const cs_bench_t cs_bench_mbw_mr = {
     .name = "mbw_mr",

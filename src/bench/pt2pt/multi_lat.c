@@ -1,6 +1,6 @@
 /* osu_multi_lat: every rank i ping-pongs with rank i+n/2 at once; mean over pairs. */
-#include "../bench.h"
-#include "../pattern.h"
+#include "core/bench.h"
+#include "core/pattern.h"
 
 const cs_bench_t cs_bench_multi_lat = {
     .name = "multi_lat",

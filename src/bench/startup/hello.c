@@ -1,6 +1,6 @@
 /* osu_hello: start MPI on every rank and say how many there are; time it with `time mpirun`. */
-#include "../bench.h"
-#include "../pattern.h"
+#include "core/bench.h"
+#include "core/pattern.h"
 
 const cs_bench_t cs_bench_hello = {
     .name = "hello",

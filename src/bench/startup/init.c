@@ -1,6 +1,6 @@
 /* osu_init: how long MPI_Init takes, min/avg/max over ranks (ms). */
-#include "../bench.h"
-#include "../pattern.h"
+#include "core/bench.h"
+#include "core/pattern.h"
 
 const cs_bench_t cs_bench_init = {
     .name = "init",
