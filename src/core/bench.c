@@ -17,37 +17,28 @@ static cs_status_t plan_error(char *err, size_t errlen, const char *fmt, ...)
     return CS_ERR_USAGE;
 }
 
-/* Options that only some benchmarks accept: the flag applies when the benchmark has any
- * capability of `needs` (0: every benchmark) and none of `excludes`. */
+/* Options that only some benchmarks accept (util/options.def): an option typed applies
+ * when the benchmark has any capability of `needs` (0: every benchmark) and none of
+ * `excludes`; with `when`, only that value of it is checked. */
 static cs_status_t check_applicable(const cs_bench_t *b, const cs_opts_t *o, char *err, size_t errlen)
 {
-    const struct {
-        bool given;
+    static const struct {
         unsigned needs, excludes;
-        const char *flag;
-    } rules[] = {
-        {o->window_set, CS_CAP_WINDOW, 0, "-W"},
-        {o->buffers == CS_BUFFERS_MULTIPLE, CS_CAP_WINDOW, CS_CAP_RMA, "-b multiple"},
-        {o->pairs_set, CS_CAP_PAIRS | CS_CAP_FAN, 0, "-p"},
-        {o->vary_window, CS_CAP_VARY_WINDOW, 0, "-V"},
-        {o->send_mode_set, CS_CAP_SEND_MODE, 0, "--send-mode"},
-        {o->dtypes_set, CS_CAP_DATATYPES, 0, "-T"},
-        {o->root_set, CS_CAP_ROOT, 0, "-k"},
-        {o->in_place, CS_CAP_IN_PLACE, 0, "-l"},
-        {o->num_tests_set, CS_CAP_OVERLAP, 0, "-t"},
-        {o->nbr_set, CS_CAP_NEIGHBOR, 0, "-N"},
-        {o->win_modes_set, CS_CAP_RMA, 0, "-w"},
-        {o->sync_modes_set, CS_CAP_RMA, 0, "-s"},
-        {o->busbw, CS_CAP_BUSBW, 0, "--busbw"},
-        {o->min_size_set || o->max_size_set, 0, CS_CAP_SIZELESS | CS_CAP_FIXED_SIZE, "-m"},
-        {o->npercentiles > 0, 0, CS_CAP_STARTUP, "-z"},
-        {o->iterations_set, 0, CS_CAP_STARTUP, "-i"},
-        {o->warmup_set, 0, CS_CAP_STARTUP, "-x"},
+        const char *when;
+    } rules[CS_NOPTIONS] = {
+#define CS_OPTION(id, s, l, arg, metavar, needs, excludes, when, help) [CS_OPT_##id] = {needs, excludes, when},
+#include "util/options.def"
+#undef CS_OPTION
     };
-    for (size_t i = 0; i < sizeof rules / sizeof rules[0]; i++) {
-        if (!rules[i].given) continue;
-        if ((rules[i].needs && !(b->caps & rules[i].needs)) || (b->caps & rules[i].excludes))
-            return plan_error(err, errlen, "%s does not apply to %s", rules[i].flag, b->name);
+    for (int i = 0; i < CS_NOPTIONS; i++) {
+        if (!cs_opts_given(o, (cs_option_id_t)i)) continue;
+        if (rules[i].when && strcmp(o->given_value[i], rules[i].when) != 0) continue;
+        if ((rules[i].needs && !(b->caps & rules[i].needs)) || (b->caps & rules[i].excludes)) {
+            char flag[32];
+            cs_option_flag((cs_option_id_t)i, flag, sizeof flag);
+            return plan_error(err, errlen, "%s%s%s does not apply to %s", flag, rules[i].when ? " " : "",
+                              rules[i].when ? rules[i].when : "", b->name);
+        }
     }
     return CS_OK;
 }
