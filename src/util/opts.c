@@ -1,6 +1,7 @@
 /* Option parsing. Every rank parses the same argv, so every rank reaches the same
  * verdict and a usage error never leaves some ranks waiting in MPI. */
 #include "util/opts.h"
+#include "util/error.h"
 
 #include "util/dtype.h"
 
@@ -8,7 +9,6 @@
 #include <errno.h>
 #include <getopt.h>
 #include <limits.h>
-#include <stdarg.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -92,15 +92,6 @@ void cs_opts_init(cs_opts_t *o)
 
 _Static_assert(CS_NOPTIONS <= 64, "cs_opts_t.given holds one bit per option");
 
-static cs_status_t usage_error(char *err, size_t errlen, const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(err, errlen, fmt, ap);
-    va_end(ap);
-    return CS_ERR_USAGE;
-}
-
 bool cs_parse_bytes(const char *s, size_t *out)
 {
     if (s == NULL || !isdigit((unsigned char)*s)) return false; /* strtoull would skip spaces and signs */
@@ -140,31 +131,31 @@ static cs_status_t parse_sizes(const char *arg, cs_opts_t *o, char *err, size_t 
     const char *colon = strchr(arg, ':');
     if (colon == NULL) {
         if (!cs_parse_bytes(arg, &o->max_size))
-            return usage_error(err, errlen, "-m %s: not a message size (use [MIN:]MAX, e.g. 8, 4K, 1:1M)", arg);
+            return cs_usage_error(err, errlen, "-m %s: not a message size (use [MIN:]MAX, e.g. 8, 4K, 1:1M)", arg);
         o->max_size_set = true;
         return CS_OK;
     }
     char min_part[64];
     size_t min_len = (size_t)(colon - arg);
     if (min_len >= sizeof min_part)
-        return usage_error(err, errlen, "-m %s: MIN is too long", arg);
+        return cs_usage_error(err, errlen, "-m %s: MIN is too long", arg);
     memcpy(min_part, arg, min_len);
     min_part[min_len] = '\0';
     const char *max_part = colon + 1;
     if (min_len == 0 && *max_part == '\0')
-        return usage_error(err, errlen, "-m %s: give MIN, MAX or both", arg);
+        return cs_usage_error(err, errlen, "-m %s: give MIN, MAX or both", arg);
     if (min_len > 0) {
         if (!cs_parse_bytes(min_part, &o->min_size))
-            return usage_error(err, errlen, "-m %s: MIN '%s' is not a message size", arg, min_part);
+            return cs_usage_error(err, errlen, "-m %s: MIN '%s' is not a message size", arg, min_part);
         o->min_size_set = true;
     }
     if (*max_part != '\0') {
         if (!cs_parse_bytes(max_part, &o->max_size))
-            return usage_error(err, errlen, "-m %s: MAX '%s' is not a message size", arg, max_part);
+            return cs_usage_error(err, errlen, "-m %s: MAX '%s' is not a message size", arg, max_part);
         o->max_size_set = true;
     }
     if (o->min_size_set && o->max_size_set && o->min_size > o->max_size)
-        return usage_error(err, errlen, "-m %s: MIN %zu is larger than MAX %zu", arg, o->min_size, o->max_size);
+        return cs_usage_error(err, errlen, "-m %s: MIN %zu is larger than MAX %zu", arg, o->min_size, o->max_size);
     return CS_OK;
 }
 
@@ -184,9 +175,9 @@ static cs_status_t parse_percentiles(const char *arg, cs_opts_t *o, char *err, s
         errno = 0;
         double v = strtod(p, &end);
         if (end == p || errno == ERANGE || !(v > 0.0 && v < 100.0) || (*end != ',' && *end != '\0'))
-            return usage_error(err, errlen, "-z %s: percentiles must be numbers between 0 and 100, separated by commas", arg);
+            return cs_usage_error(err, errlen, "-z %s: percentiles must be numbers between 0 and 100, separated by commas", arg);
         if (o->npercentiles == CS_MAX_PERCENTILES)
-            return usage_error(err, errlen, "-z %s: at most %d percentiles", arg, CS_MAX_PERCENTILES);
+            return cs_usage_error(err, errlen, "-z %s: at most %d percentiles", arg, CS_MAX_PERCENTILES);
         o->percentiles[o->npercentiles++] = v;
         if (*end == '\0') break;
         p = end + 1;
@@ -203,7 +194,7 @@ static cs_status_t parse_send_mode(const char *arg, cs_opts_t *o, char *err, siz
             return CS_OK;
         }
     }
-    return usage_error(err, errlen, "--send-mode %s: choose send, ssend, bsend, rsend or isend", arg);
+    return cs_usage_error(err, errlen, "--send-mode %s: choose send, ssend, bsend, rsend or isend", arg);
 }
 
 static cs_status_t parse_format(const char *arg, cs_opts_t *o, char *err, size_t errlen)
@@ -214,7 +205,7 @@ static cs_status_t parse_format(const char *arg, cs_opts_t *o, char *err, size_t
             return CS_OK;
         }
     }
-    return usage_error(err, errlen, "--format %s: choose osu, json or csv", arg);
+    return cs_usage_error(err, errlen, "--format %s: choose osu, json or csv", arg);
 }
 
 /* A comma-separated list of names from `names` (or "all") into a CS_MASK set. */
@@ -253,7 +244,7 @@ static cs_status_t parse_root(const char *arg, cs_opts_t *o, char *err, size_t e
         o->root_mode = CS_ROOT_FIXED;
         o->root = (int)v;
     } else {
-        return usage_error(err, errlen, "-k %s: choose fixed:RANK (a rank number) or rotate", arg);
+        return cs_usage_error(err, errlen, "-k %s: choose fixed:RANK (a rank number) or rotate", arg);
     }
     o->root_set = true;
     return CS_OK;
@@ -271,16 +262,16 @@ static cs_status_t parse_nbr(const char *arg, cs_opts_t *o, char *err, size_t er
         const char *colon = strchr(arg + 5, ':');
         size_t len = colon ? (size_t)(colon - arg - 5) : 0;
         if (colon == NULL || len == 0 || len >= sizeof dims)
-            return usage_error(err, errlen, "-N %s: use cart:DIMS:RADIUS (e.g. cart:2:1) or graph:FILE", arg);
+            return cs_usage_error(err, errlen, "-N %s: use cart:DIMS:RADIUS (e.g. cart:2:1) or graph:FILE", arg);
         memcpy(dims, arg + 5, len);
         dims[len] = '\0';
         if (!parse_long(dims, 1, 8, &d) || !parse_long(colon + 1, 1, 1 << 16, &r))
-            return usage_error(err, errlen, "-N %s: DIMS must be 1 to 8 and RADIUS at least 1", arg);
+            return cs_usage_error(err, errlen, "-N %s: DIMS must be 1 to 8 and RADIUS at least 1", arg);
         o->nbr_kind = CS_NBR_CART;
         o->nbr_dims = (int)d;
         o->nbr_radius = (int)r;
     } else {
-        return usage_error(err, errlen, "-N %s: use cart:DIMS:RADIUS (e.g. cart:2:1) or graph:FILE", arg);
+        return cs_usage_error(err, errlen, "-N %s: use cart:DIMS:RADIUS (e.g. cart:2:1) or graph:FILE", arg);
     }
     o->nbr_set = true;
     return CS_OK;
@@ -296,32 +287,32 @@ static cs_status_t apply_option(int c, const char *arg, cs_opts_t *o, char *err,
     case 'm': return parse_sizes(arg, o, err, errlen);
     case 'i':
         if (!parse_long(arg, 1, INT_MAX, &v))
-            return usage_error(err, errlen, "-i %s: iterations must be a whole number >= 1", arg);
+            return cs_usage_error(err, errlen, "-i %s: iterations must be a whole number >= 1", arg);
         o->iterations = v;
         o->iterations_set = true;
         return CS_OK;
     case 'x':
         if (!parse_long(arg, 0, INT_MAX, &v))
-            return usage_error(err, errlen, "-x %s: warm-up iterations must be a whole number >= 0", arg);
+            return cs_usage_error(err, errlen, "-x %s: warm-up iterations must be a whole number >= 0", arg);
         o->warmup = v;
         o->warmup_set = true;
         return CS_OK;
     case 'W':
         if (!parse_long(arg, 1, 1 << 20, &v))
-            return usage_error(err, errlen, "-W %s: window size must be a whole number from 1 to 1048576", arg);
+            return cs_usage_error(err, errlen, "-W %s: window size must be a whole number from 1 to 1048576", arg);
         o->window = (int)v;
         o->window_set = true;
         return CS_OK;
     case 'p':
         if (!parse_long(arg, 1, INT_MAX, &v))
-            return usage_error(err, errlen, "-p %s: pairs must be a whole number >= 1", arg);
+            return cs_usage_error(err, errlen, "-p %s: pairs must be a whole number >= 1", arg);
         o->pairs = (int)v;
         o->pairs_set = true;
         return CS_OK;
     case 'V': o->vary_window = true; return CS_OK;
     case 'c':
         if (arg != NULL)
-            return usage_error(err, errlen, "-c%s: validation logs are not supported; use -c alone "
+            return cs_usage_error(err, errlen, "-c%s: validation logs are not supported; use -c alone "
                                             "(failures are counted per size in the output)", arg);
         o->validate = true;
         return CS_OK;
@@ -329,23 +320,23 @@ static cs_status_t apply_option(int c, const char *arg, cs_opts_t *o, char *err,
     case 'z': return parse_percentiles(arg, o, err, errlen);
     case 'M':
         if (!cs_parse_bytes(arg, &o->mem_limit))
-            return usage_error(err, errlen, "-M %s: not a memory size (e.g. 512M, 2G)", arg);
+            return cs_usage_error(err, errlen, "-M %s: not a memory size (e.g. 512M, 2G)", arg);
         if (o->mem_limit < CS_MIN_MEM_LIMIT)
-            return usage_error(err, errlen, "-M %s: the memory limit must be at least 1M", arg);
+            return cs_usage_error(err, errlen, "-M %s: the memory limit must be at least 1M", arg);
         return CS_OK;
     case 'b':
         if (strcmp(arg, "single") == 0) o->buffers = CS_BUFFERS_SINGLE;
         else if (strcmp(arg, "multiple") == 0) o->buffers = CS_BUFFERS_MULTIPLE;
-        else return usage_error(err, errlen, "-b %s: choose single or multiple", arg);
+        else return cs_usage_error(err, errlen, "-b %s: choose single or multiple", arg);
         return CS_OK;
     case 'R':
         if (strcmp(arg, "0") == 0) o->print_rate = false;
         else if (strcmp(arg, "1") == 0) o->print_rate = true;
-        else return usage_error(err, errlen, "-R %s: choose 0 or 1", arg);
+        else return cs_usage_error(err, errlen, "-R %s: choose 0 or 1", arg);
         return CS_OK;
     case 'T':
         if (!parse_name_set(arg, dtype_option, CS_DT_SELECTABLE, &o->dtypes))
-            return usage_error(err, errlen, "-T %s: choose mpi_char, mpi_int, mpi_float, mpi_double, a "
+            return cs_usage_error(err, errlen, "-T %s: choose mpi_char, mpi_int, mpi_float, mpi_double, a "
                                             "comma-separated list of them, or all", arg);
         o->dtypes_set = true;
         return CS_OK;
@@ -353,20 +344,20 @@ static cs_status_t apply_option(int c, const char *arg, cs_opts_t *o, char *err,
     case 'l': o->in_place = true; return CS_OK;
     case 't':
         if (!parse_long(arg, 0, 1 << 20, &v))
-            return usage_error(err, errlen, "-t %s: MPI_Test calls must be a whole number from 0 to 1048576", arg);
+            return cs_usage_error(err, errlen, "-t %s: MPI_Test calls must be a whole number from 0 to 1048576", arg);
         o->num_tests = (int)v;
         o->num_tests_set = true;
         return CS_OK;
     case 'N': return parse_nbr(arg, o, err, errlen);
     case 'w':
         if (!parse_name_set(arg, win_option, CS_NWIN_MODES, &o->win_modes))
-            return usage_error(err, errlen, "-w %s: choose create, allocate, dynamic, a comma-separated list "
+            return cs_usage_error(err, errlen, "-w %s: choose create, allocate, dynamic, a comma-separated list "
                                             "of them, or all", arg);
         o->win_modes_set = true;
         return CS_OK;
     case 's':
         if (!parse_name_set(arg, sync_option, CS_NSYNC_MODES, &o->sync_modes))
-            return usage_error(err, errlen, "-s %s: choose lock, pscw, fence, flush, flush_local, lock_all, a "
+            return cs_usage_error(err, errlen, "-s %s: choose lock, pscw, fence, flush, flush_local, lock_all, a "
                                             "comma-separated list of them, or all", arg);
         o->sync_modes_set = true;
         o->sync_all = strcmp(arg, "all") == 0;
@@ -379,16 +370,16 @@ static cs_status_t apply_option(int c, const char *arg, cs_opts_t *o, char *err,
     case LONG_ONLY(BATCH):
         if (strcmp(arg, "auto") == 0) { o->batch = 0; return CS_OK; }
         if (!parse_long(arg, 1, INT_MAX, &v))
-            return usage_error(err, errlen, "--batch %s: give auto or a whole number >= 1", arg);
+            return cs_usage_error(err, errlen, "--batch %s: give auto or a whole number >= 1", arg);
         o->batch = v;
         return CS_OK;
     case LONG_ONLY(DEBUG_CORRUPT):
         if (!parse_long(arg, 0, LONG_MAX, &v))
-            return usage_error(err, errlen, "--debug-corrupt %s: give a message size", arg);
+            return cs_usage_error(err, errlen, "--debug-corrupt %s: give a message size", arg);
         o->corrupt_size = v;
         return CS_OK;
     default:
-        return usage_error(err, errlen, "internal: unhandled option %d", c);
+        return cs_usage_error(err, errlen, "internal: unhandled option %d", c);
     }
 }
 
@@ -418,14 +409,14 @@ cs_status_t cs_opts_parse(int argc, char **argv, const char *implied_bench, cs_o
         char flag[128];
         if (c == '?') {
             describe_bad_flag(optopt, argc, argv, flag, sizeof flag);
-            return usage_error(err, errlen, "unknown option %s", flag);
+            return cs_usage_error(err, errlen, "unknown option %s", flag);
         }
         if (c == ':') {
             describe_bad_flag(optopt, argc, argv, flag, sizeof flag);
-            return usage_error(err, errlen, "option %s needs a value", flag);
+            return cs_usage_error(err, errlen, "option %s needs a value", flag);
         }
         int id = option_id(c);
-        if (id < 0) return usage_error(err, errlen, "internal: unhandled option %d", c);
+        if (id < 0) return cs_usage_error(err, errlen, "internal: unhandled option %d", c);
         cs_opts_mark(o, (cs_option_id_t)id, optarg);
         CS_CHECK(apply_option(c, optarg, o, err, errlen));
     }
@@ -434,12 +425,12 @@ cs_status_t cs_opts_parse(int argc, char **argv, const char *implied_bench, cs_o
             o->bench_name = argv[i];
             continue;
         }
-        return usage_error(err, errlen, "unexpected argument '%s' (benchmark is already '%s')", argv[i],
+        return cs_usage_error(err, errlen, "unexpected argument '%s' (benchmark is already '%s')", argv[i],
                            o->bench_name);
     }
     if (o->help || o->version || o->list) return CS_OK;
     if (o->bench_name == NULL)
-        return usage_error(err, errlen, "no benchmark named (see --list)");
+        return cs_usage_error(err, errlen, "no benchmark named (see --list)");
     return CS_OK;
 }
 
