@@ -126,7 +126,7 @@ static size_t buffer_blocks(const cs_bench_t *b, const cs_opts_t *o, const cs_wo
     if (b->flow)
         return cs_flow_buffer_bytes(b->flow, 1, w->nranks, w->max_indegree, w->max_outdegree);
     int slots = p->window;
-    if (o->vary_window) slots = 128; /* the largest window of the -V sweep */
+    if (o->vary_window) slots = CS_VARY_WINDOW_MAX; /* the largest window of the -V sweep */
     size_t per_buffer_slots = o->buffers == CS_BUFFERS_MULTIPLE ? (size_t)slots : 1;
     /* one-sided: the window and one local buffer per slot for the bandwidth tests (put or
      * get), window, origin, result and comparand for the latency tests (the atomics) */
