@@ -148,7 +148,7 @@ static cs_status_t rma_setup(cs_ctx_t *c)
     c->state = r;
     r->peer_group = MPI_GROUP_NULL;
     r->peer = 1 - c->rank;
-    r->bidirectional = c->info->bench->pattern == &cs_pattern_rma_bi;
+    r->bidirectional = c->info->bench->pattern->direction == CS_DIR_BOTH;
     r->origin_side = r->bidirectional || c->rank == 0;
     c->active = true;
     c->timer = c->rank == 0;
@@ -330,10 +330,10 @@ static cs_status_t rma_check(cs_ctx_t *c, long iteration, long *wrong)
     return CS_OK;
 }
 
-#define RMA_PATTERN(name_)                                                                                    \
-    {.name = name_, .barrier_each_iteration = false, .time_divisor = 1.0, .timers = CS_TIMERS_SOME,          \
+#define RMA_PATTERN(name_, direction_)                                                                        \
+    {.name = name_, .direction = direction_, .barrier_each_iteration = false, .time_divisor = 1.0, .timers = CS_TIMERS_SOME,          \
      .setup = rma_setup, .teardown = rma_teardown, .begin = rma_begin, .iterations = rma_iterations,         \
      .end = rma_end, .fill = rma_fill, .check = rma_check}
 
-const cs_pattern_t cs_pattern_rma = RMA_PATTERN("one_sided");
-const cs_pattern_t cs_pattern_rma_bi = RMA_PATTERN("one_sided_bidirectional");
+const cs_pattern_t cs_pattern_rma = RMA_PATTERN("one_sided", CS_DIR_OUT);
+const cs_pattern_t cs_pattern_rma_bi = RMA_PATTERN("one_sided_bidirectional", CS_DIR_BOTH);
