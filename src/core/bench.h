@@ -10,7 +10,26 @@
 #include "util/dtype.h"
 #include "util/opts.h"
 
-struct cs_pattern;  /* the timed loop; defined with MPI in pattern.h */
+/* The timed loop a benchmark uses, by name: core/pattern.c maps each to its code (with
+ * MPI), so descriptors stay plain data that MPI-free tests can read. */
+typedef enum cs_pattern_id {
+    CS_PATTERN_PINGPONG,
+    CS_PATTERN_MULTI_PINGPONG,
+    CS_PATTERN_WINDOW_UNI,
+    CS_PATTERN_MULTI_WINDOW_UNI,
+    CS_PATTERN_WINDOW_BI,
+    CS_PATTERN_COLLECTIVE,
+    CS_PATTERN_NBC,
+    CS_PATTERN_PERSISTENT,
+    CS_PATTERN_RMA,
+    CS_PATTERN_RMA_BI,
+    CS_PATTERN_FAN_IN,
+    CS_PATTERN_FAN_OUT,
+    CS_PATTERN_INIT,
+    CS_PATTERN_HELLO,
+    CS_NPATTERNS
+} cs_pattern_id_t;
+
 struct cs_coll_ops; /* a collective's MPI calls (collective.h) */
 struct cs_rma_op;   /* a one-sided operation (pattern_rma.c) */
 struct cs_flow;     /* how a collective moves data (flow.h, MPI-free) */
@@ -58,7 +77,7 @@ typedef struct cs_bench {
     const char *osu_title;       /* "Latency Test" -> "# commscope MPI Latency Test v..." */
     const char *osu_value_label; /* header of the main OSU column */
     bool osu_leading_blank;      /* OMB prints an empty line before most titles */
-    const struct cs_pattern *pattern;
+    cs_pattern_id_t pattern;
     cs_metric_t metric;
     cs_iter_class_t iter_class;
     unsigned caps;

@@ -219,6 +219,27 @@ MPI_Datatype cs_mpi_datatype(cs_dtype_t t)
     return types[t];
 }
 
+const cs_pattern_t *cs_pattern_of(cs_pattern_id_t id)
+{
+    static const cs_pattern_t *const patterns[CS_NPATTERNS] = {
+        [CS_PATTERN_PINGPONG] = &cs_pattern_pingpong,
+        [CS_PATTERN_MULTI_PINGPONG] = &cs_pattern_multi_pingpong,
+        [CS_PATTERN_WINDOW_UNI] = &cs_pattern_window_uni,
+        [CS_PATTERN_MULTI_WINDOW_UNI] = &cs_pattern_multi_window_uni,
+        [CS_PATTERN_WINDOW_BI] = &cs_pattern_window_bi,
+        [CS_PATTERN_COLLECTIVE] = &cs_pattern_collective,
+        [CS_PATTERN_NBC] = &cs_pattern_nbc,
+        [CS_PATTERN_PERSISTENT] = &cs_pattern_persistent,
+        [CS_PATTERN_RMA] = &cs_pattern_rma,
+        [CS_PATTERN_RMA_BI] = &cs_pattern_rma_bi,
+        [CS_PATTERN_FAN_IN] = &cs_pattern_fan_in,
+        [CS_PATTERN_FAN_OUT] = &cs_pattern_fan_out,
+        [CS_PATTERN_INIT] = &cs_pattern_init,
+        [CS_PATTERN_HELLO] = &cs_pattern_hello,
+    };
+    return patterns[id];
+}
+
 cs_status_t cs_pattern_nothing(cs_ctx_t *c)
 {
     (void)c;

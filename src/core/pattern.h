@@ -110,6 +110,9 @@ typedef struct cs_timing {
     cs_overlap_t overlap; /* seconds summed over the timed iterations of the overlap phase */
 } cs_timing_t;
 
+/* The pattern a descriptor names. */
+const cs_pattern_t *cs_pattern_of(cs_pattern_id_t id);
+
 /* A setup/teardown/begin/end hook for patterns that need none. */
 cs_status_t cs_pattern_nothing(cs_ctx_t *c);
 

@@ -42,7 +42,7 @@ static cs_status_t fan_setup(cs_ctx_t *c)
     if (f == NULL) return CS_TRACE(CS_ERR_RUNTIME);
     c->state = f;
     f->hub = c->rank == 0;
-    f->fan_in = c->info->bench->pattern->direction == CS_DIR_IN;
+    f->fan_in = cs_pattern_of(c->info->bench->pattern)->direction == CS_DIR_IN;
     f->peers = plan->pairs;
     f->receives = f->hub == f->fan_in;
     f->first_partner = f->hub ? 1 : 0;

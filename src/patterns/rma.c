@@ -148,7 +148,7 @@ static cs_status_t rma_setup(cs_ctx_t *c)
     c->state = r;
     r->peer_group = MPI_GROUP_NULL;
     r->peer = 1 - c->rank;
-    r->bidirectional = c->info->bench->pattern->direction == CS_DIR_BOTH;
+    r->bidirectional = cs_pattern_of(c->info->bench->pattern)->direction == CS_DIR_BOTH;
     r->origin_side = r->bidirectional || c->rank == 0;
     c->active = true;
     c->timer = c->rank == 0;

@@ -11,20 +11,12 @@ from pathlib import Path
 import jsonschema
 import pytest
 
+from benchmarks_def import ALL_BENCHMARKS, COLLECTIVES, family
 from mpi_flavours import REPO, flavour_params, need
 
 SCHEMA = json.loads((REPO / "schema" / "result.schema.json").read_text())
-POINT_TO_POINT = ["latency", "bw", "bibw", "mbw_mr", "multi_lat"]
-COLLECTIVES = ["allgather", "allgatherv", "allreduce", "alltoall", "alltoallv", "alltoallw", "barrier", "bcast",
-               "gather", "gatherv", "reduce", "reduce_scatter", "reduce_scatter_block", "scatter", "scatterv",
-               "neighbor_allgather", "neighbor_allgatherv", "neighbor_alltoall", "neighbor_alltoallv",
-               "neighbor_alltoallw"]
-ONE_SIDED = ["put_latency", "get_latency", "put_bw", "get_bw", "put_bibw", "acc_latency", "get_acc_latency",
-             "fop_latency", "cas_latency"]
-# --list order: a collective is listed with its non-blocking and persistent forms
-ALL_BENCHMARKS = (POINT_TO_POINT + ["bw_fan_in", "bw_fan_out"]
-                  + [name for c in COLLECTIVES for name in (c, f"i{c}", f"{c}_persistent")]
-                  + ONE_SIDED + ["init", "hello"])
+POINT_TO_POINT = family("pt2pt")
+ONE_SIDED = family("one_sided")
 SEND_MODES = ["send", "ssend", "bsend", "rsend", "isend"]
 QUICK = ["-i", "20", "-x", "5"]
 
