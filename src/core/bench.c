@@ -213,6 +213,16 @@ size_t cs_bench_sizes(const cs_bench_t *b, const cs_plan_t *plan, cs_dtype_t t, 
     return kept;
 }
 
+size_t cs_bench_planned_records(const cs_bench_t *b, const cs_opts_t *o, const cs_plan_t *plan)
+{
+    if (b->caps & CS_CAP_NO_MEASURE) return 0;
+    size_t per_modes = 0, windows = o->vary_window ? CS_VARY_WINDOW_COUNT : 1;
+    for (int d = 0; d < plan->ndtypes; d++) per_modes += cs_bench_sizes(b, plan, plan->dtypes[d], NULL, 0) * windows;
+    /* the driver makes one pass through an axis the benchmark does not have */
+    size_t nwin = plan->nwin_modes ? (size_t)plan->nwin_modes : 1, nsync = plan->nsync_modes ? (size_t)plan->nsync_modes : 1;
+    return per_modes * nwin * nsync;
+}
+
 void cs_bench_iterations(const cs_bench_t *b, const cs_opts_t *o, size_t size, long *iterations,
                          long *warmup)
 {

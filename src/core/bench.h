@@ -134,6 +134,11 @@ cs_status_t cs_bench_plan_world(const cs_bench_t *b, const cs_opts_t *o, const c
  * element and rounded down to whole elements. Same contract as cs_sizes. */
 size_t cs_bench_sizes(const cs_bench_t *b, const cs_plan_t *plan, cs_dtype_t t, size_t *out, size_t cap);
 
+/* The records the sweep writes when it runs to the end: over datatypes x window
+ * creation x synchronisation, each datatype's sizes x windows (-V). The JSON header
+ * states it ("planned_records"), so a reader knows how many to expect. */
+size_t cs_bench_planned_records(const cs_bench_t *b, const cs_opts_t *o, const cs_plan_t *plan);
+
 /* Iterations and warm-up for one message size (OMB's defaults unless -i / -x). */
 void cs_bench_iterations(const cs_bench_t *b, const cs_opts_t *o, size_t size, long *iterations,
                          long *warmup);

@@ -13,11 +13,12 @@ import re
 import jsonschema
 import pytest
 
+from commscope.ingest.parse.commscope_json import load_schema
 from mpi_flavours import REPO, flavour_params, need
 from benchmarks_def import COLLECTIVES, family
 from test_core_mpi import ONE_SIDED, rows, sizes_of
 
-SCHEMA = json.loads((REPO / "schema" / "result.schema.json").read_text())
+SCHEMA = load_schema()  # the one copy: python/commscope/records/schema/result.schema.json
 BLOCKING = family("collective")
 NEIGHBORHOOD = family("neighbor")
 ROOTED = ["bcast", "gather", "gatherv", "reduce", "scatter", "scatterv"]
