@@ -79,7 +79,7 @@ static cs_status_t run(MPI_Comm comm, int rank, int argc, char **argv, char **en
                        const cs_bench_t *bench, const cs_plan_t *plan, const cs_files_t *files,
                        const cs_topo_t *topo, const cs_startup_t *startup)
 {
-    cs_run_info_t info = {.bench = bench, .opts = o, .plan = plan, .pattern_name = bench->pattern->name,
+    cs_run_info_t info = {.bench = bench, .opts = o, .plan = plan, .pattern_name = cs_pattern_of(bench->pattern)->name,
                           .tool_version = CS_VERSION, .git_commit = CS_GIT_COMMIT, .argc = argc, .argv = argv,
                           .topo = topo, .init_seconds = startup->init_seconds};
     cs_utc_now(info.start_time, sizeof info.start_time);

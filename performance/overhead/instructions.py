@@ -80,7 +80,7 @@ def main() -> int:
     print("| library | benchmark | raw loop | commscope | difference |")
     print("|---|---|---:|---:|---:|")
     for fl in flavours.values():
-        raw_loops = fl.build / "bench" / "overhead" / "raw_loops"
+        raw_loops = fl.build / "performance" / "overhead" / "raw_loops"
         for bench in args.bench or sorted(METRIC):
             raw = per_iteration(fl, raw_loops, lambda n: [bench, size, size, str(n)], "main")
             ours = per_iteration(fl, fl.bench, lambda n: [bench, "-m", f"{size}:{size}", "-i", str(n), "-x", "10",

@@ -50,7 +50,7 @@ def pinned(fl: Flavour, program: str | Path, *args: str) -> list[str]:
 
 
 def run_raw(fl: Flavour, bench: str, lo: int, hi: int) -> dict[int, float]:
-    out = subprocess.run(pinned(fl, fl.build / "bench" / "overhead" / "raw_loops", bench, str(lo), str(hi)),
+    out = subprocess.run(pinned(fl, fl.build / "performance" / "overhead" / "raw_loops", bench, str(lo), str(hi)),
                          env=fl.env(), capture_output=True, text=True, check=True, timeout=600).stdout
     return {int(s): float(v) for s, v in (line.split() for line in out.splitlines())}
 

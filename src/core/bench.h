@@ -10,7 +10,26 @@
 #include "util/dtype.h"
 #include "util/opts.h"
 
-struct cs_pattern;  /* the timed loop; defined with MPI in pattern.h */
+/* The timed loop a benchmark uses, by name: core/pattern.c maps each to its code (with
+ * MPI), so descriptors stay plain data that MPI-free tests can read. */
+typedef enum cs_pattern_id {
+    CS_PATTERN_PINGPONG,
+    CS_PATTERN_MULTI_PINGPONG,
+    CS_PATTERN_WINDOW_UNI,
+    CS_PATTERN_MULTI_WINDOW_UNI,
+    CS_PATTERN_WINDOW_BI,
+    CS_PATTERN_COLLECTIVE,
+    CS_PATTERN_NBC,
+    CS_PATTERN_PERSISTENT,
+    CS_PATTERN_RMA,
+    CS_PATTERN_RMA_BI,
+    CS_PATTERN_FAN_IN,
+    CS_PATTERN_FAN_OUT,
+    CS_PATTERN_INIT,
+    CS_PATTERN_HELLO,
+    CS_NPATTERNS
+} cs_pattern_id_t;
+
 struct cs_coll_ops; /* a collective's MPI calls (collective.h) */
 struct cs_rma_op;   /* a one-sided operation (pattern_rma.c) */
 struct cs_flow;     /* how a collective moves data (flow.h, MPI-free) */
@@ -58,7 +77,7 @@ typedef struct cs_bench {
     const char *osu_title;       /* "Latency Test" -> "# commscope MPI Latency Test v..." */
     const char *osu_value_label; /* header of the main OSU column */
     bool osu_leading_blank;      /* OMB prints an empty line before most titles */
-    const struct cs_pattern *pattern;
+    cs_pattern_id_t pattern;
     cs_metric_t metric;
     cs_iter_class_t iter_class;
     unsigned caps;
@@ -114,6 +133,11 @@ cs_status_t cs_bench_plan_world(const cs_bench_t *b, const cs_opts_t *o, const c
 /* The sweep for one datatype: OMB's sizes from MIN to MAX, starting no lower than one
  * element and rounded down to whole elements. Same contract as cs_sizes. */
 size_t cs_bench_sizes(const cs_bench_t *b, const cs_plan_t *plan, cs_dtype_t t, size_t *out, size_t cap);
+
+/* The records the sweep writes when it runs to the end: over datatypes x window
+ * creation x synchronisation, each datatype's sizes x windows (-V). The JSON header
+ * states it ("planned_records"), so a reader knows how many to expect. */
+size_t cs_bench_planned_records(const cs_bench_t *b, const cs_opts_t *o, const cs_plan_t *plan);
 
 /* Iterations and warm-up for one message size (OMB's defaults unless -i / -x). */
 void cs_bench_iterations(const cs_bench_t *b, const cs_opts_t *o, size_t size, long *iterations,

@@ -265,7 +265,7 @@ int main(void)
     char *argv[] = {"commscope-bench", "latency", "-m", "0:4", "--label=\"quoted\"\\path"};
     cs_opts_t o;
     cs_opts_init(&o);
-    cs_plan_t plan = {.min_size = 0, .max_size = 4, .pairs = 1, .window = 1, .buffer_bytes = 8};
+    cs_plan_t plan = {.min_size = 0, .max_size = 4, .pairs = 1, .window = 1, .buffer_bytes = 8, .ndtypes = 1};
     cs_run_info_t info = {.bench = &latency, .opts = &o, .plan = &plan, .pattern_name = "pingpong",
                           .tool_version = "0.1.0", .git_commit = "abc123", .argc = 5, .argv = argv,
                           .mpi_library = "MPICH Version: 4.0.2", .mpi_standard = "4.0", .nranks = 2,
@@ -291,7 +291,7 @@ int main(void)
     cs_opts_init(&o);
     info.bench = &bw;
     info.pattern_name = "window_uni";
-    plan = (cs_plan_t){.min_size = 1, .max_size = 65536, .pairs = 1, .window = 64};
+    plan = (cs_plan_t){.min_size = 1, .max_size = 65536, .pairs = 1, .window = 64, .ndtypes = 1}; /* records: two of its 17 */
     cs_record_t b[] = {make_record(1, 64, 9.53, 0, false), make_record(65536, 64, 3.63632, 0, false)};
     golden("bw.osu", &cs_report_osu, &info, b, 2, CS_RUN_COMPLETE);
     golden("bw.json", &cs_report_json, &info, b, 2, CS_RUN_COMPLETE);

@@ -13,12 +13,14 @@ import re
 import jsonschema
 import pytest
 
+from commscope.ingest.parse.commscope_json import load_schema
 from mpi_flavours import REPO, flavour_params, need
-from test_core_mpi import COLLECTIVES, ONE_SIDED, rows, sizes_of
+from benchmarks_def import COLLECTIVES, family
+from test_core_mpi import ONE_SIDED, rows, sizes_of
 
-SCHEMA = json.loads((REPO / "schema" / "result.schema.json").read_text())
-BLOCKING = COLLECTIVES[:15]
-NEIGHBORHOOD = COLLECTIVES[15:]
+SCHEMA = load_schema()  # the one copy: python/commscope/records/schema/result.schema.json
+BLOCKING = family("collective")
+NEIGHBORHOOD = family("neighbor")
 ROOTED = ["bcast", "gather", "gatherv", "reduce", "scatter", "scatterv"]
 IN_PLACE = ["allgather", "allgatherv", "allreduce", "alltoall", "alltoallv", "alltoallw", "gather", "gatherv",
             "reduce", "reduce_scatter", "reduce_scatter_block", "scatter", "scatterv"]
