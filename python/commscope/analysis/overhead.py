@@ -19,7 +19,7 @@ from dataclasses import dataclass
 import numpy as np
 from scipy import stats as sps
 
-from commscope.analysis.compare import format_key, sort_keys
+from commscope.analysis.compare import format_key, points_by_key, sort_keys
 from commscope.analysis.stats import BOOTSTRAP_RESAMPLES, BOOTSTRAP_SEED
 from commscope.errors import UsageError
 from commscope.records.run import Point, Run
@@ -63,10 +63,10 @@ HEADER = ["size", "plain (us)", "wrapped (us)", "slowdown", "95% interval", "met
 def _by_key(runs: Sequence[Run]) -> dict[tuple, list[tuple[float, Point]]]:
     values: dict[tuple, list[tuple[float, Point]]] = {}
     for run in runs:
-        for point in run.points:
+        for key, point in points_by_key(run).items():
             value = time_per_op_us(point)
             if value is not None and value > 0:
-                values.setdefault((point.size, point.window), []).append((value, point))
+                values.setdefault(key, []).append((value, point))
     return values
 
 

@@ -30,6 +30,7 @@ class SystemTable:
     header: list[str]
     rows: list[list[str]]
     values: list[list[float | int | str | None]] = field(default_factory=list)  # unrounded, for CSV/JSON
+    caption: str = ""
 
 
 def is_system_run(run: Run) -> bool:
@@ -133,7 +134,7 @@ def storage_tables(runs: Sequence[Run]) -> list[SystemTable]:
                 rows.append([str(point.size), *(_thousands(value, 0 if (value or 0) >= 100 else 1)
                                                  if isinstance(value, (int, float)) else "-" for value in cells)])
                 values.append([point.size, *cells])
-            tables.append(SystemTable(f"{run_name(run)} (run {run.id}): {kind}", header, rows, values))
+            tables.append(SystemTable(f"{run_name(run)}" + (f" (run {run.id})" if run.id else "") + f": {kind}", header, rows, values))
     return tables
 
 

@@ -460,19 +460,28 @@ def _write(path: Path, data: bytes | str) -> None:
 @click.option("--format", "fmt", type=click.Choice(["table", "markdown", "csv", "json"]), default="table",
               show_default=True, help="table for the terminal; markdown, csv or json to paste or process.")
 @click.option("-o", "--output", metavar="FILE", help="Write to FILE instead of stdout (not with --format table).")
+@click.option("--peak-per-core", type=click.FloatRange(min=0, min_open=True), metavar="GFLOPS",
+              help="HPL runs: the theoretical peak of one core (Gflop/s); adds the peak and the efficiency.")
 @db_option()
-def compare(selectors, benchmark, since, last_invocation, metric, ratio, pdiff, fmt, output, db: Path) -> None:
+def compare(selectors, benchmark, since, last_invocation, metric, ratio, pdiff, fmt, output, peak_per_core,
+            db: Path) -> None:
     """Compare runs side by side: a row per message size, a column per run
     (headed by its label, else its system).
 
     Runs of different benchmarks can be compared where they share the metric
     (bw against mbw_mr bandwidth, latency against a collective's latency).
+
+    HPL, hpcc and storage runs print seed 001's tables instead: a row per HPL
+    result (T/V, cores, memory per node, N, NB, P, Q, time, Gflops), and per
+    storage run the per-process and total throughput over the process count.
     """
     from commscope.analysis.compare import FORMATS, compare as build, select_runs
     from commscope.output.views import comparison_table
 
     with _analysis_store(db) as store:
         runs = select_runs(store, _selection(selectors, benchmark, since, last_invocation))
+    if _compare_systemwide(runs, fmt, output, peak_per_core):
+        return
     comparison = build(runs, metric, ratio=ratio, pdiff=pdiff)
     if fmt == "table":
         if output:
@@ -742,6 +751,34 @@ def report(selectors, benchmark, since, last_invocation, all_runs, output, markd
             _write(path, data)
         written.append(markdown)
     ui.note(f"wrote {' and '.join(written)} ({len(runs)} runs)")
+
+
+def _compare_systemwide(runs, fmt: str, output: str | None, peak_per_core: float | None) -> bool:
+    """`compare` of HPL, hpcc and storage runs: seed 001's tables. True when that was all."""
+    from commscope.analysis.systemwide import FORMATS, is_system_run, system_tables
+    from commscope.output.systemwide import text_table
+
+    system = [run for run in runs if is_system_run(run)]
+    if not system:
+        if peak_per_core:
+            raise UsageError("--peak-per-core applies to HPL runs, and none is selected")
+        return False
+    if len(system) != len(runs):
+        raise UsageError("HPL, hpcc and storage runs are tabulated apart from network benchmarks; select one "
+                         "kind (--benchmark hpl, --benchmark storage, ...)")
+    tables = system_tables(system, peak_per_core)
+    if fmt == "table":
+        if output:
+            raise UsageError("--output needs --format markdown, csv or json")
+        click.echo("\n".join(text_table(table) for table in tables), nl=False)
+        return True
+    text = FORMATS[fmt](tables)
+    if output:
+        _write(Path(output), text)
+        ui.note(f"wrote {output}")
+    else:
+        click.echo(text, nl=False)
+    return True
 
 
 # -- the cluster beside the network, and the cost of a tool ---------------------------
