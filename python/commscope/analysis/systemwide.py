@@ -134,7 +134,8 @@ def storage_tables(runs: Sequence[Run]) -> list[SystemTable]:
                 rows.append([str(point.size), *(_thousands(value, 0 if (value or 0) >= 100 else 1)
                                                  if isinstance(value, (int, float)) else "-" for value in cells)])
                 values.append([point.size, *cells])
-            tables.append(SystemTable(f"{run_name(run)}" + (f" (run {run.id})" if run.id else "") + f": {kind}", header, rows, values))
+            name = run_name(run) + (f" (run {run.id})" if run.id and run_name(run) != f"run {run.id}" else "")
+            tables.append(SystemTable(f"{name}: {kind}", header, rows, values))
     return tables
 
 

@@ -304,7 +304,7 @@ def storage_run(request, results, space, label, system, interrupted: bool, versi
     from commscope.execute.tools import find_program
     from commscope.ingest.importer import point_from_parsed
     from commscope.ingest.parse import ParseError
-    from commscope.ingest.parse.storage import TITLE, fio_totals, storage_point
+    from commscope.ingest.parse.storage import TITLE, fio_totals, json_start, storage_point
     from commscope.records.invocation import now
     from commscope.records.run import Run
 
@@ -315,8 +315,9 @@ def storage_run(request, results, space, label, system, interrupted: bool, versi
         for workload, outputs in result.documents.items():
             for index, data in enumerate(outputs):
                 raw[f"fio-{result.count}-{workload}-{index}.json"] = data
+                text = data.decode(errors="replace")
                 try:
-                    documents.append(json.loads(data))
+                    documents.append(json.loads(text[json_start(text):]))
                 except json.JSONDecodeError as exc:
                     problem = f"fio's JSON for {workload} at {result.count} processes is unreadable: {exc.msg}"
         if result.problem:
@@ -341,6 +342,7 @@ def storage_run(request, results, space, label, system, interrupted: bool, versi
                flags=[f"--size={request.size}", f"--block={request.block}", f"--rand-block={request.rand_block}",
                       f"--procs={','.join(map(str, request.procs))}", f"--runtime={request.runtime:g}"],
                ranks=max(request.procs), nodes=len(request.nodes) or 1, label=label, started_at=started,
+               launcher_argv=results[-1].argv if results else None,
                ended_at=now(), tool_name="fio", tool_version=version, cpu_model=provenance.get("cpu_model"),
                job_id=job_id(), system=system or default_system(),
                options={"axis": "processes", "size": request.size, "block": request.block,

@@ -95,6 +95,7 @@ class CountResult:
     documents: dict[str, list[bytes]] = field(default_factory=dict)
     stderr: bytes = b""
     problem: str | None = None
+    argv: list[str] = field(default_factory=list)  # the last launch, for the run's provenance
 
 
 @dataclass
@@ -232,7 +233,8 @@ def fio_options(request: StorageRequest, space: Workspace, workload: tuple[str, 
                f"--size={file_size}", f"--direct={1 if space.direct else 0}", "--ioengine=psync",
                "--output-format=json"]
     if random:
-        options += [f"--runtime={request.runtime:g}", "--time_based"]
+        # fio reads "0.3" as 0 s (and then ignores time_based); milliseconds keep the fraction
+        options += [f"--runtime={max(1, round(request.runtime * 1000))}ms", "--time_based"]
     if rw in ("write", "randwrite"):
         options.append("--end_fsync=1")  # on the device when the write is timed as done
     return options
@@ -280,6 +282,7 @@ def run_count(request: StorageRequest, fio: Path, space: Workspace, count: int) 
                 argv, env = launched_argv(fio, options, space, count, request, name)
             else:
                 argv, env = local_argv(fio, options, space, count), {}
+            result.argv = argv
             finished: Finished = run_program(argv, env=env, timeout=request.timeout)
             result.stderr += finished.stderr
             if finished.stopped or finished.returncode != 0:

@@ -52,8 +52,15 @@ def storage_run(points: list[Point], source: str, source_format: str, line: int,
 
 # -- fio ------------------------------------------------------------------------------------
 
+def json_start(text: str) -> int:
+    """Where fio's JSON document starts: fio writes warnings ("fio: time_based requires...")
+    into the same output before it."""
+    index = text.find("\n{")
+    return 0 if text.lstrip().startswith("{") else (index + 1 if index >= 0 else 0)
+
+
 def looks_like_fio_json(text: str) -> bool:
-    head = text.lstrip()[:400]
+    head = text[json_start(text):][:400].lstrip()
     return head.startswith("{") and '"fio version"' in head
 
 
@@ -98,10 +105,11 @@ def fio_totals(documents: list[dict], source: str) -> tuple[int, dict[str, float
 
 def read_fio_json(text: str, source: str) -> list[ParsedRun]:
     """fio --output-format=json: one point, at the number of jobs of each workload."""
+    start = json_start(text)
     try:
-        document = json.loads(text)
+        document = json.loads(text[start:])
     except json.JSONDecodeError as error:
-        raise ParseError(source, error.lineno, f"invalid fio JSON: {error.msg}") from None
+        raise ParseError(source, error.lineno + text.count("\n", 0, start), f"invalid fio JSON: {error.msg}") from None
     count, totals, settings = fio_totals([document], source)
     version = str(document.get("fio version", "")).removeprefix("fio-") or None
     return [storage_run([storage_point(count, totals, 1)], source, "fio", 1, "fio", version,

@@ -33,7 +33,9 @@ def headline(run: Run) -> str:
                    key=lambda p: p.metrics["gflops"], default=None)
         if best is None:
             return "-"
-        return f"{best.metrics['gflops']:,.3g} Gflop/s HPL (N={best.size}, {run.ranks or '?'} cores)"
+        gflops = best.metrics["gflops"]
+        text = f"{gflops:,.0f}" if gflops >= 100 else f"{gflops:.3g}"
+        return f"{text} Gflop/s HPL (N={best.size}, {run.ranks or '?'} cores)"
     if run.benchmark == "storage" and run.points:
         last = max(run.points, key=lambda p: p.size or 0)
         parts = [f"{last.metrics[name]:,.0f} {'MB/s' if name.endswith('MBps') else 'IOPS'} "
