@@ -145,7 +145,7 @@ def repeat_groups(runs: Sequence[Run]) -> list[list[Run]]:
 # -- metrics and series -----------------------------------------------------------
 
 _TIME_UNITS = {"us", "ms", "s"}
-_RATE_UNITS = {"MB/s", "messages/s"}
+_RATE_UNITS = {"MB/s", "messages/s", "GB/s", "Gflop/s", "GUP/s", "IOPS"}  # higher is better
 
 
 def time_relation(metric: str) -> int:

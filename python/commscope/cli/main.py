@@ -93,7 +93,14 @@ def main() -> None:
 
 
 class RunCommand(click.Command):
-    """`run` passes everything after `--` to commscope-bench untouched."""
+    """`run` passes everything after `--` to commscope-bench untouched; `run hpl` and
+    `run storage` are commands of their own (cli/systemwide.py) with their own options."""
+
+    def make_context(self, info_name, args, parent=None, **extra):
+        if args and args[0] in DELEGATED_RUNS:
+            command = DELEGATED_RUNS[args[0]]
+            return command.make_context(f"{info_name} {args[0]}", args[1:], parent=parent, **extra)
+        return super().make_context(info_name, args, parent=parent, **extra)
 
     def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
         if "--" in args:
@@ -132,12 +139,16 @@ class RunCommand(click.Command):
               help="Stop a benchmark that runs longer than this; the sizes it measured are stored and the "
                    "run is marked incomplete.")
 @click.option("--dry-run", is_flag=True, help="Print the exact command lines and run nothing.")
+@click.option("--wrap", metavar="'CMD ...'",
+              help="Run every benchmark under this tool (profiler, tracer, `perf stat`, valgrind), placed between "
+                   "the launcher and commscope-bench: mpirun -np 2 CMD ... commscope-bench BENCH. Split like a "
+                   "shell would, never run by one; stored in the run's provenance. See `commscope overhead`.")
 @click.option("--suite-file", "suite_files", multiple=True, type=click.Path(dir_okay=False), metavar="FILE",
               help="Run the suite in this YAML file (repeatable). See `commscope list suites` for the format.")
 @db_option()
 @click.pass_context
 def run(ctx: click.Context, targets, np, launcher, hosts, hostfile, label, system, repeat, timeout, dry_run,
-        suite_files, db) -> None:
+        wrap, suite_files, db) -> None:
     """Run benchmark suites or single benchmarks and store the results.
 
     SUITE is a shipped suite (quick, pt2pt, collectives, full, procurement) or a
@@ -145,6 +156,9 @@ def run(ctx: click.Context, targets, np, launcher, hosts, hostfile, label, syste
     benchmarks`). Without either, the quick suite runs. Flags after `--` go to
     every benchmark, after the suite's own (later flags win), e.g.
     `-- -c` to validate the data.
+
+    `commscope run hpl` (HPL through hpcc) and `commscope run storage --dir PATH`
+    (fio) measure compute and storage; see their own --help.
 
     Each benchmark prints an OSU-style table when it ends and is stored as a
     run with its points and provenance. Benchmarks a suite names but this
@@ -158,10 +172,12 @@ def run(ctx: click.Context, targets, np, launcher, hosts, hostfile, label, syste
     benchmark starts.
     """
     from commscope.execute.runner import RunRequest, run_benchmarks
+    from commscope.execute.wrap import parse_wrapper
 
+    wrappers = ((parse_wrapper(wrap),) if wrap is not None else ((),))
     request = RunRequest(targets=targets, suite_files=suite_files, np=np, launcher=launcher, hosts=hosts,
                          hostfile=hostfile, label=label, system=system, repeat=repeat, timeout=timeout,
-                         dry_run=dry_run, extra_flags=ctx.meta.get("core_flags", []))
+                         dry_run=dry_run, extra_flags=ctx.meta.get("core_flags", []), wrappers=wrappers)
     ctx.exit(run_benchmarks(request, db))
 
 
@@ -444,19 +460,28 @@ def _write(path: Path, data: bytes | str) -> None:
 @click.option("--format", "fmt", type=click.Choice(["table", "markdown", "csv", "json"]), default="table",
               show_default=True, help="table for the terminal; markdown, csv or json to paste or process.")
 @click.option("-o", "--output", metavar="FILE", help="Write to FILE instead of stdout (not with --format table).")
+@click.option("--peak-per-core", type=click.FloatRange(min=0, min_open=True), metavar="GFLOPS",
+              help="HPL runs: the theoretical peak of one core (Gflop/s); adds the peak and the efficiency.")
 @db_option()
-def compare(selectors, benchmark, since, last_invocation, metric, ratio, pdiff, fmt, output, db: Path) -> None:
+def compare(selectors, benchmark, since, last_invocation, metric, ratio, pdiff, fmt, output, peak_per_core,
+            db: Path) -> None:
     """Compare runs side by side: a row per message size, a column per run
     (headed by its label, else its system).
 
     Runs of different benchmarks can be compared where they share the metric
     (bw against mbw_mr bandwidth, latency against a collective's latency).
+
+    HPL, hpcc and storage runs print seed 001's tables instead: a row per HPL
+    result (T/V, cores, memory per node, N, NB, P, Q, time, Gflops), and per
+    storage run the per-process and total throughput over the process count.
     """
     from commscope.analysis.compare import FORMATS, compare as build, select_runs
     from commscope.output.views import comparison_table
 
     with _analysis_store(db) as store:
         runs = select_runs(store, _selection(selectors, benchmark, since, last_invocation))
+    if _compare_systemwide(runs, fmt, output, peak_per_core):
+        return
     comparison = build(runs, metric, ratio=ratio, pdiff=pdiff)
     if fmt == "table":
         if output:
@@ -726,3 +751,40 @@ def report(selectors, benchmark, since, last_invocation, all_runs, output, markd
             _write(path, data)
         written.append(markdown)
     ui.note(f"wrote {' and '.join(written)} ({len(runs)} runs)")
+
+
+def _compare_systemwide(runs, fmt: str, output: str | None, peak_per_core: float | None) -> bool:
+    """`compare` of HPL, hpcc and storage runs: seed 001's tables. True when that was all."""
+    from commscope.analysis.systemwide import FORMATS, is_system_run, system_tables
+    from commscope.output.systemwide import text_table
+
+    system = [run for run in runs if is_system_run(run)]
+    if not system:
+        if peak_per_core:
+            raise UsageError("--peak-per-core applies to HPL runs, and none is selected")
+        return False
+    if len(system) != len(runs):
+        raise UsageError("HPL, hpcc and storage runs are tabulated apart from network benchmarks; select one "
+                         "kind (--benchmark hpl, --benchmark storage, ...)")
+    tables = system_tables(system, peak_per_core)
+    if fmt == "table":
+        if output:
+            raise UsageError("--output needs --format markdown, csv or json")
+        click.echo("\n".join(text_table(table) for table in tables), nl=False)
+        return True
+    text = FORMATS[fmt](tables)
+    if output:
+        _write(Path(output), text)
+        ui.note(f"wrote {output}")
+    else:
+        click.echo(text, nl=False)
+    return True
+
+
+# -- the cluster beside the network, and the cost of a tool ---------------------------
+
+from commscope.cli.systemwide import DELEGATED, hpl, overhead, storage  # noqa: E402  (needs db_option above)
+
+DELEGATED_RUNS = {"hpl": hpl, "storage": storage}
+assert set(DELEGATED_RUNS) == set(DELEGATED)
+main.add_command(overhead)

@@ -60,6 +60,8 @@ class RunRequest:
     timeout: float | None = None
     dry_run: bool = False
     extra_flags: Sequence[str] = ()
+    #: Each benchmark is launched once per wrapper (execute/wrap.py); () runs it plain.
+    wrappers: Sequence[tuple[str, ...]] = ((),)
     argv: Sequence[str] = field(default_factory=lambda: list(sys.argv))
 
 
@@ -71,6 +73,7 @@ class Planned:
     spec: LaunchSpec
     flags: list[str]
     command: Command
+    wrapper: tuple[str, ...] = ()
 
 
 def select_entries(targets: Sequence[str], suite_files: Sequence[str], benchmarks: dict[str, str]) -> list[Entry]:
@@ -300,6 +303,8 @@ class Runner:
                 apply_header(run, stream.header)
                 metric = stream.header["benchmark"]["metric"]
                 run.points = [point_from_core(record, metric) for record in stream.records]
+            if planned.wrapper:
+                run.provenance = {**(run.provenance or {}), "wrapper": list(planned.wrapper)}
             run.ended_at = stream.end["end_time"] if stream.end else now()
             self._report(run, stderr_text, time.monotonic() - begin)
             return run
@@ -360,8 +365,9 @@ def plan(request: RunRequest, entries: Sequence[Entry], core: Path, launcher: La
     for entry in entries:
         spec = dataclasses.replace(where, np=request.np or entry.ranks, placement=entry.placement)
         flags = [*entry.flags, *request.extra_flags]
-        command = launcher.command(spec, [str(core), entry.benchmark, *flags, "--format", "json"])
-        planned.append(Planned(entry, spec, flags, command))
+        for wrapper in request.wrappers:
+            command = launcher.command(spec, [*wrapper, str(core), entry.benchmark, *flags, "--format", "json"])
+            planned.append(Planned(entry, spec, flags, command, tuple(wrapper)))
     return planned
 
 

@@ -79,7 +79,7 @@ def point_from_parsed(point: ParsedPoint, window: int | None) -> Point:
 def run_from_parsed(parsed: ParsedRun, path: Path, data: bytes, label: str | None, system: str | None) -> Run:
     window = parsed.parameters.get("window_size")
     points = [point_from_parsed(point, window if isinstance(window, int) else None) for point in parsed.points]
-    run = Run(benchmark=parsed.benchmark, description=parsed.title, ranks=parsed.ranks,
+    run = Run(benchmark=parsed.benchmark, description=parsed.title, ranks=parsed.ranks, nodes=parsed.nodes,
               label=_label(label, parsed.label), tool_name=parsed.tool, tool_version=parsed.tool_version,
               options=parsed.parameters or None, provenance=parsed.provenance or None,
               notes=parsed.notes or None, source_format=parsed.source_format, source_file=str(path.resolve()),

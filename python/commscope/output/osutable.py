@@ -113,6 +113,12 @@ def run_title(run: Run) -> list[str]:
 
 
 def render_run(run: Run) -> str:
+    from commscope.records.benchmarks import SYSTEM_BENCHMARKS
+
+    if run.benchmark in SYSTEM_BENCHMARKS:  # HPL, hpcc, storage: the seed's tables, not OSU's
+        from commscope.output.systemwide import render_system_run
+
+        return render_system_run(run)
     # commscope-bench writes message_rate for every bandwidth benchmark; OMB's
     # tables show it for the multi-pair one (osu_mbw_mr) only.
     pattern = ((run.provenance or {}).get("benchmark") or {}).get("pattern")

@@ -31,6 +31,7 @@ def provenance_items(run: Run) -> list[tuple[str, str]]:
     if run.placement:
         placement += f" (placement asked for: {run.placement})"
     mpi = " ".join(part for part in (run.mpi_library, run.mpi_version) if part)
+    extra = run.provenance or {}
     items = [
         ("status", run.status + (f": {run.status_reason}" if run.status_reason else "")),
         ("label", run.label),
@@ -47,6 +48,14 @@ def provenance_items(run: Run) -> list[tuple[str, str]]:
         ("compiler", run.compiler),
         ("job id", run.job_id),
         ("launcher", shlex.join(run.launcher_argv) if run.launcher_argv else None),
+        ("wrapper", shlex.join(extra["wrapper"]) if extra.get("wrapper") else None),
+        ("BLAS", " ".join(f"{part}" for part in (extra.get("blas_library"), extra.get("blas_package") and
+                                                  f"(package {extra['blas_package']}") if part)
+         + (f", alternative {extra['blas_alternative']})" if extra.get("blas_alternative") else
+            (")" if extra.get("blas_package") else "")) if extra.get("blas_library") else None),
+        ("machine", f"{extra['cores']} cores, {extra['memory_bytes'] / 2**30:.1f} GiB"
+         if extra.get("cores") and extra.get("memory_bytes") else None),
+        ("storage", f"{extra['directory']}: {extra.get('cache_policy')}" if extra.get("directory") else None),
         ("source", f"{run.source_file} ({run.source_format})" if run.source_file else None),
         ("notes", "; ".join(run.notes) if run.notes else None),
         ("harness", f"commscope {_with_commit(run.commscope_version, run.commscope_git_commit)}"),

@@ -110,9 +110,21 @@ def from_imb(name: str) -> str:
     return "imb_" + slug(name)
 
 
+#: Benchmarks of the cluster beside the network (HPL and hpcc's other tests, storage
+#: sweeps) and the metric that speaks for each.
+SYSTEM_BENCHMARKS = {
+    "hpl": "gflops", "hpcc_dgemm": "star_gflops", "hpcc_stream": "star_triad_GBps",
+    "hpcc_ptrans": "ptrans_GBps", "hpcc_randomaccess": "mpi_gups", "hpcc_fft": "mpi_gflops",
+    "hpcc_beff": "avg_pingpong_latency_us", "storage": "seq_write_MBps",
+}
+COMPUTE_BENCHMARKS = tuple(name for name in SYSTEM_BENCHMARKS if name != "storage")
+
+
 def primary_metric(benchmark: str) -> str:
     """The metric a single-number column of this benchmark holds (for tables
     whose columns say ``result`` or a cluster name instead of a unit)."""
+    if benchmark in SYSTEM_BENCHMARKS:
+        return SYSTEM_BENCHMARKS[benchmark]
     if re.search(r"(?:^|_)(?:bw|bibw|mbw_mr)(?:_|$)", benchmark):
         return "bandwidth_MBps"
     if benchmark == "init":

@@ -58,7 +58,59 @@ METRIC_UNITS: dict[str, str] = {
     "defects": "count",
     # tables written by other harnesses (e.g. JUBE result tables)
     "runtime_s": "s",
+    # HPL (xhpl, or hpcc's HPL section): a point is one T/V line, its size the matrix order N
+    "gflops": "Gflop/s",
+    "time_s": "s",
+    "hpl_residual": "1",  # ||Ax-b|| scaled as HPL prints it; the check passes below its threshold
+    "block_size": "count",  # NB
+    "grid_rows": "count",  # P
+    "grid_cols": "count",  # Q
+    # hpcc's other tests (its summary section); Star = every process at once, per process;
+    # Single = one process alone; MPI = all processes on one problem
+    "star_gflops": "Gflop/s",
+    "single_gflops": "Gflop/s",
+    "mpi_gflops": "Gflop/s",
+    "star_copy_GBps": "GB/s",
+    "star_scale_GBps": "GB/s",
+    "star_add_GBps": "GB/s",
+    "star_triad_GBps": "GB/s",
+    "single_copy_GBps": "GB/s",
+    "single_scale_GBps": "GB/s",
+    "single_add_GBps": "GB/s",
+    "single_triad_GBps": "GB/s",
+    "ptrans_GBps": "GB/s",
+    "mpi_gups": "GUP/s",
+    "star_gups": "GUP/s",
+    "single_gups": "GUP/s",
+    "min_pingpong_latency_us": "us",
+    "avg_pingpong_latency_us": "us",
+    "max_pingpong_latency_us": "us",
+    "min_pingpong_bandwidth_GBps": "GB/s",
+    "avg_pingpong_bandwidth_GBps": "GB/s",
+    "max_pingpong_bandwidth_GBps": "GB/s",
+    "natural_ring_latency_us": "us",
+    "random_ring_latency_us": "us",
+    "natural_ring_bandwidth_GBps": "GB/s",
+    "random_ring_bandwidth_GBps": "GB/s",
+    # storage (fio, IOzone): a point is one client/process count; totals over all of
+    # them, and the same names with _per_process for the average of one
+    "seq_write_MBps": "MB/s",
+    "seq_read_MBps": "MB/s",
+    "rand_write_iops": "IOPS",
+    "rand_read_iops": "IOPS",
+    "seq_write_MBps_per_process": "MB/s",
+    "seq_read_MBps_per_process": "MB/s",
+    "rand_write_iops_per_process": "IOPS",
+    "rand_read_iops_per_process": "IOPS",
+    "rewrite_MBps": "MB/s",
+    "reread_MBps": "MB/s",
+    "rewrite_MBps_per_process": "MB/s",
+    "reread_MBps_per_process": "MB/s",
 }
+
+#: The four storage workloads of a sweep (seed 001's columns), in table order.
+STORAGE_WORKLOADS = ("seq_write_MBps", "seq_read_MBps", "rand_write_iops", "rand_read_iops")
+PER_PROCESS = "_per_process"
 
 # Percentile columns come in any number (OMB -z accepts a list), so their names
 # are built: p50_us for a latency percentile, p99_9_MBps for a bandwidth one.

@@ -6,9 +6,12 @@ import os
 
 from commscope.ingest.parse.commscope_json import looks_like_commscope_json, read_commscope_json
 from commscope.ingest.parse.errors import ParseError
+from commscope.ingest.parse.hpl import HPCC_BANNER, looks_like_hpl, read_hpcc, read_hpl_out, read_hpl_tables
 from commscope.ingest.parse.imb import read_imb
 from commscope.ingest.parse.model import ParsedRun
 from commscope.ingest.parse.omb import read_omb
+from commscope.ingest.parse.storage import (looks_like_fio_json, looks_like_iozone, read_fio_json, read_iozone,
+                                            read_storage_tables)
 from commscope.ingest.parse.tables import read_tables
 from commscope.ingest.parse.text import check_is_text, decode, split_lines
 
@@ -67,14 +70,26 @@ def detect_format(text: str) -> str | None:
 
 def _parse(text: str, source: str) -> list[ParsedRun]:
     check_is_text(text, source)
+    if looks_like_fio_json(text):
+        return read_fio_json(text, source)
     if looks_like_commscope_json(text):
         return read_commscope_json(text, source)
     lines = split_lines(text)
+    # Whole outputs of other tools: HPL (xhpl or hpcc) and IOzone.
+    if looks_like_hpl(lines):
+        return read_hpcc(lines, source) if any(line.startswith(HPCC_BANNER) for line in lines) \
+            else read_hpl_out(lines, source)
+    if looks_like_iozone(lines):
+        return read_iozone(lines, source)
     imb_runs, imb_lines = read_imb(lines, source)
     omb_runs, omb_lines, dangling = read_omb(lines, source)
     claimed = imb_lines | omb_lines
+    # Tables of the cluster beside the network (seed 001): HPL results, storage sweeps.
+    hpl_runs, hpl_lines = read_hpl_tables(lines, claimed, source)
+    storage_runs, storage_lines = read_storage_tables(lines, claimed | hpl_lines, source)
+    claimed |= hpl_lines | storage_lines
     table_runs = read_tables(lines, claimed, source)
-    runs = imb_runs + omb_runs + table_runs
+    runs = imb_runs + omb_runs + hpl_runs + storage_runs + table_runs
     for title in dangling:
         if not any(title.line < run.line <= title.line + _TITLE_REACH for run in table_runs):
             raise ParseError(source, title.line,

@@ -9,7 +9,7 @@ from typing import Any
 Value = float | int | str
 
 #: The source formats a run can come from.
-SOURCE_FORMATS = ("omb", "imb", "commscope-json", "table")
+SOURCE_FORMATS = ("omb", "imb", "commscope-json", "table", "hpl", "hpcc", "fio", "iozone")
 
 
 @dataclass
@@ -55,6 +55,7 @@ class ParsedRun:
             table (e.g. a cluster name), or ``window 8``/``group 1`` for
             OMB's ``-V`` matrices and IMB's ``-multi`` groups.
         ranks: number of MPI processes, when the source tells.
+        nodes: number of nodes (or storage clients' hosts), when the source tells.
         parameters: run settings the source printed (datatype, window size,
             pairs, window creation, synchronisation, buffer locations...).
         provenance: everything else known about where the numbers come from
@@ -75,6 +76,7 @@ class ParsedRun:
     title: str | None = None
     label: str | None = None
     ranks: int | None = None
+    nodes: int | None = None
     parameters: dict[str, Any] = field(default_factory=dict)
     provenance: dict[str, Any] = field(default_factory=dict)
     notes: list[str] = field(default_factory=list)

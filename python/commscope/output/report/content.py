@@ -12,11 +12,12 @@ from commscope.analysis.check import CheckResult
 from commscope.analysis.compare import compare, format_size, metric_title, primary, series, text_cells
 from commscope.errors import UsageError
 from commscope.analysis.model import fit as fit_model
+from commscope.analysis.systemwide import is_system_run
 from commscope.records.invocation import now
 from commscope.records.run import Run
 from commscope.output.views import (MODEL_HEADER, VERDICT_HEADER, format_bandwidth, model_cells, model_headline,
                      provenance_items, verdict_cells)
-from commscope.output.report import warnings
+from commscope.output.report import systemwide, warnings
 
 
 @dataclass
@@ -63,6 +64,7 @@ class RunSummary:
     small_latency: str
     peak_bandwidth: str
     model: str
+    headline: str = "-"  # compute and storage runs: Gflops, throughput
 
 
 @dataclass
@@ -78,6 +80,7 @@ class Report:
     baseline: str | None = None
     verdicts: list[Verdict] = field(default_factory=list)
     unmatched: list[str] = field(default_factory=list)
+    system_sections: list[systemwide.SystemSection] = field(default_factory=list)
 
     @property
     def passed(self) -> bool | None:
@@ -125,7 +128,8 @@ def build(runs: Sequence[Run], database: str, check: CheckResult | None = None,
     for curve in check.curves if check else []:
         curves.setdefault(curve.benchmark, []).append(curve)
     summaries, sections, fit_lines = [], [], {}
-    for benchmark in dict.fromkeys(run.benchmark for run in runs):
+    network = [run for run in runs if not is_system_run(run)]
+    for benchmark in dict.fromkeys(run.benchmark for run in network):
         group = [run for run in runs if run.benchmark == benchmark]
         try:
             comparison = compare(group)
@@ -149,12 +153,14 @@ def build(runs: Sequence[Run], database: str, check: CheckResult | None = None,
         sections.append(section)
     for run in runs:
         summaries.append(RunSummary(run.id, run.benchmark, run.label or "", run.system or "", run.status,
-                                    small_message_latency(run), peak_bandwidth(run), fit_lines.get(run.id, "-")))
+                                    small_message_latency(run), peak_bandwidth(run), fit_lines.get(run.id, "-"),
+                                    systemwide.headline(run)))
     report = Report(title=title, generated=now(), version=__version__, database=database, runs=summaries,
                     sections=sections, warnings=warnings.for_runs(runs),
                     provenance=[(f"run {run.id}: {run.benchmark}" + (f" ({names[run.id]})" if names[run.id] else ""),
                                  provenance_items(run))
                                 for run in runs])
+    report.system_sections = systemwide.sections([run for run in runs if is_system_run(run)])
     if check is not None:
         report.baseline = check.baseline
         report.verdicts = [verdict for section in sections for verdict in section.verdicts]

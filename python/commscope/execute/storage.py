@@ -1,0 +1,323 @@
+"""`commscope run storage`: fio over 1..K processes, each with its own file, for the four
+workloads of seed 001 (sequential write and read in large blocks, random write and read
+IOPS in small blocks), the page cache defeated.
+
+Guard rails: the target folder is created if missing; an existing folder that is not
+empty is refused unless allowed; the files live in a private subfolder and only the
+files this module named are deleted (then the subfolder, then the target folder if
+this run created it), after each process count and on every way out, Ctrl-C included;
+free space is checked first.
+
+Page cache: direct I/O where the file system takes O_DIRECT (probed with a real
+write); otherwise files larger than memory if they are, else, as root, caches dropped
+before each read workload; otherwise the figures are marked as possibly cached.
+
+Across hosts (`nodes`), each process is one fio started by the MPI launcher, one per
+host in turn (the launcher's block placement), each writing its JSON next to its file;
+the folder must then be one all hosts see (a shared file system: what is measured).
+"""
+
+from __future__ import annotations
+
+import errno
+import mmap
+import os
+import shlex
+import shutil
+import subprocess
+import tempfile
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from commscope import ui
+from commscope.errors import CommscopeError, UsageError
+from commscope.execute.launchers import LaunchSpec, resolve_launcher
+from commscope.execute.tools import Finished, find_program, memory_bytes, run_program
+
+FIO_PACKAGE = "fio"
+DEFAULT_PROCS = (1, 2, 4, 8, 13)
+#: (name, fio rw, direction, random?) in the order they run: reads follow the write that made the files.
+WORKLOADS = (("seq_write", "write", False), ("seq_read", "read", False),
+             ("rand_write", "randwrite", True), ("rand_read", "randread", True))
+FILE_PREFIX = "commscope."
+#: Room beyond the files themselves: fio's own bookkeeping, rounding, the file system's.
+SPACE_MARGIN = 1.05
+SPACE_SLACK = 64 << 20
+_UNITS = {"": 1, "k": 1 << 10, "m": 1 << 20, "g": 1 << 30, "t": 1 << 40}
+
+
+def parse_bytes(text: str) -> int:
+    """'1M' -> 1048576, '512G', '4k', '1000' (binary units, as fio reads them); ValueError otherwise."""
+    value = text.strip().lower().removesuffix("ib").removesuffix("b")
+    unit = value[-1:] if value[-1:] in _UNITS and value[-1:] else ""
+    number = value[:-1] if unit else value
+    try:
+        amount = float(number)
+    except ValueError:
+        raise ValueError(f"{text!r} is not a size such as 4k, 1M, 512G") from None
+    if amount <= 0:
+        raise ValueError(f"{text!r}: a size must be positive")
+    return int(amount * _UNITS[unit])
+
+
+def parse_counts(text: str) -> tuple[int, ...]:
+    try:
+        counts = tuple(int(part) for part in text.split(","))
+    except ValueError:
+        raise ValueError(f"{text!r} is not a list of process counts such as 1,2,4,8,13") from None
+    if not counts or min(counts) < 1:
+        raise ValueError(f"{text!r}: process counts must be 1 or more")
+    return tuple(dict.fromkeys(counts))
+
+
+@dataclass
+class StorageRequest:
+    directory: Path
+    size: int = 1 << 30  # bytes over all processes of one count (seed 001: 512 GB split among them)
+    block: int = 1 << 20
+    rand_block: int = 4 << 10
+    procs: Sequence[int] = DEFAULT_PROCS
+    runtime: float = 30.0  # seconds of each random workload
+    nodes: tuple[str, ...] = ()
+    launcher: str = "auto"
+    allow_nonempty: bool = False
+    timeout: float | None = None
+
+
+@dataclass
+class CountResult:
+    """What fio reported at one process count: a JSON document per workload (and per process
+    when each process is its own fio)."""
+
+    count: int
+    documents: dict[str, list[bytes]] = field(default_factory=dict)
+    stderr: bytes = b""
+    problem: str | None = None
+    argv: list[str] = field(default_factory=list)  # the last launch, for the run's provenance
+
+
+@dataclass
+class Workspace:
+    directory: Path
+    folder: Path  # private subfolder holding the files
+    created_directory: bool
+    cache_policy: str
+    direct: bool
+    drop_caches: bool
+    notes: list[str] = field(default_factory=list)
+
+
+def probe_direct(folder: Path) -> bool:
+    """Whether the file system takes O_DIRECT: open and write one aligned block (tmpfs refuses)."""
+    if not hasattr(os, "O_DIRECT"):
+        return False
+    probe = folder / f"{FILE_PREFIX}probe"
+    try:
+        fd = os.open(probe, os.O_CREAT | os.O_WRONLY | os.O_DIRECT, 0o600)
+    except OSError as exc:
+        if exc.errno == errno.EINVAL:
+            return False
+        raise
+    try:
+        buffer = mmap.mmap(-1, 4096)  # page-aligned, as O_DIRECT wants
+        os.write(fd, buffer)
+        return True
+    except OSError as exc:
+        if exc.errno == errno.EINVAL:
+            return False
+        raise
+    finally:
+        os.close(fd)
+        probe.unlink(missing_ok=True)
+
+
+def _prepare_directory(request: StorageRequest) -> tuple[Path, bool]:
+    directory = request.directory.expanduser().absolute()
+    if directory.exists() and not directory.is_dir():
+        raise UsageError(f"--dir {directory} is not a folder")
+    created = False
+    if not directory.exists():
+        if not directory.parent.is_dir():
+            raise UsageError(f"--dir {directory}: its parent folder {directory.parent} does not exist")
+        try:
+            directory.mkdir()
+        except OSError as exc:
+            raise UsageError(f"--dir {directory}: cannot create it: {exc.strerror}") from None
+        created = True
+    elif any(directory.iterdir()) and not request.allow_nonempty:
+        raise UsageError(f"--dir {directory} is not empty and was not created by commscope; choose an empty "
+                         "or new folder, or give --allow-nonempty (commscope deletes only its own files)")
+    if not os.access(directory, os.W_OK | os.X_OK):
+        if created:
+            directory.rmdir()
+        raise UsageError(f"--dir {directory}: no permission to write there")
+    return directory, created
+
+
+@contextmanager
+def workspace(request: StorageRequest) -> Iterator[Workspace]:
+    """The folder to write in, checked and prepared; everything it made is removed on the way out."""
+    directory, created = _prepare_directory(request)
+    try:
+        try:
+            folder = Path(tempfile.mkdtemp(prefix="commscope-storage-", dir=directory))
+        except OSError as exc:
+            raise UsageError(f"--dir {directory}: cannot write there: {exc.strerror}") from None
+        try:
+            space = _check_space(folder, request)
+            direct = probe_direct(folder)
+            memory = memory_bytes()
+            notes = [space]
+            drop = False
+            if direct:
+                policy = "direct I/O (O_DIRECT)"
+            elif request.size > memory * len(request.nodes or [None]):
+                policy = "buffered I/O, files larger than memory"
+            elif os.geteuid() == 0:
+                policy, drop = "buffered I/O, page cache dropped before each read (root)", True
+            else:
+                policy = "buffered I/O: the page cache is NOT defeated (no O_DIRECT, files fit in memory, not root)"
+                ui.warn(f"{directory}: {policy}; read figures may come from memory")
+            yield Workspace(directory, folder, created, policy, direct, drop, notes)
+        finally:
+            _remove_ours(folder)
+    finally:
+        if created:
+            try:
+                directory.rmdir()
+            except OSError:
+                ui.warn(f"{directory} is not empty after the run; left in place (commscope created it, "
+                        "but something else wrote into it)")
+
+
+def _check_space(folder: Path, request: StorageRequest) -> str:
+    free = shutil.disk_usage(folder).free
+    needed = int(request.size * SPACE_MARGIN) + SPACE_SLACK
+    if free < needed:
+        raise CommscopeError(f"--dir {request.directory}: {free / 2**30:.2f} GiB free, the test needs "
+                             f"{needed / 2**30:.2f} GiB (--size {request.size / 2**30:.2f} GiB and a margin); "
+                             "choose a smaller --size")
+    return f"{free / 2**30:.1f} GiB free before the test"
+
+
+def _our_files(folder: Path) -> list[Path]:
+    return [path for path in folder.iterdir() if path.name.startswith(FILE_PREFIX) or path.name.startswith("fio-")]
+
+
+def _remove_ours(folder: Path) -> None:
+    """Delete the files this module names, then the subfolder if nothing else is in it."""
+    if not folder.exists():
+        return
+    for path in _our_files(folder):
+        try:
+            path.unlink()
+        except OSError as exc:
+            ui.warn(f"cannot delete {path}: {exc.strerror}")
+    try:
+        folder.rmdir()
+    except OSError:
+        ui.warn(f"{folder} holds files commscope did not write; left in place")
+
+
+def per_process_size(request: StorageRequest, count: int) -> int:
+    """Each process's file: the total split among them, whole blocks, at least one block."""
+    return max(request.block, request.size // count // request.block * request.block)
+
+
+def fio_options(request: StorageRequest, space: Workspace, workload: tuple[str, str, bool], count: int,
+                file_size: int) -> list[str]:
+    name, rw, random = workload
+    options = [f"--name={name}", f"--rw={rw}", f"--bs={request.rand_block if random else request.block}",
+               f"--size={file_size}", f"--direct={1 if space.direct else 0}", "--ioengine=psync",
+               "--output-format=json"]
+    if random:
+        # fio reads "0.3" as 0 s (and then ignores time_based); milliseconds keep the fraction
+        options += [f"--runtime={max(1, round(request.runtime * 1000))}ms", "--time_based"]
+    if rw in ("write", "randwrite"):
+        options.append("--end_fsync=1")  # on the device when the write is timed as done
+    return options
+
+
+def _drop_caches() -> None:
+    os.sync()
+    try:
+        Path("/proc/sys/vm/drop_caches").write_text("3\n")
+    except OSError as exc:
+        ui.warn(f"cannot drop the page cache: {exc.strerror}")
+
+
+def local_argv(fio: Path, options: list[str], space: Workspace, count: int) -> list[str]:
+    return [str(fio), *options, f"--directory={space.folder}", f"--numjobs={count}",
+            f"--filename_format={FILE_PREFIX}$jobnum"]
+
+
+def launched_argv(fio: Path, options: list[str], space: Workspace, count: int, request: StorageRequest,
+                  workload: str) -> tuple[list[str], dict[str, str]]:
+    """One fio per process through the MPI launcher; each names its file and output after its
+    rank (the variable each launcher sets), so the folder must be shared by the hosts."""
+    rank = "${OMPI_COMM_WORLD_RANK:-${PMI_RANK:-${SLURM_PROCID:-0}}}"
+    folder = shlex.quote(str(space.folder))
+    script = (f"exec {shlex.join([str(fio), *options])} --filename={folder}/{FILE_PREFIX}{rank} "
+              f"--output={folder}/fio-{workload}-{rank}.json")
+    launcher = resolve_launcher(request.launcher, None)
+    spec = LaunchSpec(np=count, hosts=tuple(request.nodes), placement="inter-node",
+                      local_cores=len(os.sched_getaffinity(0)), known_nodes=len(request.nodes),
+                      as_root=os.geteuid() == 0)
+    command = launcher.command(spec, ["sh", "-c", script])
+    return command.argv, command.env
+
+
+def run_count(request: StorageRequest, fio: Path, space: Workspace, count: int) -> CountResult:
+    result = CountResult(count)
+    file_size = per_process_size(request, count)
+    try:
+        for workload in WORKLOADS:
+            name, rw, _ = workload
+            if space.drop_caches and rw in ("read", "randread"):
+                _drop_caches()
+            options = fio_options(request, space, workload, count, file_size)
+            if request.nodes:
+                argv, env = launched_argv(fio, options, space, count, request, name)
+            else:
+                argv, env = local_argv(fio, options, space, count), {}
+            result.argv = argv
+            finished: Finished = run_program(argv, env=env, timeout=request.timeout)
+            result.stderr += finished.stderr
+            if finished.stopped or finished.returncode != 0:
+                result.problem = (f"{name} with {count} processes: fio "
+                                  + (finished.stopped or f"exited with status {finished.returncode}")
+                                  + (f": {finished.stderr_tail(3)}" if finished.stderr.strip() else ""))
+                return result
+            if request.nodes:
+                outputs = sorted(space.folder.glob(f"fio-{name}-*.json"))
+                result.documents[name] = [path.read_bytes() for path in outputs]
+                for path in outputs:
+                    path.unlink()
+            else:
+                result.documents[name] = [finished.stdout]
+        return result
+    finally:
+        for path in space.folder.glob(f"{FILE_PREFIX}*"):
+            path.unlink(missing_ok=True)
+
+
+def run_storage(request: StorageRequest) -> Iterator[tuple[Workspace, CountResult]]:
+    """Each process count in turn; the caller stores what came before a Ctrl-C (which stops fio,
+    removes the files and passes on as KeyboardInterrupt)."""
+    fio = find_program("fio", FIO_PACKAGE)
+    with workspace(request) as space:
+        for count in request.procs:
+            yield space, run_count(request, fio, space, count)
+
+
+def fio_version() -> str | None:
+    found = shutil.which("fio")
+    if not found:
+        return None
+    try:
+        done = subprocess.run([found, "--version"], capture_output=True, text=True, timeout=20)
+    except (OSError, subprocess.TimeoutExpired):
+        return None
+    return done.stdout.strip().removeprefix("fio-") or None
