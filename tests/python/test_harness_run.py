@@ -133,7 +133,7 @@ def test_a_rank_that_ignores_sigterm_is_killed(cli, fake_core, db, clean_env, tm
     clean_env.setenv("FAKE_CORE_SLEEP", "0.3")
     clean_env.setenv("FAKE_CORE_IGNORE_TERM", "1")
     clean_env.setenv("FAKE_CORE_TRACE", str(trace))
-    result = cli("run", "latency", "--launcher", "mpirun", "--timeout", "0.5", "--db", db, "--", "-m", "1:1K")
+    result = cli("run", "latency", "--launcher", "mpirun", "--timeout", "2", "--db", db, "--", "-m", "1:1K")
     assert result.exit_code == 1
     [pid] = traced_pids(trace)
     assert_gone(pid)
