@@ -147,7 +147,7 @@ def test_delete(cli, stored):
     result = cli("delete", "1", "--db", stored)
     assert result.exit_code == 0 and "deleted run 1" in result.stderr
     with Store(stored) as store:
-        assert [row["id"] for row in store.run_rows()] == [2]
+        assert [row.id for row in store.summaries()] == [2]
     result = cli("delete", "2", "1", "--db", stored)
     assert result.exit_code == 1 and "no run 1" in result.stderr
     with Store(stored) as store:

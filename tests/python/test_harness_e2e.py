@@ -59,7 +59,7 @@ def test_quick_suite_runs_and_is_stored_with_provenance(mpi, tmp_path):
     assert done.returncode == 0, done.stderr
     assert "# Size       Avg Latency(us)" in done.stdout and "# Size      Bandwidth (MB/s)" in done.stdout
     with Store(db, create=False) as store:
-        runs = [store.run(row["id"]) for row in reversed(store.run_rows())]
+        runs = [store.run(row.id) for row in reversed(store.summaries())]
         raw = store.raw_outputs(runs[0].id)
     assert [run.benchmark for run in runs] == ["latency", "bw", "bibw"]
     for run in runs:
@@ -84,7 +84,7 @@ def test_timeout_stops_every_rank(mpi, tmp_path):
                      timeout=120)
     assert done.returncode == 1, done.stderr
     with Store(db, create=False) as store:
-        [row] = store.run_rows()
-        run = store.run(row["id"])
+        [row] = store.summaries()
+        run = store.run(row.id)
     assert run.status == "incomplete" and run.status_reason.startswith("timed out after 2 s; ")
     assert running_cores(mpi.bench) == []

@@ -40,7 +40,7 @@ def write(tmp_path: Path, name: str, text: str) -> Path:
 
 def runs_in(db: Path):
     with Store(db, create=False) as store:
-        return [store.run(row["id"]) for row in reversed(store.run_rows())]
+        return [store.run(row.id) for row in reversed(store.summaries())]
 
 
 def test_good_file_is_stored_with_its_source(cli, clean_env, db, tmp_path):
@@ -111,7 +111,7 @@ def test_unreadable_and_missing_files(cli, clean_env, db, tmp_path):
     assert f"{binary}:1: binary data" in result.stderr
     assert f"{tmp_path / 'absent.txt'}: cannot read: No such file or directory" in result.stderr
     with Store(db) as store:
-        assert store.run_rows() == []
+        assert store.summaries() == []
 
 
 def test_batched_import_in_worker_processes_keeps_the_file_rules(cli, clean_env, db, tmp_path, monkeypatch):

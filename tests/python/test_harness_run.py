@@ -21,7 +21,7 @@ ROOT_PREFIX = "OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 " if os
 
 def stored_runs(db: Path):
     with Store(db, create=False) as store:
-        return [store.run(row["id"]) for row in reversed(store.run_rows())]
+        return [store.run(row.id) for row in reversed(store.summaries())]
 
 
 def trace_lines(path: Path) -> list[str]:

@@ -1,9 +1,9 @@
 """Side-by-side comparison of runs: one column per run, one row per message size.
 
 Also what every analysis command (compare, check, model, plot, report) shares:
-which runs a command line selects (run ids, labels, systems, a time window,
-the last `commscope run`), which metric a set of runs has in common, and a
-run's values of that metric keyed by message size.
+which metric a set of runs has in common, and a run's values of that metric
+keyed by point (message size, window and the other sweep axes). Which runs a
+command line selects is the store's business (store.selection).
 """
 
 from __future__ import annotations
@@ -12,16 +12,13 @@ import csv
 import io
 import json
 import math
-import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from datetime import datetime, timedelta, timezone
 
 from commscope.errors import UsageError
 from commscope.records.benchmarks import primary_metric
 from commscope.records.metrics import unit_of
 from commscope.records.run import Point, Run
-from commscope.store.db import Store
 
 #: Short metric names the command line accepts, beside the stored names themselves.
 METRIC_ALIASES = {
@@ -40,98 +37,7 @@ _METRIC_TITLES = {"latency_us": "Latency", "bandwidth_MBps": "Bandwidth", "messa
 Key = tuple[int | None, int | None]
 
 
-# -- selecting runs -------------------------------------------------------------
-
-_AGE = re.compile(r"(?P<count>\d+(?:\.\d+)?)\s*(?P<unit>[smhdw])")
-_AGE_UNITS = {"s": "seconds", "m": "minutes", "h": "hours", "d": "days", "w": "weeks"}
-
-
-def parse_since(text: str, now: datetime | None = None) -> datetime:
-    """The start of a time window: an age such as 30m, 12h, 7d, 2w, or an ISO date or time
-    (UTC unless it says otherwise). Raises ValueError with a message."""
-    now = now or datetime.now(timezone.utc)
-    match = _AGE.fullmatch(text.strip())
-    if match:
-        return now - timedelta(**{_AGE_UNITS[match["unit"]]: float(match["count"])})
-    try:
-        moment = datetime.fromisoformat(text.strip())
-    except ValueError:
-        raise ValueError(f"{text!r} is neither an age such as 7d, 12h, 30m nor a date such as 2026-01-31") from None
-    return moment if moment.tzinfo else moment.replace(tzinfo=timezone.utc)
-
-
-@dataclass
-class Selection:
-    """Which stored runs a command works on. Selectors add runs (in their order);
-    the filters keep those that match. No selector means every stored run."""
-
-    selectors: Sequence[str] = ()
-    benchmark: str | None = None
-    since: datetime | None = None
-    last_invocation: bool = False
-
-    def describe(self) -> str:
-        parts = [repr(s) for s in self.selectors]
-        parts += [f"--benchmark {self.benchmark}"] if self.benchmark else []
-        parts += [f"--since {self.since.isoformat(timespec='minutes')}"] if self.since else []
-        parts += ["--last-invocation"] if self.last_invocation else []
-        return ", ".join(parts) or "(all runs)"
-
-
-def _run_time(row) -> datetime | None:
-    text = row["started_at"] or row["invoked_at"]
-    try:
-        moment = datetime.fromisoformat(text)
-    except (TypeError, ValueError):
-        return None
-    return moment if moment.tzinfo else moment.replace(tzinfo=timezone.utc)
-
-
-def _selector_rows(store: Store, selector: str) -> list:
-    """Rows a selector names: a run id, `last`, `label:TEXT`, `system:NAME`,
-    `invocation:N`, or bare text that is a label or else a system name."""
-    kind, _, value = selector.partition(":")
-    if selector.isdigit() or selector == "last":
-        run_id = store.last_run_id() if selector == "last" else int(selector)
-        rows = store.run_rows(run_id=run_id) if run_id is not None else []
-        if not rows:
-            raise UsageError(f"no run {selector} in {store.path}")
-        return rows
-    if kind in ("label", "system", "invocation") and value:
-        if kind == "invocation" and not value.isdigit():
-            raise UsageError(f"{selector!r}: an invocation is a number")
-        rows = store.run_rows(**{"invocation_id" if kind == "invocation" else kind:
-                                 int(value) if kind == "invocation" else value})
-    else:
-        rows = store.run_rows(label=selector) or store.run_rows(system=selector)
-    if not rows:
-        raise UsageError(f"no run matches {selector!r} in {store.path} "
-                         "(a selector is a run id, `last`, a label or a system name)")
-    return sorted(rows, key=lambda row: row["id"])
-
-
-def select_runs(store: Store, selection: Selection) -> list[Run]:
-    """The selected runs, in selector order (oldest first within one selector)."""
-    if selection.last_invocation:
-        invocation_id = store.last_invocation_id("run")
-        if invocation_id is None:
-            raise UsageError(f"--last-invocation: no `commscope run` has stored runs in {store.path}")
-        rows = sorted(store.run_rows(invocation_id=invocation_id), key=lambda row: row["id"])
-    elif not selection.selectors:
-        rows = sorted(store.run_rows(), key=lambda row: row["id"])
-    else:
-        rows = []
-    for selector in selection.selectors:
-        rows += _selector_rows(store, selector)
-    if selection.benchmark:
-        rows = [row for row in rows if row["benchmark"] == selection.benchmark]
-    if selection.since:
-        rows = [row for row in rows if (_run_time(row) or selection.since) >= selection.since]
-    ids = list(dict.fromkeys(row["id"] for row in rows))
-    if not ids:
-        raise UsageError(f"no stored run matches {selection.describe()} in {store.path}")
-    return [store.run(run_id) for run_id in ids]
-
+# -- runs ------------------------------------------------------------------------
 
 def repeat_groups(runs: Sequence[Run]) -> list[list[Run]]:
     """Runs of one benchmark with the same label and system, as `commscope run --repeat`

@@ -233,11 +233,11 @@ def list_runs(benchmark, label, status, limit, db: Path) -> None:
     from commscope.output.views import runs_table
 
     with Store(db, create=False) as store:
-        rows = store.run_rows(benchmark=benchmark, label=label, status=status, limit=limit or None)
-    if not rows:
+        summaries = store.summaries(benchmark=benchmark, label=label, status=status, limit=limit or None)
+    if not summaries:
         ui.note(f"no runs in {db}")
         return
-    ui.table_console().print(runs_table(rows))
+    ui.table_console().print(runs_table(summaries))
 
 
 @main.command()
@@ -364,7 +364,7 @@ class ParsedValue(click.ParamType):
             self.fail(str(exc), param, ctx)
 
 
-Since = ParsedValue("AGE|DATE", "commscope.analysis.compare", "parse_since")  # 7d, 12h, 30m, 2w or an ISO date
+Since = ParsedValue("AGE|DATE", "commscope.store.selection", "parse_since")  # 7d, 12h, 30m, 2w or an ISO date
 Tolerance = ParsedValue("PERCENT", "commscope.analysis.check", "parse_tolerance")
 Floor = ParsedValue("QUANTITY", "commscope.analysis.check", "parse_floor")
 
@@ -406,7 +406,7 @@ def policy_options(command):
 
 
 def _selection(selectors, benchmark, since, last_invocation):
-    from commscope.analysis.compare import Selection
+    from commscope.store.selection import Selection
 
     return Selection(selectors=selectors, benchmark=benchmark, since=since, last_invocation=last_invocation)
 
@@ -452,7 +452,8 @@ def compare(selectors, benchmark, since, last_invocation, metric, ratio, pdiff, 
     Runs of different benchmarks can be compared where they share the metric
     (bw against mbw_mr bandwidth, latency against a collective's latency).
     """
-    from commscope.analysis.compare import FORMATS, compare as build, select_runs
+    from commscope.analysis.compare import FORMATS, compare as build
+    from commscope.store.selection import select_runs
     from commscope.output.views import comparison_table
 
     with _analysis_store(db) as store:
@@ -489,7 +490,7 @@ def baseline_set(name, selectors, benchmark, since, last_invocation, db: Path) -
     and several runs of one benchmark (repeats: check compares medians and
     tests significance).
     """
-    from commscope.analysis.compare import select_runs
+    from commscope.store.selection import select_runs
 
     if not selectors and not last_invocation:
         raise UsageError("name the baseline's runs (ids, labels, ...) or give --last-invocation")
@@ -566,7 +567,7 @@ def check(ctx: click.Context, selectors, benchmark, since, last_invocation, base
     has and the new runs lack fails too.
     """
     from commscope.analysis.check import Policy, check as judge
-    from commscope.analysis.compare import select_runs
+    from commscope.store.selection import select_runs
     from commscope.output.views import verdict_table
 
     if not selectors and not last_invocation:
@@ -610,7 +611,8 @@ def model(selectors, benchmark, since, last_invocation, each, fmt, db: Path) -> 
     """
     import json
 
-    from commscope.analysis.compare import repeat_groups, select_runs
+    from commscope.analysis.compare import repeat_groups
+    from commscope.store.selection import select_runs
     from commscope.analysis.model import fit
     from commscope.output.views import MODEL_HEADER, model_cells, model_headline, rich_table
 
@@ -652,7 +654,8 @@ def model(selectors, benchmark, since, last_invocation, each, fmt, db: Path) -> 
 def plot(selectors, benchmark, since, last_invocation, output, metric, ratio_to, band, tolerance, floor, title,
          db: Path) -> None:
     """Plot runs over message size (log2 axis), a line per run with its band."""
-    from commscope.analysis.compare import Selection, common_metric, select_runs
+    from commscope.analysis.compare import common_metric
+    from commscope.store.selection import Selection, select_runs
     from commscope.output.plot import figure, format_of, render
 
     path = Path(output)
@@ -699,7 +702,7 @@ def report(selectors, benchmark, since, last_invocation, all_runs, output, markd
     what it just measured.
     """
     from commscope.analysis.check import Policy, check as judge
-    from commscope.analysis.compare import select_runs
+    from commscope.store.selection import select_runs
     from commscope.output.report import build, render_html, render_markdown
 
     if not selectors and not last_invocation and not all_runs:

@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import math
 import shlex
-import sqlite3
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
@@ -12,6 +11,7 @@ from rich.table import Table
 
 from commscope.analysis.compare import Comparison, format_key, format_size, format_value, text_cells
 from commscope.records.run import Run
+from commscope.store.db import RunSummary
 
 if TYPE_CHECKING:  # the analysis modules import numpy/scipy; listings should not pay for that
     from commscope.analysis.check import CurveVerdict
@@ -61,15 +61,14 @@ def provenance_lines(run: Run) -> list[str]:
     return [f"run {run.id}: {run.benchmark}"] + [f"  {key:<{width}}  {value}" for key, value in items]
 
 
-def runs_table(rows: Sequence[sqlite3.Row]) -> Table:
+def runs_table(summaries: Sequence[RunSummary]) -> Table:
     table = Table(show_edge=False, pad_edge=False, box=None, header_style="bold")
     for column in ("id", "started", "benchmark", "label", "system", "ranks", "nodes", "sizes", "status", "source"):
         table.add_column(column, justify="right" if column in ("id", "ranks", "nodes", "sizes") else "left")
-    for row in rows:
-        source = row["source_format"] or "run"
-        table.add_row(str(row["id"]), (row["started_at"] or "")[:16].replace("T", " "), row["benchmark"], row["label"] or "",
-                      row["system_name"] or "", str(row["ranks"] or ""), str(row["nodes"] or ""),
-                      str(row["point_count"]), row["status"], source)
+    for run in summaries:
+        table.add_row(str(run.id), (run.started_at or "")[:16].replace("T", " "), run.benchmark, run.label or "",
+                      run.system or "", str(run.ranks or ""), str(run.nodes or ""), str(run.point_count),
+                      run.status, run.source_format or "run")
     return table
 
 
