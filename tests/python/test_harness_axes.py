@@ -8,7 +8,9 @@ MPI_CHAR's. Hand-made records here; the real core under both MPI libraries below
 from __future__ import annotations
 
 import csv
+import dataclasses
 import io
+import json
 import os
 import subprocess
 import sys
@@ -16,7 +18,7 @@ from pathlib import Path
 
 import pytest
 
-from commscope.records.run import Run, point_from_core
+from commscope.records.run import Point, Run, point_from_core
 from commscope.store.db import Store
 
 from conftest import REPO
@@ -85,3 +87,75 @@ def test_a_datatype_sweep_is_stored_and_compared_per_datatype(mpi, tmp_path):
     assert rows[0][:2] == ["datatype", "size"]
     assert [(row[0], int(row[1])) for row in rows[1:]] == [(datatype, size) for datatype, size, _ in SWEEP]
     assert all(float(row[2]) > 0 for row in rows[1:])
+
+
+# -- every reader of the store keys on the axes ------------------------------------------------
+
+GOLDEN = Path(__file__).parent / "fixtures" / "analysis"
+
+
+def scaled(run: Run, label: str, factor_of: dict[str, float]) -> Run:
+    """A copy of `run` under another label, each datatype's times multiplied by its factor."""
+    points = []
+    for point in run.points:
+        factor = factor_of[point.axes.datatype]
+        points.append(dataclasses.replace(point, metrics={"latency_us": point.metrics["latency_us"] * factor},
+                                          stats={key: value * factor for key, value in point.stats.items()}))
+    return dataclasses.replace(run, label=label, points=points)
+
+
+@pytest.fixture
+def two(db, clean_env) -> Path:
+    """Run a, and run b: MPI_CHAR as fast as a, MPI_INT twice as slow."""
+    first = allreduce_run("a")
+    store_runs(db, [first, scaled(first, "b", {"MPI_CHAR": 1.0, "MPI_INT": 2.0})])
+    return db
+
+
+def test_markdown_compare_has_a_datatype_column(cli, two):
+    result = cli("compare", "--db", two, "--format", "markdown", "--ratio")
+    assert result.stdout == (GOLDEN / "compare_datatypes.md").read_text()
+
+
+def test_csv_export_is_golden(cli, two):
+    result = cli("export", "1", "--db", two, "--format", "csv")
+    assert result.stdout == (GOLDEN / "export_datatypes.csv").read_text()
+
+
+def test_check_judges_each_datatype_on_its_own(cli, two):
+    assert cli("baseline", "set", "ref", "a", "--db", two).exit_code == 0
+    result = cli("check", "b", "--baseline", "ref", "--db", two)
+    assert result.exit_code == 1
+    summaries = [line for line in result.stdout.splitlines() if line.startswith("allreduce")]
+    assert summaries[0].startswith("allreduce [MPI_CHAR] (latency_us): PASS, 0 of 4 sizes fail")
+    assert summaries[1].startswith("allreduce [MPI_INT] (latency_us): FAIL, 2 of 2 sizes fail")
+
+
+def test_model_fits_each_datatype(cli, db, clean_env):
+    points = [point_from_core(core_record(size, alpha + size / 1000, datatype=datatype), "latency")
+              for datatype, alpha in (("MPI_CHAR", 1.0), ("MPI_INT", 3.0)) for size in (4, 8, 16, 32, 64)]
+    store_runs(db, [Run(benchmark="allreduce", points=points)])
+    result = cli("model", "1", "--db", db, "--format", "json")
+    assert result.exit_code == 0, result.output
+    fits = json.loads(result.stdout)
+    assert [(fit["datatype"], round(fit["alpha_us"], 3)) for fit in fits] == [("MPI_CHAR", 1.0), ("MPI_INT", 3.0)]
+    table = cli("model", "1", "--db", db).stdout
+    assert "run 1: allreduce [MPI_CHAR]" in table and "run 1: allreduce [MPI_INT]" in table
+
+
+def test_plot_draws_a_labelled_line_per_datatype(two):
+    from commscope.output.plot import figure
+
+    with Store(two, create=False) as store:
+        runs = [store.run(1), store.run(2)]
+    [axis] = figure(runs).axes
+    assert [line.get_label() for line in axis.get_lines()] == ["a MPI_CHAR", "a MPI_INT", "b MPI_CHAR", "b MPI_INT"]
+
+
+def test_a_table_that_does_not_say_its_datatype_lines_up_with_one_that_does(cli, db, clean_env):
+    """Unswept (None) is not a value of its own: one datatype and none is no axis to show."""
+    chars = [point_from_core(core_record(size, 1.0, datatype="MPI_CHAR"), "latency") for size in (1, 2)]
+    store_runs(db, [Run(benchmark="allreduce", label="new", points=chars),
+                    Run(benchmark="allreduce", label="old", points=[Point(size=1, metrics={"latency_us": 2.0}),
+                                                                    Point(size=2, metrics={"latency_us": 2.0})])])
+    assert cli("compare", "--db", db, "--format", "csv").stdout == "size,new,old\n1,1.0,2.0\n2,1.0,2.0\n"

@@ -613,7 +613,7 @@ def model(selectors, benchmark, since, last_invocation, each, fmt, db: Path) -> 
 
     from commscope.analysis.compare import repeat_groups
     from commscope.store.selection import select_runs
-    from commscope.analysis.model import fit
+    from commscope.analysis.model import fits as fit_each
     from commscope.output.views import MODEL_HEADER, model_cells, model_headline, rich_table
 
     if not selectors and not last_invocation:
@@ -621,17 +621,18 @@ def model(selectors, benchmark, since, last_invocation, each, fmt, db: Path) -> 
     with _analysis_store(db) as store:
         runs = select_runs(store, _selection(selectors, benchmark, since, last_invocation))
     groups = [[run] for run in runs] if each else repeat_groups(runs)
-    fits = [fit(group) for group in groups]
+    fitted = [(group, result) for group in groups for result in fit_each(group)]
     if fmt == "json":
-        click.echo(json.dumps([result.to_dict() for result in fits], indent=2, ensure_ascii=False))
+        click.echo(json.dumps([result.to_dict() for _, result in fitted], indent=2, ensure_ascii=False))
         return
     console = ui.table_console()
-    for group, result in zip(groups, fits):
+    for group, result in fitted:
         run = group[0]
         which = f"run {run.id}" if len(group) == 1 else \
             f"runs {', '.join(str(r.id) for r in group)} (median of {len(group)} repeats)"
         name = run.label or run.system
-        console.print(f"{which}: {run.benchmark}" + (f" ({name})" if name else ""), markup=False, highlight=False)
+        console.print(f"{which}: {run.benchmark}{result.axes.suffix()}" + (f" ({name})" if name else ""), markup=False,
+                      highlight=False)
         for key, value in model_headline(result):
             console.print(f"  {key:<18} {value}", markup=False, highlight=False)
         console.print(rich_table(MODEL_HEADER, model_cells(result), left=2))

@@ -87,7 +87,7 @@ def rich_table(header: Sequence[str], rows: Sequence[Sequence[str]], left: int =
 
 def comparison_table(comparison: Comparison) -> Table:
     header, rows = text_cells(comparison)
-    return rich_table(header, rows)
+    return rich_table(header, rows, left=len(comparison.axes))
 
 
 def format_bandwidth(value: float) -> str:

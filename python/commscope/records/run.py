@@ -55,6 +55,10 @@ class Axes:
         """These axes with every axis not in `names` unset."""
         return Axes(**{name: getattr(self, name) for name in names})
 
+    def values(self) -> tuple[str | None, ...]:
+        """Every axis's value, in AXES order (store columns, export cells)."""
+        return tuple(getattr(self, name) for name in AXES)
+
     def items(self) -> list[tuple[str, str]]:
         """(name, value) of the axes that are set, in AXES order."""
         return [(name, getattr(self, name)) for name in AXES if getattr(self, name) is not None]
@@ -62,6 +66,10 @@ class Axes:
     def label(self) -> str:
         """"MPI_INT", "allocate, fence": the values that are set, for legends and headings."""
         return ", ".join(value for _, value in self.items())
+
+    def suffix(self) -> str:
+        """" [MPI_INT]" to append to a curve's name, or "" when no axis is set."""
+        return f" [{self.label()}]" if self.label() else ""
 
 
 #: The sweep axes' names, in the order the core nests its loops (outermost first).

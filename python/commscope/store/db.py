@@ -221,7 +221,7 @@ def _point_row(point: Point) -> tuple:
     """The POINT_COLUMNS values of a point (map() because bulk imports store millions of them)."""
     metrics = point.metrics
     other = {name: value for name, value in metrics.items() if name not in CORE_METRICS}
-    return (point.size, point.window, *(getattr(point.axes, name) for name in AXES), point.iterations, point.warmup,
+    return (point.size, point.window, *point.axes.values(), point.iterations, point.warmup,
             point.batch, point.samples,
             *map(point.stats.get, STATS), *map(metrics.get, CORE_METRICS),
             _to_json(other) if other else None, point.validation_errors)
