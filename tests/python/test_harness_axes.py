@@ -18,7 +18,7 @@ from pathlib import Path
 
 import pytest
 
-from commscope.records.run import Point, Run, point_from_core
+from commscope.records.run import Axes, Point, Run, point_from_core
 from commscope.store.db import Store
 
 from conftest import REPO
@@ -159,3 +159,39 @@ def test_a_table_that_does_not_say_its_datatype_lines_up_with_one_that_does(cli,
                     Run(benchmark="allreduce", label="old", points=[Point(size=1, metrics={"latency_us": 2.0}),
                                                                     Point(size=2, metrics={"latency_us": 2.0})])])
     assert cli("compare", "--db", db, "--format", "csv").stdout == "size,new,old\n1,1.0,2.0\n2,1.0,2.0\n"
+
+
+# -- imports carry the axes where the file names them ---------------------------------------------
+
+PARSE_FIXTURES = Path(__file__).parent / "fixtures" / "parse"
+
+
+def imported(cli, db: Path, path: Path) -> list[Run]:
+    assert cli("import", path, "--db", db).exit_code == 0
+    with Store(db, create=False) as store:
+        return [store.run(summary.id) for summary in reversed(store.summaries())]
+
+
+def test_omb_datatype_lines_reach_the_points(cli, db, clean_env):
+    runs = imported(cli, db, PARSE_FIXTURES / "omb7_allreduce_all_types.txt")
+    assert [{point.axes for point in run.points} for run in runs] == [
+        {Axes(datatype=name)} for name in ("MPI_CHAR", "MPI_INT", "MPI_FLOAT")]
+    rows = list(csv.reader(io.StringIO(cli("compare", "--db", db, "--format", "csv").stdout)))
+    assert rows[0][:2] == ["datatype", "size"] and rows[1][:2] == ["MPI_CHAR", "1"]
+
+
+def test_omb_one_sided_modes_are_stored_in_the_cores_words(cli, db, clean_env):
+    [run] = imported(cli, db, PARSE_FIXTURES / "omb7_put_latency.txt")
+    assert {point.axes for point in run.points} == {Axes("MPI_CHAR", "allocate", "flush")}
+
+
+def test_a_commscope_json_document_with_datatypes_imports(cli, db, clean_env, tmp_path):
+    document = json.loads((PARSE_FIXTURES / "commscope_latency.json").read_text())
+    document["benchmark"].update(name="allreduce", pattern="collective")
+    document["options"]["datatypes"] = ["MPI_CHAR", "MPI_INT"]
+    document["results"] = [core_record(size, latency, datatype=datatype) for datatype, size, latency in SWEEP]
+    path = tmp_path / "allreduce.json"
+    path.write_text(json.dumps(document))
+    runs = imported(cli, db, path)
+    assert [(point.axes.datatype, point.size) for run in runs for point in run.points] == [
+        (datatype, size) for datatype, size, _ in SWEEP]

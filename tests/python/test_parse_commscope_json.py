@@ -9,7 +9,7 @@ from commscope.ingest.parse.commscope_json import load_schema
 
 FIXTURES = Path(__file__).parent / "fixtures" / "parse"
 REPOSITORY = Path(__file__).resolve().parents[2]
-PACKAGE_SCHEMA = REPOSITORY / "python" / "commscope" / "schema" / "result.schema.json"
+PACKAGE_SCHEMA = REPOSITORY / "python" / "commscope" / "records" / "schema" / "result.schema.json"
 REPOSITORY_SCHEMA = REPOSITORY / "schema" / "result.schema.json"
 
 
@@ -19,7 +19,7 @@ def document() -> dict:
 
 def test_package_schema_is_a_copy_of_the_repository_schema():
     assert PACKAGE_SCHEMA.read_bytes() == REPOSITORY_SCHEMA.read_bytes(), (
-        "python/commscope/schema/result.schema.json differs from schema/result.schema.json: "
+        "python/commscope/records/schema/result.schema.json differs from schema/result.schema.json: "
         "copy the repository schema into the package")
     assert load_schema() == json.loads(REPOSITORY_SCHEMA.read_text())
 

@@ -246,18 +246,19 @@ def list_runs(benchmark, label, status, limit, db: Path) -> None:
               help="Print a stored raw output instead: jsonl, stdout or stderr of a run; source of an import.")
 @db_option()
 def show(run_id, raw, db: Path) -> None:
-    """Show one run: its provenance, then its OSU-style table.
+    """Show one run: its provenance, then its OSU table.
 
-    RUN is a run id from `commscope list runs`, or `last`.
+    RUN is a run id from `commscope list runs`, or `last`. For a run of
+    commscope-bench the table is the core's own text as it printed it; for an
+    imported file it is rendered from the stored points.
     """
-    from commscope.output.osutable import render_run
     from commscope.store.db import Store
-    from commscope.output.views import provenance_lines
+    from commscope.output.views import osu_text, provenance_lines
 
     with Store(db, create=False) as store:
         run_id = _resolve(store, run_id)
         run = store.run(run_id)
-        outputs = store.raw_outputs(run_id) if raw else {}
+        outputs = store.raw_outputs(run_id)
     if raw:
         if raw not in outputs:
             raise CommscopeError(f"run {run_id} has no raw output {raw!r}; it has: {', '.join(outputs) or 'none'}")
@@ -265,7 +266,8 @@ def show(run_id, raw, db: Path) -> None:
         return
     click.echo("\n".join(provenance_lines(run)))
     click.echo()
-    click.echo(render_run(run), nl=False)
+    text = osu_text(run, outputs)
+    click.echo(text, nl=not text.endswith("\n"))
 
 
 @main.command()

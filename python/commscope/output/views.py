@@ -1,4 +1,4 @@
-"""Text views of stored runs: the provenance block of `show` and the table of `list runs`."""
+"""Text views of stored runs: the provenance block and OSU table of `show`, the table of `list runs`."""
 
 from __future__ import annotations
 
@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING
 from rich.table import Table
 
 from commscope.analysis.compare import Comparison, format_key, format_size, format_value, text_cells
+from commscope.output.osutable import render_run
 from commscope.records.run import Run
 from commscope.store.db import RunSummary
 
@@ -59,6 +60,24 @@ def provenance_lines(run: Run) -> list[str]:
     items = provenance_items(run)
     width = max(len(key) for key, _ in items)
     return [f"run {run.id}: {run.benchmark}"] + [f"  {key:<{width}}  {value}" for key, value in items]
+
+
+def core_format(run: Run) -> str | None:
+    """The --format a run of commscope-bench was started with (its default: osu); None for imports."""
+    if run.source_format is not None:
+        return None
+    argv = run.launcher_argv or []
+    formats = [value for flag, value in zip(argv, argv[1:]) if flag == "--format"]
+    return formats[-1] if formats else "osu"
+
+
+def osu_text(run: Run, outputs: dict[str, bytes]) -> str:
+    """A run's OSU table: for a run of commscope-bench, the core's own text as it printed it;
+    for imports, and runs stored before the harness kept that text (their stdout is JSON),
+    the table rendered from the stored points."""
+    if core_format(run) == "osu" and outputs.get("stdout"):
+        return outputs["stdout"].decode(errors="replace")
+    return render_run(run)
 
 
 def runs_table(summaries: Sequence[RunSummary]) -> Table:

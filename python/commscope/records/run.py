@@ -74,6 +74,14 @@ class Axes:
 
 #: The sweep axes' names, in the order the core nests its loops (outermost first).
 AXES = tuple(f.name for f in fields(Axes))
+#: How OSU tables (OMB's and the core's) name the one-sided modes, by the core's option words.
+ONE_SIDED_CALLS = {
+    "window_creation": {"create": "MPI_Win_create", "allocate": "MPI_Win_allocate",
+                        "dynamic": "MPI_Win_create_dynamic"},
+    "synchronization": {"lock": "MPI_Win_lock/unlock", "pscw": "MPI_Win_post/start/complete/wait",
+                        "fence": "MPI_Win_fence", "flush": "MPI_Win_flush", "flush_local": "MPI_Win_flush_local",
+                        "lock_all": "MPI_Win_lock_all/unlock_all"},
+}
 #: How people read an axis name in a table header.
 AXIS_TITLES = {f.name: f.metadata["title"] for f in fields(Axes)}
 
