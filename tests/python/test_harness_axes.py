@@ -11,9 +11,6 @@ import csv
 import dataclasses
 import io
 import json
-import os
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -21,7 +18,6 @@ import pytest
 from commscope.records.run import Axes, Point, Run, point_from_core
 from commscope.store.db import Store
 
-from conftest import REPO
 from fixtures.analysis.handmade import stats_for, store_runs
 from mpi_flavours import flavour_params, need
 
@@ -65,23 +61,16 @@ def mpi(request):
     return need(request.param)
 
 
-def commscope(mpi, db: Path, *args: str) -> subprocess.CompletedProcess:
-    env = {key: value for key, value in os.environ.items() if not key.startswith(("COMMSCOPE_", "SLURM_"))}
-    env.update(COMMSCOPE_BENCH=str(mpi.bench), PYTHONPATH=str(REPO / "python"), COMMSCOPE_DB=str(db))
-    return subprocess.run([sys.executable, "-m", "commscope", *args], env=env, capture_output=True, text=True,
-                          timeout=300)
-
-
 def test_a_datatype_sweep_is_stored_and_compared_per_datatype(mpi, tmp_path):
     db = tmp_path / "results.db"
-    done = commscope(mpi, db, "run", "allreduce", "--launcher", mpi.launcher, "--",
+    done = mpi.commscope(db, "run", "allreduce", "--launcher", mpi.launcher, "--",
                      "-T", "mpi_char,mpi_int", "-m", "1:8", "-i", "20", "-x", "2")
     assert done.returncode == 0, done.stderr
     with Store(db, create=False) as store:
         run = store.run(store.last_run_id())
     assert [(point.axes.datatype, point.size) for point in run.points] == [
         (datatype, size) for datatype, size, _ in SWEEP]
-    compared = commscope(mpi, db, "compare", "last", "--format", "csv")
+    compared = mpi.commscope(db, "compare", "last", "--format", "csv")
     assert compared.returncode == 0, compared.stderr
     rows = list(csv.reader(io.StringIO(compared.stdout)))
     assert rows[0][:2] == ["datatype", "size"]

@@ -8,11 +8,6 @@ both support, under each MPI library.
 """
 from __future__ import annotations
 
-import os
-import subprocess
-import sys
-from pathlib import Path
-
 import pytest
 
 from commscope.ingest.parse.omb import read_omb
@@ -20,7 +15,6 @@ from commscope.output.osutable import render_run
 from commscope.records.run import AXES
 from commscope.store.db import Store
 
-from conftest import REPO
 from mpi_flavours import flavour_params, need
 
 SUITE = """\
@@ -65,10 +59,7 @@ def same_number(core: float, python: float, stored: float | int) -> bool:
 def test_python_tables_of_stored_points_match_the_cores_text(mpi, tmp_path):
     suite, db = tmp_path / "layouts.yaml", tmp_path / "results.db"
     suite.write_text(SUITE)
-    env = {key: value for key, value in os.environ.items() if not key.startswith(("COMMSCOPE_", "SLURM_"))}
-    env.update(COMMSCOPE_BENCH=str(mpi.bench), PYTHONPATH=str(REPO / "python"))
-    done = subprocess.run([sys.executable, "-m", "commscope", "run", "--suite-file", str(suite), "--launcher",
-                           mpi.launcher, "--db", str(db)], env=env, capture_output=True, text=True, timeout=600)
+    done = mpi.commscope(db, "run", "--suite-file", str(suite), "--launcher", mpi.launcher, timeout=600)
     assert done.returncode == 0, done.stderr
     with Store(db, create=False) as store:
         stored = [(store.run(summary.id), store.raw_outputs(summary.id)["stdout"].decode())
