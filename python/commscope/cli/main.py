@@ -146,14 +146,16 @@ def run(ctx: click.Context, targets, np, launcher, hosts, hostfile, label, syste
     every benchmark, after the suite's own (later flags win), e.g.
     `-- -c` to validate the data.
 
-    Each benchmark prints an OSU-style table when it ends and is stored as a
-    run with its points and provenance. Benchmarks a suite names but this
+    Each benchmark prints its own OSU table (commscope-bench --format osu)
+    when it ends and is stored as a run with that text, its points (every
+    size, datatype, window creation and synchronisation mode swept) and its
+    provenance. Benchmarks a suite names but this
     commscope-bench does not provide (e.g. the *_persistent collectives on an
     MPI without MPI-4 persistent collectives) are skipped with a warning; the
     exit status is 1 if nothing could run.
 
     A benchmark that crashes, exceeds --timeout or is stopped with Ctrl-C
-    keeps the sizes it measured, stored in a run marked incomplete with the
+    keeps the points it measured, stored in a run marked incomplete with the
     reason. Ctrl-C (or SIGTERM) also ends the whole command: no further
     benchmark starts.
     """
