@@ -169,6 +169,15 @@ def test_omb_datatype_lines_reach_the_points(cli, db, clean_env):
     assert rows[0][:2] == ["datatype", "size"] and rows[1][:2] == ["MPI_CHAR", "1"]
 
 
+def test_show_prints_an_imported_tables_own_text(cli, db, clean_env):
+    """Each table of an OMB -T file is a run; show prints its lines as the file has them."""
+    imported(cli, db, PARSE_FIXTURES / "omb7_allreduce_all_types.txt")
+    text = (PARSE_FIXTURES / "omb7_allreduce_all_types.txt").read_text().splitlines()
+    shown = cli("show", "2", "--db", db).stdout
+    assert shown.endswith("\n\n" + "\n".join([text[1], *text[6:10]]) + "\n")  # title, the MPI_INT table
+    assert "# Datatype: MPI_INT." in shown and "MPI_CHAR" not in shown
+
+
 def test_omb_one_sided_modes_are_stored_in_the_cores_words(cli, db, clean_env):
     [run] = imported(cli, db, PARSE_FIXTURES / "omb7_put_latency.txt")
     assert {point.axes for point in run.points} == {Axes("MPI_CHAR", "allocate", "flush")}

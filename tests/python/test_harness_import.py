@@ -54,7 +54,8 @@ def test_good_file_is_stored_with_its_source(cli, clean_env, db, tmp_path):
     assert [(p.size, p.metrics) for p in run.points] == [
         (1, {"latency_us": 0.46}), (2, {"latency_us": 0.37}), (4, {"latency_us": 0.38})]
     with Store(db) as store:
-        assert store.raw_outputs(run.id) == {"source": OMB_LATENCY.encode()}
+        # the whole file, and the run's own table in it (here the whole file but its first blank line)
+        assert store.raw_outputs(run.id) == {"source": OMB_LATENCY.encode(), "table": OMB_LATENCY[1:].encode()}
         assert store.invocation(run.invocation_id)["command"] == "import"
     assert f"{path}: stored 1 run(s)" in result.stderr
 

@@ -245,7 +245,8 @@ def list_runs(benchmark, label, status, limit, db: Path) -> None:
 @main.command()
 @click.argument("run_id", metavar="RUN", type=RunId())
 @click.option("--raw", metavar="KIND",
-              help="Print a stored raw output instead: jsonl, stdout or stderr of a run; source of an import.")
+              help="Print a stored raw output instead: jsonl, stdout (the core's OSU table) or stderr of a run; "
+                   "source (the whole file) or table (the run's own OMB table in it) of an import.")
 @db_option()
 def show(run_id, raw, db: Path) -> None:
     """Show one run: its provenance, then its OSU table.

@@ -99,7 +99,8 @@ def run_from_parsed(parsed: ParsedRun, path: Path, data: bytes, label: str | Non
               label=_label(label, parsed.label), tool_name=parsed.tool, tool_version=parsed.tool_version,
               options=parsed.parameters or None, provenance=parsed.provenance or None,
               notes=parsed.notes or None, source_format=parsed.source_format, source_file=str(path.resolve()),
-              system=system, points=points, raw={"source": data})
+              system=system, points=points,
+              raw={"source": data, **({"table": parsed.text.encode()} if parsed.text else {})})
     if parsed.source_format == "commscope-json":
         # The document's own provenance is richer than what the reader summarised.
         apply_header(run, parsed.provenance)

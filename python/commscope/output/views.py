@@ -73,11 +73,11 @@ def core_format(run: Run) -> str | None:
 
 def osu_text(run: Run, outputs: dict[str, bytes]) -> str:
     """A run's OSU table: for a run of commscope-bench, the core's own text as it printed it;
-    for imports, and runs stored before the harness kept that text (their stdout is JSON),
+    for an import, its table as the file has it (an OMB table); otherwise (a column of a
+    side-by-side table, IMB, JSON, runs stored before the harness kept the core's text)
     the table rendered from the stored points."""
-    if core_format(run) == "osu" and outputs.get("stdout"):
-        return outputs["stdout"].decode(errors="replace")
-    return render_run(run)
+    own = outputs.get("stdout") if core_format(run) == "osu" else outputs.get("table")
+    return own.decode(errors="replace") if own else render_run(run)
 
 
 def runs_table(summaries: Sequence[RunSummary]) -> Table:
