@@ -253,7 +253,8 @@ def show(run_id, raw, db: Path) -> None:
 
     RUN is a run id from `commscope list runs`, or `last`. For a run of
     commscope-bench the table is the core's own text as it printed it; for an
-    imported file it is rendered from the stored points.
+    imported OMB table, its lines as the file has them; otherwise it is
+    rendered from the stored points.
     """
     from commscope.store.db import Store
     from commscope.output.views import osu_text, provenance_lines
