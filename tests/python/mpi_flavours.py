@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import os
 import subprocess
+import sys
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -53,6 +54,14 @@ class Flavour:
             cwd: Path | None = None) -> subprocess.CompletedProcess:
         return subprocess.run(self.argv(np, program or self.bench, *args), env=self.env(),
                               capture_output=True, text=True, timeout=timeout, cwd=cwd)
+
+    def commscope(self, db: Path, *args: str, timeout: float = 300) -> subprocess.CompletedProcess:
+        """`commscope ARGS` on database `db` with this build as its core (for `run`, add
+        --launcher self.launcher); the caller's COMMSCOPE_* and SLURM_* settings are left out."""
+        env = {key: value for key, value in os.environ.items() if not key.startswith(("COMMSCOPE_", "SLURM_"))}
+        env.update(COMMSCOPE_BENCH=str(self.bench), COMMSCOPE_DB=str(db), PYTHONPATH=str(REPO / "python"))
+        return subprocess.run([sys.executable, "-m", "commscope", *args], env=env, capture_output=True, text=True,
+                              timeout=timeout)
 
 
 def load_flavours() -> dict[str, Flavour]:

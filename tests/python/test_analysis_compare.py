@@ -7,7 +7,8 @@ from pathlib import Path
 
 import pytest
 
-from commscope.analysis.compare import Selection, format_size, parse_since, select_runs
+from commscope.analysis.compare import format_size
+from commscope.store.selection import Selection, parse_since, select_runs
 from commscope.store.db import Store
 
 from conftest import REPO

@@ -22,7 +22,7 @@ def test_migrating_a_version_2_database_adds_baselines_and_keeps_runs(tmp_path):
     conn.close()
 
     with Store(path) as store:
-        assert schema_version(store.conn) == SCHEMA_VERSION == len(MIGRATIONS) == 3
+        assert schema_version(store.conn) == SCHEMA_VERSION == len(MIGRATIONS) >= 3
         old = store.run(1)
         assert (old.label, old.system, old.points[0].metrics) == ("old", "alpha", {"latency_us": 1.25})
         assert store.set_baseline("ref", [1]) is None
@@ -47,17 +47,17 @@ def test_baselines_are_replaced_listed_and_follow_deleted_runs(tmp_path):
         assert store.run(ids[2]).points[0].metrics == {"latency_us": 3.0}  # runs outlive their baselines
 
 
-def test_run_rows_filters_and_last_invocation(tmp_path):
+def test_summaries_filter_and_last_invocation(tmp_path):
     db = tmp_path / "r.db"
     first = store_runs(db, [run_of({1: 1.0}, system="alpha")])
     second = store_runs(db, [run_of({1: 1.0}, system="beta"), run_of({1: 1.0}, system="beta")])
     store_runs(db, [run_of({1: 1.0})], command="import")
     with Store(db) as store:
-        assert [row["id"] for row in store.run_rows(system="beta")] == second[::-1]
-        assert [row["id"] for row in store.run_rows(run_id=first[0])] == first
+        assert [row.id for row in store.summaries(system="beta")] == second[::-1]
+        assert [row.id for row in store.summaries(run_id=first[0])] == first
         invocation = store.last_invocation_id("run")
-        assert sorted(row["id"] for row in store.run_rows(invocation_id=invocation)) == second
-        assert store.run_rows()[0]["invoked_at"]
+        assert sorted(row.id for row in store.summaries(invocation_id=invocation)) == second
+        assert store.summaries()[0].invoked_at
 
 
 @pytest.mark.parametrize("command", [["compare"], ["baseline"], ["baseline", "set"], ["baseline", "list"],

@@ -101,6 +101,28 @@ def test_show_prints_provenance_then_the_table(cli, stored):
     assert cli("show", "last", "--db", stored).stdout.splitlines()[0] == "run 2: bw"
 
 
+def test_show_prints_the_cores_own_table(cli, stored):
+    """The table of a commscope-bench run is the text the core printed, as stored."""
+    with Store(stored) as store:
+        core_text = store.raw_outputs(1)["stdout"].decode()
+    assert core_text.startswith("# commscope MPI fake latency Test")
+    assert cli("show", "1", "--db", stored).stdout.endswith("\n\n" + core_text)
+
+
+def test_show_renders_runs_stored_before_the_core_text_was_kept(cli, db, clean_env):
+    """Runs stored when the harness ran the core with --format json have JSON on stdout:
+    their table is rendered from the points."""
+    from commscope.records.invocation import invocation
+    from commscope.records.run import Point, Run
+
+    old = Run(benchmark="latency", launcher_argv=["mpirun", "commscope-bench", "latency", "--format", "json"],
+              points=[Point(size=1, metrics={"latency_us": 1.5})], raw={"stdout": b'{"schema": "commscope-result"}'})
+    with Store(db) as store:
+        store.add_run(old, store.add_invocation(invocation("run", ["commscope", "run"])))
+    lines = cli("show", "1", "--db", db).stdout.splitlines()
+    assert lines[-2:] == ["# Size       Avg Latency(us)", f"{1:<10d}{1.5:>18.2f}"]
+
+
 def test_show_raw_output(cli, stored):
     result = cli("show", "1", "--raw", "jsonl", "--db", stored)
     assert result.stdout.splitlines()[0].startswith('{"header"')
@@ -147,7 +169,7 @@ def test_delete(cli, stored):
     result = cli("delete", "1", "--db", stored)
     assert result.exit_code == 0 and "deleted run 1" in result.stderr
     with Store(stored) as store:
-        assert [row["id"] for row in store.run_rows()] == [2]
+        assert [row.id for row in store.summaries()] == [2]
     result = cli("delete", "2", "1", "--db", stored)
     assert result.exit_code == 1 and "no run 1" in result.stderr
     with Store(stored) as store:

@@ -7,7 +7,6 @@ from __future__ import annotations
 
 import os
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -16,7 +15,6 @@ from commscope.execute.core import core_mpi_flavour
 from commscope.execute.launchers import program_flavour, resolve_launcher
 from commscope.store.db import Store
 
-from conftest import REPO
 from mpi_flavours import flavour_params, need
 
 MPI_LIBRARY = {"mpich": "MPICH", "openmpi": "Open MPI"}
@@ -29,10 +27,7 @@ def mpi(request):
 
 def commscope_run(mpi, db: Path, *args: str, timeout: float = 300) -> subprocess.CompletedProcess:
     """`commscope run --launcher L --db DB ARGS` with this library's core and launcher."""
-    env = {key: value for key, value in os.environ.items() if not key.startswith(("COMMSCOPE_", "SLURM_"))}
-    env.update(COMMSCOPE_BENCH=str(mpi.bench), PYTHONPATH=str(REPO / "python"))
-    return subprocess.run([sys.executable, "-m", "commscope", "run", "--launcher", mpi.launcher, "--db", str(db),
-                           *args], env=env, capture_output=True, text=True, timeout=timeout)
+    return mpi.commscope(db, "run", "--launcher", mpi.launcher, *args, timeout=timeout)
 
 
 def running_cores(bench: Path) -> list[int]:
@@ -59,7 +54,7 @@ def test_quick_suite_runs_and_is_stored_with_provenance(mpi, tmp_path):
     assert done.returncode == 0, done.stderr
     assert "# Size       Avg Latency(us)" in done.stdout and "# Size      Bandwidth (MB/s)" in done.stdout
     with Store(db, create=False) as store:
-        runs = [store.run(row["id"]) for row in reversed(store.run_rows())]
+        runs = [store.run(row.id) for row in reversed(store.summaries())]
         raw = store.raw_outputs(runs[0].id)
     assert [run.benchmark for run in runs] == ["latency", "bw", "bibw"]
     for run in runs:
@@ -84,7 +79,7 @@ def test_timeout_stops_every_rank(mpi, tmp_path):
                      timeout=120)
     assert done.returncode == 1, done.stderr
     with Store(db, create=False) as store:
-        [row] = store.run_rows()
-        run = store.run(row["id"])
+        [row] = store.summaries()
+        run = store.run(row.id)
     assert run.status == "incomplete" and run.status_reason.startswith("timed out after 2 s; ")
     assert running_cores(mpi.bench) == []

@@ -40,7 +40,7 @@ def write(tmp_path: Path, name: str, text: str) -> Path:
 
 def runs_in(db: Path):
     with Store(db, create=False) as store:
-        return [store.run(row["id"]) for row in reversed(store.run_rows())]
+        return [store.run(row.id) for row in reversed(store.summaries())]
 
 
 def test_good_file_is_stored_with_its_source(cli, clean_env, db, tmp_path):
@@ -54,7 +54,8 @@ def test_good_file_is_stored_with_its_source(cli, clean_env, db, tmp_path):
     assert [(p.size, p.metrics) for p in run.points] == [
         (1, {"latency_us": 0.46}), (2, {"latency_us": 0.37}), (4, {"latency_us": 0.38})]
     with Store(db) as store:
-        assert store.raw_outputs(run.id) == {"source": OMB_LATENCY.encode()}
+        # the whole file, and the run's own table in it (here the whole file but its first blank line)
+        assert store.raw_outputs(run.id) == {"source": OMB_LATENCY.encode(), "table": OMB_LATENCY[1:].encode()}
         assert store.invocation(run.invocation_id)["command"] == "import"
     assert f"{path}: stored 1 run(s)" in result.stderr
 
@@ -111,7 +112,7 @@ def test_unreadable_and_missing_files(cli, clean_env, db, tmp_path):
     assert f"{binary}:1: binary data" in result.stderr
     assert f"{tmp_path / 'absent.txt'}: cannot read: No such file or directory" in result.stderr
     with Store(db) as store:
-        assert store.run_rows() == []
+        assert store.summaries() == []
 
 
 def test_batched_import_in_worker_processes_keeps_the_file_rules(cli, clean_env, db, tmp_path, monkeypatch):

@@ -11,7 +11,7 @@ import pytest
 
 from commscope.execute import core as bench_binary, runner as run_module
 from commscope.records.run import STATS
-from commscope.execute.runner import sweep_length
+from commscope.execute.runner import planned_records, sweep_length
 from commscope.store.db import Store
 
 from conftest import FAKE_CORE, FAKES
@@ -21,7 +21,7 @@ ROOT_PREFIX = "OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 " if os
 
 def stored_runs(db: Path):
     with Store(db, create=False) as store:
-        return [store.run(row["id"]) for row in reversed(store.run_rows())]
+        return [store.run(row.id) for row in reversed(store.summaries())]
 
 
 def trace_lines(path: Path) -> list[str]:
@@ -49,9 +49,32 @@ def assert_gone(pid: int) -> None:
     ({"min_size": 67108864, "max_size": 67108864}, 1),
     ({"min_size": 1, "max_size": 4, "vary_window": True}, 24),
     ({"min_size": 8, "max_size": 4}, 0),
+    # -T: whole elements only, so MPI_INT starts at 4 bytes and MPI_DOUBLE at 8; size 0 stays
+    ({"min_size": 1, "max_size": 8, "datatypes": ["MPI_CHAR", "MPI_INT"]}, 6),
+    ({"min_size": 0, "max_size": 16, "datatypes": ["MPI_DOUBLE", "MPI_FLOAT"]}, 3 + 4),
+    # one-sided -w and -s multiply the sweep
+    ({"min_size": 1, "max_size": 2, "window_creation": ["create", "allocate"],
+      "synchronization": ["lock", "fence", "flush"]}, 12),
 ])
-def test_sweep_length_follows_the_cores_size_loop(options, expected):
+def test_sweep_length_follows_the_cores_loops(options, expected):
     assert sweep_length(options) == expected
+
+
+def test_planned_records_are_the_headers_when_it_has_them():
+    options = {"min_size": 1, "max_size": 8}
+    assert planned_records({"options": options, "planned_records": 5}) == 5
+    assert planned_records({"options": options}) == 4  # a core that does not say: counted
+
+
+def test_progress_and_reason_count_against_the_cores_plan(cli, fake_core, db, clean_env):
+    clean_env.setenv("FAKE_CORE_BENCHMARKS", "latency,allreduce")
+    clean_env.setenv("FAKE_CORE_CRASH_AFTER", "3")
+    clean_env.setenv("FAKE_CORE_PLANNED", "99")  # what the core says wins over what the harness counts
+    cli("run", "latency", "--launcher", "mpirun", "--db", db, "--", "-m", "1:64")
+    assert stored_runs(db)[0].status_reason.endswith("; 3 of 99 points measured")
+    clean_env.setenv("FAKE_CORE_PLANNED", "none")
+    cli("run", "allreduce", "--launcher", "mpirun", "--db", db, "--", "-m", "1:8", "-T", "mpi_char,mpi_int")
+    assert stored_runs(db)[1].status_reason.endswith("; 3 of 6 points measured")
 
 
 def test_success_stores_runs_points_and_provenance(cli, fake_core, db):
@@ -69,7 +92,7 @@ def test_success_stores_runs_points_and_provenance(cli, fake_core, db):
         assert run.cpu_model == "Fake CPU" and run.tool_version == "0.0.0-fake"
         assert run.launcher_argv[:3] == [str(FAKES / "mpirun"), "-np", "2"]
         assert run.launcher_argv[3:6] == [str(FAKE_CORE), run.benchmark, "-m"]
-        assert run.launcher_argv[-4:-1] == ["--format", "json", "--jsonl-out"]
+        assert run.launcher_argv[-4:-1] == ["--format", "osu", "--jsonl-out"]
         assert run.commscope_version == "0.1.0" and run.options["max_size"] == 8
         assert set(run.points[0].stats) == set(STATS) and run.points[0].iterations == 10
     assert latency.points[2].metrics["latency_us"] == pytest.approx(1.0 + 4 / 1000 + 2 / 100)
@@ -77,7 +100,7 @@ def test_success_stores_runs_points_and_provenance(cli, fake_core, db):
         raw = store.raw_outputs(latency.id)
         invocation = store.invocation(latency.invocation_id)
     assert raw["jsonl"].decode().splitlines()[-1].startswith('{"end"')
-    assert b'"results"' in raw["stdout"]
+    assert raw["stdout"].startswith(b"# commscope MPI fake latency Test")
     assert invocation["command"] == "run" and invocation["cwd"] == os.getcwd()
 
 
@@ -101,7 +124,7 @@ def test_crash_midway_keeps_the_measured_sizes(cli, fake_core, db, clean_env):
     latency, bw = stored_runs(db)  # the crash of the first did not stop the second
     for run in (latency, bw):
         assert run.status == "incomplete"
-        assert run.status_reason == "commscope-bench crashed (SIGSEGV); 3 of 7 sizes measured"
+        assert run.status_reason == "commscope-bench crashed (SIGSEGV); 3 of 7 points measured"
         assert [point.size for point in run.points] == [1, 2, 4]
     assert f"{4:<10d}{latency.points[2].metrics['latency_us']:>18.2f}" in result.stdout.splitlines()
     assert "2 of 2 runs did not complete" in result.stderr
@@ -121,7 +144,7 @@ def test_timeout_stops_the_benchmark_and_the_next_one_still_runs(cli, fake_core,
     for run in runs:
         assert run.status == "incomplete"
         assert run.status_reason.startswith("timed out after 1 s; ")
-        assert run.status_reason.endswith(" of 11 sizes measured")
+        assert run.status_reason.endswith(" of 11 points measured")
         assert 1 <= len(run.points) < 11
     for pid in traced_pids(trace):
         assert_gone(pid)
@@ -172,7 +195,7 @@ def test_dry_run_prints_exact_commands_and_runs_nothing(cli, fake_core, db, clea
     assert result.exit_code == 0
     oversubscribe = " --oversubscribe" if len(os.sched_getaffinity(0)) < 2 else ""
     expected = [f"{ROOT_PREFIX}{FAKES}/mpirun -np 2{oversubscribe} {FAKE_CORE} {bench} {flags} "
-                "--format json --jsonl-out JSONL"
+                "--format osu --jsonl-out JSONL"
                 for bench, flags in (("latency", "-m 1:64K -i 200 -x 20"), ("bw", "-m 1:64K -i 100 -x 10"),
                                      ("bibw", "-m 1:64K -i 100 -x 10"))]
     commands = [line for line in result.stdout.splitlines() if not line.startswith("#")]
@@ -207,7 +230,7 @@ def test_dry_run_inside_a_slurm_allocation_uses_srun(cli, fake_core, db, clean_e
     result = cli("run", "procurement", "--dry-run", "--db", db)
     assert result.exit_code == 0, result.output
     first = [line for line in result.stdout.splitlines() if not line.startswith("#")][0]
-    assert first == f"{srun} -n 2 -N 2 {FAKE_CORE} bibw -m 64M:64M --format json --jsonl-out JSONL"
+    assert first == f"{srun} -n 2 -N 2 {FAKE_CORE} bibw -m 64M:64M --format osu --jsonl-out JSONL"
 
 
 def test_suite_benchmarks_the_core_lacks_are_skipped_with_a_warning(cli, fake_core, db):

@@ -12,7 +12,7 @@ import pytest
 
 from commscope.errors import CommscopeError
 from commscope.records.invocation import invocation
-from commscope.records.run import RUN_COLUMNS, Point, Run
+from commscope.records.run import RUN_COLUMNS, Axes, Point, PointKey, Run
 from commscope.store.db import MIGRATIONS, SCHEMA_VERSION, Store, connect, migrate, schema_version
 
 from conftest import REPO
@@ -90,10 +90,10 @@ def test_listing_filters_and_counts(tmp_path):
     with Store(tmp_path / "r.db") as store:
         first, second, third = add(store, sample_run(), sample_run(label="other"),
                                    sample_run(benchmark="latency", status="complete", status_reason=None))
-        assert [row["id"] for row in store.run_rows()] == [third, second, first]
-        assert [row["id"] for row in store.run_rows(label="other")] == [second]
-        assert [row["id"] for row in store.run_rows(benchmark="bw", status="incomplete", limit=1)] == [second]
-        assert store.run_rows()[0]["point_count"] == 3 and store.run_rows()[0]["system_name"] == "cluster-a"
+        assert [row.id for row in store.summaries()] == [third, second, first]
+        assert [row.id for row in store.summaries(label="other")] == [second]
+        assert [row.id for row in store.summaries(benchmark="bw", status="incomplete", limit=1)] == [second]
+        assert store.summaries()[0].point_count == 3 and store.summaries()[0].system == "cluster-a"
         assert store.run_counts() == {"bw": 2, "latency": 1}
         assert store.last_run_id() == third
 
@@ -112,7 +112,7 @@ def test_a_failing_insert_stores_nothing_of_the_batch(tmp_path):
     with Store(tmp_path / "r.db") as store:
         with pytest.raises(sqlite3.IntegrityError):
             add(store, sample_run(), sample_run(status="bogus"))  # violates the CHECK constraint
-        assert store.run_rows() == []
+        assert store.summaries() == []
 
 
 def test_reading_commands_do_not_create_a_database(tmp_path):
@@ -156,6 +156,28 @@ def test_migrating_a_version_1_database_keeps_its_runs(tmp_path):
         assert store.run(new_id).system == "cluster-a"
         indexes = {row[0] for row in store.conn.execute("SELECT name FROM sqlite_master WHERE type = 'index'")}
         assert {"runs_by_benchmark", "points_by_run"} <= indexes
+
+
+def test_migrating_a_version_3_database_leaves_its_points_unswept(tmp_path):
+    """Version 4 adds the sweep axes to points; what was stored before has none (NULL)."""
+    path = tmp_path / "v3.db"
+    conn = connect(path)
+    migrate(conn, target=3)
+    conn.execute("INSERT INTO invocations (command, argv, started_at, cwd, commscope_version) "
+                 "VALUES ('run', '[]', '2026-01-01', '/', '0.1.0')")
+    conn.execute("INSERT INTO runs (invocation_id, benchmark, status) VALUES (1, 'allreduce', 'complete')")
+    conn.execute("INSERT INTO points (run_id, size, window_size, latency_us) VALUES (1, 4, 1, 2.5)")
+    conn.close()
+    with Store(path) as store:
+        assert schema_version(store.conn) == 4
+        [old] = store.run(1).points
+        assert old.key == PointKey(4, 1, Axes()) and old.metrics == {"latency_us": 2.5}
+        swept = Run(benchmark="put_latency", points=[
+            Point(size=1, window=1, axes=Axes(window_creation=mode, synchronization="fence"),
+                  metrics={"latency_us": 1.0}) for mode in ("create", "allocate")])
+        run_id = add(store, swept)[0]
+        assert [point.axes for point in store.run(run_id).points] == [
+            Axes(None, "create", "fence"), Axes(None, "allocate", "fence")]
 
 
 def test_migration_is_a_no_op_when_current(tmp_path):
@@ -222,13 +244,13 @@ def test_two_processes_writing_at_once_lose_nothing(tmp_path):
         _, stderr = writer.communicate(timeout=300)
         assert writer.returncode == 0, stderr
     with Store(path) as store:
-        labels = [row["label"] for row in store.run_rows()]
+        labels = [row.label for row in store.summaries()]
         assert sorted(labels) == sorted(f"{tag}-{i}" for tag in "ab" for i in range(count))
         assert store.conn.execute("SELECT COUNT(*) FROM points").fetchone()[0] == 2 * count * 20
         assert store.conn.execute("SELECT COUNT(*) FROM raw_outputs").fetchone()[0] == 2 * count
         assert store.conn.execute("SELECT COUNT(*) FROM systems").fetchone()[0] == 3
         # The two processes' writes really interleaved: b's first run is not after a's last.
-        ids = {row["label"]: row["id"] for row in store.run_rows()}
+        ids = {row.label: row.id for row in store.summaries()}
         assert ids["b-0"] < ids[f"a-{count - 1}"] and ids["a-0"] < ids[f"b-{count - 1}"]
         invocations = store.conn.execute("SELECT argv FROM invocations").fetchall()
         assert sorted(json.loads(row[0])[0] for row in invocations) == ["a", "b"]

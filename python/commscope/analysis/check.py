@@ -18,11 +18,11 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from commscope.analysis.compare import (Key, common_metric, format_key, higher_is_worse, points_by_key, repeat_groups, sort_keys,
-                      time_relation)
+from commscope.analysis.compare import (Key, combinations, common_metric, format_key, higher_is_worse, points_by_key,
+                                        repeat_groups, sort_keys, time_relation, varying_axes)
 from commscope.errors import UsageError
 from commscope.records.metrics import unit_of
-from commscope.records.run import Point, Run
+from commscope.records.run import Axes, Point, Run
 from commscope.analysis.stats import Evidence, Summary, worse_evidence
 
 DEFAULT_TOLERANCE = 0.10
@@ -129,7 +129,8 @@ class SizeVerdict:
 
 @dataclass
 class CurveVerdict:
-    """The verdict on one benchmark: new runs against the baseline runs of the same benchmark."""
+    """The verdict on one curve: new runs against the baseline runs of the same benchmark,
+    at one combination of the sweep axes that vary (one datatype of a -T sweep...)."""
 
     benchmark: str
     metric: str
@@ -138,6 +139,7 @@ class CurveVerdict:
     new_runs: list[Run]
     policy: Policy
     sizes: list[SizeVerdict] = field(default_factory=list)
+    axes: Axes = Axes()  # the combination; unset when no axis varies
 
     @property
     def failing(self) -> list[SizeVerdict]:
@@ -163,6 +165,7 @@ class CurveVerdict:
     def summary(self) -> str:
         verdict = "PASS" if self.passed else "FAIL"
         who = f" {self.name}" if self.name else ""
+        who += self.axes.suffix()
         text = (f"{self.benchmark}{who} ({self.metric}): {verdict}, {len(self.failing)} of {len(self.sizes)} sizes "
                 f"fail (allowed {self.policy.allow_failing})")
         if self.geomean_ratio is not None:
@@ -183,17 +186,37 @@ def _measured(runs_points: Sequence[dict[Key, Point]], key: Key, metric: str) ->
             if key in points and isinstance(points[key].metrics.get(metric), (int, float))]
 
 
+def judge_curves(benchmark: str, metric: str, base_runs: Sequence[Run], new_runs: Sequence[Run],
+                 policy: Policy, name: str | None = None) -> list[CurveVerdict]:
+    """A verdict per combination of the sweep axes that vary among the runs (one curve
+    when none does): each datatype of a -T sweep passes or fails on its own."""
+    keys = _keyed(base_runs, new_runs)[2]
+    return [judge_curve(benchmark, metric, base_runs, new_runs, policy, name, combination)
+            for combination in combinations(keys) or [Axes()]]
+
+
+def _keyed(base_runs: Sequence[Run], new_runs: Sequence[Run]):
+    """Each side's points by key (with the axes that vary among all the runs), and every key."""
+    axes = varying_axes([*base_runs, *new_runs])
+    base_points = [points_by_key(run, axes) for run in base_runs]
+    new_points = [points_by_key(run, axes) for run in new_runs]
+    return base_points, new_points, sort_keys(key for points in base_points + new_points for key in points)
+
+
 def judge_curve(benchmark: str, metric: str, base_runs: Sequence[Run], new_runs: Sequence[Run],
-                policy: Policy, name: str | None = None) -> CurveVerdict:
+                policy: Policy, name: str | None = None, combination: Axes | None = None) -> CurveVerdict:
+    """The verdict at every size of one axis combination (None: every point of the runs)."""
     higher_worse = higher_is_worse(metric)
     if higher_worse is None:
         raise UsageError(f"cannot check {metric}: it is not known whether higher or lower is better")
     floor = policy.floor_for(metric)
-    verdict = CurveVerdict(benchmark, metric, name, list(base_runs), list(new_runs), policy)
-    base_points = [points_by_key(run) for run in base_runs]
-    new_points = [points_by_key(run) for run in new_runs]
+    base_points, new_points, keys = _keyed(base_runs, new_runs)
+    if combination is not None:
+        keys = [key for key in keys if key.axes == combination]
+    verdict = CurveVerdict(benchmark, metric, name, list(base_runs), list(new_runs), policy,
+                           axes=combination or Axes())
     use_summaries = time_relation(metric) != 0
-    for key in sort_keys(key for points in base_points + new_points for key in points):
+    for key in keys:
         base_at, new_at = _measured(base_points, key, metric), _measured(new_points, key, metric)
         base_values = [point.metrics[metric] for point in base_at]
         new_values = [point.metrics[metric] for point in new_at]
@@ -249,7 +272,7 @@ def check(baseline: str, base_runs: Sequence[Run], new_runs: Sequence[Run], poli
             unmatched += new
             continue
         chosen = common_metric(base + new, metric)
-        curves.append(judge_curve(benchmark, chosen, base, new, policy, name))
+        curves += judge_curves(benchmark, chosen, base, new, policy, name)
     if not curves:
         have = ", ".join(sorted({run.benchmark for run in base_runs})) or "no runs"
         raise UsageError(f"baseline {baseline!r} has none of the benchmarks checked "

@@ -1,9 +1,9 @@
 """Side-by-side comparison of runs: one column per run, one row per message size.
 
 Also what every analysis command (compare, check, model, plot, report) shares:
-which runs a command line selects (run ids, labels, systems, a time window,
-the last `commscope run`), which metric a set of runs has in common, and a
-run's values of that metric keyed by message size.
+which metric a set of runs has in common, and a run's values of that metric
+keyed by point (message size, window and the other sweep axes). Which runs a
+command line selects is the store's business (store.selection).
 """
 
 from __future__ import annotations
@@ -12,16 +12,13 @@ import csv
 import io
 import json
 import math
-import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
-from datetime import datetime, timedelta, timezone
 
 from commscope.errors import UsageError
 from commscope.records.benchmarks import primary_metric
 from commscope.records.metrics import unit_of
-from commscope.records.run import Point, Run
-from commscope.store.db import Store
+from commscope.records.run import AXES, AXIS_TITLES, Axes, Point, PointKey, Run
 
 #: Short metric names the command line accepts, beside the stored names themselves.
 METRIC_ALIASES = {
@@ -35,103 +32,13 @@ _PREFERRED = ("latency_us", "bandwidth_MBps", "message_rate", "t_avg_us", "t_us"
               "overall_us", "init_avg_ms")
 _METRIC_TITLES = {"latency_us": "Latency", "bandwidth_MBps": "Bandwidth", "message_rate": "Message rate"}
 
-#: A row of a series: message size (None for barrier-like benchmarks) and window,
-#: the window only for runs that vary it at one size (mbw_mr -V), else None.
-Key = tuple[int | None, int | None]
+#: A row of a series, a records.run.PointKey: message size (None for barrier-like
+#: benchmarks); the window only for runs that vary it at one size (mbw_mr -V), else
+#: None; the sweep axes that vary among the runs looked at together, the others unset.
+Key = PointKey
 
 
-# -- selecting runs -------------------------------------------------------------
-
-_AGE = re.compile(r"(?P<count>\d+(?:\.\d+)?)\s*(?P<unit>[smhdw])")
-_AGE_UNITS = {"s": "seconds", "m": "minutes", "h": "hours", "d": "days", "w": "weeks"}
-
-
-def parse_since(text: str, now: datetime | None = None) -> datetime:
-    """The start of a time window: an age such as 30m, 12h, 7d, 2w, or an ISO date or time
-    (UTC unless it says otherwise). Raises ValueError with a message."""
-    now = now or datetime.now(timezone.utc)
-    match = _AGE.fullmatch(text.strip())
-    if match:
-        return now - timedelta(**{_AGE_UNITS[match["unit"]]: float(match["count"])})
-    try:
-        moment = datetime.fromisoformat(text.strip())
-    except ValueError:
-        raise ValueError(f"{text!r} is neither an age such as 7d, 12h, 30m nor a date such as 2026-01-31") from None
-    return moment if moment.tzinfo else moment.replace(tzinfo=timezone.utc)
-
-
-@dataclass
-class Selection:
-    """Which stored runs a command works on. Selectors add runs (in their order);
-    the filters keep those that match. No selector means every stored run."""
-
-    selectors: Sequence[str] = ()
-    benchmark: str | None = None
-    since: datetime | None = None
-    last_invocation: bool = False
-
-    def describe(self) -> str:
-        parts = [repr(s) for s in self.selectors]
-        parts += [f"--benchmark {self.benchmark}"] if self.benchmark else []
-        parts += [f"--since {self.since.isoformat(timespec='minutes')}"] if self.since else []
-        parts += ["--last-invocation"] if self.last_invocation else []
-        return ", ".join(parts) or "(all runs)"
-
-
-def _run_time(row) -> datetime | None:
-    text = row["started_at"] or row["invoked_at"]
-    try:
-        moment = datetime.fromisoformat(text)
-    except (TypeError, ValueError):
-        return None
-    return moment if moment.tzinfo else moment.replace(tzinfo=timezone.utc)
-
-
-def _selector_rows(store: Store, selector: str) -> list:
-    """Rows a selector names: a run id, `last`, `label:TEXT`, `system:NAME`,
-    `invocation:N`, or bare text that is a label or else a system name."""
-    kind, _, value = selector.partition(":")
-    if selector.isdigit() or selector == "last":
-        run_id = store.last_run_id() if selector == "last" else int(selector)
-        rows = store.run_rows(run_id=run_id) if run_id is not None else []
-        if not rows:
-            raise UsageError(f"no run {selector} in {store.path}")
-        return rows
-    if kind in ("label", "system", "invocation") and value:
-        if kind == "invocation" and not value.isdigit():
-            raise UsageError(f"{selector!r}: an invocation is a number")
-        rows = store.run_rows(**{"invocation_id" if kind == "invocation" else kind:
-                                 int(value) if kind == "invocation" else value})
-    else:
-        rows = store.run_rows(label=selector) or store.run_rows(system=selector)
-    if not rows:
-        raise UsageError(f"no run matches {selector!r} in {store.path} "
-                         "(a selector is a run id, `last`, a label or a system name)")
-    return sorted(rows, key=lambda row: row["id"])
-
-
-def select_runs(store: Store, selection: Selection) -> list[Run]:
-    """The selected runs, in selector order (oldest first within one selector)."""
-    if selection.last_invocation:
-        invocation_id = store.last_invocation_id("run")
-        if invocation_id is None:
-            raise UsageError(f"--last-invocation: no `commscope run` has stored runs in {store.path}")
-        rows = sorted(store.run_rows(invocation_id=invocation_id), key=lambda row: row["id"])
-    elif not selection.selectors:
-        rows = sorted(store.run_rows(), key=lambda row: row["id"])
-    else:
-        rows = []
-    for selector in selection.selectors:
-        rows += _selector_rows(store, selector)
-    if selection.benchmark:
-        rows = [row for row in rows if row["benchmark"] == selection.benchmark]
-    if selection.since:
-        rows = [row for row in rows if (_run_time(row) or selection.since) >= selection.since]
-    ids = list(dict.fromkeys(row["id"] for row in rows))
-    if not ids:
-        raise UsageError(f"no stored run matches {selection.describe()} in {store.path}")
-    return [store.run(run_id) for run_id in ids]
-
+# -- runs ------------------------------------------------------------------------
 
 def repeat_groups(runs: Sequence[Run]) -> list[list[Run]]:
     """Runs of one benchmark with the same label and system, as `commscope run --repeat`
@@ -212,20 +119,40 @@ def common_metric(runs: Sequence[Run], requested: str | None = None) -> str:
                      "(--benchmark) or name a metric they all have (--metric)")
 
 
-def points_by_key(run: Run) -> dict[Key, Point]:
-    """A run's points by (size, window); the window counts only where one size has several."""
-    sizes = [point.size for point in run.points]
-    varies = len(sizes) != len(set(sizes))
-    return {(point.size, point.window if varies else None): point for point in run.points}
+def varying_axes(runs: Sequence[Run]) -> tuple[str, ...]:
+    """The sweep axes with more than one value among the runs' points. "Not swept" is no
+    value: an imported table that does not say its datatype lines up with a run that
+    does, as long as nothing else differs."""
+    return tuple(name for name in AXES
+                 if len({getattr(point.axes, name) for run in runs for point in run.points} - {None}) > 1)
 
 
-def series(run: Run, metric: str) -> dict[Key, float]:
-    return {key: point.metrics[metric] for key, point in points_by_key(run).items()
+def points_by_key(run: Run, axes: tuple[str, ...] | None = None) -> dict[Key, Point]:
+    """A run's points by key, with the sweep axes named in `axes` (default: those that vary
+    within the run); the window counts only where one size of one axis combination has
+    several, so runs with different -W line up."""
+    axes = varying_axes([run]) if axes is None else axes
+    series_keys = [(point.size, point.axes.only(axes)) for point in run.points]
+    varies = len(series_keys) != len(set(series_keys))
+    return {PointKey(point.size, point.window if varies else None, point.axes.only(axes)): point
+            for point in run.points}
+
+
+def series(run: Run, metric: str, axes: tuple[str, ...] | None = None) -> dict[Key, float]:
+    return {key: point.metrics[metric] for key, point in points_by_key(run, axes).items()
             if isinstance(point.metrics.get(metric), (int, float))}
 
 
+def combinations(keys) -> list[Axes]:
+    """The axis combinations among `keys`, in order of first appearance (the core's loop order)."""
+    return list(dict.fromkeys(key.axes for key in keys))
+
+
 def sort_keys(keys) -> list[Key]:
-    return sorted(set(keys), key=lambda key: (key[0] is not None, key[0] or 0, key[1] or 0))
+    """Keys grouped by axis combination (first appearance first), by size and window within."""
+    keys = list(dict.fromkeys(keys))
+    order = {axes: index for index, axes in enumerate(combinations(keys))}
+    return sorted(keys, key=lambda key: (order[key.axes], key.size is not None, key.size or 0, key.window or 0))
 
 
 # -- formatting -------------------------------------------------------------------
@@ -241,7 +168,8 @@ def format_size(size: int | None) -> str:
 
 
 def format_key(key: Key) -> str:
-    size, window = key
+    """Size and window; the axes are shown apart (columns, headings)."""
+    size, window, _ = key
     text = "-" if size is None else str(size)
     return f"{text} w{window}" if window is not None else text
 
@@ -289,6 +217,7 @@ class Comparison:
     rows: list[Row] = field(default_factory=list)
     ratio: bool = False
     pdiff: bool = False
+    axes: tuple[str, ...] = ()  # sweep axes that vary among the runs: a column each
 
     @property
     def unit(self) -> str:
@@ -321,11 +250,17 @@ def compare(runs: Sequence[Run], metric: str | None = None, *, ratio: bool = Fal
             pdiff: bool = False) -> Comparison:
     runs = list(runs)
     metric = common_metric(runs, metric)
-    columns = [series(run, metric) for run in runs]
+    axes = varying_axes(runs)
+    columns = [series(run, metric, axes) for run in runs]
     keys = sort_keys(key for column in columns for key in column)
     rows = [Row(key, [column.get(key) for column in columns]) for key in keys]
     return Comparison(metric, runs, column_names(runs), rows, ratio=ratio and len(runs) > 1,
-                      pdiff=pdiff and len(runs) > 1)
+                      pdiff=pdiff and len(runs) > 1, axes=axes)
+
+
+def axis_cells(comparison: Comparison, row: Row) -> list[str | None]:
+    """The row's values of the axes that vary (None where a run did not sweep one)."""
+    return [getattr(row.key.axes, name) for name in comparison.axes]
 
 
 _EXTRA_FORMATS = {"ratio": "{:.3f}", "pdiff": "{:+.1f}%"}
@@ -337,8 +272,10 @@ def _format_extras(comparison: Comparison, row: Row) -> list[str]:
 
 def text_cells(comparison: Comparison) -> tuple[list[str], list[list[str]]]:
     """Header and rows as displayed text (table, Markdown and the HTML report share them)."""
-    header = ["Size (B)", *comparison.names, *comparison.extra_headers()]
-    rows = [[format_key(row.key), *map(format_value, row.values), *_format_extras(comparison, row)]
+    header = [*(AXIS_TITLES[name] for name in comparison.axes), "Size (B)", *comparison.names,
+              *comparison.extra_headers()]
+    rows = [[*(cell or "-" for cell in axis_cells(comparison, row)), format_key(row.key),
+             *map(format_value, row.values), *_format_extras(comparison, row)]
             for row in comparison.rows]
     return header, rows
 
@@ -352,7 +289,8 @@ def to_markdown(comparison: Comparison) -> str:
     header, rows = text_cells(comparison)
     lines = [_markdown_cell(comparison.caption()) + ".", "",
              "| " + " | ".join(map(_markdown_cell, header)) + " |",
-             "|" + "|".join("---:" for _ in header) + "|"]
+             "|" + "|".join(":---" if index < len(comparison.axes) else "---:"
+                            for index in range(len(header))) + "|"]
     lines += ["| " + " | ".join(map(_markdown_cell, row)) + " |" for row in rows]
     return "\n".join(lines) + "\n"
 
@@ -361,11 +299,12 @@ def to_csv(comparison: Comparison) -> str:
     """Numbers as stored (no rounding), empty cells where a value is missing."""
     buffer = io.StringIO()
     writer = csv.writer(buffer, lineterminator="\n")
-    varies = any(row.key[1] is not None for row in comparison.rows)
-    writer.writerow(["size", *(["window"] if varies else []), *comparison.names, *comparison.extra_headers()])
+    varies = any(row.key.window is not None for row in comparison.rows)
+    writer.writerow([*comparison.axes, "size", *(["window"] if varies else []), *comparison.names,
+                     *comparison.extra_headers()])
     for row in comparison.rows:
         cells = [*row.values, *(value for _, value in comparison.extras(row))]
-        writer.writerow([row.key[0], *([row.key[1]] if varies else []),
+        writer.writerow([*axis_cells(comparison, row), row.key.size, *([row.key.window] if varies else []),
                          *("" if cell is None else cell for cell in cells)])
     return buffer.getvalue()
 
@@ -380,7 +319,8 @@ def to_json(comparison: Comparison) -> str:
         "better": {True: "lower", False: "higher", None: None}[higher_is_worse(comparison.metric)],
         "runs": [{"id": run.id, "name": name, "benchmark": run.benchmark, "label": run.label,
                   "system": run.system} for run, name in zip(comparison.runs, comparison.names)],
-        "rows": [{"size": row.key[0], "window": row.key[1], "values": [number(v) for v in row.values],
+        "rows": [{**dict(zip(comparison.axes, axis_cells(comparison, row))), "size": row.key.size,
+                  "window": row.key.window, "values": [number(v) for v in row.values],
                   **({"ratios": [number(r) for r in row.ratios()]} if comparison.ratio or comparison.pdiff else {})}
                  for row in comparison.rows],
     }

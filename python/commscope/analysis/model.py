@@ -31,9 +31,9 @@ from dataclasses import dataclass, field
 import numpy as np
 from scipy.optimize import nnls
 
-from commscope.analysis.compare import numeric_metrics
+from commscope.analysis.compare import combinations, numeric_metrics, points_by_key, varying_axes
 from commscope.errors import UsageError
-from commscope.records.run import Run
+from commscope.records.run import Axes, Run
 
 MAX_REGIMES = 4
 MIN_POINTS_PER_REGIME = 3
@@ -80,6 +80,7 @@ class Fit:
     times_us: list[float]
     regimes: list[Regime] = field(default_factory=list)
     bic: float = math.nan
+    axes: Axes = Axes()  # the sweep-axis combination fitted (one datatype of -T...); unset if none varies
 
     @property
     def breaks(self) -> list[int]:
@@ -126,15 +127,18 @@ class Fit:
 
         regimes = [{key: finite(value) for key, value in dataclasses.asdict(regime).items()}
                    | {"n_half": regime.n_half} for regime in self.regimes]
-        return {"runs": self.run_ids, "benchmark": self.benchmark, "source_metric": self.source_metric,
+        return {"runs": self.run_ids, "benchmark": self.benchmark, **dict(self.axes.items()),
+                "source_metric": self.source_metric,
                 "alpha_us": self.alpha_us, "beta_MBps": finite(self.beta_MBps), "n_half": self.n_half,
                 "breaks": self.breaks, "regimes": regimes}
 
 
-def _run_times(run: Run) -> tuple[str, dict[int, float]]:
-    """(metric, size -> time per message in µs) of a latency or bandwidth run."""
+def _run_times(run: Run, axes: tuple[str, ...], combination: Axes) -> tuple[str, dict[int, float]]:
+    """(metric, size -> time per message in µs) of a latency or bandwidth run, at one
+    combination of the sweep axes named in `axes`."""
     metrics = numeric_metrics(run)
-    points = [point for point in run.points if point.size is not None]
+    points = [point for key, point in points_by_key(run, axes).items()
+              if point.size is not None and key.axes == combination]
     if "latency_us" in metrics:
         pairs = [(point.size, point.metrics["latency_us"]) for point in points
                  if isinstance(point.metrics.get("latency_us"), (int, float))]
@@ -155,9 +159,11 @@ def _run_times(run: Run) -> tuple[str, dict[int, float]]:
     return metric, dict(pairs)
 
 
-def times_of(runs: Sequence[Run]) -> tuple[str, list[int], list[float]]:
-    """(metric, sizes, time per message in µs): the per-size median over repeats."""
-    measured = [_run_times(run) for run in runs]
+def times_of(runs: Sequence[Run], axes: tuple[str, ...] = (), combination: Axes = Axes()
+             ) -> tuple[str, list[int], list[float]]:
+    """(metric, sizes, time per message in µs): the per-size median over repeats, at one
+    combination of the sweep axes named in `axes`."""
+    measured = [_run_times(run, axes, combination) for run in runs]
     metrics = {metric for metric, _ in measured}
     if len(metrics) > 1:
         raise UsageError(f"runs {', '.join(str(run.id) for run in runs)} mix latency and bandwidth; "
@@ -165,7 +171,8 @@ def times_of(runs: Sequence[Run]) -> tuple[str, list[int], list[float]]:
     sizes = sorted({size for _, times in measured for size in times})
     times = [float(np.median([times[size] for _, times in measured if size in times])) for size in sizes]
     if len(sizes) < MIN_POINTS_PER_REGIME:
-        raise UsageError(f"run {runs[0].id} ({runs[0].benchmark}) has {len(sizes)} sizes; the model needs at "
+        what = ", ".join([runs[0].benchmark, *(value for _, value in combination.items())])
+        raise UsageError(f"run {runs[0].id} ({what}) has {len(sizes)} sizes; the model needs at "
                          f"least {MIN_POINTS_PER_REGIME}")
     return metrics.pop(), sizes, times
 
@@ -221,14 +228,26 @@ def segment(sizes: np.ndarray, times: np.ndarray, max_regimes: int = MAX_REGIMES
     return choice, choice_bic
 
 
-def fit(runs: Run | Sequence[Run], max_regimes: int = MAX_REGIMES) -> Fit:
-    """The fit of one run, or of the per-size median of repeats of one benchmark (a
-    median tames the noise of small sizes, which otherwise hides break points)."""
+def fits(runs: Run | Sequence[Run], max_regimes: int = MAX_REGIMES) -> list[Fit]:
+    """fit() of every combination of the sweep axes that vary among the runs (each
+    datatype of a -T sweep is a curve of its own), in the core's order."""
     runs = [runs] if isinstance(runs, Run) else list(runs)
-    metric, sizes, times = times_of(runs)
+    axes = varying_axes(runs)
+    found = combinations(key for run in runs for key in points_by_key(run, axes))
+    return [fit(runs, max_regimes, axes, combination) for combination in found or [Axes()]]
+
+
+def fit(runs: Run | Sequence[Run], max_regimes: int = MAX_REGIMES, axes: tuple[str, ...] | None = None,
+        combination: Axes = Axes()) -> Fit:
+    """The fit of one run, or of the per-size median of repeats of one benchmark (a
+    median tames the noise of small sizes, which otherwise hides break points), at one
+    combination of the sweep axes named in `axes` (default: those that vary)."""
+    runs = [runs] if isinstance(runs, Run) else list(runs)
+    axes = varying_axes(runs) if axes is None else axes
+    metric, sizes, times = times_of(runs, axes, combination)
     size_array, time_array = np.array(sizes, dtype=float), np.array(times, dtype=float)
     starts, bic = segment(size_array, time_array, max_regimes)
     bounds = [*starts, len(sizes)]
     regimes = [_regime(size_array[a:b], time_array[a:b]) for a, b in zip(bounds, bounds[1:])]
-    return Fit([run.id for run in runs], runs[0].benchmark, metric, sizes, times, regimes, bic)
+    return Fit([run.id for run in runs], runs[0].benchmark, metric, sizes, times, regimes, bic, combination)
 

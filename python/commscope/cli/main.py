@@ -160,14 +160,16 @@ def run(ctx: click.Context, targets, np, launcher, hosts, hostfile, label, syste
     `commscope run hpl` (HPL through hpcc) and `commscope run storage --dir PATH`
     (fio) measure compute and storage; see their own --help.
 
-    Each benchmark prints an OSU-style table when it ends and is stored as a
-    run with its points and provenance. Benchmarks a suite names but this
+    Each benchmark prints its own OSU table (commscope-bench --format osu)
+    when it ends and is stored as a run with that text, its points (every
+    size, datatype, window creation and synchronisation mode swept) and its
+    provenance. Benchmarks a suite names but this
     commscope-bench does not provide (e.g. the *_persistent collectives on an
     MPI without MPI-4 persistent collectives) are skipped with a warning; the
     exit status is 1 if nothing could run.
 
     A benchmark that crashes, exceeds --timeout or is stopped with Ctrl-C
-    keeps the sizes it measured, stored in a run marked incomplete with the
+    keeps the points it measured, stored in a run marked incomplete with the
     reason. Ctrl-C (or SIGTERM) also ends the whole command: no further
     benchmark starts.
     """
@@ -249,31 +251,34 @@ def list_runs(benchmark, label, status, limit, db: Path) -> None:
     from commscope.output.views import runs_table
 
     with Store(db, create=False) as store:
-        rows = store.run_rows(benchmark=benchmark, label=label, status=status, limit=limit or None)
-    if not rows:
+        summaries = store.summaries(benchmark=benchmark, label=label, status=status, limit=limit or None)
+    if not summaries:
         ui.note(f"no runs in {db}")
         return
-    ui.table_console().print(runs_table(rows))
+    ui.table_console().print(runs_table(summaries))
 
 
 @main.command()
 @click.argument("run_id", metavar="RUN", type=RunId())
 @click.option("--raw", metavar="KIND",
-              help="Print a stored raw output instead: jsonl, stdout or stderr of a run; source of an import.")
+              help="Print a stored raw output instead: jsonl, stdout (the core's OSU table) or stderr of a run; "
+                   "source (the whole file) or table (the run's own OMB table in it) of an import.")
 @db_option()
 def show(run_id, raw, db: Path) -> None:
-    """Show one run: its provenance, then its OSU-style table.
+    """Show one run: its provenance, then its OSU table.
 
-    RUN is a run id from `commscope list runs`, or `last`.
+    RUN is a run id from `commscope list runs`, or `last`. For a run of
+    commscope-bench the table is the core's own text as it printed it; for an
+    imported OMB table, its lines as the file has them; otherwise it is
+    rendered from the stored points.
     """
-    from commscope.output.osutable import render_run
     from commscope.store.db import Store
-    from commscope.output.views import provenance_lines
+    from commscope.output.views import osu_text, provenance_lines
 
     with Store(db, create=False) as store:
         run_id = _resolve(store, run_id)
         run = store.run(run_id)
-        outputs = store.raw_outputs(run_id) if raw else {}
+        outputs = store.raw_outputs(run_id)
     if raw:
         if raw not in outputs:
             raise CommscopeError(f"run {run_id} has no raw output {raw!r}; it has: {', '.join(outputs) or 'none'}")
@@ -281,7 +286,8 @@ def show(run_id, raw, db: Path) -> None:
         return
     click.echo("\n".join(provenance_lines(run)))
     click.echo()
-    click.echo(render_run(run), nl=False)
+    text = osu_text(run, outputs)
+    click.echo(text, nl=not text.endswith("\n"))
 
 
 @main.command()
@@ -380,7 +386,7 @@ class ParsedValue(click.ParamType):
             self.fail(str(exc), param, ctx)
 
 
-Since = ParsedValue("AGE|DATE", "commscope.analysis.compare", "parse_since")  # 7d, 12h, 30m, 2w or an ISO date
+Since = ParsedValue("AGE|DATE", "commscope.store.selection", "parse_since")  # 7d, 12h, 30m, 2w or an ISO date
 Tolerance = ParsedValue("PERCENT", "commscope.analysis.check", "parse_tolerance")
 Floor = ParsedValue("QUANTITY", "commscope.analysis.check", "parse_floor")
 
@@ -422,7 +428,7 @@ def policy_options(command):
 
 
 def _selection(selectors, benchmark, since, last_invocation):
-    from commscope.analysis.compare import Selection
+    from commscope.store.selection import Selection
 
     return Selection(selectors=selectors, benchmark=benchmark, since=since, last_invocation=last_invocation)
 
@@ -475,7 +481,8 @@ def compare(selectors, benchmark, since, last_invocation, metric, ratio, pdiff, 
     result (T/V, cores, memory per node, N, NB, P, Q, time, Gflops), and per
     storage run the per-process and total throughput over the process count.
     """
-    from commscope.analysis.compare import FORMATS, compare as build, select_runs
+    from commscope.analysis.compare import FORMATS, compare as build
+    from commscope.store.selection import select_runs
     from commscope.output.views import comparison_table
 
     with _analysis_store(db) as store:
@@ -514,7 +521,7 @@ def baseline_set(name, selectors, benchmark, since, last_invocation, db: Path) -
     and several runs of one benchmark (repeats: check compares medians and
     tests significance).
     """
-    from commscope.analysis.compare import select_runs
+    from commscope.store.selection import select_runs
 
     if not selectors and not last_invocation:
         raise UsageError("name the baseline's runs (ids, labels, ...) or give --last-invocation")
@@ -591,7 +598,7 @@ def check(ctx: click.Context, selectors, benchmark, since, last_invocation, base
     has and the new runs lack fails too.
     """
     from commscope.analysis.check import Policy, check as judge
-    from commscope.analysis.compare import select_runs
+    from commscope.store.selection import select_runs
     from commscope.output.views import verdict_table
 
     if not selectors and not last_invocation:
@@ -635,8 +642,9 @@ def model(selectors, benchmark, since, last_invocation, each, fmt, db: Path) -> 
     """
     import json
 
-    from commscope.analysis.compare import repeat_groups, select_runs
-    from commscope.analysis.model import fit
+    from commscope.analysis.compare import repeat_groups
+    from commscope.store.selection import select_runs
+    from commscope.analysis.model import fits as fit_each
     from commscope.output.views import MODEL_HEADER, model_cells, model_headline, rich_table
 
     if not selectors and not last_invocation:
@@ -644,17 +652,18 @@ def model(selectors, benchmark, since, last_invocation, each, fmt, db: Path) -> 
     with _analysis_store(db) as store:
         runs = select_runs(store, _selection(selectors, benchmark, since, last_invocation))
     groups = [[run] for run in runs] if each else repeat_groups(runs)
-    fits = [fit(group) for group in groups]
+    fitted = [(group, result) for group in groups for result in fit_each(group)]
     if fmt == "json":
-        click.echo(json.dumps([result.to_dict() for result in fits], indent=2, ensure_ascii=False))
+        click.echo(json.dumps([result.to_dict() for _, result in fitted], indent=2, ensure_ascii=False))
         return
     console = ui.table_console()
-    for group, result in zip(groups, fits):
+    for group, result in fitted:
         run = group[0]
         which = f"run {run.id}" if len(group) == 1 else \
             f"runs {', '.join(str(r.id) for r in group)} (median of {len(group)} repeats)"
         name = run.label or run.system
-        console.print(f"{which}: {run.benchmark}" + (f" ({name})" if name else ""), markup=False, highlight=False)
+        console.print(f"{which}: {run.benchmark}{result.axes.suffix()}" + (f" ({name})" if name else ""), markup=False,
+                      highlight=False)
         for key, value in model_headline(result):
             console.print(f"  {key:<18} {value}", markup=False, highlight=False)
         console.print(rich_table(MODEL_HEADER, model_cells(result), left=2))
@@ -677,7 +686,8 @@ def model(selectors, benchmark, since, last_invocation, each, fmt, db: Path) -> 
 def plot(selectors, benchmark, since, last_invocation, output, metric, ratio_to, band, tolerance, floor, title,
          db: Path) -> None:
     """Plot runs over message size (log2 axis), a line per run with its band."""
-    from commscope.analysis.compare import Selection, common_metric, select_runs
+    from commscope.analysis.compare import common_metric
+    from commscope.store.selection import Selection, select_runs
     from commscope.output.plot import figure, format_of, render
 
     path = Path(output)
@@ -724,7 +734,7 @@ def report(selectors, benchmark, since, last_invocation, all_runs, output, markd
     what it just measured.
     """
     from commscope.analysis.check import Policy, check as judge
-    from commscope.analysis.compare import select_runs
+    from commscope.store.selection import select_runs
     from commscope.output.report import build, render_html, render_markdown
 
     if not selectors and not last_invocation and not all_runs:

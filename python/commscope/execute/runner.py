@@ -1,10 +1,13 @@
 """`commscope run`: start commscope-bench through a launcher, follow it, store what it measured.
 
-The core is always run with ``--format json --jsonl-out FILE``; results come
-from that JSON Lines stream, never from its text. The stream is read while
-the benchmark runs (for the progress bar) and again when it ends, so a crash,
-a timeout or Ctrl-C still leaves every size measured before it in the store,
-in a run marked incomplete with the reason.
+The core is always run with ``--format osu --jsonl-out FILE``. Results come from
+that JSON Lines stream, never from its text. The stream is read while the
+benchmark runs (for the progress bar) and again when it ends, so a crash, a
+timeout or Ctrl-C still leaves every point measured before it in the store, in
+a run marked incomplete with the reason. The core's stdout, its own OSU table,
+is stored with the run and printed when the benchmark ends: printed live it
+would interleave with the progress bar wherever stdout and stderr share a
+terminal, and rich's redirection of stdout would send it to stderr.
 """
 
 from __future__ import annotations
@@ -28,10 +31,9 @@ from commscope import ui
 from commscope.execute.core import MPICH, OPENMPI, core_mpi_flavour, find_core, list_benchmarks
 from commscope.errors import EXIT_FAILED, EXIT_INTERRUPTED, EXIT_OK, CommscopeError, UsageError
 from commscope.execute.launchers import Command, Launcher, LaunchSpec, hostfile_nodes, resolve_launcher
-from commscope.output.osutable import render_run
 from commscope.execute.provenance import compiler_of, default_system, job_id
 from commscope.records.invocation import invocation, now
-from commscope.records.run import Run, apply_header, point_from_core
+from commscope.records.run import Axes, Run, apply_header, point_from_core
 from commscope.store.db import Store
 from commscope.execute.stream import CoreStream
 from commscope.records.suite import Entry, expand, suite_path
@@ -97,14 +99,32 @@ def select_entries(targets: Sequence[str], suite_files: Sequence[str], benchmark
     return entries
 
 
+#: Bytes per element of the datatypes -T sweeps: a collective measures whole elements only.
+_ELEMENT_BYTES = {"MPI_CHAR": 1, "MPI_INT": 4, "MPI_FLOAT": 4, "MPI_DOUBLE": 8}
+
+
+def planned_records(header: dict) -> int:
+    """How many records the core will write: what its header says (planned_records), or,
+    from a core that does not say, what its options imply (sweep_length)."""
+    planned = header.get("planned_records")
+    return planned if isinstance(planned, int) else sweep_length(header["options"])
+
+
 def sweep_length(options: dict) -> int:
-    """How many records the core will write, from its header's options (its cs_sizes loop)."""
+    """How many records a core that does not state planned_records writes, from its header's
+    options: its size loop (cs_sizes), per datatype of -T (whole elements only: MPI_INT starts
+    at 4 bytes), window creation mode of -w, synchronisation mode of -s and window of -V."""
     low, high = options["min_size"], options["max_size"]
-    count, size = 0, low
+    sizes, size = [], low
     while size <= high:
-        count += 1
+        sizes.append(size)
         size = size * 2 if size else 1
-    return count * (8 if options.get("vary_window") else 1)  # -V: windows 1, 2, ..., 128
+    datatypes = options.get("datatypes") or [None]
+    per_datatype = [sum(1 for size in sizes if size == 0 or size >= _ELEMENT_BYTES.get(datatype, 1))
+                    for datatype in datatypes]
+    windows = 8 if options.get("vary_window") else 1  # -V: windows 1, 2, ..., 128
+    modes = len(options.get("window_creation") or [None]) * len(options.get("synchronization") or [None])
+    return sum(per_datatype) * windows * modes
 
 
 def stderr_summary(text: str) -> str | None:
@@ -130,8 +150,9 @@ def _signal_name(returncode: int) -> str | None:
 def judge(returncode: int, stream: CoreStream, stopped: str | None, stderr_text: str) -> tuple[str, str | None]:
     """(status, reason) of a finished launch."""
     measured = len(stream.records)
-    expected = sweep_length(stream.header["options"]) if stream.header else None
-    progress = f"; {measured} of {expected} sizes measured" if expected is not None else f"; {measured} sizes measured"
+    expected = planned_records(stream.header) if stream.header else None
+    progress = f"; {measured} of {expected} points measured" if expected is not None else \
+        f"; {measured} points measured"
     problem = stderr_summary(stderr_text)
     detail = f": {problem}" if problem else ""
     if stopped is not None:
@@ -155,6 +176,11 @@ def judge(returncode: int, stream: CoreStream, stopped: str | None, stderr_text:
     if returncode != 0:
         return "failed", f"commscope-bench finished its results but exited with status {returncode}{detail}"
     return "complete", None
+
+
+def _where(record: dict) -> str:
+    """Where a sweep is, for the progress bar: "4 B MPI_INT", "1 B allocate, fence"."""
+    return " ".join(part for part in (f"{record['size']} B", Axes.of(record).label()) if part)
 
 
 class _StopSignals:
@@ -320,8 +346,8 @@ class Runner:
                 if ended_within(POLL_SECONDS):
                     return None
                 if stream.poll() or stream.header is not None:
-                    total = sweep_length(stream.header["options"]) if stream.header else None
-                    size = f"{stream.records[-1]['size']} B" if stream.records else "warming up"
+                    total = planned_records(stream.header) if stream.header else None
+                    size = _where(stream.records[-1]) if stream.records else "warming up"
                     show(completed=len(stream.records), total=total, size=size)
                 if self.signals.received:
                     _terminate(process, self.signals)
@@ -331,8 +357,9 @@ class Runner:
                     return f"timed out after {self.request.timeout:g} s"
 
     def _report(self, run: Run, stderr_text: str, seconds: float) -> None:
-        if run.points:
-            sys.stdout.write("\n" + render_run(run))
+        table = run.raw["stdout"].decode(errors="replace")
+        if table:
+            sys.stdout.write(table if table.endswith("\n") else table + "\n")
             sys.stdout.flush()
         if run.status != "complete":
             ui.warn(f"{run.benchmark}: {run.status}: {run.status_reason}")
@@ -345,7 +372,7 @@ class Runner:
                     "give two hosts with --hosts/--hostfile or run inside a multi-node allocation")
         elif run.placement == "intra-node" and len(hosts) > 1:
             ui.warn(f"{run.benchmark} asks for intra-node placement but ran on {len(hosts)} hosts")
-        ui.note(f"{run.benchmark}: {run.status}, {len(run.points)} sizes in {seconds:.1f} s")
+        ui.note(f"{run.benchmark}: {run.status}, {len(run.points)} points in {seconds:.1f} s")
 
 
 def plan(request: RunRequest, entries: Sequence[Entry], core: Path, launcher: Launcher,
@@ -366,7 +393,7 @@ def plan(request: RunRequest, entries: Sequence[Entry], core: Path, launcher: La
         spec = dataclasses.replace(where, np=request.np or entry.ranks, placement=entry.placement)
         flags = [*entry.flags, *request.extra_flags]
         for wrapper in request.wrappers:
-            command = launcher.command(spec, [*wrapper, str(core), entry.benchmark, *flags, "--format", "json"])
+            command = launcher.command(spec, [*wrapper, str(core), entry.benchmark, *flags, "--format", "osu"])
             planned.append(Planned(entry, spec, flags, command, tuple(wrapper)))
     return planned
 

@@ -28,7 +28,7 @@ from typing import TypeVar
 from commscope.ingest.parse import ParsedRun, ParseError, parse_bytes
 from commscope.ingest.parse.model import Point as ParsedPoint
 from commscope.records.invocation import invocation
-from commscope.records.run import STATS, Point, Run, apply_header
+from commscope.records.run import AXES, ONE_SIDED_CALLS, STATS, Axes, Point, Run, apply_header
 from commscope.store.db import RunRows, Store, rows_of
 
 # Per-row bookkeeping the readers put among the values; Point has fields for it.
@@ -61,7 +61,22 @@ def _label(user_label: str | None, own_label: str | None) -> str | None:
     return user_label or own_label
 
 
-def point_from_parsed(point: ParsedPoint, window: int | None) -> Point:
+# The core's option word of each one-sided call name an OSU table prints (MPI_Win_allocate -> allocate).
+_ONE_SIDED_OPTIONS = {name: {call: option for option, call in calls.items()} for name, calls in ONE_SIDED_CALLS.items()}
+
+
+def axes_of(parameters: dict) -> Axes:
+    """The sweep axes a table's settings name ("# Datatype: MPI_INT.", "# Window creation:
+    MPI_Win_allocate"...), in the core's words; what the file does not say stays unset."""
+    values = {}
+    for name in AXES:
+        value = parameters.get(name)
+        if isinstance(value, str):
+            values[name] = _ONE_SIDED_OPTIONS.get(name, {}).get(value, value)
+    return Axes(**values)
+
+
+def point_from_parsed(point: ParsedPoint, window: int | None, axes: Axes = Axes()) -> Point:
     values = dict(point.values)
     counts = {}
     if not _COUNT_NAMES.isdisjoint(values):  # most tables have none; bulk imports convert millions
@@ -69,7 +84,7 @@ def point_from_parsed(point: ParsedPoint, window: int | None) -> Point:
         if "validation_errors" in counts:
             values.pop("validation", None)  # Pass/Fail follows from the count
     stats = point.stats
-    return Point(size=point.size, metrics=values, window=window, iterations=counts.get("iterations"),
+    return Point(size=point.size, metrics=values, window=window, axes=axes, iterations=counts.get("iterations"),
                  warmup=counts.get("warmup"), batch=counts.get("batch"),
                  samples=stats.get("samples") if stats else None,
                  stats={key: stats[key] for key in STATS if key in stats} if stats else {},
@@ -78,12 +93,14 @@ def point_from_parsed(point: ParsedPoint, window: int | None) -> Point:
 
 def run_from_parsed(parsed: ParsedRun, path: Path, data: bytes, label: str | None, system: str | None) -> Run:
     window = parsed.parameters.get("window_size")
-    points = [point_from_parsed(point, window if isinstance(window, int) else None) for point in parsed.points]
+    axes = axes_of(parsed.parameters)
+    points = [point_from_parsed(point, window if isinstance(window, int) else None, axes) for point in parsed.points]
     run = Run(benchmark=parsed.benchmark, description=parsed.title, ranks=parsed.ranks, nodes=parsed.nodes,
               label=_label(label, parsed.label), tool_name=parsed.tool, tool_version=parsed.tool_version,
               options=parsed.parameters or None, provenance=parsed.provenance or None,
               notes=parsed.notes or None, source_format=parsed.source_format, source_file=str(path.resolve()),
-              system=system, points=points, raw={"source": data})
+              system=system, points=points,
+              raw={"source": data, **({"table": parsed.text.encode()} if parsed.text else {})})
     if parsed.source_format == "commscope-json":
         # The document's own provenance is richer than what the reader summarised.
         apply_header(run, parsed.provenance)

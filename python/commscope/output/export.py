@@ -12,14 +12,15 @@ import io
 import json
 from collections.abc import Sequence
 
-from commscope.records.run import CORE_METRICS, STATS, TIME_COLUMNS, Run
+from commscope.records.run import AXES, CORE_METRICS, STATS, TIME_COLUMNS, Run
 
 EXPORT_FORMAT = "commscope-export"
 EXPORT_VERSION = 1
 
 _RUN_CSV_COLUMNS = ("run_id", "benchmark", "label", "system", "status", "ranks", "nodes", "mpi_library",
                     "mpi_version", "started_at")
-_POINT_CSV_COLUMNS = ("size", "window", "iterations", "warmup", "batch", "samples",
+# Every sweep axis has a column, empty where the run did not sweep it.
+_POINT_CSV_COLUMNS = ("size", "window", *AXES, "iterations", "warmup", "batch", "samples",
                       *TIME_COLUMNS, *CORE_METRICS, "validation_errors", "validation")
 
 
@@ -44,7 +45,8 @@ def to_csv(runs: Sequence[Run]) -> str:
                      run.mpi_library, run.mpi_version, run.started_at]
         for point in run.points:
             writer.writerow([
-                *run_cells, point.size, point.window, point.iterations, point.warmup, point.batch, point.samples,
+                *run_cells, point.size, point.window, *point.axes.values(), point.iterations, point.warmup,
+                point.batch, point.samples,
                 *(point.stats.get(key) for key in STATS), *(point.metrics.get(name) for name in CORE_METRICS),
                 point.validation_errors, point.validation, *(point.metrics.get(name) for name in extra)])
     return buffer.getvalue()

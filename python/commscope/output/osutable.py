@@ -1,9 +1,12 @@
-"""OSU Micro-Benchmarks style text tables, rendered from Points.
+"""OSU Micro-Benchmarks style text tables, rendered from Points: for imported runs
+(OMB, IMB, pasted tables), whose own text is not kept per run. A run of
+commscope-bench shows the table the core printed itself (views.osu_text).
 
-The layout is OMB's, column for column: "%-10d" size, then "%18.2f" values
-(the iterations column of -f tables is "%12d"), headers right-aligned over
-their columns. Columns come from the metrics the points carry, so a native run
-and an imported OMB file print alike.
+The layout is the core's (src/report/osu.c), which is OMB's, column for column:
+"%-10d" size, then "%18.2f" values (the iterations column of -f tables is
+"%12d"), headers right-aligned over their columns, and before each table the
+lines naming its one-sided modes and datatype. Columns come from the metrics the
+points carry, so a run of the core and an imported OMB file print alike.
 """
 
 from __future__ import annotations
@@ -11,7 +14,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
-from commscope.records.run import Point, Run
+from commscope.records.run import ONE_SIDED_CALLS, Axes, Point, Run
 
 SIZE_WIDTH = 10
 FIELD_WIDTH = 18
@@ -25,9 +28,12 @@ _TITLES = {
     "max_latency_us": "Max Latency(us)",
     "min_bandwidth_MBps": "Min BW(MB/s)",
     "max_bandwidth_MBps": "Max BW(MB/s)",
+    "algbw_GBps": "Algbw(GB/s)",
+    "busbw_GBps": "Busbw(GB/s)",
 }
 _MAIN = ("latency_us", "bandwidth_MBps", "message_rate")
 _FULL = ("min_latency_us", "max_latency_us", "min_bandwidth_MBps", "max_bandwidth_MBps")
+_BUSBW = ("algbw_GBps", "busbw_GBps")  # after the percentiles, as the core's collective layout has them
 # Per-point bookkeeping that has its own Point field or column, not a metric column.
 _NOT_COLUMNS = {"iterations", "warmup", "batch", "validation", "validation_errors"}
 _PERCENTILE = re.compile(r"p(?P<whole>\d+)(?:_(?P<frac>\d+))?_(?P<unit>us|MBps)")
@@ -54,8 +60,11 @@ def _cell(value: object, width: int = FIELD_WIDTH) -> str:
 
 
 def render(points: Sequence[Point], title: Sequence[str] = (), full: bool | None = None,
-           hide: Sequence[str] = ()) -> str:
-    """The table of `points`, preceded by `title` lines (each gets a "# ").
+           hide: Sequence[str] = (), datatype: str | None = None) -> str:
+    """The tables of `points`, preceded by `title` lines (each gets a "# "): one per
+    combination of the sweep axes (and per window where it varies), each after the
+    lines that name its one-sided modes and its datatype (`datatype` where the
+    points do not say).
 
     `full` is OMB's -f: None shows min/max columns when the points have them,
     False hides them, True also adds the Iterations column. Metrics in `hide`
@@ -63,12 +72,25 @@ def render(points: Sequence[Point], title: Sequence[str] = (), full: bool | None
     """
     lines = [f"# {line}" for line in title]
     windows = list(dict.fromkeys(point.window for point in points))
-    for window in windows:
-        group = [point for point in points if point.window == window]
-        if len(windows) > 1:
-            lines.append(f"# [ window size: {window} ]")
-        lines += _table(group, full, hide)
+    for axes in dict.fromkeys(point.axes for point in points):
+        for window in windows:
+            group = [point for point in points if point.window == window and point.axes == axes]
+            if not group:
+                continue
+            lines += _axis_lines(axes, datatype, any(point.size is not None for point in group))
+            if len(windows) > 1:
+                lines.append(f"# [ window size: {window} ]")
+            lines += _table(group, full, hide)
     return "\n".join(lines) + "\n"
+
+
+def _axis_lines(axes: Axes, datatype: str | None, sized: bool) -> list[str]:
+    """"# Window creation: MPI_Win_create", "# Synchronization: ...", "# Datatype: MPI_INT."."""
+    lines = [f"# {label}: {ONE_SIDED_CALLS[name].get(getattr(axes, name), getattr(axes, name))}"
+             for name, label in (("window_creation", "Window creation"), ("synchronization", "Synchronization"))
+             if getattr(axes, name)]
+    datatype = axes.datatype or datatype
+    return lines + ([f"# Datatype: {datatype}."] if datatype and sized else [])
 
 
 def _table(points: Sequence[Point], full: bool | None, hide: Sequence[str]) -> list[str]:
@@ -78,6 +100,7 @@ def _table(points: Sequence[Point], full: bool | None, hide: Sequence[str]) -> l
     if full is not False:
         columns += [name for name in _FULL if name in names]
     percentiles = [name for name in names if _PERCENTILE.fullmatch(name)]
+    busbw = [name for name in _BUSBW if name in names]
     others = [name for name in names if name not in _TITLES and name not in percentiles]
     show_iterations = bool(full)
     show_validation = any(point.validation is not None for point in points)
@@ -87,7 +110,7 @@ def _table(points: Sequence[Point], full: bool | None, hide: Sequence[str]) -> l
     header += "".join(f"{_title(name, names):>{FIELD_WIDTH}}" for name in columns)
     header += f"{'Iterations':>{ITERATIONS_WIDTH}}" if show_iterations else ""
     header += f"{'Validation':>{FIELD_WIDTH}}" if show_validation else ""
-    header += "".join(f"{_title(name, names):>{FIELD_WIDTH}}" for name in percentiles + others)
+    header += "".join(f"{_title(name, names):>{FIELD_WIDTH}}" for name in percentiles + busbw + others)
     rows = [header]
     for point in points:
         row = f"{point.size if point.size is not None else '-':<{SIZE_WIDTH}}" if show_size else ""
@@ -96,7 +119,7 @@ def _table(points: Sequence[Point], full: bool | None, hide: Sequence[str]) -> l
             iterations = point.iterations if point.iterations is not None else point.metrics.get("iterations")
             row += f"{iterations if iterations is not None else '-':>{ITERATIONS_WIDTH}}"
         row += _cell(point.validation) if show_validation else ""
-        row += "".join(_cell(point.metrics.get(name)) for name in percentiles + others)
+        row += "".join(_cell(point.metrics.get(name)) for name in percentiles + busbw + others)
         rows.append(row)
     return rows
 
@@ -105,11 +128,7 @@ def run_title(run: Run) -> list[str]:
     """Title lines for a stored or just-measured run."""
     name = f"{run.benchmark}: {run.description}" if run.description else run.benchmark
     tool = " ".join(part for part in (run.tool_name, run.tool_version and f"v{run.tool_version}") if part)
-    lines = [f"{name} ({tool})" if tool else name]
-    datatype = (run.options or {}).get("datatype")
-    if datatype:
-        lines.append(f"Datatype: {datatype}.")
-    return lines
+    return [f"{name} ({tool})" if tool else name]
 
 
 def render_run(run: Run) -> str:
@@ -119,8 +138,11 @@ def render_run(run: Run) -> str:
         from commscope.output.systemwide import render_system_run
 
         return render_system_run(run)
-    # commscope-bench writes message_rate for every bandwidth benchmark; OMB's
-    # tables show it for the multi-pair one (osu_mbw_mr) only.
+    options = run.options or {}
+    # commscope-bench writes message_rate for every bandwidth benchmark and algbw/busbw for
+    # every collective; its tables show the rate for the multi-pair one (osu_mbw_mr) only,
+    # the bus bandwidths with --busbw only (options.busbw false: not asked for).
     pattern = ((run.provenance or {}).get("benchmark") or {}).get("pattern")
     hide = ("message_rate",) if pattern and not pattern.startswith("multi_pair") else ()
-    return render(run.points, run_title(run), full=(run.options or {}).get("full"), hide=hide)
+    hide += _BUSBW if options.get("busbw") is False else ()
+    return render(run.points, run_title(run), full=options.get("full"), hide=hide, datatype=options.get("datatype"))

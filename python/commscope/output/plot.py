@@ -25,10 +25,10 @@ from matplotlib import font_manager, ticker  # noqa: E402  (after the backend is
 from matplotlib.figure import Figure  # noqa: E402
 
 from commscope.analysis.check import DEFAULT_TOLERANCE, default_floor, excess  # noqa: E402
-from commscope.analysis.compare import (column_names, common_metric, direction_text, format_size, higher_is_worse,  # noqa: E402
-                      metric_title, points_by_key)
+from commscope.analysis.compare import (column_names, common_metric, direction_text, format_size,  # noqa: E402
+                                        higher_is_worse, metric_title, points_by_key, varying_axes)
 from commscope.errors import UsageError  # noqa: E402
-from commscope.records.run import Point, Run  # noqa: E402
+from commscope.records.run import Axes, Point, Run  # noqa: E402
 from commscope.analysis.stats import band as point_band  # noqa: E402
 
 FORMATS = ("png", "svg")
@@ -61,15 +61,24 @@ def _size_ticks(axis, sizes: Sequence[int]) -> None:
     axis.xaxis.set_minor_locator(ticker.NullLocator())
 
 
-def _lines(run: Run, metric: str) -> dict[int | None, list[tuple[int, float, Point]]]:
-    """A run's points with a positive size, as one line per window (one line, window None,
-    unless the run varies the window at one size)."""
-    lines: dict[int | None, list] = {}
-    for (size, window), point in points_by_key(run).items():
+#: What tells a run's lines apart: the window (None unless the run varies it at one size)
+#: and the combination of the sweep axes that vary among the runs plotted.
+Line = tuple[int | None, Axes]
+
+
+def _lines(run: Run, metric: str, axes: tuple[str, ...]) -> dict[Line, list[tuple[int, float, Point]]]:
+    """A run's points with a positive size, as one line per window and axis combination."""
+    lines: dict[Line, list] = {}
+    for (size, window, combination), point in points_by_key(run, axes).items():
         value = point.metrics.get(metric)
         if size and isinstance(value, (int, float)) and value > 0:
-            lines.setdefault(window, []).append((size, value, point))
-    return {window: sorted(points, key=lambda item: item[0]) for window, points in lines.items()}
+            lines.setdefault((window, combination), []).append((size, value, point))
+    return {line: sorted(points, key=lambda item: item[0]) for line, points in lines.items()}
+
+
+def _line_label(name: str, line: Line) -> str:
+    window, combination = line
+    return " ".join(part for part in (name, combination.label(), None if window is None else f"w{window}") if part)
 
 
 def figure(runs: Sequence[Run], metric: str | None = None, *, band: str = "ci", ratio_to: Run | None = None,
@@ -85,6 +94,7 @@ def _figure(runs, metric, band, ratio_to, tolerance, floor, title) -> Figure:
         runs = [ratio_to, *[run for run in runs if run.id != ratio_to.id]]
     metric = common_metric(runs, metric)
     names = column_names(runs)
+    axes = varying_axes(runs)
     with_ratio = ratio_to is not None and len(runs) > 1
     fig = Figure(figsize=(9, 6.5 if with_ratio else 5), layout="constrained")
     if with_ratio:
@@ -93,13 +103,12 @@ def _figure(runs, metric, band, ratio_to, tolerance, floor, title) -> Figure:
         top, bottom = fig.subplots(), None
     all_sizes, colours, banded = [], {}, False
     for run, name in zip(runs, names):
-        for window, points in _lines(run, metric).items():
+        for key, points in _lines(run, metric, axes).items():
             sizes = [size for size, _, _ in points]
             values = [value for _, value, _ in points]
             all_sizes += sizes
-            label = name if window is None else f"{name} w{window}"
-            (line,) = top.plot(sizes, values, marker="o", markersize=3, linewidth=1.5, label=label)
-            colours[(run.id, window)] = line.get_color()
+            (line,) = top.plot(sizes, values, marker="o", markersize=3, linewidth=1.5, label=_line_label(name, key))
+            colours[(run.id, key)] = line.get_color()
             bands = [point_band(point, metric, band) for _, _, point in points] if band != "none" else []
             if bands and all(bands):
                 top.fill_between(sizes, [b[0] for b in bands], [b[1] for b in bands], color=line.get_color(),
@@ -118,7 +127,7 @@ def _figure(runs, metric, band, ratio_to, tolerance, floor, title) -> Figure:
     top.legend(fontsize=9, loc="best")
     axis = top
     if with_ratio:
-        _ratio_panel(bottom, runs, names, metric, colours, tolerance,
+        _ratio_panel(bottom, runs, names, metric, axes, colours, tolerance,
                      default_floor(metric) if floor is None else floor)
         axis = bottom
     _size_ticks(top, all_sizes)
@@ -128,9 +137,9 @@ def _figure(runs, metric, band, ratio_to, tolerance, floor, title) -> Figure:
     return fig
 
 
-def _ratio_panel(axis, runs: Sequence[Run], names: Sequence[str], metric: str, colours: dict,
-                 tolerance: float, floor: float) -> None:
-    reference = {(size, window): value for window, points in _lines(runs[0], metric).items()
+def _ratio_panel(axis, runs: Sequence[Run], names: Sequence[str], metric: str, axes: tuple[str, ...],
+                 colours: dict, tolerance: float, floor: float) -> None:
+    reference = {(size, line): value for line, points in _lines(runs[0], metric, axes).items()
                  for size, value, _ in points}
     worse = higher_is_worse(metric)
     axis.axhline(1.0, color="black", linewidth=0.8)
@@ -138,14 +147,14 @@ def _ratio_panel(axis, runs: Sequence[Run], names: Sequence[str], metric: str, c
                  label=f"±{100 * tolerance:g}% tolerance")
     failing_shown = False
     for run, name in zip(runs[1:], names[1:]):
-        for window, points in _lines(run, metric).items():
-            pairs = [(size, value, reference[(size, window)]) for size, value, _ in points
-                     if (size, window) in reference]
+        for line, points in _lines(run, metric, axes).items():
+            pairs = [(size, value, reference[(size, line)]) for size, value, _ in points
+                     if (size, line) in reference]
             if not pairs:
                 continue
             sizes = [size for size, _, _ in pairs]
             axis.plot(sizes, [value / base for _, value, base in pairs], marker="o", markersize=3,
-                      color=colours[(run.id, window)], label=f"{name} / {names[0]}")
+                      color=colours[(run.id, line)], label=f"{_line_label(name, line)} / {names[0]}")
             if worse is None:
                 continue
             bad = [(size, value / base) for size, value, base in pairs

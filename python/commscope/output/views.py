@@ -1,17 +1,18 @@
-"""Text views of stored runs: the provenance block of `show` and the table of `list runs`."""
+"""Text views of stored runs: the provenance block and OSU table of `show`, the table of `list runs`."""
 
 from __future__ import annotations
 
 import math
 import shlex
-import sqlite3
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 from rich.table import Table
 
 from commscope.analysis.compare import Comparison, format_key, format_size, format_value, text_cells
+from commscope.output.osutable import render_run
 from commscope.records.run import Run
+from commscope.store.db import RunSummary
 
 if TYPE_CHECKING:  # the analysis modules import numpy/scipy; listings should not pay for that
     from commscope.analysis.check import CurveVerdict
@@ -70,15 +71,32 @@ def provenance_lines(run: Run) -> list[str]:
     return [f"run {run.id}: {run.benchmark}"] + [f"  {key:<{width}}  {value}" for key, value in items]
 
 
-def runs_table(rows: Sequence[sqlite3.Row]) -> Table:
+def core_format(run: Run) -> str | None:
+    """The --format a run of commscope-bench was started with (its default: osu); None for imports."""
+    if run.source_format is not None:
+        return None
+    argv = run.launcher_argv or []
+    formats = [value for flag, value in zip(argv, argv[1:]) if flag == "--format"]
+    return formats[-1] if formats else "osu"
+
+
+def osu_text(run: Run, outputs: dict[str, bytes]) -> str:
+    """A run's OSU table: for a run of commscope-bench, the core's own text as it printed it;
+    for an import, its table as the file has it (an OMB table); otherwise (a column of a
+    side-by-side table, IMB, JSON, runs stored before the harness kept the core's text)
+    the table rendered from the stored points."""
+    own = outputs.get("stdout") if core_format(run) == "osu" else outputs.get("table")
+    return own.decode(errors="replace") if own else render_run(run)
+
+
+def runs_table(summaries: Sequence[RunSummary]) -> Table:
     table = Table(show_edge=False, pad_edge=False, box=None, header_style="bold")
     for column in ("id", "started", "benchmark", "label", "system", "ranks", "nodes", "sizes", "status", "source"):
         table.add_column(column, justify="right" if column in ("id", "ranks", "nodes", "sizes") else "left")
-    for row in rows:
-        source = row["source_format"] or "run"
-        table.add_row(str(row["id"]), (row["started_at"] or "")[:16].replace("T", " "), row["benchmark"], row["label"] or "",
-                      row["system_name"] or "", str(row["ranks"] or ""), str(row["nodes"] or ""),
-                      str(row["point_count"]), row["status"], source)
+    for run in summaries:
+        table.add_row(str(run.id), (run.started_at or "")[:16].replace("T", " "), run.benchmark, run.label or "",
+                      run.system or "", str(run.ranks or ""), str(run.nodes or ""), str(run.point_count),
+                      run.status, run.source_format or "run")
     return table
 
 
@@ -97,7 +115,7 @@ def rich_table(header: Sequence[str], rows: Sequence[Sequence[str]], left: int =
 
 def comparison_table(comparison: Comparison) -> Table:
     header, rows = text_cells(comparison)
-    return rich_table(header, rows)
+    return rich_table(header, rows, left=len(comparison.axes))
 
 
 def format_bandwidth(value: float) -> str:

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field, fields
-from typing import Any
+from typing import Any, NamedTuple
 
 from commscope.records.metrics import percentile_metric
 
@@ -32,13 +32,79 @@ STATUSES = ("complete", "incomplete", "failed")
 _JSON = {"json": True}
 
 
+@dataclass(frozen=True)
+class Axes:
+    """The sweep axes of a point besides its size and window: what else the core varies
+    within one run. None means "not swept" (or not known, for older results and imports
+    whose file does not say). The names are the core's record keys; a new axis (memory
+    kind, pair) is a new field here, a column in a store migration, and nothing else."""
+
+    # collectives -T: MPI_CHAR, MPI_INT, ...
+    datatype: str | None = field(default=None, metadata={"title": "Datatype"})
+    # one-sided -w: create, allocate, dynamic
+    window_creation: str | None = field(default=None, metadata={"title": "Window creation"})
+    # one-sided -s: lock, pscw, fence, flush, flush_local, lock_all
+    synchronization: str | None = field(default=None, metadata={"title": "Synchronization"})
+
+    @classmethod
+    def of(cls, values: dict) -> Axes:
+        """The axes a mapping (a core record, a parsed table's parameters) names."""
+        return cls(**{name: values.get(name) for name in AXES})
+
+    def only(self, names: tuple[str, ...]) -> Axes:
+        """These axes with every axis not in `names` unset."""
+        return Axes(**{name: getattr(self, name) for name in names})
+
+    def values(self) -> tuple[str | None, ...]:
+        """Every axis's value, in AXES order (store columns, export cells)."""
+        return tuple(getattr(self, name) for name in AXES)
+
+    def items(self) -> list[tuple[str, str]]:
+        """(name, value) of the axes that are set, in AXES order."""
+        return [(name, getattr(self, name)) for name in AXES if getattr(self, name) is not None]
+
+    def label(self) -> str:
+        """"MPI_INT", "allocate, fence": the values that are set, for legends and headings."""
+        return ", ".join(value for _, value in self.items())
+
+    def suffix(self) -> str:
+        """" [MPI_INT]" to append to a curve's name, or "" when no axis is set."""
+        return f" [{self.label()}]" if self.label() else ""
+
+
+#: The sweep axes' names, in the order the core nests its loops (outermost first).
+AXES = tuple(f.name for f in fields(Axes))
+#: How OSU tables (OMB's and the core's) name the one-sided modes, by the core's option words.
+ONE_SIDED_CALLS = {
+    "window_creation": {"create": "MPI_Win_create", "allocate": "MPI_Win_allocate",
+                        "dynamic": "MPI_Win_create_dynamic"},
+    "synchronization": {"lock": "MPI_Win_lock/unlock", "pscw": "MPI_Win_post/start/complete/wait",
+                        "fence": "MPI_Win_fence", "flush": "MPI_Win_flush", "flush_local": "MPI_Win_flush_local",
+                        "lock_all": "MPI_Win_lock_all/unlock_all"},
+}
+#: How people read an axis name in a table header.
+AXIS_TITLES = {f.name: f.metadata["title"] for f in fields(Axes)}
+
+
+class PointKey(NamedTuple):
+    """A point's identity within a run: size, window and the other sweep axes. Built by
+    Point.key only; analysis may blank parts that do not vary (see analysis.compare)."""
+
+    size: int | None
+    window: int | None
+    axes: Axes
+
+
 @dataclass
 class Point:
-    """The measurements at one message size (and window, for mbw_mr -V)."""
+    """The measurements at one message size (and window, for mbw_mr -V, and the other
+    sweep axes: datatype for collectives, window creation and synchronisation for
+    one-sided benchmarks)."""
 
     size: int | None  # None for benchmarks without a message size (barrier)
     metrics: dict[str, Any] = field(default_factory=dict)  # name -> number (or "Pass"/"Fail")
     window: int | None = None
+    axes: Axes = field(default_factory=Axes)
     iterations: int | None = None
     warmup: int | None = None
     batch: int | None = None
@@ -52,6 +118,10 @@ class Point:
         if self.validation_errors is not None:
             return "Pass" if self.validation_errors == 0 else "Fail"
         return self.metrics.get("validation")
+
+    @property
+    def key(self) -> PointKey:
+        return PointKey(self.size, self.window, self.axes)
 
 
 @dataclass
@@ -115,7 +185,7 @@ def point_from_core(record: dict, metric_kind: str) -> Point:
     stats = record["stats"]
     validation = record.get("validation")
     return Point(
-        size=record["size"], window=record["window"], iterations=record["iterations"],
+        size=record["size"], window=record["window"], axes=Axes.of(record), iterations=record["iterations"],
         warmup=record["warmup"], batch=record["batch"], samples=stats["samples"],
         stats={key: stats[key] for key in STATS}, metrics=metrics,
         validation_errors=validation["errors"] if validation is not None else None,

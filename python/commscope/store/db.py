@@ -10,9 +10,10 @@ Tables (current version):
   label, status and reason, and provenance (core version and commit, MPI
   library and version, hosts, CPU, compiler, job id, environment, options,
   source file for imports).
-* ``points`` - one row per size (and window): iterations, warm-up, batch, the
-  time statistics in microseconds, the core's metrics as columns, any other
-  metric as JSON, validation errors.
+* ``points`` - one row per point: size, window and the other sweep axes
+  (datatype, window creation, synchronisation; NULL where not swept),
+  iterations, warm-up, batch, the time statistics in microseconds, the core's
+  metrics as columns, any other metric as JSON, validation errors.
 * ``raw_outputs`` - what a run produced (JSONL stream, stdout, stderr) or the
   imported file, zlib-compressed, so results can be re-parsed later.
 * ``baselines`` and ``baseline_runs`` - named sets of runs that `commscope check`
@@ -37,11 +38,12 @@ from typing import Any
 
 from commscope.errors import CommscopeError
 from commscope.records.invocation import now
-from commscope.records.run import CORE_METRICS, RUN_COLUMNS, RUN_JSON_COLUMNS, STATS, TIME_COLUMNS, Point, Run
+from commscope.records.run import (AXES, CORE_METRICS, RUN_COLUMNS, RUN_JSON_COLUMNS, STATS, TIME_COLUMNS, Axes,
+                                    Point, Run)
 
 BUSY_TIMEOUT_MS = 60_000
 
-POINT_COLUMNS = ("size", "window_size", "iterations", "warmup", "batch", "samples", *TIME_COLUMNS,
+POINT_COLUMNS = ("size", "window_size", *AXES, "iterations", "warmup", "batch", "samples", *TIME_COLUMNS,
                  *CORE_METRICS, "other_metrics", "validation_errors")
 
 # Each migration is a list of statements run in one transaction: executescript()
@@ -132,8 +134,15 @@ _V3 = [
     "CREATE INDEX baseline_runs_by_run ON baseline_runs(run_id)",
     "CREATE INDEX runs_by_invocation ON runs(invocation_id)",
 ]
+# Every sweep axis of the core is part of a point's identity (records.run.Axes). Points
+# stored before keep NULL: "not swept".
+_V4 = [
+    "ALTER TABLE points ADD COLUMN datatype TEXT",
+    "ALTER TABLE points ADD COLUMN window_creation TEXT",
+    "ALTER TABLE points ADD COLUMN synchronization TEXT",
+]
 #: Migration steps; a database at version N has had the first N applied.
-MIGRATIONS: list[list[str]] = [_V1, _V2, _V3]
+MIGRATIONS: list[list[str]] = [_V1, _V2, _V3, _V4]
 SCHEMA_VERSION = len(MIGRATIONS)
 
 
@@ -212,7 +221,8 @@ def _point_row(point: Point) -> tuple:
     """The POINT_COLUMNS values of a point (map() because bulk imports store millions of them)."""
     metrics = point.metrics
     other = {name: value for name, value in metrics.items() if name not in CORE_METRICS}
-    return (point.size, point.window, point.iterations, point.warmup, point.batch, point.samples,
+    return (point.size, point.window, *point.axes.values(), point.iterations, point.warmup,
+            point.batch, point.samples,
             *map(point.stats.get, STATS), *map(metrics.get, CORE_METRICS),
             _to_json(other) if other else None, point.validation_errors)
 
@@ -249,8 +259,8 @@ def _point_from_row(row: sqlite3.Row) -> Point:
     metrics = {name: row[name] for name in CORE_METRICS if row[name] is not None}
     metrics.update(_from_json(row["other_metrics"]) or {})
     stats = {key: row[column] for key, column in zip(STATS, TIME_COLUMNS) if row[column] is not None}
-    return Point(size=row["size"], window=row["window_size"], iterations=row["iterations"],
-                 warmup=row["warmup"], batch=row["batch"], samples=row["samples"], stats=stats,
+    return Point(size=row["size"], window=row["window_size"], axes=Axes(*(row[name] for name in AXES)),
+                 iterations=row["iterations"], warmup=row["warmup"], batch=row["batch"], samples=row["samples"], stats=stats,
                  metrics=metrics, validation_errors=row["validation_errors"])
 
 
@@ -262,6 +272,31 @@ _RUN_SELECT = """
     JOIN invocations ON invocations.id = runs.invocation_id
     LEFT JOIN systems ON systems.id = runs.system_id
 """
+
+
+@dataclass(frozen=True)
+class RunSummary:
+    """A stored run without its points: what `list runs` shows and selections filter on."""
+
+    id: int
+    invocation_id: int
+    benchmark: str
+    label: str | None
+    system: str | None
+    status: str
+    ranks: int | None
+    nodes: int | None
+    started_at: str | None
+    invoked_at: str  # when the run or import command started: imports may lack started_at
+    point_count: int
+    source_format: str | None  # None for runs of commscope-bench, else the import format
+
+
+# RunSummary field -> column of _RUN_SELECT
+_SUMMARY_COLUMNS = {"id": "id", "invocation_id": "invocation_id", "benchmark": "benchmark", "label": "label",
+                    "system": "system_name", "status": "status", "ranks": "ranks", "nodes": "nodes",
+                    "started_at": "started_at", "invoked_at": "invoked_at", "point_count": "point_count",
+                    "source_format": "source_format"}
 
 
 class Store:
@@ -356,11 +391,10 @@ class Store:
 
     # -- reading --------------------------------------------------------------
 
-    def run_rows(self, *, benchmark: str | None = None, label: str | None = None,
-                 status: str | None = None, limit: int | None = None, system: str | None = None,
-                 invocation_id: int | None = None, run_id: int | None = None) -> list[sqlite3.Row]:
-        """Summary rows (newest first) with system_name, invoked_at and point_count, for listings
-        and selections."""
+    def summaries(self, *, benchmark: str | None = None, label: str | None = None,
+                  status: str | None = None, limit: int | None = None, system: str | None = None,
+                  invocation_id: int | None = None, run_id: int | None = None) -> list[RunSummary]:
+        """What listings and selections need of each matching run, newest first."""
         where, params = [], []
         for column, value in (("runs.benchmark", benchmark), ("runs.label", label), ("runs.status", status),
                               ("systems.name", system), ("runs.invocation_id", invocation_id),
@@ -372,7 +406,8 @@ class Store:
         if limit is not None:
             sql += " LIMIT ?"
             params.append(limit)
-        return self.conn.execute(sql, params).fetchall()
+        return [RunSummary(**{name: row[column] for name, column in _SUMMARY_COLUMNS.items()})
+                for row in self.conn.execute(sql, params)]
 
     def has_run(self, run_id: int) -> bool:
         return self.conn.execute("SELECT 1 FROM runs WHERE id = ?", (run_id,)).fetchone() is not None

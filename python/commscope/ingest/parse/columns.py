@@ -85,6 +85,9 @@ _RULES: list[_Rule] = [
           lambda m: percentile_metric(m.group(1), "us"), FLOAT),
     _rule(r"p(\d+(?:\.\d+)?)\s*tail\s*(?:bw|bandwidth)" + _MBPS,
           lambda m: percentile_metric(m.group(1), "MBps"), FLOAT),
+    # commscope's collectives with --busbw: nccl-tests' algorithm and bus bandwidth
+    _rule(r"algbw\s*[(\[]\s*gb/s\s*[)\]]", "algbw_GBps", FLOAT),
+    _rule(r"busbw\s*[(\[]\s*gb/s\s*[)\]]", "busbw_GBps", FLOAT),
     # non-blocking collectives
     _rule(r"overall" + _US, "overall_us", FLOAT),
     _rule(r"compute" + _US, "compute_us", FLOAT),

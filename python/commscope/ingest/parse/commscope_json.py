@@ -21,6 +21,7 @@ from typing import Any
 from commscope.records import benchmarks
 from commscope.ingest.parse.errors import ParseError
 from commscope.records.metrics import percentile_metric, unit_of
+from commscope.records.run import AXES
 from commscope.ingest.parse.model import ParsedRun, Point
 from commscope.ingest.parse.series import append_point
 
@@ -130,14 +131,17 @@ def _runs(document: dict[str, Any], lines: _LineFinder, source: str) -> list[Par
     percentile_unit = "MBps" if bench["unit"] == "MB/s" else "us"
     provenance = {key: document[key] for key in _PROVENANCE_KEYS if key in document}
 
-    by_window: dict[int, list[tuple[int, dict[str, Any]]]] = {}
+    # A series per window (with -V) and per combination of the other sweep axes the records
+    # carry (-T datatypes, one-sided -w and -s): each grows in size, as a table does.
+    by_series: dict[tuple, list[tuple[int, dict[str, Any]]]] = {}
     for index, record in enumerate(document["results"]):
-        by_window.setdefault(record["window"], []).append((index, record))
+        axes = tuple((name, record[name]) for name in AXES if name in record)
+        by_series.setdefault((record["window"], axes), []).append((index, record))
     # Without -V every record has the run's window; with it, each window is a series.
-    split = options["vary_window"] and len(by_window) > 1
+    split = options["vary_window"] and len({window for window, _ in by_series}) > 1
 
     runs = []
-    for window, records in by_window.items():
+    for (window, axes), records in by_series.items():
         points: list[Point] = []
         metrics: dict[str, str] = {}
         for index, record in records:
@@ -149,7 +153,7 @@ def _runs(document: dict[str, Any], lines: _LineFinder, source: str) -> list[Par
             append_point(points, point, source)
         parameters: dict[str, Any] = {"datatype": options["datatype"], "window_size": window,
                                       "pairs": options["pairs"], "buffers": options["buffers"],
-                                      "send_mode": options["send_mode"]}
+                                      "send_mode": options["send_mode"], **dict(axes)}
         runs.append(ParsedRun(
             benchmark=name, source_format="commscope-json", source=source, line=1, metrics=metrics,
             points=points, tool=document["tool"]["name"], tool_version=document["tool"]["version"],

@@ -63,6 +63,9 @@ class ParsedRun:
             environment, options, status; IMB: its preamble).
         notes: things worth knowing that are not numbers, such as OMB's
             ``DATA VALIDATION ERROR`` or IMB's ``out-of-mem.`` rows.
+        text: the run's own table as the file has it (its title line, then
+            its lines up to its last row), where it has one of its own (an
+            OMB table; not a column of a side-by-side table).
     """
 
     benchmark: str
@@ -80,6 +83,7 @@ class ParsedRun:
     parameters: dict[str, Any] = field(default_factory=dict)
     provenance: dict[str, Any] = field(default_factory=dict)
     notes: list[str] = field(default_factory=list)
+    text: str | None = None
 
     @property
     def sizes(self) -> list[int | None]:

@@ -66,6 +66,8 @@ class _Table:
     collector: SeriesCollector
     parameters: dict[str, Any]
     label_line: str | None
+    first_line: int  # where its own lines start: after the title or the table before it
+    last_row: int = 0
 
 
 @dataclass
@@ -87,13 +89,15 @@ class _Section:
     ranks: int | None = None
     notes: list[str] = field(default_factory=list)
     last_line: int = 0
+    next_table_line: int = 0  # where the lines of the next table start
 
 
 class OmbReader:
     """Line-by-line reader of OMB-layout text. Use :func:`read_omb`."""
 
-    def __init__(self, source: str) -> None:
+    def __init__(self, source: str, lines: list[str]) -> None:
         self.source = source
+        self.lines = lines
         self.runs: list[ParsedRun] = []
         self.claimed: set[int] = set()
         self.dangling: list[DanglingTitle] = []
@@ -142,7 +146,7 @@ class OmbReader:
             name = benchmarks.slug(f"{parts['api']} {parts['desc']}")
         title = match.group(0).lstrip("#").strip()
         return _Section(line=number, title=title, tool=tool, version=match["version"],
-                        benchmark=name, parameters=parameters, last_line=number)
+                        benchmark=name, parameters=parameters, last_line=number, next_table_line=number + 1)
 
     def _close_section(self) -> None:
         section, self.section = self.section, None
@@ -209,7 +213,7 @@ class OmbReader:
         self._finish_table(section)
         section.matrix_metric = None
         section.current = _Table(SeriesCollector(layout, self.source, number),
-                                 dict(section.parameters), section.label_candidate)
+                                 dict(section.parameters), section.label_candidate, section.next_table_line)
         return True
 
     def _row(self, section: _Section, number: int, tokens: list[str]) -> None:
@@ -223,6 +227,7 @@ class OmbReader:
         if section.current is None:
             raise ParseError(self.source, number, "data row before any column header")
         section.current.collector.add(tokens, number)
+        section.current.last_row = number
 
     def _text(self, section: _Section, number: int, line: str) -> None:
         if line.upper().startswith("DATA VALIDATION ERROR"):
@@ -256,6 +261,7 @@ class OmbReader:
         if table.collector.row_count == 0:
             raise ParseError(self.source, table.collector.header_line, "table header has no data rows")
         section.tables.append(table)
+        section.next_table_line = table.last_row + 1
 
     def _runs_from_matrices(self, section: _Section) -> list[ParsedRun]:
         """Merge OMB's -V matrices (bandwidth, then message rate) into one run
@@ -291,11 +297,17 @@ class OmbReader:
             label = series.label if series.label is not None else line_labels[index]
             run = self._run(section, series.metrics, series.points, dict(table.parameters),
                             label=label, source_format="table" if side_by_side else "omb")
+            if not side_by_side:  # a column of a shared table has no text of its own
+                run.text = self._text_of(section, table.first_line, table.last_row)
             if side_by_side and run.tool_version is None:
                 # Hand-made comparisons put the OMB version beside the system name.
                 run.tool_version = version_in(label)
             runs.append(run)
         return runs
+
+    def _text_of(self, section: _Section, first: int, last: int) -> str:
+        """The title line and lines first..last (1-based) of the file, as written."""
+        return "\n".join([self.lines[section.line - 1], *self.lines[first - 1:last]]) + "\n"
 
     def _run_from_points(self, section: _Section) -> ParsedRun:
         """The run of osu_init / osu_hello, which print a line, not a table."""
@@ -364,7 +376,7 @@ def read_omb(lines: list[str], source: str) -> tuple[list[ParsedRun], set[int], 
     Returns the runs, the line numbers they cover (so the generic table
     reader leaves them alone) and the titles that had no table under them.
     """
-    reader = OmbReader(source)
+    reader = OmbReader(source, lines)
     for number, raw in enumerate(lines, start=1):
         reader.feed(number, raw)
     reader.close()

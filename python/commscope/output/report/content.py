@@ -11,7 +11,7 @@ from commscope.output import plot
 from commscope.analysis.check import CheckResult
 from commscope.analysis.compare import compare, format_size, metric_title, primary, series, text_cells
 from commscope.errors import UsageError
-from commscope.analysis.model import fit as fit_model
+from commscope.analysis.model import fits as fit_model
 from commscope.analysis.systemwide import is_system_run
 from commscope.records.invocation import now
 from commscope.records.run import Run
@@ -104,16 +104,21 @@ def peak_bandwidth(run: Run) -> str:
     return f"{format_bandwidth(values[key])} MB/s at {format_size(key[0])}"
 
 
-def _fit(run: Run, name: str) -> tuple[ModelFit | None, str]:
-    """The model fit of a run and its one-line summary, or None and why not."""
+def _fit(run: Run, name: str) -> tuple[list[ModelFit], str]:
+    """The model fits of a run (one per combination of its sweep axes) and a one-line
+    summary, or no fits and why not."""
     if primary(run) not in ("latency_us", "bandwidth_MBps"):
-        return None, "-"
+        return [], "-"
     try:
         fitted = fit_model(run)
     except UsageError as exc:
-        return None, f"no fit: {exc}"
-    line = f"α {fitted.alpha_us:.2f} µs, β {format_bandwidth(fitted.beta_MBps)} MB/s"
-    return ModelFit(name, model_headline(fitted), Table(MODEL_HEADER, model_cells(fitted))), line
+        return [], f"no fit: {exc}"
+    models, lines = [], []
+    for result in fitted:
+        which = result.axes.suffix()
+        models.append(ModelFit(name + which, model_headline(result), Table(MODEL_HEADER, model_cells(result))))
+        lines.append(f"α {result.alpha_us:.2f} µs, β {format_bandwidth(result.beta_MBps)} MB/s{which}")
+    return models, "; ".join(lines)
 
 
 def _verdict(curve) -> Verdict:
@@ -143,9 +148,8 @@ def build(runs: Sequence[Run], database: str, check: CheckResult | None = None,
         except UsageError as exc:
             section.notes.append(str(exc))
         for run, name in zip(group, comparison.names):
-            model, fit_lines[run.id] = _fit(run, f"run {run.id} ({name})")
-            if model is not None:
-                section.fits.append(model)
+            models, fit_lines[run.id] = _fit(run, f"run {run.id} ({name})")
+            section.fits += models
         section.verdicts = [_verdict(curve) for curve in curves.get(benchmark, [])]
         note = warnings.unlike(group, benchmark)
         if note:

@@ -1,0 +1,108 @@
+"""Which stored runs a command line selects: run ids, `last`, labels, systems,
+invocations, a time window, the last `commscope run`. Every analysis command
+(compare, check, model, plot, report, baseline set) selects the same way.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+from datetime import datetime, timedelta, timezone
+
+from commscope.errors import UsageError
+from commscope.records.run import Run
+from commscope.store.db import RunSummary, Store
+
+_AGE = re.compile(r"(?P<count>\d+(?:\.\d+)?)\s*(?P<unit>[smhdw])")
+_AGE_UNITS = {"s": "seconds", "m": "minutes", "h": "hours", "d": "days", "w": "weeks"}
+
+
+def parse_since(text: str, now: datetime | None = None) -> datetime:
+    """The start of a time window: an age such as 30m, 12h, 7d, 2w, or an ISO date or time
+    (UTC unless it says otherwise). Raises ValueError with a message."""
+    now = now or datetime.now(timezone.utc)
+    match = _AGE.fullmatch(text.strip())
+    if match:
+        return now - timedelta(**{_AGE_UNITS[match["unit"]]: float(match["count"])})
+    try:
+        moment = datetime.fromisoformat(text.strip())
+    except ValueError:
+        raise ValueError(f"{text!r} is neither an age such as 7d, 12h, 30m nor a date such as 2026-01-31") from None
+    return moment if moment.tzinfo else moment.replace(tzinfo=timezone.utc)
+
+
+@dataclass
+class Selection:
+    """Which stored runs a command works on. Selectors add runs (in their order);
+    the filters keep those that match. No selector means every stored run."""
+
+    selectors: Sequence[str] = ()
+    benchmark: str | None = None
+    since: datetime | None = None
+    last_invocation: bool = False
+
+    def describe(self) -> str:
+        parts = [repr(s) for s in self.selectors]
+        parts += [f"--benchmark {self.benchmark}"] if self.benchmark else []
+        parts += [f"--since {self.since.isoformat(timespec='minutes')}"] if self.since else []
+        parts += ["--last-invocation"] if self.last_invocation else []
+        return ", ".join(parts) or "(all runs)"
+
+
+def _run_time(summary: RunSummary) -> datetime | None:
+    try:
+        moment = datetime.fromisoformat(summary.started_at or summary.invoked_at)
+    except (TypeError, ValueError):
+        return None
+    return moment if moment.tzinfo else moment.replace(tzinfo=timezone.utc)
+
+
+def _oldest_first(summaries: list[RunSummary]) -> list[RunSummary]:
+    return sorted(summaries, key=lambda summary: summary.id)
+
+
+def _named_by(store: Store, selector: str) -> list[RunSummary]:
+    """The runs a selector names: a run id, `last`, `label:TEXT`, `system:NAME`,
+    `invocation:N`, or bare text that is a label or else a system name."""
+    kind, _, value = selector.partition(":")
+    if selector.isdigit() or selector == "last":
+        run_id = store.last_run_id() if selector == "last" else int(selector)
+        found = store.summaries(run_id=run_id) if run_id is not None else []
+        if not found:
+            raise UsageError(f"no run {selector} in {store.path}")
+        return found
+    if kind in ("label", "system", "invocation") and value:
+        if kind == "invocation" and not value.isdigit():
+            raise UsageError(f"{selector!r}: an invocation is a number")
+        found = store.summaries(**{"invocation_id" if kind == "invocation" else kind:
+                                   int(value) if kind == "invocation" else value})
+    else:
+        found = store.summaries(label=selector) or store.summaries(system=selector)
+    if not found:
+        raise UsageError(f"no run matches {selector!r} in {store.path} "
+                         "(a selector is a run id, `last`, a label or a system name)")
+    return _oldest_first(found)
+
+
+def select_runs(store: Store, selection: Selection) -> list[Run]:
+    """The selected runs, in selector order (oldest first within one selector)."""
+    if selection.last_invocation:
+        invocation_id = store.last_invocation_id("run")
+        if invocation_id is None:
+            raise UsageError(f"--last-invocation: no `commscope run` has stored runs in {store.path}")
+        chosen = _oldest_first(store.summaries(invocation_id=invocation_id))
+    elif not selection.selectors:
+        chosen = _oldest_first(store.summaries())
+    else:
+        chosen = []
+    for selector in selection.selectors:
+        chosen += _named_by(store, selector)
+    if selection.benchmark:
+        chosen = [summary for summary in chosen if summary.benchmark == selection.benchmark]
+    if selection.since:
+        chosen = [summary for summary in chosen if (_run_time(summary) or selection.since) >= selection.since]
+    ids = list(dict.fromkeys(summary.id for summary in chosen))
+    if not ids:
+        raise UsageError(f"no stored run matches {selection.describe()} in {store.path}")
+    return [store.run(run_id) for run_id in ids]
