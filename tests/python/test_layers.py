@@ -43,8 +43,9 @@ def _imports(path: Path) -> list[tuple[int, str]]:
     for node in ast.walk(tree):
         if isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
             found.append((node.lineno, node.module))
-            if node.module == "commscope":
-                found += [(node.lineno, f"commscope.{alias.name}") for alias in node.names]
+            if node.module == "commscope":  # a part or leaf module, or a name of __init__ (the version)
+                found += [(node.lineno, f"commscope.{alias.name}") for alias in node.names
+                          if (PACKAGE / alias.name).is_dir() or (PACKAGE / f"{alias.name}.py").is_file()]
         elif isinstance(node, ast.Import):
             found += [(node.lineno, alias.name) for alias in node.names]
     return found
