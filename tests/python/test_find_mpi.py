@@ -3,7 +3,9 @@
 CMake takes a compiler only by full path (or a bare name found on PATH), so every path
 find-mpi prints must be absolute, also when it is given a relative virtual environment
 or PATH holds a relative folder. The MPI-from-PyPI branch is exercised with a virtual
-environment whose bin/ holds Debian's MPICH programs, so no network is needed.
+environment whose bin/ holds Debian's MPICH programs, so no network is needed; there
+find-mpi writes the launcher commscope-mpiexec (the wheel's mpiexec with ranks that
+busy-poll, see scripts/no-yield.c).
 """
 from __future__ import annotations
 
@@ -60,6 +62,9 @@ def test_mpi_from_the_virtual_environment_uses_its_own_launcher(tmp_path):
     (venv / "lib").mkdir()
     (venv / "bin" / "mpicc").symlink_to(MPICH_CC)
     (venv / "bin" / "mpiexec").symlink_to(MPICH_EXEC)
+    proxy = Path(MPICH_EXEC).resolve().parent / "hydra_pmi_proxy"  # Hydra looks beside mpiexec
+    if proxy.exists():
+        (venv / "bin" / "hydra_pmi_proxy").symlink_to(proxy)
     # another MPI's launcher on PATH must not be taken for the environment's
     other = tmp_path / "other"
     other.mkdir()
@@ -67,5 +72,17 @@ def test_mpi_from_the_virtual_environment_uses_its_own_launcher(tmp_path):
     path = os.pathsep.join([str(other), tools_without_mpi(tmp_path / "tools")])
     cc, launcher = find_mpi(".venv", path, cwd=venv.parent)
     assert cc == str(venv / "bin" / "mpicc")
-    assert Path(launcher).is_absolute() and Path(launcher).parent == venv / "bin", launcher
-    assert not launcher.startswith(str(other))
+    assert launcher == str(venv / "bin" / "commscope-mpiexec")
+    # the wrapper starts the environment's mpiexec (its --version is Hydra's) with the
+    # busy-polling preload, which must define sched_yield
+    version = subprocess.run([launcher, "--version"], capture_output=True, text=True, timeout=60)
+    assert "HYDRA" in version.stdout, version.stdout + version.stderr
+    preload = venv / "lib" / "commscope-no-yield.so"
+    assert f'LD_PRELOAD="{preload}' in Path(launcher).read_text()
+    symbols = subprocess.run(["nm", "-D", "--defined-only", str(preload)], capture_output=True, text=True)
+    assert " T sched_yield" in symbols.stdout, symbols.stdout + symbols.stderr
+    # ranks get the preload up to one per core; beyond that they keep yielding
+    for ranks, expected in ((1, str(preload)), (os.cpu_count() + 1, "")):
+        shown = subprocess.run([launcher, "-n", str(ranks), "sh", "-c", 'echo "[$LD_PRELOAD]"'],
+                               capture_output=True, text=True, timeout=60)
+        assert set(shown.stdout.split()) == {f"[{expected}]"}, (ranks, shown.stdout, shown.stderr)
