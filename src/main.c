@@ -76,12 +76,19 @@ typedef struct cs_startup {
 } cs_startup_t;
 
 static cs_status_t run(MPI_Comm comm, int rank, int argc, char **argv, char **envp, const cs_opts_t *o,
-                       const cs_bench_t *bench, const cs_plan_t *plan, const cs_files_t *files,
-                       const cs_topo_t *topo, const cs_startup_t *startup)
+                       const cs_bench_t *bench, const cs_plan_t *plan, const cs_files_t *files, const cs_topo_t *topo,
+                       const cs_startup_t *startup)
 {
-    cs_run_info_t info = {.bench = bench, .opts = o, .plan = plan, .pattern_name = cs_pattern_of(bench->pattern)->name,
-                          .tool_version = CS_VERSION, .git_commit = CS_GIT_COMMIT, .argc = argc, .argv = argv,
-                          .topo = topo, .init_seconds = startup->init_seconds};
+    cs_run_info_t info = {.bench = bench,
+                          .opts = o,
+                          .plan = plan,
+                          .pattern_name = cs_pattern_of(bench->pattern)->name,
+                          .tool_version = CS_VERSION,
+                          .git_commit = CS_GIT_COMMIT,
+                          .argc = argc,
+                          .argv = argv,
+                          .topo = topo,
+                          .init_seconds = startup->init_seconds};
     cs_utc_now(info.start_time, sizeof info.start_time);
     CS_CHECK(cs_provenance_collect(comm, envp, &info));
 
@@ -137,7 +144,7 @@ static void print_information(const cs_opts_t *o, const char *prog)
 /* Started by a launcher, the process sees one of these. */
 static bool under_launcher(void)
 {
-    static const char *const vars[] = {"PMI_RANK", "PMI_SIZE", "PMIX_RANK", "OMPI_COMM_WORLD_SIZE",
+    static const char *const vars[] = {"PMI_RANK",        "PMI_SIZE",     "PMIX_RANK", "OMPI_COMM_WORLD_SIZE",
                                        "MPI_LOCALRANKID", "SLURM_STEP_ID"};
     for (size_t i = 0; i < sizeof vars / sizeof vars[0]; i++)
         if (getenv(vars[i]) != NULL) return true;
@@ -235,8 +242,10 @@ static int run_parsed(MPI_Comm comm, int rank, int nranks, int argc, char **argv
         return usage_exit(rank, prog, err);
     }
     if (plan.max_size_clipped && rank == 0)
-        fprintf(stderr, "Warning! Limiting max message size to: %zu. Increase -M, --mem-limit for higher message "
-                        "sizes.\n", plan.max_size);
+        fprintf(stderr,
+                "Warning! Limiting max message size to: %zu. Increase -M, --mem-limit for higher message "
+                "sizes.\n",
+                plan.max_size);
 
     cs_files_t files = {NULL, NULL};
     if (open_files(comm, rank, &opts, &files, err, sizeof err) != CS_OK) {

@@ -15,7 +15,7 @@
 
 /* getopt_long's value of an option: its short letter, or 256 + its id when it has none */
 #define OPTION_VALUE(id, short_letter) ((short_letter) ? (short_letter) : 256 + (id))
-#define LONG_ONLY(id) (256 + CS_OPT_##id)
+#define LONG_ONLY(id)                  (256 + CS_OPT_##id)
 
 static const struct option long_options[] = {
 #define CS_OPTION(id, s, l, arg, ...) {l, arg##_argument, NULL, OPTION_VALUE(CS_OPT_##id, s)},
@@ -102,9 +102,21 @@ bool cs_parse_bytes(const char *s, size_t *out)
     unsigned shift = 0;
     switch (*end) {
     case '\0': break;
-    case 'k': case 'K': shift = 10; end++; break;
-    case 'm': case 'M': shift = 20; end++; break;
-    case 'g': case 'G': shift = 30; end++; break;
+    case 'k':
+    case 'K':
+        shift = 10;
+        end++;
+        break;
+    case 'm':
+    case 'M':
+        shift = 20;
+        end++;
+        break;
+    case 'g':
+    case 'G':
+        shift = 30;
+        end++;
+        break;
     default: return false;
     }
     if (*end != '\0') return false;
@@ -137,13 +149,11 @@ static cs_status_t parse_sizes(const char *arg, cs_opts_t *o, char *err, size_t 
     }
     char min_part[64];
     size_t min_len = (size_t)(colon - arg);
-    if (min_len >= sizeof min_part)
-        return cs_usage_error(err, errlen, "-m %s: MIN is too long", arg);
+    if (min_len >= sizeof min_part) return cs_usage_error(err, errlen, "-m %s: MIN is too long", arg);
     memcpy(min_part, arg, min_len);
     min_part[min_len] = '\0';
     const char *max_part = colon + 1;
-    if (min_len == 0 && *max_part == '\0')
-        return cs_usage_error(err, errlen, "-m %s: give MIN, MAX or both", arg);
+    if (min_len == 0 && *max_part == '\0') return cs_usage_error(err, errlen, "-m %s: give MIN, MAX or both", arg);
     if (min_len > 0) {
         if (!cs_parse_bytes(min_part, &o->min_size))
             return cs_usage_error(err, errlen, "-m %s: MIN '%s' is not a message size", arg, min_part);
@@ -175,7 +185,8 @@ static cs_status_t parse_percentiles(const char *arg, cs_opts_t *o, char *err, s
         errno = 0;
         double v = strtod(p, &end);
         if (end == p || errno == ERANGE || !(v > 0.0 && v < 100.0) || (*end != ',' && *end != '\0'))
-            return cs_usage_error(err, errlen, "-z %s: percentiles must be numbers between 0 and 100, separated by commas", arg);
+            return cs_usage_error(err, errlen,
+                                  "-z %s: percentiles must be numbers between 0 and 100, separated by commas", arg);
         if (o->npercentiles == CS_MAX_PERCENTILES)
             return cs_usage_error(err, errlen, "-z %s: at most %d percentiles", arg, CS_MAX_PERCENTILES);
         o->percentiles[o->npercentiles++] = v;
@@ -312,8 +323,10 @@ static cs_status_t apply_option(int c, const char *arg, cs_opts_t *o, char *err,
     case 'V': o->vary_window = true; return CS_OK;
     case 'c':
         if (arg != NULL)
-            return cs_usage_error(err, errlen, "-c%s: validation logs are not supported; use -c alone "
-                                            "(failures are counted per size in the output)", arg);
+            return cs_usage_error(err, errlen,
+                                  "-c%s: validation logs are not supported; use -c alone "
+                                  "(failures are counted per size in the output)",
+                                  arg);
         o->validate = true;
         return CS_OK;
     case 'f': o->full = true; return CS_OK;
@@ -336,8 +349,10 @@ static cs_status_t apply_option(int c, const char *arg, cs_opts_t *o, char *err,
         return CS_OK;
     case 'T':
         if (!parse_name_set(arg, dtype_option, CS_DT_SELECTABLE, &o->dtypes))
-            return cs_usage_error(err, errlen, "-T %s: choose mpi_char, mpi_int, mpi_float, mpi_double, a "
-                                            "comma-separated list of them, or all", arg);
+            return cs_usage_error(err, errlen,
+                                  "-T %s: choose mpi_char, mpi_int, mpi_float, mpi_double, a "
+                                  "comma-separated list of them, or all",
+                                  arg);
         o->dtypes_set = true;
         return CS_OK;
     case 'k': return parse_root(arg, o, err, errlen);
@@ -351,14 +366,18 @@ static cs_status_t apply_option(int c, const char *arg, cs_opts_t *o, char *err,
     case 'N': return parse_nbr(arg, o, err, errlen);
     case 'w':
         if (!parse_name_set(arg, win_option, CS_NWIN_MODES, &o->win_modes))
-            return cs_usage_error(err, errlen, "-w %s: choose create, allocate, dynamic, a comma-separated list "
-                                            "of them, or all", arg);
+            return cs_usage_error(err, errlen,
+                                  "-w %s: choose create, allocate, dynamic, a comma-separated list "
+                                  "of them, or all",
+                                  arg);
         o->win_modes_set = true;
         return CS_OK;
     case 's':
         if (!parse_name_set(arg, sync_option, CS_NSYNC_MODES, &o->sync_modes))
-            return cs_usage_error(err, errlen, "-s %s: choose lock, pscw, fence, flush, flush_local, lock_all, a "
-                                            "comma-separated list of them, or all", arg);
+            return cs_usage_error(err, errlen,
+                                  "-s %s: choose lock, pscw, fence, flush, flush_local, lock_all, a "
+                                  "comma-separated list of them, or all",
+                                  arg);
         o->sync_modes_set = true;
         o->sync_all = strcmp(arg, "all") == 0;
         return CS_OK;
@@ -368,7 +387,10 @@ static cs_status_t apply_option(int c, const char *arg, cs_opts_t *o, char *err,
     case LONG_ONLY(JSONL_OUT): o->jsonl_out = arg; return CS_OK;
     case LONG_ONLY(SEND_MODE): return parse_send_mode(arg, o, err, errlen);
     case LONG_ONLY(BATCH):
-        if (strcmp(arg, "auto") == 0) { o->batch = 0; return CS_OK; }
+        if (strcmp(arg, "auto") == 0) {
+            o->batch = 0;
+            return CS_OK;
+        }
         if (!parse_long(arg, 1, INT_MAX, &v))
             return cs_usage_error(err, errlen, "--batch %s: give auto or a whole number >= 1", arg);
         o->batch = v;
@@ -378,8 +400,7 @@ static cs_status_t apply_option(int c, const char *arg, cs_opts_t *o, char *err,
             return cs_usage_error(err, errlen, "--debug-corrupt %s: give a message size", arg);
         o->corrupt_size = v;
         return CS_OK;
-    default:
-        return cs_usage_error(err, errlen, "internal: unhandled option %d", c);
+    default: return cs_usage_error(err, errlen, "internal: unhandled option %d", c);
     }
 }
 
@@ -396,8 +417,7 @@ static void describe_bad_flag(int c, int argc, char **argv, char *buf, size_t le
     snprintf(buf, len, "%s", argv[idx]);
 }
 
-cs_status_t cs_opts_parse(int argc, char **argv, const char *implied_bench, cs_opts_t *o,
-                          char *err, size_t errlen)
+cs_status_t cs_opts_parse(int argc, char **argv, const char *implied_bench, cs_opts_t *o, char *err, size_t errlen)
 {
     cs_opts_init(o);
     o->bench_name = implied_bench;
@@ -426,11 +446,10 @@ cs_status_t cs_opts_parse(int argc, char **argv, const char *implied_bench, cs_o
             continue;
         }
         return cs_usage_error(err, errlen, "unexpected argument '%s' (benchmark is already '%s')", argv[i],
-                           o->bench_name);
+                              o->bench_name);
     }
     if (o->help || o->version || o->list) return CS_OK;
-    if (o->bench_name == NULL)
-        return cs_usage_error(err, errlen, "no benchmark named (see --list)");
+    if (o->bench_name == NULL) return cs_usage_error(err, errlen, "no benchmark named (see --list)");
     return CS_OK;
 }
 
@@ -461,8 +480,9 @@ const char *cs_sync_option(cs_rma_sync_t s)
 const char *cs_sync_calls(cs_rma_sync_t s)
 {
     /* as OMB's header names them */
-    static const char *const names[] = {"MPI_Win_lock/unlock", "MPI_Win_post/start/complete/wait", "MPI_Win_fence",
-                                        "MPI_Win_flush", "MPI_Win_flush_local", "MPI_Win_lock_all/unlock_all"};
+    static const char *const names[] = {"MPI_Win_lock/unlock", "MPI_Win_post/start/complete/wait",
+                                        "MPI_Win_fence",       "MPI_Win_flush",
+                                        "MPI_Win_flush_local", "MPI_Win_lock_all/unlock_all"};
     return names[s];
 }
 

@@ -13,18 +13,18 @@ static cs_status_t parse(cs_opts_t *o, char *err, const char *implied, const cha
     return cs_opts_parse(argc, argv, implied, o, err, 256);
 }
 
-#define PARSE_OK(...)                                                           \
-    do {                                                                        \
-        const char *w_[] = {__VA_ARGS__, NULL};                                 \
-        CHECK(parse(&o, err, NULL, w_) == CS_OK);                               \
+#define PARSE_OK(...)                                                                                                  \
+    do {                                                                                                               \
+        const char *w_[] = {__VA_ARGS__, NULL};                                                                        \
+        CHECK(parse(&o, err, NULL, w_) == CS_OK);                                                                      \
     } while (0)
 
 /* A bad input must be a usage error whose message names the flag and value. */
-#define PARSE_BAD(expect, ...)                                                  \
-    do {                                                                        \
-        const char *w_[] = {__VA_ARGS__, NULL};                                 \
-        CHECK(parse(&o, err, NULL, w_) == CS_ERR_USAGE);                        \
-        CHECK_CONTAINS(err, expect);                                            \
+#define PARSE_BAD(expect, ...)                                                                                         \
+    do {                                                                                                               \
+        const char *w_[] = {__VA_ARGS__, NULL};                                                                        \
+        CHECK(parse(&o, err, NULL, w_) == CS_ERR_USAGE);                                                               \
+        CHECK_CONTAINS(err, expect);                                                                                   \
     } while (0)
 
 int main(void)
@@ -143,7 +143,7 @@ int main(void)
 
     PARSE_BAD("-T mpi_long: choose mpi_char, mpi_int, mpi_float, mpi_double", "allreduce", "-T", "mpi_long");
     PARSE_BAD("-T mpi_int,: choose", "allreduce", "-T", "mpi_int,");
-    PARSE_BAD("-T MPI_INT: choose", "allreduce", "-T", "MPI_INT"); /* OMB's spelling is lower case */
+    PARSE_BAD("-T MPI_INT: choose", "allreduce", "-T", "MPI_INT");             /* OMB's spelling is lower case */
     PARSE_BAD("-T mpi_long_long: choose", "allreduce", "-T", "mpi_long_long"); /* internal to the atomics */
     PARSE_BAD("option -T needs a value", "allreduce", "-T");
     PARSE_BAD("-k middle: choose fixed:RANK (a rank number) or rotate", "bcast", "-k", "middle");

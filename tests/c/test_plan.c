@@ -18,10 +18,10 @@ static const cs_bench_t *bench(const char *name)
     return b;
 }
 
-#define PLAN_BAD(name, n, expect)                                                  \
-    do {                                                                            \
-        CHECK(cs_bench_plan(bench(name), &o, n, &p, err, sizeof err) == CS_ERR_USAGE); \
-        CHECK_CONTAINS(err, expect);                                                \
+#define PLAN_BAD(name, n, expect)                                                                                      \
+    do {                                                                                                               \
+        CHECK(cs_bench_plan(bench(name), &o, n, &p, err, sizeof err) == CS_ERR_USAGE);                                 \
+        CHECK_CONTAINS(err, expect);                                                                                   \
     } while (0)
 
 static void check_issue3_families(void)
@@ -226,7 +226,8 @@ int main(void)
     CHECK(cs_bench_plan(bench("bw"), &o, 2, &p, err, sizeof err) == CS_OK);
     o.max_size = (size_t)257 << 20;
     CHECK(cs_bench_plan(bench("bw"), &o, 2, &p, err, sizeof err) == CS_ERR_USAGE);
-    CHECK_CONTAINS(err, "message size 269484032 needs 514 MiB of buffers per process, over the memory limit of 512 MiB (-M)");
+    CHECK_CONTAINS(
+        err, "message size 269484032 needs 514 MiB of buffers per process, over the memory limit of 512 MiB (-M)");
     o.max_size = (size_t)1 << 20, o.buffers = CS_BUFFERS_MULTIPLE;
     o.mem_limit = (size_t)64 << 20;
     CHECK(cs_bench_plan(bench("bw"), &o, 2, &p, err, sizeof err) == CS_ERR_USAGE); /* 2 x 64 x 1 MiB */

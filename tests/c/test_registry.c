@@ -13,7 +13,7 @@ typedef struct def_entry {
 } def_entry_t;
 
 static const def_entry_t def[] = {
-#define CS_BENCH(name, family) {#name, #family},
+#define CS_BENCH(name, family)      {#name, #family},
 #define CS_COLLECTIVE(name, family) {#name, #family}, {"i" #name, #family}, {#name "_persistent", #family},
 #include "core/benchmarks.def"
 #undef CS_BENCH
@@ -25,8 +25,8 @@ static const def_entry_t def[] = {
 static void check_family(const cs_bench_t *b, const char *family)
 {
     unsigned kinds = CS_CAP_COLLECTIVE | CS_CAP_RMA | CS_CAP_STARTUP | CS_CAP_NEIGHBOR;
-    unsigned want = strcmp(family, "collective") == 0 ? CS_CAP_COLLECTIVE
-                    : strcmp(family, "neighbor") == 0 ? CS_CAP_COLLECTIVE | CS_CAP_NEIGHBOR
+    unsigned want = strcmp(family, "collective") == 0  ? CS_CAP_COLLECTIVE
+                    : strcmp(family, "neighbor") == 0  ? CS_CAP_COLLECTIVE | CS_CAP_NEIGHBOR
                     : strcmp(family, "one_sided") == 0 ? CS_CAP_RMA
                     : strcmp(family, "startup") == 0   ? CS_CAP_STARTUP
                                                        : 0;

@@ -5,9 +5,19 @@ static const cs_rma_op_t op = {.call = CS_RMA_FETCH_AND_OP, .fetches = true, .up
 
 #define ATOMIC_SIZE 8 /* one MPI_LONG_LONG */
 const cs_bench_t cs_bench_fop_latency = {
-    .name = "fop_latency", .description = "one-sided MPI_Fetch_and_op (MPI_SUM, one MPI_LONG_LONG) latency (us); -w, -s",
-    .osu_title = "MPI_Fetch_and_op latency Test", .osu_value_label = "Latency (us)", .osu_leading_blank = false,
-    .pattern = CS_PATTERN_RMA, .metric = CS_METRIC_LATENCY, .iter_class = CS_ITERS_LATENCY,
-    .caps = CS_CAP_TWO_RANKS | CS_CAP_RMA | CS_CAP_FIXED_SIZE, .default_min_size = ATOMIC_SIZE, .directions = 1,
-    .osu_layout = CS_OSU_POINT_TO_POINT, .rma = &op, .rma_syncs = CS_RMA_ALL_SYNCS, .default_sync = CS_SYNC_FLUSH,
+    .name = "fop_latency",
+    .description = "one-sided MPI_Fetch_and_op (MPI_SUM, one MPI_LONG_LONG) latency (us); -w, -s",
+    .osu_title = "MPI_Fetch_and_op latency Test",
+    .osu_value_label = "Latency (us)",
+    .osu_leading_blank = false,
+    .pattern = CS_PATTERN_RMA,
+    .metric = CS_METRIC_LATENCY,
+    .iter_class = CS_ITERS_LATENCY,
+    .caps = CS_CAP_TWO_RANKS | CS_CAP_RMA | CS_CAP_FIXED_SIZE,
+    .default_min_size = ATOMIC_SIZE,
+    .directions = 1,
+    .osu_layout = CS_OSU_POINT_TO_POINT,
+    .rma = &op,
+    .rma_syncs = CS_RMA_ALL_SYNCS,
+    .default_sync = CS_SYNC_FLUSH,
     .dtype = CS_DT_LONG_LONG};
