@@ -2,6 +2,7 @@
 #include "util/error.h"
 
 #include <limits.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -86,8 +87,20 @@ static cs_status_t plan_axes(const cs_bench_t *b, const cs_opts_t *o, int nranks
 {
     p->ndtypes = 0;
     if (b->caps & CS_CAP_DATATYPES) {
-        for (int t = 0; t < CS_DT_SELECTABLE; t++)
-            if (o->dtypes & CS_MASK(t)) p->dtypes[p->ndtypes++] = (cs_dtype_t)t;
+        unsigned dtypes = o->dtypes_all && b->dtypes_allowed ? o->dtypes & b->dtypes_allowed : o->dtypes;
+        for (int t = 0; t < CS_DT_SELECTABLE; t++) {
+            if (!(dtypes & CS_MASK(t))) continue;
+            if (b->dtypes_allowed && !(b->dtypes_allowed & CS_MASK(t))) {
+                char allowed[128] = "";
+                for (int a = 0; a < CS_DT_SELECTABLE; a++)
+                    if (b->dtypes_allowed & CS_MASK(a))
+                        snprintf(allowed + strlen(allowed), sizeof allowed - strlen(allowed), "%s%s",
+                                 allowed[0] ? ", " : "", cs_dtype_option((cs_dtype_t)a));
+                return cs_usage_error(err, errlen, "-T %s: %s is defined on %s only", cs_dtype_option((cs_dtype_t)t),
+                                      b->name, allowed);
+            }
+            p->dtypes[p->ndtypes++] = (cs_dtype_t)t;
+        }
     } else {
         p->dtypes[p->ndtypes++] = b->dtype;
     }
@@ -100,8 +113,9 @@ static cs_status_t plan_axes(const cs_bench_t *b, const cs_opts_t *o, int nranks
 
     p->nwin_modes = p->nsync_modes = 0;
     if (!(b->caps & CS_CAP_RMA)) return CS_OK;
+    unsigned wins = o->win_modes_set ? o->win_modes : CS_MASK(b->default_win);
     for (int w = 0; w < CS_NWIN_MODES; w++)
-        if (o->win_modes & CS_MASK(w)) p->win_modes[p->nwin_modes++] = (cs_win_mode_t)w;
+        if (wins & CS_MASK(w)) p->win_modes[p->nwin_modes++] = (cs_win_mode_t)w;
     unsigned syncs = o->sync_modes_set ? (o->sync_all ? b->rma_syncs : o->sync_modes) : CS_MASK(b->default_sync);
     for (int s = 0; s < CS_NSYNC_MODES; s++) {
         if (!(syncs & CS_MASK(s))) continue;
@@ -178,7 +192,18 @@ cs_status_t cs_bench_plan_world(const cs_bench_t *b, const cs_opts_t *o, const c
     p->min_size = o->min_size_set ? o->min_size : b->default_min_size;
     p->max_size = o->max_size_set ? o->max_size : default_max;
     if (b->caps & CS_CAP_SIZELESS) p->min_size = p->max_size = 0;
-    if (b->caps & CS_CAP_FIXED_SIZE) p->min_size = p->max_size = b->default_min_size;
+    if (b->caps & CS_CAP_FIXED_SIZE) {
+        /* one element of each datatype; -m MAX (OMB's window size for the atomics) makes
+         * the window larger, never the element */
+        size_t smallest = SIZE_MAX, largest = 0;
+        for (int d = 0; d < p->ndtypes; d++) {
+            size_t e = cs_dtype_size(p->dtypes[d]);
+            if (e < smallest) smallest = e;
+            if (e > largest) largest = e;
+        }
+        p->min_size = smallest;
+        p->max_size = o->max_size_set && o->max_size > largest ? o->max_size : largest;
+    }
     if (p->min_size > p->max_size)
         return cs_usage_error(err, errlen, "-m: MIN %zu is larger than MAX %zu", p->min_size, p->max_size);
     if (p->max_size > INT_MAX)
@@ -200,6 +225,10 @@ cs_status_t cs_bench_plan(const cs_bench_t *b, const cs_opts_t *o, int nranks, c
 
 size_t cs_bench_sizes(const cs_bench_t *b, const cs_plan_t *plan, cs_dtype_t t, size_t *out, size_t cap)
 {
+    if (b->caps & CS_CAP_FIXED_SIZE) { /* one element */
+        if (cap > 0) out[0] = cs_dtype_size(t);
+        return 1;
+    }
     size_t all[64];
     size_t n = cs_sizes(plan->min_size, plan->max_size, all, 64);
     if (n > 64) n = 64;

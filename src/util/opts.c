@@ -87,7 +87,6 @@ void cs_opts_init(cs_opts_t *o)
     o->nbr_kind = CS_NBR_CART;
     o->nbr_dims = 1; /* OMB's default neighbourhood: cart:1:1 */
     o->nbr_radius = 1;
-    o->win_modes = CS_MASK(CS_WIN_ALLOCATE);
 }
 
 _Static_assert(CS_NOPTIONS <= 64, "cs_opts_t.given holds one bit per option");
@@ -167,6 +166,34 @@ static cs_status_t parse_sizes(const char *arg, cs_opts_t *o, char *err, size_t 
     if (o->min_size_set && o->max_size_set && o->min_size > o->max_size)
         return cs_usage_error(err, errlen, "-m %s: MIN %zu is larger than MAX %zu", arg, o->min_size, o->max_size);
     return CS_OK;
+}
+
+/* OMB's trailing buffer placement words. */
+static bool parse_mem_kind(const char *word, cs_mem_kind_t *kind)
+{
+    static const struct {
+        const char *word;
+        cs_mem_kind_t kind;
+    } words[] = {{"H", CS_MEM_HOST},
+                 {"D", CS_MEM_DEVICE},
+                 {"M", CS_MEM_MANAGED_DEVICE},
+                 {"MD", CS_MEM_MANAGED_DEVICE},
+                 {"MH", CS_MEM_MANAGED_HOST}};
+    for (size_t i = 0; i < sizeof words / sizeof words[0]; i++)
+        if (strcmp(word, words[i].word) == 0) {
+            *kind = words[i].kind;
+            return true;
+        }
+    return false;
+}
+
+/* "50", "50,90,99.9": what may follow -z as its own word */
+static bool is_percentile_list(const char *word)
+{
+    if (!isdigit((unsigned char)word[0])) return false;
+    for (const char *p = word; *p; p++)
+        if (!isdigit((unsigned char)*p) && *p != '.' && *p != ',') return false;
+    return true;
 }
 
 /* -z or -z50,90,99.9: up to CS_MAX_PERCENTILES values in (0, 100). */
@@ -354,6 +381,7 @@ static cs_status_t apply_option(int c, const char *arg, cs_opts_t *o, char *err,
                                   "comma-separated list of them, or all",
                                   arg);
         o->dtypes_set = true;
+        o->dtypes_all = strcmp(arg, "all") == 0;
         return CS_OK;
     case 'k': return parse_root(arg, o, err, errlen);
     case 'l': o->in_place = true; return CS_OK;
@@ -435,19 +463,31 @@ cs_status_t cs_opts_parse(int argc, char **argv, const char *implied_bench, cs_o
             describe_bad_flag(optopt, argc, argv, flag, sizeof flag);
             return cs_usage_error(err, errlen, "option %s needs a value", flag);
         }
+        /* -z 50,90: OMB's users put the list in the next word too */
+        if (c == 'z' && optarg == NULL && optind < argc && is_percentile_list(argv[optind])) optarg = argv[optind++];
         int id = option_id(c);
         if (id < 0) return cs_usage_error(err, errlen, "internal: unhandled option %d", c);
         cs_opts_mark(o, (cs_option_id_t)id, optarg);
         CS_CHECK(apply_option(c, optarg, o, err, errlen));
     }
+    int nkinds = 0;
     for (int i = optind; i < argc; i++) {
         if (o->bench_name == NULL) {
             o->bench_name = argv[i];
             continue;
         }
-        return cs_usage_error(err, errlen, "unexpected argument '%s' (benchmark is already '%s')", argv[i],
-                              o->bench_name);
+        cs_mem_kind_t kind;
+        if (nkinds < 2 && parse_mem_kind(argv[i], &kind)) {
+            o->mem_kinds[nkinds++] = kind;
+            continue;
+        }
+        return cs_usage_error(err, errlen,
+                              "unexpected argument '%s' (benchmark is already '%s'; buffer placements are two of "
+                              "H, D, M, MH, MD)",
+                              argv[i], o->bench_name);
     }
+    if (nkinds == 1) o->mem_kinds[1] = o->mem_kinds[0];
+    o->mem_kinds_set = nkinds > 0;
     if (o->help || o->version || o->list) return CS_OK;
     if (o->bench_name == NULL) return cs_usage_error(err, errlen, "no benchmark named (see --list)");
     return CS_OK;

@@ -41,6 +41,10 @@ typedef enum cs_rma_sync {
     CS_NSYNC_MODES
 } cs_rma_sync_t;
 
+/* Where a side's buffer lives, as OMB's trailing arguments name it (`osu_latency D H`):
+ * H host, D device, M or MD managed memory preferring the device, MH preferring the host. */
+typedef enum cs_mem_kind { CS_MEM_HOST, CS_MEM_DEVICE, CS_MEM_MANAGED_DEVICE, CS_MEM_MANAGED_HOST } cs_mem_kind_t;
+
 /* -N: the neighbourhood of the neighbourhood collectives */
 typedef enum cs_nbr_kind { CS_NBR_CART, CS_NBR_GRAPH } cs_nbr_kind_t;
 
@@ -81,7 +85,7 @@ typedef struct cs_opts {
 
     /* collectives */
     unsigned dtypes; /* -T: CS_MASK of cs_dtype_t; the driver sweeps them in order */
-    bool dtypes_set;
+    bool dtypes_set, dtypes_all; /* -T all: every type the benchmark takes */
     cs_root_mode_t root_mode; /* -k */
     int root;
     bool root_set;
@@ -96,6 +100,12 @@ typedef struct cs_opts {
     /* one-sided: CS_MASK sets; "all" takes every mode the benchmark accepts */
     unsigned win_modes, sync_modes;
     bool win_modes_set, sync_modes_set, sync_all;
+
+    /* OMB's trailing buffer placement: sender's and receiver's side (one word names both).
+     * Kept for device memory; a build without it ignores them, as OMB built without an
+     * accelerator does. */
+    cs_mem_kind_t mem_kinds[2];
+    bool mem_kinds_set;
 
     cs_format_t format;
     const char *json_out;  /* --json-out FILE: JSON document beside the text */
