@@ -89,9 +89,9 @@ typedef struct cs_bench {
     const struct cs_coll_ops *coll; /* collectives: the MPI calls */
     const struct cs_rma_op *rma;    /* one-sided: the operation */
     unsigned rma_syncs;             /* one-sided: CS_MASK of the cs_rma_sync_t it accepts */
-    cs_win_mode_t default_win;       /* one-sided: OMB's -w default for it */
+    cs_win_mode_t default_win;      /* one-sided: OMB's -w default for it */
     cs_rma_sync_t default_sync;
-    unsigned dtypes_allowed;         /* CS_MASK of the -T types the operation is defined on (0: all) */
+    unsigned dtypes_allowed; /* CS_MASK of the -T types the operation is defined on (0: all) */
     const char *unavailable; /* why this build cannot run it (NULL: it can) */
     cs_dtype_t dtype;        /* the element type when -T does not apply (default MPI_CHAR) */
 } cs_bench_t;

@@ -46,8 +46,7 @@ typedef struct cs_rma_op {
         .osu_value_label = (metric_) == CS_METRIC_LATENCY ? "Latency (us)" : "Bandwidth (MB/s)",                       \
         .osu_leading_blank = false, .pattern = pattern_, .metric = metric_,                                            \
         .iter_class = (metric_) == CS_METRIC_LATENCY ? CS_ITERS_LATENCY : CS_ITERS_BANDWIDTH,                          \
-        .caps = CS_CAP_TWO_RANKS | CS_CAP_RMA | CS_CAP_DATATYPES | (caps_), .default_min_size = 1,                     \
-        .directions = dirs,                                                                                            \
+        .caps = CS_CAP_TWO_RANKS | CS_CAP_RMA | CS_CAP_DATATYPES | (caps_), .default_min_size = 1, .directions = dirs, \
         .osu_layout = CS_OSU_POINT_TO_POINT, .rma = &op_, .rma_syncs = syncs, .default_win = win_default,              \
         .default_sync = sync_default                                                                                   \
     }

@@ -84,9 +84,9 @@ typedef struct cs_opts {
     long batch; /* iterations per timed sample; 0 = chosen from the warm-up */
 
     /* collectives */
-    unsigned dtypes; /* -T: CS_MASK of cs_dtype_t; the driver sweeps them in order */
+    unsigned dtypes;             /* -T: CS_MASK of cs_dtype_t; the driver sweeps them in order */
     bool dtypes_set, dtypes_all; /* -T all: every type the benchmark takes */
-    cs_root_mode_t root_mode; /* -k */
+    cs_root_mode_t root_mode;    /* -k */
     int root;
     bool root_set;
     bool in_place; /* -l */

@@ -18,7 +18,6 @@ static const cs_bench_t *bench(const char *name)
     return b;
 }
 
-
 #define PLAN_BAD(name, n, expect)                                                                                      \
     do {                                                                                                               \
         CHECK(cs_bench_plan(bench(name), &o, n, &p, err, sizeof err) == CS_ERR_USAGE);                                 \

@@ -70,3 +70,15 @@ def test_get_acc_latency_runs_omb_defaults(mpi):
     res = run_osu(mpi, "get_acc_latency", "-m", "1:2", *TINY)
     assert res.returncode == 0, res.stderr
     assert "# Window creation: MPI_Win_create\n# Synchronization: MPI_Win_lock/unlock\n" in res.stdout
+
+
+def test_output_that_cannot_be_written_fails_the_run(mpi):
+    """--json-out /dev/full and --format json > /dev/full: exit 1 and a message, not 0."""
+    res = mpi.run(2, "latency", "-m", "1:2", *TINY, "--json-out", "/dev/full")
+    assert res.returncode == 1
+    assert "cannot write --json-out /dev/full" in res.stderr
+    import subprocess
+    with open("/dev/full", "w") as full:  # stdout itself: the core alone, as a singleton
+        alone = subprocess.run([str(mpi.bench), "init", "--format", "json"], stdout=full, stderr=subprocess.PIPE,
+                               text=True, env=mpi.env(), timeout=60)
+    assert alone.returncode == 1 and "cannot write standard output" in alone.stderr
