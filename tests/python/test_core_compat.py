@@ -82,3 +82,17 @@ def test_output_that_cannot_be_written_fails_the_run(mpi):
         alone = subprocess.run([str(mpi.bench), "init", "--format", "json"], stdout=full, stderr=subprocess.PIPE,
                                text=True, env=mpi.env(), timeout=60)
     assert alone.returncode == 1 and "cannot write standard output" in alone.stderr
+
+
+def test_json_is_valid_utf8_whatever_the_bytes_recorded(mpi, tmp_path):
+    """A non-UTF-8 environment value and --json-out path: each bad byte becomes U+FFFD."""
+    import subprocess
+    path = tmp_path / "r\udce9sultat.json"  # a Latin-1 byte in the file name
+    env = mpi.env()
+    env["UCX_COMMSCOPE_TEST"] = "caf\udce9"  # b"caf\xe9"
+    res = subprocess.run(mpi.argv(2, mpi.bench, "latency", "-m", "1:1", *TINY, "--json-out", str(path)),
+                         env=env, capture_output=True, timeout=120)
+    assert res.returncode == 0, res.stderr
+    doc = json.loads(path.read_bytes().decode("utf-8"))  # strict: must be UTF-8
+    assert doc["environment"]["UCX_COMMSCOPE_TEST"] == "caf\ufffd"
+    assert doc["argv"][-1] == str(tmp_path).encode("utf-8", "surrogateescape").decode() + "/r\ufffdsultat.json"
