@@ -213,7 +213,17 @@ cs_status_t cs_bench_plan_world(const cs_bench_t *b, const cs_opts_t *o, const c
         return cs_usage_error(err, errlen, "--send-mode bsend: messages above %d bytes cannot be buffered; lower -m",
                               CS_BSEND_MAX_SIZE);
     p->window = (b->caps & CS_CAP_WINDOW) ? o->window : 1;
-    return plan_memory(b, o, w, p, err, errlen);
+    CS_CHECK(plan_memory(b, o, w, p, err, errlen));
+    /* v- and w-forms place rank j's block at displacement j x block, in elements and for
+     * alltoallw in bytes, all of them int in MPI-3; the pattern builds them for every
+     * collective. Refused here rather than overflowing inside MPI. */
+    if ((b->caps & CS_CAP_COLLECTIVE) && w->nranks > 1 && p->max_size > (size_t)INT_MAX / (size_t)(w->nranks - 1))
+        return cs_usage_error(err, errlen,
+                              "-m: %zu-byte blocks at %d ranks put the last block %zu bytes in, beyond the int "
+                              "displacements of MPI collectives (%d); lower -m to at most %zu",
+                              p->max_size, w->nranks, p->max_size * (size_t)(w->nranks - 1), INT_MAX,
+                              (size_t)INT_MAX / (size_t)(w->nranks - 1));
+    return CS_OK;
 }
 
 cs_status_t cs_bench_plan(const cs_bench_t *b, const cs_opts_t *o, int nranks, cs_plan_t *plan, char *err,

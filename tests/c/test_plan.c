@@ -1,4 +1,5 @@
 /* Benchmark/option/rank-count fit, checked without MPI. */
+#include <limits.h>
 #include <stdlib.h>
 
 #include "core/bench.h"
@@ -168,6 +169,18 @@ static void check_issue3_families(void)
     cs_opts_init(&o);
     o.mem_limit = (size_t)1 << 20, o.max_size = (size_t)1 << 20, o.max_size_set = true;
     PLAN_BAD("bw", 2, "over the memory limit");
+    /* collectives' int displacements: (ranks - 1) x block must fit INT_MAX */
+    cs_opts_init(&o);
+    o.mem_limit = (size_t)64 << 30, o.max_size = (size_t)1 << 30, o.max_size_set = true;
+    o.min_size = (size_t)1 << 30, o.min_size_set = true;
+    CHECK(cs_bench_plan(bench("alltoallv"), &o, 2, &p, err, sizeof err) == CS_OK);
+    PLAN_BAD("alltoallv", 3,
+             "-m: 1073741824-byte blocks at 3 ranks put the last block 2147483648 bytes in, beyond "
+             "the int displacements of MPI collectives (2147483647); lower -m to at most 1073741823");
+    o.max_size = o.min_size = (size_t)INT_MAX / 15;
+    CHECK(cs_bench_plan(bench("allgatherv"), &o, 16, &p, err, sizeof err) == CS_OK);
+    o.max_size = o.min_size = (size_t)INT_MAX / 15 + 1;
+    PLAN_BAD("allgatherv", 16, "beyond the int displacements");
     /* neighbourhood: by the largest degree */
     cs_opts_init(&o);
     o.mem_limit = (size_t)1 << 20;
