@@ -136,9 +136,16 @@ static cs_status_t measure(cs_sweep_t *s, cs_record_t *rec)
     loop.batch = o->npercentiles > 0 ? 1 : o->batch;
     cs_timing_t timing;
     CS_CHECK(cs_pattern_run(s->pattern, c, &loop, s->samples, &timing));
-    cs_measurement_t m = {.size = c->size, .window = c->window, .pairs = info->plan->pairs,
-                          .iterations = loop.iterations, .warmup = loop.warmup, .batch = timing.batch,
-                          .nranks = c->nranks, .dtype = c->dtype, .win_mode = c->win_mode, .sync_mode = c->sync_mode};
+    cs_measurement_t m = {.size = c->size,
+                          .window = c->window,
+                          .pairs = info->plan->pairs,
+                          .iterations = loop.iterations,
+                          .warmup = loop.warmup,
+                          .batch = timing.batch,
+                          .nranks = c->nranks,
+                          .dtype = c->dtype,
+                          .win_mode = c->win_mode,
+                          .sync_mode = c->sync_mode};
     if (s->pattern->timers == CS_TIMERS_EVERY) CS_CHECK(collect_every(s, &timing, loop.iterations, &m));
     else CS_CHECK(collect_some(s, &timing, loop.iterations, &m));
     memset(rec, 0, sizeof *rec);
@@ -175,10 +182,10 @@ static cs_status_t sweep_sizes(cs_sweep_t *s, const int *windows, size_t nwindow
                 *status = CS_RUN_VALIDATION_FAILED;
                 *go_on = false;
                 if (c->rank == 0)
-                    fprintf(stderr, "DATA VALIDATION ERROR: %s exited with status 1 on message size %zu "
-                                    "(%ld wrong %s).\n",
-                            c->info->argv[0], sizes[i], rec.errors,
-                            c->info->bench->flow ? "elements" : "bytes");
+                    fprintf(stderr,
+                            "DATA VALIDATION ERROR: %s exited with status 1 on message size %zu "
+                            "(%ld wrong %s).\n",
+                            c->info->argv[0], sizes[i], rec.errors, c->info->bench->flow ? "elements" : "bytes");
                 return CS_OK;
             }
         }
@@ -208,8 +215,8 @@ static cs_status_t sweep(cs_sweep_t *s, const cs_output_t *out, cs_run_status_t 
     return CS_OK;
 }
 
-cs_status_t cs_driver_run(MPI_Comm comm, const cs_run_info_t *info, const cs_mem_ops_t *mem,
-                          const cs_output_t *output, cs_run_status_t *status)
+cs_status_t cs_driver_run(MPI_Comm comm, const cs_run_info_t *info, const cs_mem_ops_t *mem, const cs_output_t *output,
+                          cs_run_status_t *status)
 {
     cs_sweep_t s = {.pattern = cs_pattern_of(info->bench->pattern)};
     s.ctx.comm = comm;

@@ -45,8 +45,8 @@ static long choose_batch(const cs_pattern_t *p, const cs_loop_t *loop, double pe
 }
 
 /* Batched: one clock read per batch; consecutive stamps, so no time goes unaccounted. */
-static cs_status_t timed_batches(const cs_pattern_t *p, cs_ctx_t *c, const cs_loop_t *loop, long batch,
-                                 double *samples, cs_timing_t *out)
+static cs_status_t timed_batches(const cs_pattern_t *p, cs_ctx_t *c, const cs_loop_t *loop, long batch, double *samples,
+                                 cs_timing_t *out)
 {
     size_t k = 0;
     double t_start = MPI_Wtime(), t_prev = t_start;
@@ -65,8 +65,8 @@ static cs_status_t timed_batches(const cs_pattern_t *p, cs_ctx_t *c, const cs_lo
 
 /* Barrier before each iteration, outside the clock (OMB's multi-pair tests and collectives:
  * t_start; MPI_Bcast; t_stop; MPI_Barrier). */
-static cs_status_t timed_synchronised(const cs_pattern_t *p, cs_ctx_t *c, const cs_loop_t *loop,
-                                      double *samples, cs_timing_t *out)
+static cs_status_t timed_synchronised(const cs_pattern_t *p, cs_ctx_t *c, const cs_loop_t *loop, double *samples,
+                                      cs_timing_t *out)
 {
     double total = 0;
     for (long i = 0; i < loop->iterations; i++) {
@@ -141,7 +141,7 @@ static cs_status_t overlap_phase(const cs_pattern_t *p, cs_ctx_t *c, const cs_lo
 }
 
 CS_HOT cs_status_t cs_pattern_run(const cs_pattern_t *p, cs_ctx_t *c, const cs_loop_t *loop, double *samples,
-                           cs_timing_t *out)
+                                  cs_timing_t *out)
 {
     memset(out, 0, sizeof *out);
     if (p->given_seconds) { /* measured before the loop could exist */
@@ -214,8 +214,11 @@ cs_status_t cs_pattern_validate(const cs_pattern_t *p, cs_ctx_t *c, long iterati
 
 MPI_Datatype cs_mpi_datatype(cs_dtype_t t)
 {
-    const MPI_Datatype types[CS_NDTYPES] = {[CS_DT_CHAR] = MPI_CHAR, [CS_DT_INT] = MPI_INT, [CS_DT_FLOAT] = MPI_FLOAT,
-                                            [CS_DT_DOUBLE] = MPI_DOUBLE, [CS_DT_LONG_LONG] = MPI_LONG_LONG};
+    const MPI_Datatype types[CS_NDTYPES] = {[CS_DT_CHAR] = MPI_CHAR,
+                                            [CS_DT_INT] = MPI_INT,
+                                            [CS_DT_FLOAT] = MPI_FLOAT,
+                                            [CS_DT_DOUBLE] = MPI_DOUBLE,
+                                            [CS_DT_LONG_LONG] = MPI_LONG_LONG};
     return types[t];
 }
 

@@ -96,7 +96,7 @@ extern const cs_pattern_t cs_pattern_hello;
 
 typedef struct cs_loop {
     long iterations, warmup;
-    long batch; /* 0: choose from the warm-up so one sample lasts about CS_BATCH_TARGET_S */
+    long batch;    /* 0: choose from the warm-up so one sample lasts about CS_BATCH_TARGET_S */
     int num_tests; /* MPI_Test calls during the overlap phase's compute (-t) */
 } cs_loop_t;
 

@@ -23,6 +23,6 @@ typedef struct cs_rma_args {
 } cs_rma_args_t;
 
 #define CS_RMA_AT(buf, a) ((char *)(buf) + (a)->off)
-#define CS_RMA_DISP(a) ((a)->disp + (MPI_Aint)(a)->off)
+#define CS_RMA_DISP(a)    ((a)->disp + (MPI_Aint)(a)->off)
 
 #endif

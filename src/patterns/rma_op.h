@@ -36,15 +36,19 @@ typedef struct cs_rma_op {
 } cs_rma_op_t;
 
 /* Every synchronisation OMB offers, and the ones its active-target-only tests take. */
-#define CS_RMA_ALL_SYNCS ((1u << CS_NSYNC_MODES) - 1)
+#define CS_RMA_ALL_SYNCS    ((1u << CS_NSYNC_MODES) - 1)
 #define CS_RMA_ACTIVE_SYNCS (CS_MASK(CS_SYNC_PSCW) | CS_MASK(CS_SYNC_FENCE))
 
-#define CS_RMA_BENCH(bench_name, title, desc, pattern_, op_, metric_, caps_, syncs, sync_default, dirs)        \
-    {.name = bench_name, .description = desc, .osu_title = title,                                               \
-     .osu_value_label = (metric_) == CS_METRIC_LATENCY ? "Latency (us)" : "Bandwidth (MB/s)",                   \
-     .osu_leading_blank = false, .pattern = pattern_, .metric = metric_,                                       \
-     .iter_class = (metric_) == CS_METRIC_LATENCY ? CS_ITERS_LATENCY : CS_ITERS_BANDWIDTH,                      \
-     .caps = CS_CAP_TWO_RANKS | CS_CAP_RMA | (caps_), .default_min_size = 1, .directions = dirs,                \
-     .osu_layout = CS_OSU_POINT_TO_POINT, .rma = &op_, .rma_syncs = syncs, .default_sync = sync_default}
+/* syncs: the -s modes it takes; win_default and sync_default: OMB's -w and -s defaults for it */
+#define CS_RMA_BENCH(bench_name, title, desc, pattern_, op_, metric_, caps_, syncs, win_default, sync_default, dirs)   \
+    {                                                                                                                  \
+        .name = bench_name, .description = desc, .osu_title = title,                                                   \
+        .osu_value_label = (metric_) == CS_METRIC_LATENCY ? "Latency (us)" : "Bandwidth (MB/s)",                       \
+        .osu_leading_blank = false, .pattern = pattern_, .metric = metric_,                                            \
+        .iter_class = (metric_) == CS_METRIC_LATENCY ? CS_ITERS_LATENCY : CS_ITERS_BANDWIDTH,                          \
+        .caps = CS_CAP_TWO_RANKS | CS_CAP_RMA | CS_CAP_DATATYPES | (caps_), .default_min_size = 1, .directions = dirs, \
+        .osu_layout = CS_OSU_POINT_TO_POINT, .rma = &op_, .rma_syncs = syncs, .default_win = win_default,              \
+        .default_sync = sync_default                                                                                   \
+    }
 
 #endif

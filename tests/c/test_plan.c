@@ -1,4 +1,5 @@
 /* Benchmark/option/rank-count fit, checked without MPI. */
+#include <limits.h>
 #include <stdlib.h>
 
 #include "core/bench.h"
@@ -18,11 +19,47 @@ static const cs_bench_t *bench(const char *name)
     return b;
 }
 
-#define PLAN_BAD(name, n, expect)                                                  \
-    do {                                                                            \
-        CHECK(cs_bench_plan(bench(name), &o, n, &p, err, sizeof err) == CS_ERR_USAGE); \
-        CHECK_CONTAINS(err, expect);                                                \
+#define PLAN_BAD(name, n, expect)                                                                                      \
+    do {                                                                                                               \
+        CHECK(cs_bench_plan(bench(name), &o, n, &p, err, sizeof err) == CS_ERR_USAGE);                                 \
+        CHECK_CONTAINS(err, expect);                                                                                   \
     } while (0)
+
+/* Issue 11: OMB 7.4's atomics take -T (MPI_CHAR by default: a 1-byte element) and -m
+ * (the window's size); compare-and-swap is defined on integers only; get_acc_latency
+ * keeps OMB's option defaults, MPI_Win_create and lock. */
+static void check_atomics_and_defaults(void)
+{
+    cs_opts_t o;
+    cs_plan_t p;
+    char err[256];
+    size_t sizes[4];
+    const char *atomics[] = {"fop_latency", "cas_latency"};
+    for (int i = 0; i < 2; i++) {
+        const cs_bench_t *b = bench(atomics[i]);
+        cs_opts_init(&o);
+        CHECK(cs_bench_plan(b, &o, 2, &p, err, sizeof err) == CS_OK);
+        CHECK(p.ndtypes == 1 && p.dtypes[0] == CS_DT_CHAR && p.min_size == 1 && p.max_size == 1);
+        CHECK(cs_bench_sizes(b, &p, CS_DT_CHAR, sizes, 4) == 1 && sizes[0] == 1);
+        CHECK(p.nwin_modes == 1 && p.win_modes[0] == CS_WIN_ALLOCATE && p.sync_modes[0] == CS_SYNC_FLUSH);
+        CHECK(cs_bench_planned_records(b, &o, &p) == 1);
+        o.dtypes = CS_MASK(CS_DT_INT), o.dtypes_set = true, o.max_size = (size_t)1 << 20, o.max_size_set = true;
+        cs_opts_mark(&o, CS_OPT_TYPE, "mpi_int");
+        cs_opts_mark(&o, CS_OPT_MESSAGE_SIZE, "1M");
+        CHECK(cs_bench_plan(b, &o, 2, &p, err, sizeof err) == CS_OK);
+        CHECK(p.max_size == (size_t)1 << 20 && cs_bench_sizes(b, &p, CS_DT_INT, sizes, 4) == 1 && sizes[0] == 4);
+    }
+    cs_opts_init(&o);
+    o.dtypes = CS_MASK(CS_DT_FLOAT), o.dtypes_set = true;
+    cs_opts_mark(&o, CS_OPT_TYPE, "mpi_float");
+    CHECK(cs_bench_plan(bench("fop_latency"), &o, 2, &p, err, sizeof err) == CS_OK);
+    PLAN_BAD("cas_latency", 2, "-T mpi_float: cas_latency is defined on mpi_char, mpi_int only");
+
+    cs_opts_init(&o);
+    CHECK(cs_bench_plan(bench("get_acc_latency"), &o, 2, &p, err, sizeof err) == CS_OK);
+    CHECK(p.nwin_modes == 1 && p.win_modes[0] == CS_WIN_CREATE && p.nsync_modes == 1 &&
+          p.sync_modes[0] == CS_SYNC_LOCK && p.min_size == 1 && p.max_size == (size_t)1 << 22);
+}
 
 static void check_issue3_families(void)
 {
@@ -101,7 +138,8 @@ static void check_issue3_families(void)
     o.max_size = 8, o.max_size_set = true;
     cs_opts_mark(&o, CS_OPT_MESSAGE_SIZE, "8");
     PLAN_BAD("ibarrier", 2, "-m does not apply to ibarrier");
-    PLAN_BAD("fop_latency", 2, "-m does not apply to fop_latency");
+    /* OMB takes -m for the atomics (their window's size); the element stays one */
+    CHECK(cs_bench_plan(bench("fop_latency"), &o, 2, &p, err, sizeof err) == CS_OK);
     cs_opts_init(&o);
     o.npercentiles = 1, o.percentiles[0] = 50;
     cs_opts_mark(&o, CS_OPT_TAIL_LAT, "50");
@@ -131,6 +169,18 @@ static void check_issue3_families(void)
     cs_opts_init(&o);
     o.mem_limit = (size_t)1 << 20, o.max_size = (size_t)1 << 20, o.max_size_set = true;
     PLAN_BAD("bw", 2, "over the memory limit");
+    /* collectives' int displacements: (ranks - 1) x block must fit INT_MAX */
+    cs_opts_init(&o);
+    o.mem_limit = (size_t)64 << 30, o.max_size = (size_t)1 << 30, o.max_size_set = true;
+    o.min_size = (size_t)1 << 30, o.min_size_set = true;
+    CHECK(cs_bench_plan(bench("alltoallv"), &o, 2, &p, err, sizeof err) == CS_OK);
+    PLAN_BAD("alltoallv", 3,
+             "-m: 1073741824-byte blocks at 3 ranks put the last block 2147483648 bytes in, beyond "
+             "the int displacements of MPI collectives (2147483647); lower -m to at most 1073741823");
+    o.max_size = o.min_size = (size_t)INT_MAX / 15;
+    CHECK(cs_bench_plan(bench("allgatherv"), &o, 16, &p, err, sizeof err) == CS_OK);
+    o.max_size = o.min_size = (size_t)INT_MAX / 15 + 1;
+    PLAN_BAD("allgatherv", 16, "beyond the int displacements");
     /* neighbourhood: by the largest degree */
     cs_opts_init(&o);
     o.mem_limit = (size_t)1 << 20;
@@ -158,8 +208,7 @@ static void check_issue3_families(void)
     cs_opts_mark(&o, CS_OPT_BUFFER_NUM, "multiple");
     PLAN_BAD("put_bibw", 2, "-b multiple does not apply to put_bibw");
     cs_opts_init(&o);
-    CHECK(cs_bench_plan(bench("fop_latency"), &o, 2, &p, err, sizeof err) == CS_OK);
-    CHECK(p.min_size == 8 && p.max_size == 8 && p.dtypes[0] == CS_DT_LONG_LONG);
+    check_atomics_and_defaults();
 
     /* fan-in: one hub, every other rank a peer unless -p */
     cs_opts_init(&o);
@@ -226,7 +275,8 @@ int main(void)
     CHECK(cs_bench_plan(bench("bw"), &o, 2, &p, err, sizeof err) == CS_OK);
     o.max_size = (size_t)257 << 20;
     CHECK(cs_bench_plan(bench("bw"), &o, 2, &p, err, sizeof err) == CS_ERR_USAGE);
-    CHECK_CONTAINS(err, "message size 269484032 needs 514 MiB of buffers per process, over the memory limit of 512 MiB (-M)");
+    CHECK_CONTAINS(
+        err, "message size 269484032 needs 514 MiB of buffers per process, over the memory limit of 512 MiB (-M)");
     o.max_size = (size_t)1 << 20, o.buffers = CS_BUFFERS_MULTIPLE;
     o.mem_limit = (size_t)64 << 20;
     CHECK(cs_bench_plan(bench("bw"), &o, 2, &p, err, sizeof err) == CS_ERR_USAGE); /* 2 x 64 x 1 MiB */

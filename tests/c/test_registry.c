@@ -13,7 +13,7 @@ typedef struct def_entry {
 } def_entry_t;
 
 static const def_entry_t def[] = {
-#define CS_BENCH(name, family) {#name, #family},
+#define CS_BENCH(name, family)      {#name, #family},
 #define CS_COLLECTIVE(name, family) {#name, #family}, {"i" #name, #family}, {#name "_persistent", #family},
 #include "core/benchmarks.def"
 #undef CS_BENCH
@@ -25,8 +25,8 @@ static const def_entry_t def[] = {
 static void check_family(const cs_bench_t *b, const char *family)
 {
     unsigned kinds = CS_CAP_COLLECTIVE | CS_CAP_RMA | CS_CAP_STARTUP | CS_CAP_NEIGHBOR;
-    unsigned want = strcmp(family, "collective") == 0 ? CS_CAP_COLLECTIVE
-                    : strcmp(family, "neighbor") == 0 ? CS_CAP_COLLECTIVE | CS_CAP_NEIGHBOR
+    unsigned want = strcmp(family, "collective") == 0  ? CS_CAP_COLLECTIVE
+                    : strcmp(family, "neighbor") == 0  ? CS_CAP_COLLECTIVE | CS_CAP_NEIGHBOR
                     : strcmp(family, "one_sided") == 0 ? CS_CAP_RMA
                     : strcmp(family, "startup") == 0   ? CS_CAP_STARTUP
                                                        : 0;
@@ -56,6 +56,45 @@ static void check_descriptor(const cs_bench_t *b)
     CHECK(st == CS_OK);
 }
 
+/* OMB 7.4's defaults for every osu_* program (suites.md 1.2, the benchmarks' main()):
+ * sizes, iterations and warm-up per size class, datatype, and for one-sided the window
+ * creation and synchronisation. One row per family; the exceptions are named. */
+static void check_omb_defaults(const cs_bench_t *b, const char *family)
+{
+    cs_opts_t o;
+    cs_plan_t p;
+    char err[256];
+    cs_opts_init(&o);
+    if (cs_bench_plan(b, &o, (b->caps & CS_CAP_NEIGHBOR) ? 3 : 2, &p, err, sizeof err) != CS_OK) return;
+    long it_small, wu_small, it_large, wu_large;
+    cs_bench_iterations(b, &o, CS_LARGE_MESSAGE_SIZE, &it_small, &wu_small);
+    cs_bench_iterations(b, &o, CS_LARGE_MESSAGE_SIZE + 1, &it_large, &wu_large);
+    bool ok = p.ndtypes == 1 && p.dtypes[0] == CS_DT_CHAR;
+    if (strcmp(family, "collective") == 0 || strcmp(family, "neighbor") == 0) {
+        ok &= it_small == 1000 && wu_small == 100 && it_large == 100 && wu_large == 10;
+        ok &= (b->caps & CS_CAP_SIZELESS) ? p.max_size == 0 : (p.min_size == 1 && p.max_size == (size_t)1 << 20);
+    } else if (strcmp(family, "one_sided") == 0) {
+        bool bw = b->metric == CS_METRIC_BANDWIDTH;
+        ok &= bw ? (it_small == 100 && wu_small == 10 && it_large == 20 && wu_large == 2)
+                 : (it_small == 10000 && wu_small == 100 && it_large == 1000 && wu_large == 10);
+        bool atomic = b->caps & CS_CAP_FIXED_SIZE;
+        ok &= atomic ? (p.min_size == 1 && p.max_size == 1) : (p.min_size == 1 && p.max_size == (size_t)1 << 22);
+        cs_win_mode_t win = strcmp(b->name, "get_acc_latency") == 0 ? CS_WIN_CREATE : CS_WIN_ALLOCATE;
+        cs_rma_sync_t sync = strcmp(b->name, "get_acc_latency") == 0 ? CS_SYNC_LOCK
+                             : strcmp(b->name, "put_bibw") == 0      ? CS_SYNC_PSCW
+                                                                     : CS_SYNC_FLUSH;
+        ok &= p.nwin_modes == 1 && p.win_modes[0] == win && p.nsync_modes == 1 && p.sync_modes[0] == sync;
+    } else if (strcmp(family, "pt2pt") == 0) {
+        bool lat = b->metric == CS_METRIC_LATENCY;
+        ok &= lat ? (it_small == 10000 && wu_small == 100 && it_large == 1000 && wu_large == 10)
+                  : (it_small == 100 && wu_small == 10 && it_large == 20 && wu_large == 2);
+        ok &= p.min_size == (lat ? 0u : 1u) && p.max_size == (size_t)1 << 22;
+        ok &= (b->caps & CS_CAP_WINDOW) ? p.window == 64 : p.window == 1;
+    }
+    if (!ok) fprintf(stderr, "%s: not OMB's defaults\n", b->name);
+    CHECK(ok);
+}
+
 int main(void)
 {
     CHECK(cs_registry_count() == NDEF);
@@ -67,6 +106,7 @@ int main(void)
         CHECK(cs_registry_find(def[i].name) == b);
         check_family(b, def[i].family);
         check_descriptor(b);
+        check_omb_defaults(b, def[i].family);
     }
     CHECK(cs_registry_find("osu_latency") == NULL && cs_registry_find("") == NULL);
     return check_report("test_registry");

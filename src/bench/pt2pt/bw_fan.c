@@ -2,11 +2,12 @@
  * one hub with -p peers sending to it, or it sending to them. */
 #include "core/bench.h"
 
-#define FAN(bench_name, title, desc, pattern_)                                                                \
-    {.name = bench_name, .description = desc, .osu_title = title, .osu_value_label = "Bandwidth (MB/s)",     \
-     .osu_leading_blank = true, .pattern = pattern_, .metric = CS_METRIC_BANDWIDTH,                          \
-     .iter_class = CS_ITERS_BANDWIDTH, .caps = CS_CAP_FAN | CS_CAP_WINDOW, .default_min_size = 1,             \
-     .directions = 1}
+#define FAN(bench_name, title, desc, pattern_)                                                                         \
+    {                                                                                                                  \
+        .name = bench_name, .description = desc, .osu_title = title, .osu_value_label = "Bandwidth (MB/s)",            \
+        .osu_leading_blank = true, .pattern = pattern_, .metric = CS_METRIC_BANDWIDTH,                                 \
+        .iter_class = CS_ITERS_BANDWIDTH, .caps = CS_CAP_FAN | CS_CAP_WINDOW, .default_min_size = 1, .directions = 1   \
+    }
 
 const cs_bench_t cs_bench_bw_fan_in =
     FAN("bw_fan_in", "Fan-in Bandwidth Test",
