@@ -150,10 +150,10 @@ def _problem(path: Path, root: yaml.Node, error: dict) -> tuple[str, int, str, s
         message = f"unknown key; allowed keys: {', '.join(model.model_fields)}"
     elif error["type"] == "missing":
         message = "required key is missing"
-    return str(path), _line_of(root, loc), key, message
+    return str(path), line_of(root, loc), key, message
 
 
-def _line_of(root: yaml.Node, loc: tuple) -> int:
+def line_of(root: yaml.Node, loc: tuple) -> int:
     """1-based line of the YAML node at `loc`; the deepest existing node if `loc` leads nowhere
     (a missing key is reported at the mapping that lacks it)."""
     import yaml
