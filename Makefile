@@ -58,8 +58,9 @@ sanitize:
 flavours: build
 	scripts/build-flavours $$(cat build/mpi.env) -DCS_WERROR=$(WERROR)
 
+# tests/python, and tests/cluster (the virtual cluster: needs root and Slurm, skips without)
 pytest: venv flavours
-	$(VBIN)/python -m pytest tests/python
+	$(VBIN)/python -m pytest tests/python tests/cluster
 
 test: venv build unit sanitize flavours pytest
 

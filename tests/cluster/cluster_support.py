@@ -1,0 +1,104 @@
+"""Helpers of the cluster tests: driving scripts/vcluster (see conftest.py for the fixtures).
+
+The tests need root, iproute2, util-linux, Slurm and munge. Without them they skip;
+with COMMSCOPE_REQUIRE_CLUSTER=1 (CI) they fail instead. A cluster that is already up
+in the same state folder ($COMMSCOPE_VCLUSTER_DIR) is replaced.
+"""
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parents[2]
+VCLUSTER = REPO / "scripts" / "vcluster"
+RSH = REPO / "scripts" / "vcluster-rsh"
+REQUIRED = os.environ.get("COMMSCOPE_REQUIRE_CLUSTER") == "1"
+TOOLS = ("ip", "tc", "unshare", "nsenter", "munged", "slurmctld", "slurmd", "sinfo", "srun", "sbatch",
+         "scontrol", "squeue", "scancel")
+HOSTS = ("vnode1", "vnode2")
+
+
+def unavailable(reason: str):
+    """Skip, or fail when the cluster tests are required."""
+    if REQUIRED:
+        pytest.fail(f"{reason} (COMMSCOPE_REQUIRE_CLUSTER=1)", pytrace=False)
+    pytest.skip(reason)
+
+
+def missing_prerequisite() -> str | None:
+    if os.geteuid() != 0:
+        return "the virtual cluster needs root (network namespaces, a bridge, Slurm daemons)"
+    missing = [tool for tool in TOOLS if shutil.which(tool) is None]
+    if missing:
+        return f"missing for the virtual cluster: {' '.join(missing)} (Debian: iproute2 slurm-wlm munge)"
+    return None
+
+
+def shared_dir() -> Path:
+    """A folder every host sees (their /tmp is their own), for programs and job output."""
+    folder = REPO / "build" / "vcluster-tests"
+    if str(folder.resolve()).startswith("/tmp/"):
+        unavailable(f"{folder} is under /tmp, which every virtual host replaces with its own")
+    folder.mkdir(parents=True, exist_ok=True)
+    return folder
+
+
+class VCluster:
+    def __init__(self, hosts: int = len(HOSTS), slurm: bool = True):
+        self.n = hosts
+        self.slurm = slurm
+        self.is_up = False
+        self.env: dict[str, str] = {}
+        self.hosts: list[dict] = []
+
+    def cli(self, *args: str, check: bool = True, timeout: float = 120, **kwargs) -> subprocess.CompletedProcess:
+        """`scripts/vcluster ARGS...`; output captured as text."""
+        result = subprocess.run([str(VCLUSTER), *args], capture_output=True, text=True, timeout=timeout,
+                                **kwargs)
+        if check and result.returncode != 0:
+            pytest.fail(f"vcluster {' '.join(args)} failed ({result.returncode}):\n{result.stdout}{result.stderr}",
+                        pytrace=False)
+        return result
+
+    def up(self) -> None:
+        self.is_up = False
+        self.cli("up", str(self.n), *(["--slurm"] if self.slurm else []), timeout=180)
+        self.is_up = True
+        self.load_env()
+
+    def load_env(self) -> None:
+        info = json.loads(self.cli("env", "--json").stdout)
+        self.env, self.hosts = info["env"], info["hosts"]
+
+    def down(self) -> subprocess.CompletedProcess:
+        result = self.cli("down", check=False, timeout=120)
+        self.is_up = False
+        return result
+
+    def mark_down(self) -> None:
+        self.is_up = False
+
+    def ensure_up(self) -> None:
+        if not self.is_up:
+            self.up()
+
+    def environ(self, **extra: str) -> dict[str, str]:
+        """This process's environment plus the cluster's (SLURM_CONF, MPI over TCP)."""
+        return {**os.environ, **self.env, **extra}
+
+    def exec(self, host: str, *cmd: str, timeout: float = 60, **kwargs) -> subprocess.CompletedProcess:
+        return subprocess.run([str(VCLUSTER), "exec", host, "--", *cmd], capture_output=True, text=True,
+                              timeout=timeout, **kwargs)
+
+    def veth(self, host: str) -> str:
+        return next(h["veth"] for h in self.hosts if h["name"] == host)
+
+    def veth_bytes(self, host: str) -> int:
+        """Bytes both ways through the host's veth, counted on the root namespace's end."""
+        stats = Path("/sys/class/net") / self.veth(host) / "statistics"
+        return sum(int((stats / name).read_text()) for name in ("rx_bytes", "tx_bytes"))
