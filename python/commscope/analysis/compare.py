@@ -27,7 +27,7 @@ from commscope.store.db import Store
 METRIC_ALIASES = {
     "latency": "latency_us", "lat": "latency_us",
     "bw": "bandwidth_MBps", "bandwidth": "bandwidth_MBps",
-    "rate": "message_rate", "msgrate": "message_rate",
+    "rate": "message_rate", "msgrate": "message_rate", "pingpong_bw": "pingpong_MBps",
     "min_latency": "min_latency_us", "max_latency": "max_latency_us",
 }
 # Which metric speaks for a run when none is asked for, after the benchmark's own.
@@ -89,7 +89,8 @@ def _run_time(row) -> datetime | None:
 
 def _selector_rows(store: Store, selector: str) -> list:
     """Rows a selector names: a run id, `last`, `label:TEXT`, `system:NAME`,
-    `invocation:N`, or bare text that is a label or else a system name."""
+    `invocation:N`, `job:ID` (a batch job's runs), or bare text that is a label or else a
+    system name."""
     kind, _, value = selector.partition(":")
     if selector.isdigit() or selector == "last":
         run_id = store.last_run_id() if selector == "last" else int(selector)
@@ -97,10 +98,10 @@ def _selector_rows(store: Store, selector: str) -> list:
         if not rows:
             raise UsageError(f"no run {selector} in {store.path}")
         return rows
-    if kind in ("label", "system", "invocation") and value:
+    if kind in ("label", "system", "invocation", "job") and value:
         if kind == "invocation" and not value.isdigit():
             raise UsageError(f"{selector!r}: an invocation is a number")
-        rows = store.run_rows(**{"invocation_id" if kind == "invocation" else kind:
+        rows = store.run_rows(**{"invocation_id" if kind == "invocation" else "job_id" if kind == "job" else kind:
                                  int(value) if kind == "invocation" else value})
     else:
         rows = store.run_rows(label=selector) or store.run_rows(system=selector)
@@ -172,10 +173,21 @@ def resolve_metric(name: str) -> str:
     return METRIC_ALIASES.get(name.lower(), name)
 
 
+#: Metrics computed from stored ones where a run has what they need: seed 003's ping-pong
+#: bandwidth, bytes over one-way latency in µs (= MB/s).
+DERIVED = {
+    "pingpong_MBps": lambda point: point.size / point.metrics["latency_us"]
+    if point.size and isinstance(point.metrics.get("latency_us"), (int, float)) and point.metrics["latency_us"] > 0
+    else None,
+}
+
+
 def numeric_metrics(run: Run) -> list[str]:
-    """Metrics with a number at some size of the run, in order of appearance."""
-    return list(dict.fromkeys(name for point in run.points for name, value in point.metrics.items()
-                              if isinstance(value, (int, float)) and not isinstance(value, bool)))
+    """Metrics with a number at some size of the run, in order of appearance (derived last)."""
+    stored = [name for point in run.points for name, value in point.metrics.items()
+              if isinstance(value, (int, float)) and not isinstance(value, bool)]
+    derived = [name for name, compute in DERIVED.items() if any(compute(point) is not None for point in run.points)]
+    return list(dict.fromkeys([*stored, *derived]))
 
 
 def primary(run: Run) -> str | None:
@@ -220,6 +232,9 @@ def points_by_key(run: Run) -> dict[Key, Point]:
 
 
 def series(run: Run, metric: str) -> dict[Key, float]:
+    if metric in DERIVED:
+        values = {key: DERIVED[metric](point) for key, point in points_by_key(run).items()}
+        return {key: value for key, value in values.items() if value is not None}
     return {key: point.metrics[metric] for key, point in points_by_key(run).items()
             if isinstance(point.metrics.get(metric), (int, float))}
 

@@ -228,7 +228,9 @@ def list_suites(db: Path) -> None:
         click.echo(f"{name}: {suite.description}")
         for entry in expand(path):
             flags = " ".join(entry.flags) or "(defaults)"
-            click.echo(f"    {entry.benchmark:<10} {flags:<28} {entry.ranks} ranks, {entry.placement}")
+            extra = "".join(f", {text}" for text in (entry.transport and f"transport {entry.transport}",
+                                                     entry.label and f"label {entry.label!r}") if text)
+            click.echo(f"    {entry.benchmark:<10} {flags:<28} {entry.ranks} ranks, {entry.placement}{extra}")
 
 
 @list_.command(name="runs")
@@ -383,7 +385,8 @@ Floor = ParsedValue("QUANTITY", "commscope.analysis.check", "parse_floor")
 
 SELECTORS_HELP = """\b
 RUN_OR_SELECTOR is a run id, `last`, a label, a system name, or one of
-label:TEXT, system:NAME, invocation:N; each adds the runs it matches."""
+label:TEXT, system:NAME, invocation:N, job:ID (a Slurm job's runs); each adds
+the runs it matches."""
 
 
 def selection_options(otherwise: str = "Either this or a selector is needed."):

@@ -58,6 +58,9 @@ METRIC_UNITS: dict[str, str] = {
     "defects": "count",
     # tables written by other harnesses (e.g. JUBE result tables)
     "runtime_s": "s",
+    # computed, not stored: message size over one-way ping-pong latency, the bandwidth
+    # seed 003 reports per send mode (analysis.compare.DERIVED)
+    "pingpong_MBps": "MB/s",
 }
 
 # Percentile columns come in any number (OMB -z accepts a list), so their names

@@ -383,13 +383,14 @@ class Store:
 
     def run_rows(self, *, benchmark: str | None = None, label: str | None = None,
                  status: str | None = None, limit: int | None = None, system: str | None = None,
-                 invocation_id: int | None = None, run_id: int | None = None) -> list[sqlite3.Row]:
+                 invocation_id: int | None = None, run_id: int | None = None,
+                 job_id: str | None = None) -> list[sqlite3.Row]:
         """Summary rows (newest first) with system_name, invoked_at and point_count, for listings
         and selections."""
         where, params = [], []
         for column, value in (("runs.benchmark", benchmark), ("runs.label", label), ("runs.status", status),
                               ("systems.name", system), ("runs.invocation_id", invocation_id),
-                              ("runs.id", run_id)):
+                              ("runs.id", run_id), ("runs.job_id", job_id)):
             if value is not None:
                 where.append(f"{column} = ?")
                 params.append(value)
