@@ -213,7 +213,7 @@ def test_config_errors_name_file_line_and_key(isolated):
     ("completed", "completed", None, "0:0"),
     ("failed", "failed", "NonZeroExitCode", "3:0"),
     ("cancelled", "cancelled", None, "0:15"),
-    ("timeout", "timeout", None, "0:0"),
+    ("timeout", "timeout", "TimeLimit", "0:15"),
 ])
 def test_states_from_captured_scontrol_output(name, state, reason, exit_code):
     jobs = slurm.parse_scontrol_jobs((SCONTROL / f"{name}.txt").read_text())
