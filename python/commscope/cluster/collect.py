@@ -86,6 +86,10 @@ def runs_of(job: dict, info: slurm.JobInfo) -> list[Run]:
         result = json.loads((launch / RESULT).read_text()) if (launch / RESULT).is_file() else None
         if result is not None:
             run = run_from_files(meta, launch, result["returncode"], result["stopped"], result["ended_at"])
+            if run.status != "complete" and ended:
+                # scancel and the time limit signal the launcher too, which may end first:
+                # the job's fate is the reason, what the launch saw the detail.
+                run.status_reason = f"{ended} (Slurm state {info.slurm_state}): {run.status_reason}"
         else:
             reason = f"{ended or 'the job ended'} (Slurm state {info.slurm_state}) while it ran"
             run = run_from_files(meta, launch, None, reason)
