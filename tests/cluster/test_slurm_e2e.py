@@ -230,3 +230,55 @@ def test_seed_000_job_script_runs_unchanged_and_its_output_imports(vcluster, wor
     assert imported.returncode == 0, imported.stderr
     (run,) = runs_of(work["db"])
     assert len(run.points) >= 23 and run.source_format
+
+
+# -- what goes wrong ----------------------------------------------------------------------------
+
+def _stored_job_count(db: Path) -> int:
+    if not db.exists():
+        return 0
+    with Store(db) as store:
+        return len(store.jobs())
+
+
+def test_unknown_partition_shows_sbatchs_reason_and_leaves_nothing(vcluster, work):
+    jobs = work["folder"] / "jobs"
+    done = commscope(vcluster, "submit", "quick", "--partition", "nosuch", "--output-dir", jobs, env=work["env"])
+    assert done.returncode == 2, done.stderr
+    assert "sbatch refused the job" in done.stderr and "invalid partition" in done.stderr.lower()
+    assert "Traceback" not in done.stderr
+    assert not jobs.exists() or not any(jobs.iterdir()), "the refused job's folder is left behind"
+    assert _stored_job_count(work["db"]) == 0
+
+
+def test_job_that_does_not_start_in_time_is_left_queued_and_said_so(vcluster, work):
+    env = vcluster.environ()
+    blocker = subprocess.run(["sbatch", "--parsable", "-N", "2", "--exclusive", "-o", "/dev/null", "--wrap",
+                              "sleep 120"], capture_output=True, text=True, env=env, check=True).stdout.strip()
+    try:
+        done = commscope(vcluster, "submit", "latency", "--placement", "inter-node", "--wait", "--start-timeout", "3",
+                         "--output-dir", work["folder"], env=work["env"])
+        assert done.returncode == 2, done.stderr
+        job_id = done.stdout.strip()
+        assert f"job {job_id} did not start within 3 s" in done.stderr and "left queued" in done.stderr
+        assert "Resources" in done.stderr or "Priority" in done.stderr
+        status = commscope(vcluster, "status", job_id, env=work["env"])
+        assert re.search(rf"^{job_id}\s+pending\b", status.stdout, re.M), status.stdout
+        subprocess.run(["scancel", job_id], env=env, check=True)
+    finally:
+        subprocess.run(["scancel", blocker], env=env)
+
+
+def test_controller_that_does_not_answer_is_one_message_and_keeps_the_store(vcluster, work):
+    # Something stored before: it must survive.
+    imported = commscope(vcluster, "import", REPO / "tests" / "python" / "fixtures" / "parse" / "omb7_latency.txt",
+                         env=work["env"])
+    assert imported.returncode == 0, imported.stderr
+    conf = work["folder"] / "down.conf"
+    conf.write_text(re.sub(r"^SlurmctldPort=.*$", "SlurmctldPort=16999",
+                           Path(vcluster.env["SLURM_CONF"]).read_text(), flags=re.M))
+    env = {**work["env"], "SLURM_CONF": str(conf)}
+    done = commscope(vcluster, "submit", "quick", "--output-dir", work["folder"] / "jobs", env=env)
+    assert done.returncode == 1, done.stderr
+    assert "controller does not answer; nothing was submitted" in done.stderr and "Traceback" not in done.stderr
+    assert len(runs_of(work["db"])) == 1 and _stored_job_count(work["db"]) == 0

@@ -173,6 +173,9 @@ def scontrol_jobs(job_ids: Iterable[str]) -> dict[str, JobInfo]:
             message = _slurm_message(done)
             if "Invalid job id" in message:
                 continue  # finished longer ago than MinJobAge: ask sacct
+            if _controller_down(message):
+                raise CommscopeError(f"the Slurm controller does not answer, so the state of job {job_id} is "
+                                     f"not known; nothing was changed ({message})")
             raise CommscopeError(f"scontrol cannot tell the state of job {job_id}: {message}")
         for key, fields in parse_scontrol_jobs(done.stdout).items():
             found[key] = info_from_scontrol(fields)
