@@ -274,3 +274,30 @@ def test_status_of_an_unknown_job(isolated):
     Store(db).close()
     result = invoke("status", "999", "--db", db)
     assert result.exit_code == 1 and "no job 999" in result.stderr
+
+
+# -- the jobs table ----------------------------------------------------------------------------------------
+
+def test_migrating_a_version_3_database_adds_jobs_and_keeps_runs(tmp_path):
+    from commscope.store.db import Store, connect, migrate
+
+    path = tmp_path / "v3.db"
+    conn = connect(path)
+    assert migrate(conn, target=3) == 0
+    conn.execute("INSERT INTO invocations (command, argv, started_at, cwd, commscope_version) "
+                 "VALUES ('run', '[]', '2025-06-01', '/', '0.1.0')")
+    conn.execute("INSERT INTO runs (invocation_id, benchmark, status) VALUES (1, 'latency', 'complete')")
+    conn.close()
+    with Store(path) as store:
+        assert store.run(1).benchmark == "latency"
+        row = store.add_job({"job_id": "7", "cluster": "c", "submitted_at": "2026-11-23T10:00:00+00:00",
+                             "label": None, "targets": ["quick"], "nodes": 2, "ntasks_per_node": 1,
+                             "partition": None, "folder": "/x", "script": "#!/bin/bash\n", "state": "pending"})
+        (job,) = store.jobs(["7"])
+        assert job["targets"] == ["quick"] and job["collected_at"] is None
+        from commscope.records.run import Run
+
+        assert store.collect_job(row, [Run(benchmark="latency")], 1) is not None
+        assert store.collect_job(row, [Run(benchmark="latency")], 1) is None  # once only
+        assert len(store.run_rows()) == 2 and store.jobs(["7"])[0]["run_ids"] == [2]
+        assert store.jobs(uncollected=True) == []

@@ -236,7 +236,7 @@ def _show_config() -> None:
         else:
             import yaml
 
-            click.echo(yaml.safe_dump({key: value}, default_flow_style=True, allow_unicode=True).strip())
+            click.echo(yaml.safe_dump({key: value}, default_flow_style=None, allow_unicode=True).strip())
 
 
 @config.command(name="set")
