@@ -151,7 +151,7 @@ def run(ctx: click.Context, targets, np, launcher, hosts, hostfile, label, syste
         dry_run, suite_files, output_dir, no_store, db) -> None:
     """Run benchmark suites or single benchmarks and store the results.
 
-    SUITE is a shipped suite (quick, pt2pt, collectives, full, procurement) or a
+    SUITE is a shipped suite (quick, pt2pt, collectives, full, procurement, transports) or a
     suite file; BENCH is a benchmark of commscope-bench (`commscope list
     benchmarks`). Without either, the quick suite runs. Flags after `--` go to
     every benchmark, after the suite's own (later flags win), e.g.
