@@ -169,7 +169,7 @@ def test_migrating_a_version_3_database_leaves_its_points_unswept(tmp_path):
     conn.execute("INSERT INTO points (run_id, size, window_size, latency_us) VALUES (1, 4, 1, 2.5)")
     conn.close()
     with Store(path) as store:
-        assert schema_version(store.conn) == 4
+        assert schema_version(store.conn) == SCHEMA_VERSION
         [old] = store.run(1).points
         assert old.key == PointKey(4, 1, Axes()) and old.metrics == {"latency_us": 2.5}
         swept = Run(benchmark="put_latency", points=[

@@ -22,7 +22,7 @@ def problems_of(path: Path) -> list[tuple[str, int, str, str]]:
 
 
 def test_shipped_suites_are_valid():
-    assert set(builtin_suites()) == {"quick", "pt2pt", "collectives", "full", "procurement"}
+    assert set(builtin_suites()) == {"quick", "pt2pt", "collectives", "full", "procurement", "transports"}
     for path in builtin_suites().values():
         assert expand(path), path
 

@@ -74,7 +74,7 @@ def test_overhead_of_valgrind_on_barrier(tmp_path):
     factor = float(row[0].split()[-4].rstrip("x"))
     assert factor > 3  # valgrind's JIT costs far more than that on an MPI call
     with Store(db, create=False) as store:
-        runs = [store.run(r["id"]) for r in store.run_rows()]
+        runs = [store.run(r.id) for r in store.summaries()]
     wrapped = [run for run in runs if (run.provenance or {}).get("wrapper")]
     assert len(runs) == 4 and len(wrapped) == 2
     assert wrapped[0].provenance["wrapper"] == ["valgrind", "--tool=none", "-q"]

@@ -26,7 +26,7 @@ def _runs(db: Path):
     if not db.exists():
         return []
     with Store(db, create=False) as store:
-        return [store.run(row["id"]) for row in store.run_rows()]
+        return [store.run(row.id) for row in store.summaries()]
 
 
 @needs_hpcc

@@ -24,7 +24,7 @@ from commscope.records.run import AXES, AXIS_TITLES, Axes, Point, PointKey, Run
 METRIC_ALIASES = {
     "latency": "latency_us", "lat": "latency_us",
     "bw": "bandwidth_MBps", "bandwidth": "bandwidth_MBps",
-    "rate": "message_rate", "msgrate": "message_rate",
+    "rate": "message_rate", "msgrate": "message_rate", "pingpong_bw": "pingpong_MBps",
     "min_latency": "min_latency_us", "max_latency": "max_latency_us",
 }
 # Which metric speaks for a run when none is asked for, after the benchmark's own.
@@ -79,10 +79,21 @@ def resolve_metric(name: str) -> str:
     return METRIC_ALIASES.get(name.lower(), name)
 
 
+#: Metrics computed from stored ones where a run has what they need: seed 003's ping-pong
+#: bandwidth, bytes over one-way latency in µs (= MB/s).
+DERIVED = {
+    "pingpong_MBps": lambda point: point.size / point.metrics["latency_us"]
+    if point.size and isinstance(point.metrics.get("latency_us"), (int, float)) and point.metrics["latency_us"] > 0
+    else None,
+}
+
+
 def numeric_metrics(run: Run) -> list[str]:
-    """Metrics with a number at some size of the run, in order of appearance."""
-    return list(dict.fromkeys(name for point in run.points for name, value in point.metrics.items()
-                              if isinstance(value, (int, float)) and not isinstance(value, bool)))
+    """Metrics with a number at some size of the run, in order of appearance (derived last)."""
+    stored = [name for point in run.points for name, value in point.metrics.items()
+              if isinstance(value, (int, float)) and not isinstance(value, bool)]
+    derived = [name for name, compute in DERIVED.items() if any(compute(point) is not None for point in run.points)]
+    return list(dict.fromkeys([*stored, *derived]))
 
 
 def primary(run: Run) -> str | None:
@@ -139,6 +150,9 @@ def points_by_key(run: Run, axes: tuple[str, ...] | None = None) -> dict[Key, Po
 
 
 def series(run: Run, metric: str, axes: tuple[str, ...] | None = None) -> dict[Key, float]:
+    if metric in DERIVED:
+        values = {key: DERIVED[metric](point) for key, point in points_by_key(run, axes).items()}
+        return {key: value for key, value in values.items() if value is not None}
     return {key: point.metrics[metric] for key, point in points_by_key(run, axes).items()
             if isinstance(point.metrics.get(metric), (int, float))}
 

@@ -138,6 +138,11 @@ class RunCommand(click.Command):
 @click.option("--timeout", type=click.FloatRange(min=0, min_open=True), metavar="SECONDS",
               help="Stop a benchmark that runs longer than this; the sizes it measured are stored and the "
                    "run is marked incomplete.")
+@click.option("--transport", type=click.Choice(["auto", "shm", "net"]), metavar="auto|shm|net",
+              help="How ranks on one node reach each other. net: through the network stack (TCP), as if on "
+                   "different nodes; shm: shared memory; auto: as the MPI library chooses. Sets the library's "
+                   "own variables (Open MPI: OMPI_MCA_pml/btl; MPICH: MPIR_CVAR_NOLOCAL with UCX_TLS or "
+                   "FI_PROVIDER), shown by --dry-run. Default: each suite entry's `transport`, else auto.")
 @click.option("--dry-run", is_flag=True, help="Print the exact command lines and run nothing.")
 @click.option("--wrap", metavar="'CMD ...'",
               help="Run every benchmark under this tool (profiler, tracer, `perf stat`, valgrind), placed between "
@@ -145,13 +150,19 @@ class RunCommand(click.Command):
                    "shell would, never run by one; stored in the run's provenance. See `commscope overhead`.")
 @click.option("--suite-file", "suite_files", multiple=True, type=click.Path(dir_okay=False), metavar="FILE",
               help="Run the suite in this YAML file (repeatable). See `commscope list suites` for the format.")
+@click.option("--output-dir", type=click.Path(file_okay=False, path_type=Path), metavar="DIR",
+              help="Keep every launch's files in a numbered folder under DIR: meta.json, the core's JSONL "
+                   "(core.jsonl), stdout, stderr, result.json. `commscope collect` stores them later; batch "
+                   "jobs made by `commscope submit` use this with --no-store.")
+@click.option("--no-store", "no_store", is_flag=True,
+              help="Do not write the result database (e.g. on compute nodes; keep results with --output-dir).")
 @db_option()
 @click.pass_context
-def run(ctx: click.Context, targets, np, launcher, hosts, hostfile, label, system, repeat, timeout, dry_run,
-        wrap, suite_files, db) -> None:
+def run(ctx: click.Context, targets, np, launcher, hosts, hostfile, label, system, repeat, timeout, transport,
+        dry_run, wrap, suite_files, output_dir, no_store, db) -> None:
     """Run benchmark suites or single benchmarks and store the results.
 
-    SUITE is a shipped suite (quick, pt2pt, collectives, full, procurement) or a
+    SUITE is a shipped suite (quick, pt2pt, collectives, full, procurement, transports) or a
     suite file; BENCH is a benchmark of commscope-bench (`commscope list
     benchmarks`). Without either, the quick suite runs. Flags after `--` go to
     every benchmark, after the suite's own (later flags win), e.g.
@@ -179,7 +190,9 @@ def run(ctx: click.Context, targets, np, launcher, hosts, hostfile, label, syste
     wrappers = ((parse_wrapper(wrap),) if wrap is not None else ((),))
     request = RunRequest(targets=targets, suite_files=suite_files, np=np, launcher=launcher, hosts=hosts,
                          hostfile=hostfile, label=label, system=system, repeat=repeat, timeout=timeout,
-                         dry_run=dry_run, extra_flags=ctx.meta.get("core_flags", []), wrappers=wrappers)
+                         dry_run=dry_run, extra_flags=ctx.meta.get("core_flags", []), wrappers=wrappers,
+                         transport=transport, output_dir=output_dir.absolute() if output_dir else None,
+                         store=not no_store)
     ctx.exit(run_benchmarks(request, db))
 
 
@@ -234,7 +247,9 @@ def list_suites(db: Path) -> None:
         click.echo(f"{name}: {suite.description}")
         for entry in expand(path):
             flags = " ".join(entry.flags) or "(defaults)"
-            click.echo(f"    {entry.benchmark:<10} {flags:<28} {entry.ranks} ranks, {entry.placement}")
+            extra = "".join(f", {text}" for text in (entry.transport and f"transport {entry.transport}",
+                                                     entry.label and f"label {entry.label!r}") if text)
+            click.echo(f"    {entry.benchmark:<10} {flags:<28} {entry.ranks} ranks, {entry.placement}{extra}")
 
 
 @list_.command(name="runs")
@@ -393,7 +408,8 @@ Floor = ParsedValue("QUANTITY", "commscope.analysis.check", "parse_floor")
 
 SELECTORS_HELP = """\b
 RUN_OR_SELECTOR is a run id, `last`, a label, a system name, or one of
-label:TEXT, system:NAME, invocation:N; each adds the runs it matches."""
+label:TEXT, system:NAME, invocation:N, job:ID (a Slurm job's runs); each adds
+the runs it matches."""
 
 
 def selection_options(otherwise: str = "Either this or a selector is needed."):

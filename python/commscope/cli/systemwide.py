@@ -414,7 +414,7 @@ def overhead(ctx, benchmark, wrap, repeat, np, launcher, label, system, timeout,
 
 
 def _last_runs(db: Path):
-    from commscope.analysis.compare import Selection, select_runs
+    from commscope.store.selection import Selection, select_runs
     from commscope.store.db import Store
 
     with Store(db, create=False) as store:

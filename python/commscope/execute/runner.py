@@ -12,9 +12,11 @@ terminal, and rich's redirection of stdout would send it to stderr.
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import functools
 import itertools
+import json
 import os
 import select
 import signal
@@ -36,6 +38,7 @@ from commscope.records.invocation import invocation, now
 from commscope.records.run import Axes, Run, apply_header, point_from_core
 from commscope.store.db import Store
 from commscope.execute.stream import CoreStream
+from commscope.execute.transports import TransportChoice, choose as choose_transport, core_device, observed
 from commscope.records.suite import Entry, expand, suite_path
 
 DEFAULT_SUITE = "quick"
@@ -65,6 +68,13 @@ class RunRequest:
     #: Each benchmark is launched once per wrapper (execute/wrap.py); () runs it plain.
     wrappers: Sequence[tuple[str, ...]] = ((),)
     argv: Sequence[str] = field(default_factory=lambda: list(sys.argv))
+    #: auto | shm | net for every entry; None: each entry's own (auto if it names none).
+    transport: str | None = None
+    #: Keep each launch's files (meta.json, core.jsonl, stdout, stderr, result.json) in
+    #: a numbered folder here, for `commscope collect` (batch jobs use it).
+    output_dir: Path | None = None
+    #: Store the runs in the database (batch jobs write only output_dir).
+    store: bool = True
 
 
 @dataclass
@@ -75,7 +85,8 @@ class Planned:
     spec: LaunchSpec
     flags: list[str]
     command: Command
-    wrapper: tuple[str, ...] = ()
+    transport: TransportChoice
+    wrapper: tuple[str, ...] = ()  # a profiler or tracer between the launcher and the core (--wrap)
 
 
 def select_entries(targets: Sequence[str], suite_files: Sequence[str], benchmarks: dict[str, str]) -> list[Entry]:
@@ -291,6 +302,70 @@ def _exit_waiter(process: subprocess.Popen) -> Iterator[Callable[[float], bool]]
             os.close(pidfd)
 
 
+#: The files of one launch in its folder (RunRequest.output_dir, else a temporary one):
+#: meta.json is written before the launch, so a job killed half-way still says what
+#: ran; result.json after it, so its absence means the launch never ended on its own.
+META, JSONL, STDOUT, STDERR, RESULT = "meta.json", "core.jsonl", "stdout", "stderr", "result.json"
+
+
+def combined_label(request_label: str | None, entry_label: str | None) -> str | None:
+    """The run's label: the command's --label, then the suite entry's own."""
+    if request_label and entry_label:
+        return f"{request_label}: {entry_label}"
+    return request_label or entry_label
+
+
+def run_from_files(meta: dict, folder: Path, returncode: int | None, stopped: str | None,
+                   ended_at: str | None = None) -> Run:
+    """The Run of one launch from its folder: meta.json's fields, the core's JSONL stream,
+    its stderr. `stopped` says why the launch was ended early (it makes the run
+    incomplete with the sizes measured); `returncode` is needed only when it was not."""
+    stream = CoreStream(folder / JSONL)
+    stream.poll()
+    read = lambda name: (folder / name).read_bytes() if (folder / name).exists() else b""  # noqa: E731
+    stderr = read(STDERR)
+    status, reason = judge(returncode if returncode is not None else 0, stream, stopped,
+                           stderr.decode(errors="replace"))
+    run = Run(**meta["run"], status=status, status_reason=reason,
+              raw={"jsonl": stream.raw, "stdout": read(STDOUT), "stderr": stderr})
+    if stream.header is not None:
+        apply_header(run, stream.header)
+        metric = stream.header["benchmark"]["metric"]
+        run.points = [point_from_core(record, metric) for record in stream.records]
+    if "transport" in meta:  # asked for, and what rank 0's environment shows of it
+        run.provenance = {**(run.provenance or {}),
+                          "transport": {**meta.get("transport", {}), "observed": observed(run.environment)}}
+    if meta.get("wrapper"):
+        run.provenance = {**(run.provenance or {}), "wrapper": meta["wrapper"]}
+    run.ended_at = stream.end["end_time"] if stream.end else (ended_at or now())
+    return run
+
+
+@contextmanager
+def _launch_folder(parent: Path | None, name: str) -> Iterator[Path]:
+    """A new folder for one launch's files: under `parent` (kept), or temporary."""
+    if parent is None:
+        with tempfile.TemporaryDirectory(prefix="commscope-") as folder:
+            yield Path(folder)
+        return
+    parent.mkdir(parents=True, exist_ok=True)
+    index = len([child for child in parent.iterdir() if child.is_dir()]) + 1
+    while True:  # a requeued job runs its script again into the same folder
+        folder = parent / f"{index:03d}-{name}"
+        try:
+            folder.mkdir()
+            break
+        except FileExistsError:
+            index += 1
+    yield folder
+
+
+def _write_json(path: Path, value: dict) -> None:
+    temporary = path.with_suffix(".tmp")
+    temporary.write_text(json.dumps(value, indent=1))
+    temporary.replace(path)  # whole or absent, never half written
+
+
 class Runner:
     """Launches planned benchmarks and turns what each measured into a Run."""
 
@@ -301,13 +376,22 @@ class Runner:
         self.system = request.system or default_system()
 
     def execute(self, planned: Planned, repeat_index: int) -> Run:
-        with tempfile.TemporaryDirectory(prefix="commscope-") as folder:
-            jsonl = Path(folder) / f"{planned.entry.benchmark}.jsonl"
-            stdout_path, stderr_path = Path(folder) / "stdout", Path(folder) / "stderr"
+        keep = self.request.output_dir
+        with _launch_folder(keep, planned.entry.benchmark) as folder:
+            jsonl = folder / JSONL
             argv = planned.command.with_args("--jsonl-out", str(jsonl)).argv
-            started = now()
+            meta = {"run": {"benchmark": planned.entry.benchmark, "flags": planned.flags,
+                            "ranks": planned.spec.np, "placement": planned.entry.placement,
+                            "label": combined_label(self.request.label, planned.entry.label),
+                            "repeat_index": repeat_index, "started_at": now(), "launcher_argv": argv,
+                            "compiler": compiler_of(self.core), "job_id": job_id(), "system": self.system},
+                    "transport": planned.transport.provenance(), "env": planned.command.env}
+            if planned.wrapper:
+                meta["wrapper"] = list(planned.wrapper)
+            if keep is not None:
+                _write_json(folder / META, meta)
             begin = time.monotonic()
-            with open(stdout_path, "wb") as stdout, open(stderr_path, "wb") as stderr:
+            with open(folder / STDOUT, "wb") as stdout, open(folder / STDERR, "wb") as stderr:
                 try:
                     process = subprocess.Popen(argv, stdout=stdout, stderr=stderr, stdin=subprocess.DEVNULL,
                                                env={**os.environ, **planned.command.env},
@@ -316,23 +400,11 @@ class Runner:
                     raise CommscopeError(f"cannot start {argv[0]}: {exc.strerror}") from exc
                 stream = CoreStream(jsonl)
                 stopped = self._follow(process, stream, planned)
-            stream.poll()
-            stderr_text = stderr_path.read_text(errors="replace")
-            status, reason = judge(process.returncode, stream, stopped, stderr_text)
-            run = Run(benchmark=planned.entry.benchmark, status=status, status_reason=reason,
-                      flags=planned.flags, ranks=planned.spec.np, placement=planned.entry.placement,
-                      label=self.request.label, repeat_index=repeat_index, started_at=started,
-                      launcher_argv=argv, compiler=compiler_of(self.core), job_id=job_id(), system=self.system,
-                      raw={"jsonl": stream.raw, "stdout": stdout_path.read_bytes(),
-                           "stderr": stderr_path.read_bytes()})
-            if stream.header is not None:
-                apply_header(run, stream.header)
-                metric = stream.header["benchmark"]["metric"]
-                run.points = [point_from_core(record, metric) for record in stream.records]
-            if planned.wrapper:
-                run.provenance = {**(run.provenance or {}), "wrapper": list(planned.wrapper)}
-            run.ended_at = stream.end["end_time"] if stream.end else now()
-            self._report(run, stderr_text, time.monotonic() - begin)
+            if keep is not None:
+                _write_json(folder / RESULT, {"returncode": process.returncode, "stopped": stopped,
+                                              "ended_at": now()})
+            run = run_from_files(meta, folder, process.returncode, stopped)
+            self._report(run, run.raw["stderr"].decode(errors="replace"), time.monotonic() - begin)
             return run
 
     def _follow(self, process: subprocess.Popen, stream: CoreStream, planned: Planned) -> str | None:
@@ -388,13 +460,17 @@ def plan(request: RunRequest, entries: Sequence[Entry], core: Path, launcher: La
     where = LaunchSpec(np=1, hosts=tuple(request.hosts), hostfile=request.hostfile,
                        local_cores=len(os.sched_getaffinity(0)), known_nodes=known_nodes,
                        core_flavour=core_flavour, as_root=os.geteuid() == 0)
+    steered = any((request.transport or entry.transport or "auto") != "auto" for entry in entries)
+    device = core_device(str(core), core_flavour) if steered else None
     planned = []
     for entry in entries:
         spec = dataclasses.replace(where, np=request.np or entry.ranks, placement=entry.placement)
         flags = [*entry.flags, *request.extra_flags]
+        transport = choose_transport(request.transport or entry.transport or "auto", core_flavour, device)
         for wrapper in request.wrappers:
             command = launcher.command(spec, [*wrapper, str(core), entry.benchmark, *flags, "--format", "osu"])
-            planned.append(Planned(entry, spec, flags, command, tuple(wrapper)))
+            command = Command(command.argv, {**command.env, **transport.env})
+            planned.append(Planned(entry, spec, flags, command, transport, tuple(wrapper)))
     return planned
 
 
@@ -428,8 +504,8 @@ def run_benchmarks(request: RunRequest, db: Path) -> int:
             print(item.command.with_args("--jsonl-out", JSONL_PLACEHOLDER).shell())
         return EXIT_OK
 
-    with Store(db) as store, _StopSignals() as signals:
-        invocation_id = store.add_invocation(invocation("run", request.argv))
+    with (Store(db) if request.store else contextlib.nullcontext()) as store, _StopSignals() as signals:
+        invocation_id = store.add_invocation(invocation("run", request.argv)) if store else None
         runner = Runner(core, request, signals)
         stored: list[Run] = []
         for repeat_index, item in itertools.product(range(request.repeat), planned):
@@ -437,18 +513,24 @@ def run_benchmarks(request: RunRequest, db: Path) -> int:
                 break
             ui.note(f"{item.entry.benchmark}: {item.command.shell()}")
             run = runner.execute(item, repeat_index)
-            run.id = store.add_run(run, invocation_id)
+            if store:
+                run.id = store.add_run(run, invocation_id)
             stored.append(run)
-    return _summary(stored, signals, db)
+    return _summary(stored, signals, db if request.store else request.output_dir)
 
 
-def _summary(stored: list[Run], signals: _StopSignals, db: Path) -> int:
+def _summary(stored: list[Run], signals: _StopSignals, where: Path | None) -> int:
     failed = [run for run in stored if run.status != "complete"]
-    ids = ", ".join(str(run.id) for run in stored)
-    ui.note(f"stored {len(stored)} run{'s' if len(stored) != 1 else ''} in {db}" + (f" (ids {ids})" if ids else ""))
+    ids = ", ".join(str(run.id) for run in stored if run.id is not None)
+    runs = f"{len(stored)} run{'s' if len(stored) != 1 else ''}"
+    if where is None:
+        ui.note(f"{runs} not stored (--no-store)")
+    else:
+        ui.note(f"{'stored' if ids else 'kept'} {runs} in {where}" + (f" (ids {ids})" if ids else ""))
     if failed:
         ui.warn(f"{len(failed)} of {len(stored)} runs did not complete: "
-                + "; ".join(f"run {run.id} {run.benchmark}: {run.status_reason}" for run in failed))
+                + "; ".join(f"{f'run {run.id} ' if run.id else ''}{run.benchmark}: {run.status_reason}"
+                            for run in failed))
     if signals.received:
         ui.warn(f"stopped by {signals.received[0]}; benchmarks after it were not run")
         return EXIT_INTERRUPTED

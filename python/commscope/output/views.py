@@ -25,6 +25,26 @@ def _with_commit(version: str | None, commit: str | None) -> str | None:
     return f"{version} (git {commit})" if commit else version
 
 
+def _slurm_text(provenance: dict | None) -> str | None:
+    """Where a batch job ran, as `commscope collect` recorded it."""
+    slurm = (provenance or {}).get("slurm")
+    if not slurm:
+        return None
+    parts = [f"job {slurm['job_id']}" + (f" on {slurm['node_list']}" if slurm.get("node_list") else ""),
+             slurm.get("partition") and f"partition {slurm['partition']}",
+             slurm.get("cluster") and f"cluster {slurm['cluster']}", slurm.get("state")]
+    return ", ".join(part for part in parts if part)
+
+
+def _transport_text(provenance: dict | None) -> str | None:
+    """The transport asked for and the variables rank 0 ran with."""
+    transport = (provenance or {}).get("transport")
+    if not transport or (transport.get("requested") == "auto" and not transport.get("observed")):
+        return None
+    seen = " ".join(f"{key}={value}" for key, value in (transport.get("observed") or {}).items())
+    return f"{transport.get('requested')}" + (f" ({seen})" if seen else "")
+
+
 def provenance_items(run: Run) -> list[tuple[str, str]]:
     """(key, value) pairs describing where a run's numbers come from; unknown items are left out."""
     hosts = ", ".join(f"{host['name']} (ranks {','.join(map(str, host['ranks']))})" for host in run.hosts or [])
@@ -48,6 +68,8 @@ def provenance_items(run: Run) -> list[tuple[str, str]]:
         ("CPU", run.cpu_model),
         ("compiler", run.compiler),
         ("job id", run.job_id),
+        ("slurm", _slurm_text(run.provenance)),
+        ("transport", _transport_text(run.provenance)),
         ("launcher", shlex.join(run.launcher_argv) if run.launcher_argv else None),
         ("wrapper", shlex.join(extra["wrapper"]) if extra.get("wrapper") else None),
         ("BLAS", " ".join(f"{part}" for part in (extra.get("blas_library"), extra.get("blas_package") and

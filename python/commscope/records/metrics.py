@@ -106,6 +106,9 @@ METRIC_UNITS: dict[str, str] = {
     "reread_MBps": "MB/s",
     "rewrite_MBps_per_process": "MB/s",
     "reread_MBps_per_process": "MB/s",
+    # computed, not stored: message size over one-way ping-pong latency, the bandwidth
+    # seed 003 reports per send mode (analysis.compare.DERIVED)
+    "pingpong_MBps": "MB/s",
 }
 
 #: The four storage workloads of a sweep (seed 001's columns), in table order.

@@ -9,6 +9,8 @@ A suite file looks like::
         flags: ["-m", "1:64K"]      # commscope-bench flags (OMB's)
         ranks: 2
         placement: intra-node       # intra-node | inter-node | any
+        transport: net              # auto | shm | net (ranks on one node: shared memory or TCP)
+        label: one node, net        # added to the run's label, so compare can tell entries apart
 
 Problems are reported as ``file:line: key: message``, the line taken from
 PyYAML's node marks, so a typo in a long file is found at once.
@@ -35,6 +37,7 @@ if TYPE_CHECKING:
 BUILTIN_DIR = Path(__file__).parents[1] / "suites"
 SUFFIXES = (".yaml", ".yml")
 Placement = Literal["intra-node", "inter-node", "any"]
+Transport = Literal["auto", "shm", "net"]
 
 
 @dataclass
@@ -45,6 +48,8 @@ class Entry:
     flags: list[str] = field(default_factory=list)  # flags passed to commscope-bench
     ranks: int = 2  # number of MPI ranks
     placement: Placement = "any"
+    transport: Transport | None = None  # None: what `run --transport` says (auto by default)
+    label: str | None = None  # this entry's part of the run's label
 
 
 @dataclass
@@ -68,7 +73,9 @@ def _file_models() -> tuple[type[BaseModel], type[BaseModel]]:
         benchmark=(str, Field(min_length=1, description="commscope-bench benchmark name")),
         flags=(list[str], Field(default_factory=list, description="flags passed to commscope-bench")),
         ranks=(int, Field(default=2, ge=1, description="number of MPI ranks")),
-        placement=(Placement, "any"))
+        placement=(Placement, "any"),
+        transport=(Transport | None, None),
+        label=(str | None, Field(default=None, min_length=1)))
     suite = create_model(
         "Suite", __config__=config,
         name=(str | None, None),
@@ -143,10 +150,10 @@ def _problem(path: Path, root: yaml.Node, error: dict) -> tuple[str, int, str, s
         message = f"unknown key; allowed keys: {', '.join(model.model_fields)}"
     elif error["type"] == "missing":
         message = "required key is missing"
-    return str(path), _line_of(root, loc), key, message
+    return str(path), line_of(root, loc), key, message
 
 
-def _line_of(root: yaml.Node, loc: tuple) -> int:
+def line_of(root: yaml.Node, loc: tuple) -> int:
     """1-based line of the YAML node at `loc`; the deepest existing node if `loc` leads nowhere
     (a missing key is reported at the mapping that lacks it)."""
     import yaml

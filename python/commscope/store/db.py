@@ -18,6 +18,9 @@ Tables (current version):
   imported file, zlib-compressed, so results can be re-parsed later.
 * ``baselines`` and ``baseline_runs`` - named sets of runs that `commscope check`
   compares new runs against; deleting a run takes it out of its baselines.
+* ``jobs`` - batch jobs `commscope submit` handed to Slurm: job id, cluster, the
+  script, the folder the job writes its results to, the state last seen, and when
+  `commscope collect` stored its runs (once: a collected job is never stored again).
 
 Several `commscope run` processes may write to one file at once: every write is
 one short ``BEGIN IMMEDIATE`` transaction and waits for the lock (busy_timeout)
@@ -141,8 +144,31 @@ _V4 = [
     "ALTER TABLE points ADD COLUMN window_creation TEXT",
     "ALTER TABLE points ADD COLUMN synchronization TEXT",
 ]
+# Slurm jobs submitted by `commscope submit`, and which runs `collect` stored from each.
+_V5 = [
+    """CREATE TABLE jobs (
+        id INTEGER PRIMARY KEY,
+        job_id TEXT NOT NULL,
+        cluster TEXT,
+        submitted_at TEXT NOT NULL,
+        invocation_id INTEGER REFERENCES invocations(id),
+        label TEXT,
+        targets TEXT NOT NULL,
+        nodes INTEGER,
+        ntasks_per_node INTEGER,
+        partition TEXT,
+        folder TEXT NOT NULL,
+        script TEXT NOT NULL,
+        state TEXT NOT NULL,
+        state_reason TEXT,
+        node_list TEXT,
+        updated_at TEXT,
+        collected_at TEXT,
+        run_ids TEXT)""",
+    "CREATE INDEX jobs_by_job_id ON jobs(job_id)",
+]
 #: Migration steps; a database at version N has had the first N applied.
-MIGRATIONS: list[list[str]] = [_V1, _V2, _V3, _V4]
+MIGRATIONS: list[list[str]] = [_V1, _V2, _V3, _V4, _V5]
 SCHEMA_VERSION = len(MIGRATIONS)
 
 
@@ -393,12 +419,13 @@ class Store:
 
     def summaries(self, *, benchmark: str | None = None, label: str | None = None,
                   status: str | None = None, limit: int | None = None, system: str | None = None,
-                  invocation_id: int | None = None, run_id: int | None = None) -> list[RunSummary]:
+                  invocation_id: int | None = None, run_id: int | None = None,
+                  job_id: str | None = None) -> list[RunSummary]:
         """What listings and selections need of each matching run, newest first."""
         where, params = [], []
         for column, value in (("runs.benchmark", benchmark), ("runs.label", label), ("runs.status", status),
                               ("systems.name", system), ("runs.invocation_id", invocation_id),
-                              ("runs.id", run_id)):
+                              ("runs.id", run_id), ("runs.job_id", job_id)):
             if value is not None:
                 where.append(f"{column} = ?")
                 params.append(value)
@@ -449,6 +476,53 @@ class Store:
         row = self.conn.execute("SELECT * FROM invocations WHERE id = ?", (invocation_id,)).fetchone()
         return {**dict(row), "argv": json.loads(row["argv"])} if row else {}
 
+
+    # -- batch jobs ---------------------------------------------------------------
+
+    def add_job(self, job: dict) -> int:
+        """Record a submitted job (the JOB_COLUMNS keys; targets as a list)."""
+        values = {**job, "targets": json.dumps(job["targets"])}
+        with write_transaction(self.conn) as conn:
+            columns = ", ".join(values)
+            return conn.execute(f"INSERT INTO jobs ({columns}) VALUES ({', '.join(':' + c for c in values)})",
+                                values).lastrowid
+
+    def jobs(self, job_ids: Sequence[str] = (), *, uncollected: bool = False) -> list[dict]:
+        """Jobs by Slurm job id (the newest record of each id, in the order asked), or all
+        jobs (oldest first), or only those not collected yet."""
+        if job_ids:
+            found = []
+            for job_id in job_ids:
+                row = self.conn.execute("SELECT * FROM jobs WHERE job_id = ? ORDER BY id DESC LIMIT 1",
+                                        (str(job_id),)).fetchone()
+                if row is None:
+                    raise CommscopeError(f"no job {job_id} in {self.path} (see `commscope status`)")
+                found.append(row)
+        else:
+            where = " WHERE collected_at IS NULL" if uncollected else ""
+            found = self.conn.execute(f"SELECT * FROM jobs{where} ORDER BY id").fetchall()
+        return [{**dict(row), "targets": json.loads(row["targets"]), "run_ids": _from_json(row["run_ids"])}
+                for row in found]
+
+    def update_job(self, row_id: int, **fields) -> None:
+        """Remember what Slurm last said of a job (state, state_reason, node_list...)."""
+        assignments = ", ".join(f"{name} = :{name}" for name in fields)
+        with write_transaction(self.conn) as conn:
+            conn.execute(f"UPDATE jobs SET {assignments}, updated_at = :updated_at WHERE id = :id",
+                         {**fields, "updated_at": now(), "id": row_id})
+
+    def collect_job(self, row_id: int, runs: Sequence[Run], invocation_id: int) -> list[int] | None:
+        """Store a finished job's runs and mark it collected, in one transaction: a job is
+        stored once however often (or however many processes at once) collect it. Returns
+        the new run ids, or None when the job was collected before."""
+        with write_transaction(self.conn) as conn:
+            done = conn.execute("SELECT collected_at FROM jobs WHERE id = ?", (row_id,)).fetchone()
+            if done is None or done["collected_at"] is not None:
+                return None
+            ids = [self._insert_run(conn, rows_of(run), invocation_id) for run in runs]
+            conn.execute("UPDATE jobs SET collected_at = ?, run_ids = ? WHERE id = ?",
+                         (now(), json.dumps(ids), row_id))
+            return ids
 
     # -- baselines --------------------------------------------------------------
 

@@ -64,7 +64,8 @@ def _oldest_first(summaries: list[RunSummary]) -> list[RunSummary]:
 
 def _named_by(store: Store, selector: str) -> list[RunSummary]:
     """The runs a selector names: a run id, `last`, `label:TEXT`, `system:NAME`,
-    `invocation:N`, or bare text that is a label or else a system name."""
+    `invocation:N`, `job:ID` (a batch job's runs), or bare text that is a label or else a
+    system name."""
     kind, _, value = selector.partition(":")
     if selector.isdigit() or selector == "last":
         run_id = store.last_run_id() if selector == "last" else int(selector)
@@ -72,11 +73,11 @@ def _named_by(store: Store, selector: str) -> list[RunSummary]:
         if not found:
             raise UsageError(f"no run {selector} in {store.path}")
         return found
-    if kind in ("label", "system", "invocation") and value:
+    if kind in ("label", "system", "invocation", "job") and value:
         if kind == "invocation" and not value.isdigit():
             raise UsageError(f"{selector!r}: an invocation is a number")
-        found = store.summaries(**{"invocation_id" if kind == "invocation" else kind:
-                                   int(value) if kind == "invocation" else value})
+        column = {"invocation": "invocation_id", "job": "job_id"}.get(kind, kind)
+        found = store.summaries(**{column: int(value) if kind == "invocation" else value})
     else:
         found = store.summaries(label=selector) or store.summaries(system=selector)
     if not found:

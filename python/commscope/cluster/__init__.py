@@ -1,0 +1,1 @@
+"""Slurm: job scripts rendered from a template, sbatch, job states, collecting finished jobs into the store."""
