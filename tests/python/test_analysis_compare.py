@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from commscope.analysis.compare import format_size
+from commscope.records.text import format_size
 from commscope.store.selection import Selection, parse_since, select_runs
 from commscope.store.db import Store
 

@@ -18,8 +18,9 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from commscope.analysis.compare import (Key, combinations, common_metric, format_key, higher_is_worse, points_by_key,
-                                        repeat_groups, sort_keys, time_relation, varying_axes)
+from commscope.analysis.compare import Key, combinations, common_metric, points_by_key, repeat_groups, sort_keys, varying_axes
+from commscope.records.text import format_key
+from commscope.records.metrics import higher_is_worse, time_relation
 from commscope.errors import UsageError
 from commscope.records.metrics import unit_of
 from commscope.records.run import Axes, Point, Run

@@ -19,7 +19,8 @@ from dataclasses import dataclass
 import numpy as np
 from scipy import stats as sps
 
-from commscope.analysis.compare import format_key, points_by_key, sort_keys
+from commscope.records.text import format_key
+from commscope.analysis.compare import points_by_key, sort_keys
 from commscope.analysis.stats import BOOTSTRAP_RESAMPLES, BOOTSTRAP_SEED
 from commscope.errors import UsageError
 from commscope.records.run import Point, Run

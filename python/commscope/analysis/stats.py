@@ -17,7 +17,7 @@ from dataclasses import dataclass
 import numpy as np
 from scipy import stats as sps
 
-from commscope.analysis.compare import time_relation
+from commscope.records.metrics import time_relation
 from commscope.records.run import Point
 
 #: Significance level of the one-sided tests below.

@@ -497,7 +497,8 @@ def compare(selectors, benchmark, since, last_invocation, metric, ratio, pdiff, 
     result (T/V, cores, memory per node, N, NB, P, Q, time, Gflops), and per
     storage run the per-process and total throughput over the process count.
     """
-    from commscope.analysis.compare import FORMATS, compare as build
+    from commscope.output.comparison import FORMATS
+    from commscope.analysis.compare import compare as build
     from commscope.store.selection import select_runs
     from commscope.output.views import comparison_table
 

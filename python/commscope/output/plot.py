@@ -25,8 +25,9 @@ from matplotlib import font_manager, ticker  # noqa: E402  (after the backend is
 from matplotlib.figure import Figure  # noqa: E402
 
 from commscope.analysis.check import DEFAULT_TOLERANCE, default_floor, excess  # noqa: E402
-from commscope.analysis.compare import (column_names, common_metric, direction_text, format_size,  # noqa: E402
-                                        higher_is_worse, metric_title, points_by_key, varying_axes)
+from commscope.analysis.compare import column_names, common_metric, points_by_key, varying_axes
+from commscope.records.metrics import direction_text, higher_is_worse, metric_title
+from commscope.records.text import format_size
 from commscope.errors import UsageError  # noqa: E402
 from commscope.records.run import Axes, Point, Run  # noqa: E402
 from commscope.analysis.stats import band as point_band  # noqa: E402

@@ -9,7 +9,9 @@ from typing import TYPE_CHECKING
 
 from rich.table import Table
 
-from commscope.analysis.compare import Comparison, format_key, format_size, format_value, text_cells
+from commscope.analysis.compare import Comparison
+from commscope.records.text import format_key, format_size, format_value
+from commscope.output.comparison import text_cells
 from commscope.output.osutable import render_run
 from commscope.records.run import Run
 from commscope.store.db import RunSummary

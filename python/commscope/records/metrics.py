@@ -145,3 +145,57 @@ def unit_of(metric: str) -> str:
 def is_known_metric(metric: str) -> bool:
     """Whether ``metric`` belongs to the vocabulary (fixed names or percentiles)."""
     return metric in METRIC_UNITS or _PERCENTILE_NAME.fullmatch(metric) is not None
+
+
+# -- names on the command line, titles and directions ---------------------------------
+
+#: Short metric names the command line accepts, beside the stored names themselves.
+METRIC_ALIASES = {
+    "latency": "latency_us", "lat": "latency_us",
+    "bw": "bandwidth_MBps", "bandwidth": "bandwidth_MBps",
+    "rate": "message_rate", "msgrate": "message_rate", "pingpong_bw": "pingpong_MBps",
+    "min_latency": "min_latency_us", "max_latency": "max_latency_us",
+}
+#: Which metric speaks for a run when none is asked for, after the benchmark's own.
+PREFERRED = ("latency_us", "bandwidth_MBps", "message_rate", "t_avg_us", "t_us", "mbytes_per_sec",
+              "overall_us", "init_avg_ms")
+_METRIC_TITLES = {"latency_us": "Latency", "bandwidth_MBps": "Bandwidth", "message_rate": "Message rate"}
+
+
+_TIME_UNITS = {"us", "ms", "s"}
+_RATE_UNITS = {"MB/s", "messages/s", "GB/s", "Gflop/s", "GUP/s", "IOPS"}  # higher is better
+
+
+def time_relation(metric: str) -> int:
+    """+1 if `metric` grows with the time per operation (latency), -1 if it shrinks with
+    it (bandwidth, message rate), 0 if it is not derived from it."""
+    unit = unit_of(metric)
+    if unit in _TIME_UNITS:
+        return 1
+    if unit in _RATE_UNITS:
+        return -1
+    return 0
+
+
+def higher_is_worse(metric: str) -> bool | None:
+    """Which direction is bad for `metric`: True for times, False for rates and
+    percentages (overlap), None when the metric has no known direction."""
+    relation = time_relation(metric)
+    if relation:
+        return relation > 0
+    return False if unit_of(metric) == "%" else None
+
+
+def resolve_metric(name: str) -> str:
+    return METRIC_ALIASES.get(name.lower(), name)
+
+
+def metric_title(metric: str) -> str:
+    unit = unit_of(metric)
+    title = _METRIC_TITLES.get(metric, metric)
+    return f"{title} ({unit})" if unit else title
+
+
+def direction_text(metric: str) -> str:
+    worse = higher_is_worse(metric)
+    return "" if worse is None else ("lower is better" if worse else "higher is better")

@@ -9,7 +9,10 @@ from dataclasses import dataclass, field
 from commscope import __version__
 from commscope.output import plot
 from commscope.analysis.check import CheckResult
-from commscope.analysis.compare import compare, format_size, metric_title, primary, series, text_cells
+from commscope.analysis.compare import compare, primary, series
+from commscope.records.text import format_size
+from commscope.records.metrics import metric_title
+from commscope.output.comparison import text_cells
 from commscope.errors import UsageError
 from commscope.analysis.model import fits as fit_model
 from commscope.analysis.systemwide import is_system_run

@@ -7,7 +7,7 @@ import os
 import socket
 from collections.abc import Sequence
 
-from commscope.analysis.compare import format_size
+from commscope.records.text import format_size
 from commscope.records.run import Run
 from commscope.analysis.stats import stability
 

@@ -1,0 +1,87 @@
+"""A Comparison (analysis.compare) as text: the cells of the terminal table, Markdown,
+CSV and JSON."""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import math
+
+from commscope.analysis.compare import Comparison, Row
+from commscope.records.metrics import higher_is_worse
+from commscope.records.run import AXIS_TITLES
+from commscope.records.text import format_key, format_value
+
+
+def axis_cells(comparison: Comparison, row: Row) -> list[str | None]:
+    """The row's values of the axes that vary (None where a run did not sweep one)."""
+    return [getattr(row.key.axes, name) for name in comparison.axes]
+
+
+_EXTRA_FORMATS = {"ratio": "{:.3f}", "pdiff": "{:+.1f}%"}
+
+
+def _format_extras(comparison: Comparison, row: Row) -> list[str]:
+    return ["-" if value is None else _EXTRA_FORMATS[kind].format(value) for kind, value in comparison.extras(row)]
+
+
+def text_cells(comparison: Comparison) -> tuple[list[str], list[list[str]]]:
+    """Header and rows as displayed text (table, Markdown and the HTML report share them)."""
+    header = [*(AXIS_TITLES[name] for name in comparison.axes), "Size (B)", *comparison.names,
+              *comparison.extra_headers()]
+    rows = [[*(cell or "-" for cell in axis_cells(comparison, row)), format_key(row.key),
+             *map(format_value, row.values), *_format_extras(comparison, row)]
+            for row in comparison.rows]
+    return header, rows
+
+
+def _markdown_cell(text: str) -> str:
+    # A pipe would end the cell; < and & would be taken as HTML by Markdown renderers.
+    return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;").replace("|", "\\|")
+
+
+def to_markdown(comparison: Comparison) -> str:
+    header, rows = text_cells(comparison)
+    lines = [_markdown_cell(comparison.caption()) + ".", "",
+             "| " + " | ".join(map(_markdown_cell, header)) + " |",
+             "|" + "|".join(":---" if index < len(comparison.axes) else "---:"
+                            for index in range(len(header))) + "|"]
+    lines += ["| " + " | ".join(map(_markdown_cell, row)) + " |" for row in rows]
+    return "\n".join(lines) + "\n"
+
+
+def to_csv(comparison: Comparison) -> str:
+    """Numbers as stored (no rounding), empty cells where a value is missing."""
+    buffer = io.StringIO()
+    writer = csv.writer(buffer, lineterminator="\n")
+    varies = any(row.key.window is not None for row in comparison.rows)
+    writer.writerow([*comparison.axes, "size", *(["window"] if varies else []), *comparison.names,
+                     *comparison.extra_headers()])
+    for row in comparison.rows:
+        cells = [*row.values, *(value for _, value in comparison.extras(row))]
+        writer.writerow([*axis_cells(comparison, row), row.key.size, *([row.key.window] if varies else []),
+                         *("" if cell is None else cell for cell in cells)])
+    return buffer.getvalue()
+
+
+def to_json(comparison: Comparison) -> str:
+    def number(value):
+        return None if value is None or (isinstance(value, float) and not math.isfinite(value)) else value
+
+    document = {
+        "metric": comparison.metric,
+        "unit": comparison.unit,
+        "better": {True: "lower", False: "higher", None: None}[higher_is_worse(comparison.metric)],
+        "runs": [{"id": run.id, "name": name, "benchmark": run.benchmark, "label": run.label,
+                  "system": run.system} for run, name in zip(comparison.runs, comparison.names)],
+        "rows": [{**dict(zip(comparison.axes, axis_cells(comparison, row))), "size": row.key.size,
+                  "window": row.key.window, "values": [number(v) for v in row.values],
+                  **({"ratios": [number(r) for r in row.ratios()]} if comparison.ratio or comparison.pdiff else {})}
+                 for row in comparison.rows],
+    }
+    return json.dumps(document, indent=2, ensure_ascii=False) + "\n"
+
+
+#: Machine-readable formats; "table" is drawn by views.comparison_table.
+FORMATS = {"markdown": to_markdown, "csv": to_csv, "json": to_json}

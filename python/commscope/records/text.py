@@ -1,0 +1,28 @@
+"""How every table, plot and report writes a message size, a point key and a value, so
+the terminal, Markdown, HTML and figures agree."""
+
+from __future__ import annotations
+
+from commscope.records.run import PointKey
+
+
+def format_size(size: int | None) -> str:
+    """1 KiB, 4 MiB, 12 B: sizes as people read them on axes and in prose."""
+    if size is None:
+        return "-"
+    for shift, unit in ((30, "GiB"), (20, "MiB"), (10, "KiB")):
+        if size >= 1 << shift and size % (1 << shift) == 0:
+            return f"{size >> shift} {unit}"
+    return f"{size} B"
+
+
+def format_key(key: PointKey) -> str:
+    """Size and window; the axes are shown apart (columns, headings)."""
+    size, window, _ = key
+    text = "-" if size is None else str(size)
+    return f"{text} w{window}" if window is not None else text
+
+
+def format_value(value: float | None) -> str:
+    """OMB's two decimals; '-' where there is no value."""
+    return "-" if value is None else f"{value:.2f}"
