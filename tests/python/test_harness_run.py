@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from commscope.execute import core as bench_binary, runner as run_module
-from commscope.records.run import STATS
+from commscope.records.metrics import STATS
 from commscope.execute.runner import planned_records, sweep_length
 from commscope.store.db import Store
 

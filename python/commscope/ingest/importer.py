@@ -28,7 +28,8 @@ from typing import TypeVar
 from commscope.ingest.parse import ParsedRun, ParseError, parse_bytes
 from commscope.ingest.parse.model import Point as ParsedPoint
 from commscope.records.invocation import invocation
-from commscope.records.run import AXES, ONE_SIDED_CALLS, STATS, Axes, Point, Run, apply_header
+from commscope.records.metrics import STATS
+from commscope.records.run import AXES, ONE_SIDED_CALLS, Axes, Point, Run, apply_header
 from commscope.store.db import RunRows, Store, rows_of
 
 # Per-row bookkeeping the readers put among the values; Point has fields for it.

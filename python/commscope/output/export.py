@@ -12,7 +12,8 @@ import io
 import json
 from collections.abc import Sequence
 
-from commscope.records.run import AXES, CORE_METRICS, STATS, TIME_COLUMNS, Run
+from commscope.records.metrics import CORE_METRICS, STATS, TIME_COLUMNS
+from commscope.records.run import AXES, Run
 
 EXPORT_FORMAT = "commscope-export"
 EXPORT_VERSION = 1

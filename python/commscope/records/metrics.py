@@ -13,6 +13,16 @@ from __future__ import annotations
 
 import re
 
+#: Metrics commscope-bench writes (result.schema.json); each has its own column in
+#: the store. Other metrics (percentiles, imported OMB/IMB columns) live in
+#: Point.metrics too and are stored together as JSON.
+CORE_METRICS = ("latency_us", "min_latency_us", "max_latency_us", "bandwidth_MBps",
+                "min_bandwidth_MBps", "max_bandwidth_MBps", "message_rate")
+#: Sample statistics of the core, all in microseconds per operation.
+STATS = ("min", "max", "mean", "median", "p50", "p90", "p99", "stddev", "ci95_low", "ci95_high")
+#: Their names as store columns and export fields.
+TIME_COLUMNS = tuple(f"time_{key}_us" for key in STATS)
+
 #: Fixed metric names and their units. MB/s is always 10^6 bytes per second.
 METRIC_UNITS: dict[str, str] = {
     # OMB / commscope point-to-point and blocking collectives

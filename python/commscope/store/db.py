@@ -41,7 +41,8 @@ from typing import Any
 
 from commscope.errors import CommscopeError
 from commscope.records.invocation import now
-from commscope.records.run import (AXES, CORE_METRICS, RUN_COLUMNS, RUN_JSON_COLUMNS, STATS, TIME_COLUMNS, Axes,
+from commscope.records.metrics import CORE_METRICS, STATS, TIME_COLUMNS
+from commscope.records.run import (AXES, RUN_COLUMNS, RUN_JSON_COLUMNS, Axes,
                                     Point, Run)
 
 BUSY_TIMEOUT_MS = 60_000
