@@ -51,4 +51,17 @@ typedef struct cs_rma_op {
         .default_sync = sync_default                                                                                   \
     }
 
+/* The atomics (fop, cas): one element of each -T type per operation, whose size the
+ * table shows as OMB does; -m only makes the window larger. dtypes_: the -T types the
+ * operation is defined on (0: all). */
+#define CS_RMA_ATOMIC_BENCH(bench_name, title, desc, op_, dtypes_)                                                     \
+    {                                                                                                                  \
+        .name = bench_name, .description = desc, .osu_title = title, .osu_value_label = "Latency (us)",                \
+        .osu_leading_blank = false, .pattern = CS_PATTERN_RMA, .metric = CS_METRIC_LATENCY,                            \
+        .iter_class = CS_ITERS_LATENCY, .caps = CS_CAP_TWO_RANKS | CS_CAP_RMA | CS_CAP_FIXED_SIZE | CS_CAP_DATATYPES,  \
+        .default_min_size = 1, .directions = 1, .osu_layout = CS_OSU_POINT_TO_POINT, .rma = &op_,                      \
+        .rma_syncs = CS_RMA_ALL_SYNCS, .default_win = CS_WIN_ALLOCATE, .default_sync = CS_SYNC_FLUSH,                  \
+        .dtypes_allowed = dtypes_                                                                                      \
+    }
+
 #endif

@@ -6,21 +6,7 @@
 
 static const cs_rma_op_t op = {.call = CS_RMA_COMPARE_AND_SWAP, .fetches = true, .update = CS_RMA_SWAP};
 
-const cs_bench_t cs_bench_cas_latency = {
-    .name = "cas_latency",
-    .description = "one-sided MPI_Compare_and_swap (one element of -T: mpi_char, mpi_int) latency (us); -w, -s",
-    .osu_title = "MPI_Compare_and_swap latency Test",
-    .osu_value_label = "Latency (us)",
-    .osu_leading_blank = false,
-    .pattern = CS_PATTERN_RMA,
-    .metric = CS_METRIC_LATENCY,
-    .iter_class = CS_ITERS_LATENCY,
-    .caps = CS_CAP_TWO_RANKS | CS_CAP_RMA | CS_CAP_FIXED_SIZE | CS_CAP_DATATYPES,
-    .default_min_size = 1,
-    .directions = 1,
-    .osu_layout = CS_OSU_POINT_TO_POINT,
-    .rma = &op,
-    .rma_syncs = CS_RMA_ALL_SYNCS,
-    .default_win = CS_WIN_ALLOCATE,
-    .default_sync = CS_SYNC_FLUSH,
-    .dtypes_allowed = CS_MASK(CS_DT_CHAR) | CS_MASK(CS_DT_INT)};
+const cs_bench_t cs_bench_cas_latency =
+    CS_RMA_ATOMIC_BENCH("cas_latency", "MPI_Compare_and_swap latency Test",
+                        "one-sided MPI_Compare_and_swap (one element of -T: mpi_char, mpi_int) latency (us); -w, -s",
+                        op, CS_MASK(CS_DT_CHAR) | CS_MASK(CS_DT_INT));
