@@ -10,7 +10,7 @@ CMAKE_FLAGS ?= -DCMAKE_BUILD_TYPE=Release
 # CI sets WERROR=ON
 WERROR ?= OFF
 
-.PHONY: all run test venv build unit sanitize flavours pytest bench-overhead bench-instructions clean
+.PHONY: all run test venv build unit sanitize flavours pytest quick bench-overhead bench-instructions clean
 
 all: build
 
@@ -60,7 +60,11 @@ flavours: build
 
 # tests/python, and tests/cluster (the virtual cluster: needs root and Slurm, skips without)
 pytest: venv flavours
-	$(VBIN)/python -m pytest tests/python tests/cluster
+	$(VBIN)/python -m pytest
+
+# The tests that need neither MPI, nor a browser, nor root: seconds, not minutes.
+quick: venv
+	$(VBIN)/python -m pytest -m "not mpi and not browser and not cluster"
 
 test: venv build unit sanitize flavours pytest
 

@@ -14,8 +14,8 @@ from commscope.errors import CommscopeError
 from commscope.records.invocation import invocation
 from commscope.records.run import RUN_COLUMNS, Axes, Point, PointKey, Run
 from commscope.store.db import MIGRATIONS, SCHEMA_VERSION, Store, connect, migrate, schema_version
+from paths import REPO
 
-from conftest import REPO
 
 
 def sample_run(**changes) -> Run:

@@ -1,8 +1,16 @@
-"""Shared fixtures of the harness tests (test_harness_*.py).
+"""The test layers and their shared fixtures.
 
-The fakes in tests/python/fakes stand in for commscope-bench and Open MPI's
-mpirun, so run/store logic (crashes, timeouts, Ctrl-C) is tested without MPI;
-test_harness_e2e.py runs the real core under both MPI libraries.
+A folder per layer, each with its marker, so a quick loop runs without MPI
+(`make quick`: `pytest -m "not mpi and not cluster and not browser"`):
+
+    unit/      the harness and the readers, no MPI (fakes stand in for the core and mpirun)
+    mpi/       the real core under each MPI library (build/flavours.txt)      marker: mpi
+    browser/   the HTML report in headless Chromium                           marker: browser
+    cluster/   the virtual cluster with a real Slurm (root)                   marker: cluster
+    support/   helpers every layer imports: paths, MPI flavours, fixtures, fakes
+
+A test elsewhere that needs an MPI build takes its flavour from mpi_flavours.flavour_params,
+whose parameters carry the mpi marker too.
 """
 from __future__ import annotations
 
@@ -13,9 +21,19 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-REPO = Path(__file__).resolve().parents[2]
-FAKES = Path(__file__).resolve().parent / "fakes"
-FAKE_CORE = FAKES / "commscope-bench"
+from fixtures.analysis.report_runs import stored  # noqa: F401 (a fixture: the runs a report renders)
+from paths import FAKE_CORE, FAKES, REPO
+
+#: Marker of each layer folder (see the docstring).
+LAYER_MARKERS = {"mpi": "mpi", "browser": "browser", "cluster": "cluster"}
+
+
+def pytest_collection_modifyitems(items):
+    for item in items:
+        layer = Path(item.fspath).relative_to(Path(__file__).parent).parts[0]
+        if layer in LAYER_MARKERS:
+            item.add_marker(LAYER_MARKERS[layer])
+
 _FAKE_VARIABLES = ("FAKE_CORE_BENCHMARKS", "FAKE_CORE_SLEEP", "FAKE_CORE_CRASH_AFTER", "FAKE_CORE_STATUS",
                    "FAKE_CORE_TRACE")
 # Variables from the caller's shell that would change what the harness picks.

@@ -15,11 +15,11 @@ from pathlib import Path
 import pytest
 
 from commscope.store.db import Store
+from paths import REPO
 
 needs_hpcc = pytest.mark.skipif(shutil.which("hpcc") is None, reason="hpcc (Debian package hpcc) not installed")
 needs_fio = pytest.mark.skipif(shutil.which("fio") is None, reason="fio (Debian package fio) not installed")
 SEED001 = next(iter(sorted(Path("/work/shared/seeds").glob("001_*.txt"))), None)
-REPO = Path(__file__).resolve().parents[2]
 
 
 def _runs(db: Path):

@@ -20,6 +20,7 @@ from commscope.store.db import Store
 
 from fixtures.analysis.handmade import stats_for, store_runs
 from mpi_flavours import flavour_params, need
+from paths import FIXTURES as SUPPORT_FIXTURES
 
 # (datatype, size, latency): what -T mpi_char,mpi_int -m 1:8 measures, in the core's order.
 SWEEP = [("MPI_CHAR", 1, 1.0), ("MPI_CHAR", 2, 2.0), ("MPI_CHAR", 4, 3.0), ("MPI_CHAR", 8, 4.0),
@@ -80,7 +81,7 @@ def test_a_datatype_sweep_is_stored_and_compared_per_datatype(mpi, tmp_path):
 
 # -- every reader of the store keys on the axes ------------------------------------------------
 
-GOLDEN = Path(__file__).parent / "fixtures" / "analysis"
+GOLDEN = SUPPORT_FIXTURES / "analysis"
 
 
 def scaled(run: Run, label: str, factor_of: dict[str, float]) -> Run:
@@ -152,7 +153,7 @@ def test_a_table_that_does_not_say_its_datatype_lines_up_with_one_that_does(cli,
 
 # -- imports carry the axes where the file names them ---------------------------------------------
 
-PARSE_FIXTURES = Path(__file__).parent / "fixtures" / "parse"
+PARSE_FIXTURES = SUPPORT_FIXTURES / "parse"
 
 
 def imported(cli, db: Path, path: Path) -> list[Run]:

@@ -14,9 +14,10 @@ import jsonschema
 import pytest
 
 from commscope.ingest.parse.commscope_json import load_schema
-from mpi_flavours import REPO, flavour_params, need
+from mpi_flavours import flavour_params, need, rows, sizes_of
 from benchmarks_def import COLLECTIVES, family
-from test_core_mpi import ONE_SIDED, rows, sizes_of
+
+ONE_SIDED = family("one_sided")
 
 SCHEMA = load_schema()  # the one copy: python/commscope/records/schema/result.schema.json
 BLOCKING = family("collective")
@@ -254,40 +255,12 @@ def test_compat_links_of_new_benchmarks(mpi):
     assert res.returncode == 0 and "nprocs: 2" in res.stdout
 
 
-BAD_INPUT = [
-    (2, ["allreduce", "-k", "rotate"], "-k does not apply to allreduce"),
-    (2, ["bcast", "-k", "fixed:2"], "-k fixed:2: root 2 is outside the communicator of 2 ranks"),
-    (2, ["bcast", "-k", "middle"], "-k middle: choose fixed:RANK (a rank number) or rotate"),
-    (2, ["bcast", "-l"], "-l does not apply to bcast"),
-    (2, ["allreduce", "-t", "3"], "-t does not apply to allreduce"),
-    (2, ["allreduce", "-T", "mpi_long"], "-T mpi_long: choose mpi_char, mpi_int, mpi_float, mpi_double"),
-    (2, ["latency", "-T", "mpi_int"], "-T does not apply to latency"),
-    (2, ["barrier", "-m", "8"], "-m does not apply to barrier"),
-    (2, ["put_bibw", "-s", "lock"], "-s lock: put_bibw supports pscw, fence"),
-    (2, ["put_latency", "-w", "shared"], "-w shared: choose create, allocate, dynamic"),
-    (2, ["allreduce", "-w", "create"], "-w does not apply to allreduce"),
-    (3, ["put_latency"], "put_latency needs exactly 2 ranks, got 3"),
-    (1, ["allreduce"], "allreduce needs at least 2 ranks, got 1"),
-    (2, ["neighbor_alltoall"], "-N cart:1:1: 2 ranks make a 2 grid; radius 1 needs at least 3 ranks"),
-    (2, ["allreduce", "-N", "cart:1:1"], "-N does not apply to allreduce"),
-    (2, ["neighbor_allgather", "-N", "graph:/nonexistent/adj"], "-N graph:/nonexistent/adj: cannot read this file"),
-    (2, ["neighbor_allgather", "-N", "torus:3"], "-N torus:3: use cart:DIMS:RADIUS"),
-    (2, ["bcast", "--busbw", "-k", "rotate", "-z", "-c", "--send-mode", "ssend"], "--send-mode does not apply to bcast"),
-    (2, ["init", "-i", "5"], "-i does not apply to init"),
-]
-
-
 def check_bad_input(res, message):
     assert res.returncode == 2, res.stderr
     assert res.stderr.count(message) == 1, res.stderr  # rank 0 alone says it
     assert "--help" in res.stderr
     assert "Abort" not in res.stderr and "abort" not in res.stdout
     assert rows(res.stdout) == []
-
-
-@pytest.mark.parametrize("np,args,message", BAD_INPUT, ids=[m for _, _, m in BAD_INPUT])
-def test_bad_input_one_message_exit_2_no_hang(mpi, np, args, message):
-    check_bad_input(mpi.run(np, *args, timeout=60), message)
 
 
 @pytest.mark.parametrize("text,message", [

@@ -15,7 +15,8 @@ from pathlib import Path
 
 import pytest
 
-REPO = Path(__file__).resolve().parents[2]
+from paths import REPO
+
 FLAVOURS_FILE = Path(os.environ.get("COMMSCOPE_FLAVOURS_FILE", REPO / "build" / "flavours.txt"))
 KNOWN = ("mpich", "openmpi")
 
@@ -85,12 +86,12 @@ def flavour_params() -> list:
     params = []
     for name in names:
         if name in found:
-            params.append(pytest.param(found[name], id=name))
+            params.append(pytest.param(found[name], id=name, marks=pytest.mark.mpi))
         elif name in required():
-            params.append(pytest.param(None, id=name))
+            params.append(pytest.param(None, id=name, marks=pytest.mark.mpi))
         else:
-            params.append(pytest.param(None, id=name, marks=pytest.mark.skip(
-                reason=f"no {name} build in {FLAVOURS_FILE} (make test builds one when {name} is installed)")))
+            params.append(pytest.param(None, id=name, marks=[pytest.mark.mpi, pytest.mark.skip(
+                reason=f"no {name} build in {FLAVOURS_FILE} (make test builds one when {name} is installed)")]))
     return params
 
 
@@ -98,3 +99,13 @@ def need(flavour: Flavour | None) -> Flavour:
     if flavour is None:
         pytest.fail(f"COMMSCOPE_REQUIRE_MPI asks for an MPI library that has no build in {FLAVOURS_FILE}")
     return flavour
+
+
+def rows(stdout: str) -> list[list[str]]:
+    """The data rows of an OSU table (comment lines left out), split into cells."""
+    return [line.split() for line in stdout.splitlines() if line and not line.startswith("#")]
+
+
+def sizes_of(stdout: str) -> list[int]:
+    """The message sizes of an OSU table, in order."""
+    return [int(r[0]) for r in rows(stdout)]

@@ -4,8 +4,9 @@ from pathlib import Path
 
 import pytest
 from commscope.ingest.parse import ParseError, parse_file, parse_text
+from paths import FIXTURES as SUPPORT_FIXTURES
 
-FIXTURES = Path(__file__).parent / "fixtures" / "parse"
+FIXTURES = SUPPORT_FIXTURES / "parse"
 
 
 @pytest.fixture(scope="module")

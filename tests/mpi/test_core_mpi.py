@@ -13,7 +13,7 @@ import pytest
 
 from benchmarks_def import ALL_BENCHMARKS, COLLECTIVES, family
 from commscope.ingest.parse.commscope_json import load_schema
-from mpi_flavours import REPO, flavour_params, need
+from mpi_flavours import flavour_params, need, rows, sizes_of
 
 SCHEMA = load_schema()  # the one copy: python/commscope/records/schema/result.schema.json
 POINT_TO_POINT = family("pt2pt")
@@ -25,14 +25,6 @@ QUICK = ["-i", "20", "-x", "5"]
 @pytest.fixture(params=flavour_params())
 def mpi(request):
     return need(request.param)
-
-
-def rows(stdout: str) -> list[list[str]]:
-    return [line.split() for line in stdout.splitlines() if line and not line.startswith("#")]
-
-
-def sizes_of(stdout: str) -> list[int]:
-    return [int(r[0]) for r in rows(stdout)]
 
 
 @pytest.mark.parametrize("bench", POINT_TO_POINT)
@@ -192,17 +184,18 @@ def test_compat_links_run_their_benchmark(mpi):
     assert sizes_of(res.stdout) == [4, 8]
 
 
+#: One launch per kind of verdict: every message itself is unit-tested without MPI
+#: (tests/c: test_opts, test_plan, test_topo); these show each kind reaches the user once,
+#: from rank 0, with a non-zero exit and no hang, under a real launcher.
 BAD_INPUT = [
-    (3, ["latency"], "latency needs exactly 2 ranks, got 3"),
-    (3, ["mbw_mr"], "mbw_mr needs an even number of ranks (at least 2), got 3"),
-    (3, ["multi_lat"], "multi_lat needs an even number of ranks"),
-    (2, ["latency", "--frobnicate"], "unknown option --frobnicate"),
-    (2, ["latency", "-m", "12Q"], "-m 12Q: not a message size"),
-    (2, ["bw", "-m", "64:8"], "MIN 64 is larger than MAX 8"),
-    (2, ["bw", "-m", "1G", "-M", "16M"], "over the memory limit"),
-    (2, ["latency", "-W", "8"], "-W does not apply to latency"),
-    (4, ["mbw_mr", "-p", "3"], "-p 3: 4 ranks make at most 2 pairs"),
-    (2, ["allreduce_nope"], "unknown benchmark 'allreduce_nope'"),
+    (2, ["latency", "--frobnicate"], "unknown option --frobnicate"),  # parsing
+    (3, ["latency"], "latency needs exactly 2 ranks, got 3"),  # the rank count
+    (2, ["latency", "-W", "8"], "-W does not apply to latency"),  # an option that does not apply
+    (2, ["bw", "-m", "1G", "-M", "16M"], "over the memory limit"),  # the plan
+    (2, ["allreduce_nope"], "unknown benchmark 'allreduce_nope'"),  # the registry
+    (2, ["bcast", "-k", "fixed:2"], "-k fixed:2: root 2 is outside the communicator of 2 ranks"),  # the communicator
+    (2, ["neighbor_alltoall"], "-N cart:1:1: 2 ranks make a 2 grid; radius 1 needs at least 3 ranks"),  # topology
+    (2, ["neighbor_allgather", "-N", "graph:/nonexistent/adj"], "-N graph:/nonexistent/adj: cannot read this file"),
     (2, ["bw", "--json-out", "/nonexistent-dir/x.json"], "--json-out /nonexistent-dir/x.json: cannot write"),
 ]
 

@@ -9,8 +9,9 @@ from pathlib import Path
 import pytest
 
 from commscope.ingest.parse import ParseError, parse_file, parse_text
+from paths import FIXTURES as SUPPORT_FIXTURES
 
-FIXTURES = Path(__file__).resolve().parent / "fixtures" / "compute"
+FIXTURES = SUPPORT_FIXTURES / "compute"
 SEED001 = next(iter(sorted(Path("/work/shared/seeds").glob("001_*.txt"))), None)
 needs_seed = pytest.mark.skipif(SEED001 is None, reason="shared seeds not present")
 

@@ -6,7 +6,7 @@ from pathlib import Path
 
 from commscope.store.db import Store
 
-from conftest import FAKE_CORE
+from paths import FAKE_CORE
 
 OMB_LATENCY = """
 # OSU MPI Latency Test v7.4

@@ -14,7 +14,7 @@ from commscope.records.metrics import STATS
 from commscope.execute.runner import planned_records, sweep_length
 from commscope.store.db import Store
 
-from conftest import FAKE_CORE, FAKES
+from paths import FAKE_CORE, FAKES
 
 ROOT_PREFIX = "OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 " if os.geteuid() == 0 else ""
 

@@ -11,11 +11,11 @@ from commscope.records.text import format_size
 from commscope.store.selection import Selection, parse_since, select_runs
 from commscope.store.db import Store
 
-from conftest import REPO
 from fixtures.analysis.handmade import run_of, store_runs
+from paths import FIXTURES as SUPPORT_FIXTURES, REPO
 
-GOLDEN = Path(__file__).parent / "fixtures" / "analysis"
-SEED_FIXTURE = Path(__file__).parent / "fixtures" / "parse" / "seed000_cluster_comparison.rst"
+GOLDEN = SUPPORT_FIXTURES / "analysis"
+SEED_FIXTURE = SUPPORT_FIXTURES / "parse" / "seed000_cluster_comparison.rst"
 REAL_SEEDS = REPO.parent / "shared" / "seeds"
 
 

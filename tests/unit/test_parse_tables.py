@@ -5,9 +5,10 @@ from pathlib import Path
 
 import pytest
 from commscope.ingest.parse import ParseError, parse_file, parse_text
+from paths import FIXTURES as SUPPORT_FIXTURES, SEEDS as SEEDS_DIR
 
-FIXTURES = Path(__file__).parent / "fixtures" / "parse"
-SEEDS = Path(__file__).resolve().parents[3] / "shared" / "seeds"
+FIXTURES = SUPPORT_FIXTURES / "parse"
+SEEDS = SEEDS_DIR
 
 # Numbers of the latency comparison of seed 000: size -> (思源一号, π2.0, ARM).
 SEED000_LATENCY = {0: (0.79, 1.55, 1.27), 8: (0.78, 1.24, 1.25), 8192: (3.85, 3.98, 7.20),

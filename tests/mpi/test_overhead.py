@@ -14,8 +14,8 @@ import pytest
 
 from commscope.store.db import Store
 
-from conftest import REPO
 from mpi_flavours import load_flavours
+from paths import REPO
 
 needs_valgrind = pytest.mark.skipif(shutil.which("valgrind") is None, reason="valgrind not installed")
 

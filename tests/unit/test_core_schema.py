@@ -7,7 +7,7 @@ import jsonschema
 import pytest
 
 from commscope.ingest.parse.commscope_json import load_schema
-from mpi_flavours import REPO
+from paths import REPO
 
 SCHEMA = load_schema()  # the one copy: python/commscope/records/schema/result.schema.json
 GOLDEN = REPO / "tests" / "c" / "golden"

@@ -6,9 +6,10 @@ from pathlib import Path
 import pytest
 from commscope.ingest.parse import ParseError, parse_file, parse_text
 from commscope.ingest.parse.commscope_json import load_schema
+from paths import FIXTURES as SUPPORT_FIXTURES, REPO
 
-FIXTURES = Path(__file__).parent / "fixtures" / "parse"
-REPOSITORY = Path(__file__).resolve().parents[2]
+FIXTURES = SUPPORT_FIXTURES / "parse"
+REPOSITORY = REPO
 # the only copy of the schema: the core's output and the reader are held to it
 SCHEMA_FILE = REPOSITORY / "python" / "commscope" / "records" / "schema" / "result.schema.json"
 

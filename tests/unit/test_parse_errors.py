@@ -5,8 +5,9 @@ from pathlib import Path
 
 import pytest
 from commscope.ingest.parse import ParseError, parse_bytes, parse_file, parse_text
+from paths import FIXTURES as SUPPORT_FIXTURES
 
-FIXTURES = Path(__file__).parent / "fixtures" / "parse"
+FIXTURES = SUPPORT_FIXTURES / "parse"
 
 TITLE = "# OSU MPI Latency Test v7.4\n# Datatype: MPI_CHAR.\n"
 

@@ -8,8 +8,9 @@ import ast
 from pathlib import Path
 
 import pytest
+from paths import REPO
 
-PACKAGE = Path(__file__).resolve().parents[2] / "python" / "commscope"
+PACKAGE = REPO / "python" / "commscope"
 
 #: Top to bottom; parts in one tuple are siblings.
 LAYERS = (

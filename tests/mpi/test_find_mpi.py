@@ -15,8 +15,8 @@ import subprocess
 from pathlib import Path
 
 import pytest
+from paths import REPO
 
-REPO = Path(__file__).resolve().parents[2]
 FIND_MPI = REPO / "scripts" / "find-mpi"
 MPICH_CC = shutil.which("mpicc.mpich")
 MPICH_EXEC = shutil.which("mpiexec.mpich")

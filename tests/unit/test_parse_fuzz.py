@@ -10,8 +10,9 @@ from commscope.ingest.parse import SOURCE_FORMATS, ParsedRun, ParseError, is_kno
 from commscope.ingest.parse.text import split_lines
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from paths import FIXTURES as SUPPORT_FIXTURES
 
-FIXTURES = Path(__file__).parent / "fixtures" / "parse"
+FIXTURES = SUPPORT_FIXTURES / "parse"
 FIXTURE_TEXTS = sorted((p.name, p.read_text(encoding="utf-8")) for p in FIXTURES.iterdir() if p.is_file())
 
 BOUNDED = settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])

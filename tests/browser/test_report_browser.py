@@ -1,0 +1,89 @@
+"""The HTML report in headless Chromium: it renders, runs no script, shows its figures."""
+from __future__ import annotations
+
+import base64
+import os
+import shutil
+import subprocess
+from html.parser import HTMLParser
+from pathlib import Path
+
+import pytest
+
+from fixtures.analysis.report_runs import EVIL
+from paths import REPO
+
+ARTIFACTS = REPO / "test-artifacts"
+CHROMIUM = next(filter(None, map(shutil.which, ("chromium", "chromium-browser", "google-chrome"))), None)
+
+
+class _Page(HTMLParser):
+    """Counts what the browser's DOM holds."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.tags: dict[str, int] = {}
+        self.images: list[str] = []
+        self.text: list[str] = []
+
+    def handle_starttag(self, tag, attrs):
+        self.tags[tag] = self.tags.get(tag, 0) + 1
+        if tag == "img":
+            self.images.append(dict(attrs).get("src", ""))
+
+    def handle_data(self, data):
+        self.text.append(data)
+
+
+def _chromium(profile: Path, *args: str) -> subprocess.CompletedProcess:
+    return subprocess.run(
+        [CHROMIUM, "--headless", "--disable-gpu", "--no-sandbox", "--no-first-run", "--disable-extensions",
+         "--hide-scrollbars", f"--user-data-dir={profile}", "--enable-logging=stderr", "--v=0", *args],
+        capture_output=True, text=True, timeout=120)
+
+
+def _console_messages(stderr: str) -> list[str]:
+    return [line for line in stderr.splitlines() if ":CONSOLE" in line]
+
+
+def _plot_pixels(png: Path) -> int:
+    """Pixels in the colours of the first two plot lines (matplotlib's tab:blue, tab:orange)."""
+    import numpy as np
+    from matplotlib import image
+
+    pixels = (image.imread(png)[..., :3] * 255).astype(int)
+    count = 0
+    for colour in ((31, 119, 180), (255, 127, 14)):
+        count += int(np.sum(np.all(np.abs(pixels - colour) < 30, axis=-1)))
+    return count
+
+
+def test_the_report_renders_in_headless_chromium(cli, stored, tmp_path):
+    if CHROMIUM is None:
+        if os.environ.get("COMMSCOPE_REQUIRE_BROWSER"):
+            pytest.fail("COMMSCOPE_REQUIRE_BROWSER is set but chromium is not installed")
+        pytest.skip("chromium is not installed (Debian: apt-get install chromium); "
+                    "set COMMSCOPE_REQUIRE_BROWSER=1 to make that a failure")
+    out = tmp_path / "report.html"
+    assert cli("report", "1", "2", "3", "7", "8", "9", "-o", out, "--baseline", "ref", "--db", stored).exit_code == 0
+
+    dump = _chromium(tmp_path / "profile", "--dump-dom", out.as_uri())
+    assert dump.returncode == 0, dump.stderr[-2000:]
+    assert _console_messages(dump.stderr) == []
+    page = _Page()
+    page.feed(dump.stdout)
+    assert page.tags.get("script", 0) == 0
+    assert page.tags["table"] >= 5 and page.tags["tr"] > 50
+    assert len(page.images) == 1 and page.images[0].startswith("data:image/svg+xml;base64,")
+    assert base64.b64decode(page.images[0].split(",", 1)[1]).startswith(b"<?xml")
+    text = "".join(page.text)
+    assert EVIL in text and "思源一号 v5.7.1" in text and "Side by side" in text
+
+    ARTIFACTS.mkdir(exist_ok=True)
+    screenshot = ARTIFACTS / "analysis-report.png"
+    screenshot.unlink(missing_ok=True)
+    shot = _chromium(tmp_path / "profile", "--window-size=1280,2400", f"--screenshot={screenshot}", out.as_uri())
+    assert shot.returncode == 0, shot.stderr[-2000:]
+    assert _console_messages(shot.stderr) == []
+    assert screenshot.read_bytes().startswith(b"\x89PNG")
+    assert _plot_pixels(screenshot) > 2000, "the figure did not render"
