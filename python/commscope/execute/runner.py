@@ -26,13 +26,15 @@ from pathlib import Path
 
 from commscope import ui
 from commscope.execute.core import MPICH, OPENMPI, core_mpi_flavour, find_core, list_benchmarks
-from commscope.errors import EXIT_FAILED, EXIT_INTERRUPTED, EXIT_OK, CommscopeError, UsageError
+from commscope.errors import EXIT_FAILED, EXIT_INTERRUPTED, EXIT_OK, EXIT_STORE, CommscopeError, UsageError
+from commscope.execute.keep import store_or_keep
 from commscope.execute.launchers import Command, Launcher, LaunchSpec, hostfile_nodes, resolve_launcher
 from commscope.output.osutable import render_run
 from commscope.execute.provenance import compiler_of, default_system, job_id
 from commscope.records.invocation import invocation, now
 from commscope.records.run import Run, apply_header, point_from_core
 from commscope.store.db import Store
+from commscope.execute.signals import StopSignals as _StopSignals
 from commscope.execute.stream import CoreStream
 from commscope.records.suite import Entry, expand, suite_path
 
@@ -143,6 +145,8 @@ def judge(returncode: int, stream: CoreStream, stopped: str | None, stderr_text:
             return "failed", f"commscope-bench exited with status {returncode} before measuring anything{detail}"
         return "incomplete", f"commscope-bench exited with status {returncode} without finishing{progress}{detail}"
     status = stream.end["status"]
+    if not stream.records:
+        return "failed", f"commscope-bench ended ({status}) but wrote no result records{detail}"
     if status == "validation_failed":
         wrong = [f"{r['size']} B ({r['validation']['errors']} wrong)" for r in stream.records
                  if r.get("validation") and r["validation"]["errors"]]
@@ -152,28 +156,6 @@ def judge(returncode: int, stream: CoreStream, stopped: str | None, stderr_text:
     if returncode != 0:
         return "failed", f"commscope-bench finished its results but exited with status {returncode}{detail}"
     return "complete", None
-
-
-class _StopSignals:
-    """SIGINT and SIGTERM end the run gracefully: the benchmark that runs is stopped,
-    what it measured is stored, no further benchmark starts. The handler only
-    records the signal; the wait loop acts on it, so no store write is cut short."""
-
-    def __init__(self) -> None:
-        self.received: list[str] = []
-        self._previous: dict[int, object] = {}
-
-    def __enter__(self) -> _StopSignals:
-        for signum in (signal.SIGINT, signal.SIGTERM):
-            self._previous[signum] = signal.signal(signum, self._handle)
-        return self
-
-    def __exit__(self, *exc_info) -> None:
-        for signum, handler in self._previous.items():
-            signal.signal(signum, handler)
-
-    def _handle(self, signum: int, frame: object) -> None:
-        self.received.append(signal.Signals(signum).name)
 
 
 def _group_alive(group: int) -> bool:
@@ -370,7 +352,7 @@ def run_benchmarks(request: RunRequest, db: Path) -> int:
     if request.hosts and request.hostfile:
         raise UsageError("give hosts either with --hosts or with --hostfile, not both")
     core = find_core()
-    benchmarks = list_benchmarks(core)
+    benchmarks = list_benchmarks(core, request.timeout)
     entries = select_entries(request.targets, request.suite_files, benchmarks)
     missing = list(dict.fromkeys(entry.benchmark for entry in entries if entry.benchmark not in benchmarks))
     if missing:
@@ -396,17 +378,26 @@ def run_benchmarks(request: RunRequest, db: Path) -> int:
         return EXIT_OK
 
     with Store(db) as store, _StopSignals() as signals:
-        invocation_id = store.add_invocation(invocation("run", request.argv))
+        invoked = invocation("run", request.argv)
+        invocation_id = store.add_invocation(invoked)
         runner = Runner(core, request, signals)
         stored: list[Run] = []
+        kept = 0
         for repeat_index, item in itertools.product(range(request.repeat), planned):
             if signals.received:
                 break
             ui.note(f"{item.entry.benchmark}: {item.command.shell()}")
             run = runner.execute(item, repeat_index)
-            run.id = store.add_run(run, invocation_id)
-            stored.append(run)
-    return _summary(stored, signals, db)
+            if store_or_keep(store, run, invocation_id, invoked):
+                stored.append(run)
+            else:
+                kept += 1
+    code = _summary(stored, signals, db)
+    if kept:
+        ui.warn(f"{kept} run{'s' if kept > 1 else ''} could not be stored and {'are' if kept > 1 else 'is'} kept "
+                "as files (see above)")
+        return EXIT_STORE
+    return code
 
 
 def _summary(stored: list[Run], signals: _StopSignals, db: Path) -> int:
