@@ -18,6 +18,7 @@ from dataclasses import dataclass, field
 from datetime import datetime, timedelta, timezone
 
 from commscope.errors import UsageError
+from commscope.records.textsafe import csv_cell, markdown_cell
 from commscope.records.benchmarks import primary_metric
 from commscope.records.metrics import unit_of
 from commscope.records.run import Point, Run
@@ -343,9 +344,7 @@ def text_cells(comparison: Comparison) -> tuple[list[str], list[list[str]]]:
     return header, rows
 
 
-def _markdown_cell(text: str) -> str:
-    # A pipe would end the cell; < and & would be taken as HTML by Markdown renderers.
-    return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;").replace("|", "\\|")
+_markdown_cell = markdown_cell  # pipes, HTML and line breaks escaped: a label cannot end its row
 
 
 def to_markdown(comparison: Comparison) -> str:
@@ -362,7 +361,8 @@ def to_csv(comparison: Comparison) -> str:
     buffer = io.StringIO()
     writer = csv.writer(buffer, lineterminator="\n")
     varies = any(row.key[1] is not None for row in comparison.rows)
-    writer.writerow(["size", *(["window"] if varies else []), *comparison.names, *comparison.extra_headers()])
+    writer.writerow(["size", *(["window"] if varies else []), *map(csv_cell, comparison.names),
+                     *map(csv_cell, comparison.extra_headers())])
     for row in comparison.rows:
         cells = [*row.values, *(value for _, value in comparison.extras(row))]
         writer.writerow([row.key[0], *([row.key[1]] if varies else []),

@@ -12,6 +12,7 @@ from rich.table import Table
 
 from commscope.analysis.compare import Comparison, format_key, format_size, format_value, text_cells
 from commscope.records.run import Run
+from commscope.records.textsafe import one_line
 
 if TYPE_CHECKING:  # the analysis modules import numpy/scipy; listings should not pay for that
     from commscope.analysis.check import CurveVerdict
@@ -67,9 +68,10 @@ def runs_table(rows: Sequence[sqlite3.Row]) -> Table:
         table.add_column(column, justify="right" if column in ("id", "ranks", "nodes", "sizes") else "left")
     for row in rows:
         source = row["source_format"] or "run"
-        table.add_row(str(row["id"]), (row["started_at"] or "")[:16].replace("T", " "), row["benchmark"], row["label"] or "",
-                      row["system_name"] or "", str(row["ranks"] or ""), str(row["nodes"] or ""),
-                      str(row["point_count"]), row["status"], source)
+        cells = (str(row["id"]), (row["started_at"] or "")[:16].replace("T", " "), row["benchmark"], row["label"] or "",
+                 row["system_name"] or "", str(row["ranks"] or ""), str(row["nodes"] or ""),
+                 str(row["point_count"]), row["status"], source)
+        table.add_row(*map(one_line, cells))
     return table
 
 
@@ -80,9 +82,9 @@ def rich_table(header: Sequence[str], rows: Sequence[Sequence[str]], left: int =
     title: rich wraps titles to the table's width; callers print a line above.)"""
     table = Table(show_edge=False, pad_edge=False, box=None, header_style="bold")
     for index, name in enumerate(header):
-        table.add_column(name, justify="left" if index < left else "right", overflow="fold")
+        table.add_column(one_line(name), justify="left" if index < left else "right", overflow="fold")
     for row in rows:
-        table.add_row(*row)
+        table.add_row(*map(one_line, row))
     return table
 
 
