@@ -24,21 +24,16 @@ def no_traceback(result) -> None:
 
 # -- suite files ----------------------------------------------------------------------
 
-def test_a_deeply_nested_suite_file_is_a_usage_error(cli, fake_core, db, tmp_path):
-    suite = tmp_path / "deep.yaml"
-    suite.write_text("description: x\nbenchmarks: " + "[" * 5000 + "\n")
+@pytest.mark.parametrize("content, line, message", [
+    (b"description: x\nbenchmarks: " + b"[" * 5000 + b"\n", 2, "nested too deeply"),
+    (b"description: x\nbenchmarks:\n  - benchmark: lat\x00ency\n", 3, "NUL"),
+], ids=["deeply nested", "NUL byte"])
+def test_a_suite_file_yaml_cannot_read_is_a_usage_error(cli, fake_core, db, tmp_path, content, line, message):
+    suite = tmp_path / "bad.yaml"
+    suite.write_bytes(content)
     result = cli("run", "--suite-file", suite, "--dry-run", "--db", db)
     assert result.exit_code == 2, result.output
-    assert f"{suite}:2:" in result.stderr and "nested too deeply" in result.stderr
-    no_traceback(result)
-
-
-def test_a_nul_byte_in_a_suite_file_is_reported_with_its_line(cli, fake_core, db, tmp_path):
-    suite = tmp_path / "nul.yaml"
-    suite.write_bytes(b"description: x\nbenchmarks:\n  - benchmark: lat\x00ency\n")
-    result = cli("run", "--suite-file", suite, "--dry-run", "--db", db)
-    assert result.exit_code == 2, result.output
-    assert f"{suite}:3:" in result.stderr and "NUL" in result.stderr
+    assert f"{suite}:{line}:" in result.stderr and message in result.stderr
     no_traceback(result)
 
 
