@@ -6,7 +6,10 @@
    database, --imports times (a fresh database each), reporting the fastest and the median
    wall time and the least CPU time (user + system) of the command. Target: 10,000 files in
    under 10 s.
-2. Times a one-size benchmark started by the bare launcher and by `commscope run`
+2. With --one-file-mb M (0: skip), writes one file of M MB of concatenated OMB tables, as
+   `cat osu_*.out > all.txt` makes, and reports the time and the database size of its
+   import (a file's text is stored once, not once per table it holds).
+3. Times a one-size benchmark started by the bare launcher and by `commscope run`
    (same core, same flags), interleaved --rounds times, and reports the difference of the
    medians and of the minima. Target: under 0.3 s.
 
@@ -84,6 +87,26 @@ def bench_import(nfiles: int, imports: int, workdir: Path) -> tuple[list[float],
     return walls, cpus
 
 
+def bench_one_file(megabytes: float, workdir: Path) -> tuple[int, int, float, int]:
+    """(bytes, tables, seconds, database bytes) of importing one file of concatenated tables."""
+    rng = random.Random(7)
+    kinds = ["latency", "bw", "mbw_mr", "bcast"]
+    path = workdir / "all_tables.txt"
+    tables = 0
+    with open(path, "w") as handle:
+        while handle.tell() < megabytes * 1e6:
+            handle.write(omb_table(kinds[tables % len(kinds)], rng))
+            tables += 1
+    db = workdir / "one_file.db"
+    t0 = time.perf_counter()
+    res = subprocess.run([COMMSCOPE, "import", "--db", str(db), str(path)], capture_output=True, text=True)
+    seconds = time.perf_counter() - t0
+    if res.returncode != 0:
+        sys.exit(f"import failed ({res.returncode}): {res.stderr[-2000:]}")
+    size = sum(f.stat().st_size for f in workdir.glob("one_file.db*"))
+    return path.stat().st_size, tables, seconds, size
+
+
 def bench_run_overhead(rounds: int, workdir: Path) -> tuple[list[float], list[float]]:
     flavour = next(iter(load_flavours().values()), None)
     if flavour is None:
@@ -108,16 +131,24 @@ def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--files", type=int, default=10000)
     ap.add_argument("--imports", type=int, default=3, help="times to import the files (the machine is shared)")
-    ap.add_argument("--rounds", type=int, default=10)
+    ap.add_argument("--one-file-mb", type=float, default=4, help="size of the one-file import; 0 skips it")
+    ap.add_argument("--rounds", type=int, default=10, help="rounds of the run overhead test; 0 skips it")
     args = ap.parse_args()
     cpu = next((l.split(":", 1)[1].strip() for l in open("/proc/cpuinfo") if l.startswith("model name")), "?")
     print(f"# performance/ingest, {datetime.date.today()}, {platform.node()}, {cpu}, {os.cpu_count()} cores\n")
     with tempfile.TemporaryDirectory() as tmp:
         work = Path(tmp)
-        walls, cpus = bench_import(args.files, args.imports, work)
-        print(f"import of {args.files} OMB files, {args.imports} times: fastest {min(walls):.2f} s "
-              f"({args.files / min(walls):.0f} files/s), median {statistics.median(walls):.2f} s, "
-              f"least CPU {min(cpus):.2f} s; target: 10,000 in < 10 s")
+        if args.files:
+            walls, cpus = bench_import(args.files, args.imports, work)
+            print(f"import of {args.files} OMB files, {args.imports} times: fastest {min(walls):.2f} s "
+                  f"({args.files / min(walls):.0f} files/s), median {statistics.median(walls):.2f} s, "
+                  f"least CPU {min(cpus):.2f} s; target: 10,000 in < 10 s")
+        if args.one_file_mb:
+            size, tables, seconds, db_size = bench_one_file(args.one_file_mb, work)
+            print(f"import of one {size / 1e6:.1f} MB file of {tables} OMB tables: {seconds:.2f} s, "
+                  f"database {db_size / 1e6:.1f} MB")
+        if not args.rounds:
+            return 0
         bare, harness = bench_run_overhead(args.rounds, work)
     med = statistics.median(harness) - statistics.median(bare)
     low = min(harness) - min(bare)

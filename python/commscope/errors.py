@@ -8,14 +8,24 @@ EXIT_OK = 0
 EXIT_FAILED = 1
 #: Bad command line or bad suite file (click uses 2 for its own usage errors too).
 EXIT_USAGE = 2
-#: Ctrl-C or SIGTERM stopped a run; what was measured before is stored.
+#: Ctrl-C, SIGTERM, SIGHUP or SIGQUIT stopped a run; what was measured before is stored.
 EXIT_INTERRUPTED = 3
+#: The result database cannot be used: missing, damaged, read-only for a write, locked
+#: by another program past the busy timeout, or on a full disk. A run whose results
+#: could not be stored keeps them in the unsaved-results folder.
+EXIT_STORE = 4
 
 
 class CommscopeError(Exception):
     """A problem the user can fix. The CLI prints the message, never a traceback."""
 
     exit_code = EXIT_FAILED
+
+
+class StoreError(CommscopeError):
+    """The result database cannot be read or written."""
+
+    exit_code = EXIT_STORE
 
 
 class UsageError(CommscopeError):

@@ -1,9 +1,12 @@
-"""Where messages go: results on stdout, everything about the run on stderr."""
+"""Where messages go: results on stdout, everything about the run on stderr. Messages quote
+labels, system names and file names, so control characters in them are shown escaped."""
 
 from __future__ import annotations
 
 import functools
 from typing import TYPE_CHECKING
+
+from commscope.records.textsafe import terminal
 
 if TYPE_CHECKING:
     from rich.console import Console
@@ -28,15 +31,15 @@ def __getattr__(name: str) -> Console:
 
 
 def error(message: str) -> None:
-    _console(stderr=True).print(f"error: {message}", style="bold red", markup=False)
+    _console(stderr=True).print(f"error: {terminal(message)}", style="bold red", markup=False)
 
 
 def warn(message: str) -> None:
-    _console(stderr=True).print(f"warning: {message}", style="yellow", markup=False)
+    _console(stderr=True).print(f"warning: {terminal(message)}", style="yellow", markup=False)
 
 
 def note(message: str) -> None:
-    _console(stderr=True).print(message, markup=False)
+    _console(stderr=True).print(terminal(message), markup=False)
 
 
 def table_console() -> Console:

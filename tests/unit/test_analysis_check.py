@@ -178,9 +178,9 @@ def test_check_usage_errors_exit_2_and_store_nothing(cli, stored, args, message)
     assert "Traceback" not in result.output and stored.read_bytes() == before
 
 
-def test_check_without_a_database_is_a_usage_error(cli, tmp_path, clean_env):
+def test_check_without_a_database_exits_4_like_every_command(cli, tmp_path, clean_env):
     result = cli("check", "1", "--baseline", "ref", "--db", tmp_path / "none.db")
-    assert result.exit_code == 2 and "no result database" in result.stderr
+    assert result.exit_code == 4 and "no result database" in result.stderr
 
 
 def test_deleting_a_run_takes_it_out_of_its_baseline(cli, stored):

@@ -154,7 +154,7 @@ def test_mismatched_metrics_are_refused(cli, db, clean_env):
 
 def test_missing_database_and_unwritable_output(cli, three, tmp_path):
     result = cli("compare", "--db", tmp_path / "absent.db")
-    assert result.exit_code == 2 and "no result database" in result.stderr
+    assert result.exit_code == 4 and "no result database" in result.stderr
     assert not (tmp_path / "absent.db").exists()
     blocker = tmp_path / "file"
     blocker.write_text("x")

@@ -127,17 +127,17 @@ def test_show_raw_output(cli, stored):
     result = cli("show", "1", "--raw", "jsonl", "--db", stored)
     assert result.stdout.splitlines()[0].startswith('{"header"')
     result = cli("show", "1", "--raw", "nope", "--db", stored)
-    assert result.exit_code == 1 and "has no raw output 'nope'; it has: jsonl, stderr, stdout" in result.stderr
+    assert result.exit_code == 2 and "has no raw output 'nope'; it has: jsonl, stderr, stdout" in result.stderr
 
 
 def test_show_errors(cli, stored, db, tmp_path):
-    assert cli("show", "99", "--db", stored).exit_code == 1
+    assert cli("show", "99", "--db", stored).exit_code == 2  # an unknown run is a usage error
     assert "no run 99" in cli("show", "99", "--db", stored).stderr
     result = cli("show", "first", "--db", stored)
     assert result.exit_code == 2 and "'first' is not a run id" in result.stderr
     missing = tmp_path / "none.db"
     result = cli("show", "1", "--db", missing)
-    assert result.exit_code == 1 and "no result database" in result.stderr and not missing.exists()
+    assert result.exit_code == 4 and "no result database" in result.stderr and not missing.exists()
 
 
 def test_export_json(cli, stored, tmp_path):
@@ -171,6 +171,6 @@ def test_delete(cli, stored):
     with Store(stored) as store:
         assert [row.id for row in store.summaries()] == [2]
     result = cli("delete", "2", "1", "--db", stored)
-    assert result.exit_code == 1 and "no run 1" in result.stderr
+    assert result.exit_code == 2 and "no run 1" in result.stderr
     with Store(stored) as store:
         assert store.has_run(2)  # nothing deleted when one id is wrong

@@ -163,7 +163,7 @@ def test_a_rank_that_ignores_sigterm_is_killed(cli, fake_core, db, clean_env, tm
     assert stored_runs(db)[0].status == "incomplete"
 
 
-@pytest.mark.parametrize("signum", [signal.SIGINT, signal.SIGTERM])
+@pytest.mark.parametrize("signum", [signal.SIGINT, signal.SIGTERM, signal.SIGHUP, signal.SIGQUIT])
 def test_signal_stores_what_was_measured_and_stops(commscope_argv, child_env, db, tmp_path, signum):
     trace = tmp_path / "trace"
     env = {**child_env, "FAKE_CORE_SLEEP": "0.3", "FAKE_CORE_TRACE": str(trace)}

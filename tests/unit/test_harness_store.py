@@ -10,7 +10,7 @@ import zlib
 
 import pytest
 
-from commscope.errors import CommscopeError
+from commscope.errors import CommscopeError, StoreError
 from commscope.records.invocation import invocation
 from commscope.records.run import RUN_COLUMNS, Axes, Point, PointKey, Run
 from commscope.store.db import MIGRATIONS, SCHEMA_VERSION, Store, connect, migrate, schema_version
@@ -110,7 +110,7 @@ def test_delete_removes_points_and_raw_outputs(tmp_path):
 
 def test_a_failing_insert_stores_nothing_of_the_batch(tmp_path):
     with Store(tmp_path / "r.db") as store:
-        with pytest.raises(sqlite3.IntegrityError):
+        with pytest.raises(StoreError, match="CHECK constraint failed"):
             add(store, sample_run(), sample_run(status="bogus"))  # violates the CHECK constraint
         assert store.summaries() == []
 
@@ -127,7 +127,7 @@ def test_reading_commands_do_not_create_a_database(tmp_path):
 def test_a_file_that_is_not_a_database_gives_a_clear_error(tmp_path):
     path = tmp_path / "r.db"
     path.write_text("this is not SQLite " * 100)
-    with pytest.raises(CommscopeError, match="cannot use result database"):
+    with pytest.raises(StoreError, match="is not a commscope result database"):
         Store(path)
 
 
@@ -202,7 +202,7 @@ def test_a_newer_database_is_refused(tmp_path):
 def test_schema_matches_the_run_record(tmp_path):
     with Store(tmp_path / "r.db") as store:
         columns = {row[1] for row in store.conn.execute("PRAGMA table_info(runs)")}
-    assert columns == {*RUN_COLUMNS, "id", "invocation_id", "system_id"}
+    assert columns == {*RUN_COLUMNS, "id", "invocation_id", "system_id", "source_id"}
 
 
 # -- concurrency --------------------------------------------------------------

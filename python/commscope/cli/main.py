@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import importlib
-
+import math
+import sqlite3
 import sys
 from pathlib import Path
 
@@ -12,15 +13,22 @@ import platformdirs
 
 from commscope import __version__
 from commscope import ui
-from commscope.errors import EXIT_FAILED, EXIT_INTERRUPTED, EXIT_OK, CommscopeError, UsageError
+from commscope.errors import EXIT_FAILED, EXIT_INTERRUPTED, EXIT_OK, EXIT_STORE, CommscopeError, UsageError
+from commscope.records.suite import MAX_RANKS
+from commscope.records.textsafe import terminal
 
 EXIT_STATUS_HELP = """\b
 Exit status:
   0  success
   1  a benchmark failed, crashed, timed out or failed validation; a file could
      not be imported; or another error (message on stderr)
-  2  usage error: bad option, unknown suite or benchmark, invalid suite file
-  3  interrupted by Ctrl-C or SIGTERM (what was measured before is stored)"""
+  2  usage error: bad option, unknown suite, benchmark or run, invalid suite
+     file, an output file that cannot be written
+  3  interrupted by Ctrl-C, SIGTERM, SIGHUP or SIGQUIT (what was measured
+     before is stored)
+  4  the result database cannot be used: missing, damaged, read-only for a
+     write, locked by another program, or its disk is full (a run keeps what
+     it measured in the unsaved-results folder and says where)"""
 
 
 def default_db() -> Path:
@@ -35,6 +43,10 @@ def db_option(hidden: bool = False):
              "SQLite's WAL mode does not work on NFS.")
 
 
+#: Run ids are SQLite integers: 64-bit signed.
+LARGEST_RUN_ID = 2**63 - 1
+
+
 class RunId(click.ParamType):
     """A run id as `list runs` shows it, or `last` for the newest run."""
 
@@ -43,7 +55,7 @@ class RunId(click.ParamType):
     def convert(self, value, param, ctx):
         if isinstance(value, int) or value == "last":
             return value
-        if str(value).isdigit():
+        if str(value).isdigit() and 0 < int(value) <= LARGEST_RUN_ID:
             return int(value)
         self.fail(f"{value!r} is not a run id (a number from `commscope list runs`, or `last`)", param, ctx)
 
@@ -57,8 +69,39 @@ def _resolve(store, run_id) -> int:
     return last
 
 
+def utf8_text(ctx: click.Context, param: click.Parameter, value: str | None) -> str | None:
+    """Refuse text that is not UTF-8 (bytes Python could only decode with surrogates): it
+    cannot be stored, and a run would find that out only after measuring."""
+    if value is None:
+        return None
+    try:
+        value.encode("utf-8")
+    except UnicodeEncodeError:
+        raise click.BadParameter(f"not valid UTF-8: {value.encode('utf-8', 'backslashreplace').decode()!r}; "
+                                 "give it in UTF-8", ctx, param) from None
+    return value
+
+
+def finite_seconds(ctx: click.Context, param: click.Parameter, value: float | None) -> float | None:
+    if value is not None and not math.isfinite(value):
+        raise click.BadParameter(f"{value} is not a number of seconds; leave --timeout out for no limit", ctx, param)
+    return value
+
+
+def import_size(ctx: click.Context, param: click.Parameter, value: str | int) -> int:
+    from commscope.ingest.importer import parse_size
+
+    if isinstance(value, int):
+        return value
+    try:
+        return parse_size(value)
+    except ValueError as exc:
+        raise click.BadParameter(str(exc), ctx, param) from None
+
+
 class CommscopeGroup(click.Group):
-    """Turns CommscopeError into its message and exit code, and Ctrl-C into exit 3."""
+    """Turns CommscopeError into its message and exit code, an SQLite error that got past the
+    store into exit 4, and Ctrl-C into exit 3."""
 
     def invoke(self, ctx: click.Context):
         try:
@@ -66,6 +109,9 @@ class CommscopeGroup(click.Group):
         except CommscopeError as exc:
             ui.error(str(exc))
             ctx.exit(exc.exit_code)
+        except sqlite3.Error as exc:
+            ui.error(f"the result database cannot be used: {exc}")
+            ctx.exit(EXIT_STORE)
         except KeyboardInterrupt:
             ui.error("interrupted")
             ctx.exit(EXIT_INTERRUPTED)
@@ -114,9 +160,10 @@ class RunCommand(click.Command):
 
 @main.command(cls=RunCommand, epilog=EXIT_STATUS_HELP)
 @click.argument("targets", metavar="[SUITE|BENCH]...", nargs=-1)
-@click.option("--np", type=click.IntRange(min=1), metavar="N",
+@click.option("--np", type=click.IntRange(min=1, max=MAX_RANKS), metavar="N",
               help="MPI ranks for every benchmark, overriding the suite's `ranks` (default: the suite's, "
-                   "2 for a benchmark named directly).")
+                   f"2 for a benchmark named directly). At most {MAX_RANKS:,}: a larger number is a typo that "
+                   "would start that many processes.")
 @click.option("--launcher", default="auto", envvar="COMMSCOPE_LAUNCHER", show_envvar=True, show_default=True,
               metavar="auto|mpirun|mpiexec|srun|PATH",
               help="How to start the ranks. auto: srun inside a Slurm allocation, otherwise the launcher of "
@@ -128,16 +175,17 @@ class RunCommand(click.Command):
                    "in blocks over the hosts (one host only for intra-node suites).")
 @click.option("--hostfile", type=click.Path(exists=True, dir_okay=False), metavar="FILE",
               help="Hostfile in the launcher's own format (not with --hosts).")
-@click.option("--label", metavar="TEXT", help="Label stored with every run, to find and compare them later.")
-@click.option("--system", metavar="NAME",
+@click.option("--label", metavar="TEXT", callback=utf8_text,
+              help="Label stored with every run, to find and compare them later.")
+@click.option("--system", metavar="NAME", callback=utf8_text,
               help="System (cluster) the results belong to. Default: $COMMSCOPE_SYSTEM, the Slurm cluster "
                    "name, or this host's name.")
 @click.option("--repeat", type=click.IntRange(min=1), default=1, show_default=True, metavar="K",
               help="Run the whole list K times (interleaved: 1st pass of every benchmark, then 2nd...); "
                    "each pass is stored as its own runs.")
-@click.option("--timeout", type=click.FloatRange(min=0, min_open=True), metavar="SECONDS",
+@click.option("--timeout", type=click.FloatRange(min=0, min_open=True), metavar="SECONDS", callback=finite_seconds,
               help="Stop a benchmark that runs longer than this; the sizes it measured are stored and the "
-                   "run is marked incomplete.")
+                   "run is marked incomplete. It also bounds commscope-bench --list, asked before running.")
 @click.option("--transport", type=click.Choice(["auto", "shm", "net"]), metavar="auto|shm|net",
               help="How ranks on one node reach each other. net: through the network stack (TCP), as if on "
                    "different nodes; shm: shared memory; auto: as the MPI library chooses. Sets the library's "
@@ -215,7 +263,7 @@ def list_benchmarks(db: Path) -> None:
     core = find_core()
     counts = {}
     if db.exists():
-        with Store(db) as store:
+        with Store(db, readonly=True) as store:
             counts = store.run_counts()
     width = max((len(name) for name in core_benchmarks(core)), default=0)
     ui.note(f"from {core}")
@@ -265,7 +313,7 @@ def list_runs(benchmark, label, status, limit, db: Path) -> None:
     from commscope.store.db import Store
     from commscope.output.views import runs_table
 
-    with Store(db, create=False) as store:
+    with Store(db, readonly=True) as store:
         summaries = store.summaries(benchmark=benchmark, label=label, status=status, limit=limit or None)
     if not summaries:
         ui.note(f"no runs in {db}")
@@ -290,18 +338,18 @@ def show(run_id, raw, db: Path) -> None:
     from commscope.store.db import Store
     from commscope.output.views import osu_text, provenance_lines
 
-    with Store(db, create=False) as store:
+    with Store(db, readonly=True) as store:
         run_id = _resolve(store, run_id)
         run = store.run(run_id)
         outputs = store.raw_outputs(run_id)
     if raw:
         if raw not in outputs:
-            raise CommscopeError(f"run {run_id} has no raw output {raw!r}; it has: {', '.join(outputs) or 'none'}")
+            raise UsageError(f"run {run_id} has no raw output {raw!r}; it has: {', '.join(outputs) or 'none'}")
         sys.stdout.buffer.write(outputs[raw])
         return
-    click.echo("\n".join(provenance_lines(run)))
+    click.echo(terminal("\n".join(provenance_lines(run))))
     click.echo()
-    text = osu_text(run, outputs)
+    text = terminal(osu_text(run, outputs))
     click.echo(text, nl=not text.endswith("\n"))
 
 
@@ -310,8 +358,8 @@ def show(run_id, raw, db: Path) -> None:
 @click.option("--format", "fmt", type=click.Choice(["csv", "json"]), required=True,
               help="csv: one row per size with the run's key fields; json: the runs with all provenance "
                    "and points.")
-@click.option("-o", "--output", type=click.Path(dir_okay=False, writable=True, path_type=Path), metavar="FILE",
-              help="Write to FILE instead of stdout.")
+@click.option("-o", "--output", type=click.Path(dir_okay=False, path_type=Path), metavar="FILE",
+              help="Write to FILE instead of stdout (its folder must exist).")
 @db_option()
 def export(run_ids, fmt, output, db: Path) -> None:
     """Export runs as CSV or JSON (format "commscope-export", version 1).
@@ -321,13 +369,13 @@ def export(run_ids, fmt, output, db: Path) -> None:
     from commscope.output.export import FORMATS
     from commscope.store.db import Store
 
-    with Store(db, create=False) as store:
+    with Store(db, readonly=True) as store:
         runs = [store.run(_resolve(store, run_id)) for run_id in run_ids]
     text = FORMATS[fmt](runs)
     if output is None:
         click.echo(text, nl=False)
     else:
-        output.write_text(text)
+        _write(output, text, make_folder=False)
         ui.note(f"wrote {len(runs)} run(s) to {output}")
 
 
@@ -345,20 +393,24 @@ def delete(run_ids, db: Path) -> None:
         ids = [_resolve(store, run_id) for run_id in run_ids]
         missing = [run_id for run_id in ids if not store.has_run(run_id)]
         if missing:
-            raise CommscopeError(f"no run {', '.join(map(str, missing))} in {db}; nothing deleted")
+            raise UsageError(f"no run {', '.join(map(str, missing))} in {db}; nothing deleted")
         store.delete_runs(ids)
     ui.note(f"deleted run{'s' if len(ids) > 1 else ''} {', '.join(map(str, ids))}")
 
 
 @main.command(name="import")
 @click.argument("files", metavar="FILE...", nargs=-1, required=True)
-@click.option("--label", metavar="TEXT",
+@click.option("--label", metavar="TEXT", callback=utf8_text,
               help="Label for the imported runs. A run the file itself names (a column of a side-by-side "
                    "table) is labelled 'TEXT: column'; without --label, by the column alone.")
-@click.option("--system", metavar="NAME", help="System (cluster) the results were measured on.")
+@click.option("--system", metavar="NAME", callback=utf8_text, help="System (cluster) the results were measured on.")
+@click.option("--max-size", metavar="SIZE", default="64M", show_default=True, envvar="COMMSCOPE_IMPORT_MAX_SIZE",
+              show_envvar=True, callback=import_size,
+              help="Refuse files larger than this (K, M, G: binary units), rather than read a runaway log or "
+                   "/dev/zero into memory.")
 @db_option()
 @click.pass_context
-def import_(ctx: click.Context, files, label, system, db: Path) -> None:
+def import_(ctx: click.Context, files, label, system, max_size, db: Path) -> None:
     """Import result files: OSU Micro-Benchmarks output (5.x-7.x), Intel MPI
     Benchmarks output, OMB tables pasted into Markdown/reStructuredText, and
     commscope-bench JSON documents.
@@ -366,12 +418,16 @@ def import_(ctx: click.Context, files, label, system, db: Path) -> None:
     A file that cannot be read is reported as FILE:LINE: problem and nothing
     from it is stored; the other files are still imported, and the exit
     status is 1.
+
+    FILE may also be a run that `commscope run` measured but could not store:
+    the .jsonl file it names in the unsaved-results folder, read with the
+    .run.json beside it (label, system, launcher, repeat index...).
     """
     from commscope.ingest.importer import import_files
     from commscope.store.db import Store
 
     with Store(db) as store:
-        result = import_files(store, files, label, system, sys.argv)
+        result = import_files(store, files, label, system, sys.argv, max_size)
     for name, ids in result.stored.items():
         ui.note(f"{name}: stored {len(ids)} run(s): {', '.join(map(str, ids))}")
     for problem in result.errors:
@@ -449,21 +505,19 @@ def _selection(selectors, benchmark, since, last_invocation):
     return Selection(selectors=selectors, benchmark=benchmark, since=since, last_invocation=last_invocation)
 
 
-def _analysis_store(db: Path):
-    """The store for reading. A missing database is a usage error here: exit 1 is
-    reserved for what the analysis finds (a regression)."""
+def _analysis_store(db: Path, write: bool = False):
+    """The store of an analysis command: read-only unless it writes (baselines). A database
+    that cannot be used exits 4 here as everywhere."""
     from commscope.store.db import Store
 
-    try:
-        return Store(db, create=False)
-    except CommscopeError as exc:
-        raise UsageError(str(exc)) from None
+    return Store(db, create=False, readonly=not write)
 
 
-def _write(path: Path, data: bytes | str) -> None:
+def _write(path: Path, data: bytes | str, make_folder: bool = True) -> None:
     """Write an output file, creating its folder; a path that cannot be written is a usage error."""
     try:
-        path.parent.mkdir(parents=True, exist_ok=True)
+        if make_folder:
+            path.parent.mkdir(parents=True, exist_ok=True)
         if isinstance(data, str):
             path.write_text(data, encoding="utf-8")
         else:
@@ -511,7 +565,7 @@ def compare(selectors, benchmark, since, last_invocation, metric, ratio, pdiff, 
         if output:
             raise UsageError("--output needs --format markdown, csv or json")
         console = ui.table_console()
-        console.print(comparison.caption(), markup=False, highlight=False)
+        console.print(terminal(comparison.caption()), markup=False, highlight=False)
         console.print(comparison_table(comparison))
         return
     text = FORMATS[fmt](comparison)
@@ -542,7 +596,7 @@ def baseline_set(name, selectors, benchmark, since, last_invocation, db: Path) -
 
     if not selectors and not last_invocation:
         raise UsageError("name the baseline's runs (ids, labels, ...) or give --last-invocation")
-    with _analysis_store(db) as store:
+    with _analysis_store(db, write=True) as store:
         runs = select_runs(store, _selection(selectors, benchmark, since, last_invocation))
         previous = store.set_baseline(name, [run.id for run in runs])
     ids = ", ".join(str(run.id) for run in runs)
@@ -567,7 +621,7 @@ def baseline_list(db: Path) -> None:
 @db_option()
 def baseline_delete(name, db: Path) -> None:
     """Forget baseline NAME (its runs stay stored)."""
-    with _analysis_store(db) as store:
+    with _analysis_store(db, write=True) as store:
         if not store.delete_baseline(name):
             raise UsageError(f"no baseline {name!r} in {db}")
     ui.note(f"deleted baseline {name!r}")
@@ -591,7 +645,8 @@ class CheckCommand(click.Command):
 Exit status:
   0  every benchmark passes
   1  a regression: more sizes fail than --allow-failing
-  2  usage error: bad option, unknown run or baseline, nothing to compare""")
+  2  usage error: bad option, unknown run or baseline, nothing to compare
+  4  the result database cannot be used (missing, damaged, ...)""")
 @selection_options()
 @click.option("--baseline", "baseline_name", metavar="NAME", required=True,
               help="Baseline to compare with (`commscope baseline set`).")

@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import contextlib
 import os
 import re
+import signal
 import shutil
 import subprocess
 from collections.abc import Mapping
@@ -53,13 +55,35 @@ def find_core(environ: Mapping[str, str] = os.environ) -> Path:
     )
 
 
-def list_benchmarks(core: Path) -> dict[str, str]:
-    """Benchmark name -> one-line description, from `commscope-bench --list`."""
+#: How long `commscope-bench --list` may take before the core is taken for hung: run's
+#: --timeout, but at least PROBE_MIN_S (starting Python fakes or a cold file system takes
+#: a moment, and --timeout is meant for the benchmark) and at most PROBE_MAX_S.
+PROBE_MIN_S = 10.0
+PROBE_MAX_S = 60.0
+
+
+def list_benchmarks(core: Path, timeout: float | None = None) -> dict[str, str]:
+    """Benchmark name -> one-line description, from `commscope-bench --list`, which must
+    answer in time (see PROBE_MIN_S). The probe leads its own process group, stopped whole
+    when it hangs: a child of a hung core would otherwise hold its output pipe open, and
+    reading that would hang too."""
+    limit = min(max(timeout or PROBE_MAX_S, PROBE_MIN_S), PROBE_MAX_S)
     try:
-        done = subprocess.run([str(core), "--list"], capture_output=True, text=True, timeout=60,
-                              stdin=subprocess.DEVNULL)
-    except (OSError, subprocess.TimeoutExpired) as exc:
-        raise CommscopeError(f"cannot run {core} --list: {exc}") from exc
+        process = subprocess.Popen([str(core), "--list"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+                                   stdin=subprocess.DEVNULL, start_new_session=True)
+    except OSError as exc:
+        raise CommscopeError(f"cannot run {core} --list: {exc.strerror or exc}") from exc
+    try:
+        stdout, stderr = process.communicate(timeout=limit)
+    except subprocess.TimeoutExpired:
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(process.pid, signal.SIGKILL)
+        process.wait()
+        process.stdout.close()
+        process.stderr.close()
+        raise CommscopeError(f"{core} --list did not answer within {limit:g} s, so nothing was run: is the "
+                             "core hanging at start-up (its MPI library, a file system)?") from None
+    done = subprocess.CompletedProcess(process.args, process.returncode, stdout, stderr)
     if done.returncode != 0:
         detail = done.stderr.strip().splitlines()[-1:] or [f"exit status {done.returncode}"]
         raise CommscopeError(f"{core} --list failed: {detail[0]}")

@@ -31,12 +31,14 @@ from pathlib import Path
 
 from commscope import ui
 from commscope.execute.core import MPICH, OPENMPI, core_mpi_flavour, find_core, list_benchmarks
-from commscope.errors import EXIT_FAILED, EXIT_INTERRUPTED, EXIT_OK, CommscopeError, UsageError
+from commscope.errors import EXIT_FAILED, EXIT_INTERRUPTED, EXIT_OK, EXIT_STORE, CommscopeError, UsageError
+from commscope.execute.keep import store_or_keep
 from commscope.execute.launchers import Command, Launcher, LaunchSpec, hostfile_nodes, resolve_launcher
 from commscope.execute.provenance import compiler_of, default_system, job_id
 from commscope.records.invocation import invocation, now
 from commscope.records.run import Axes, Run, apply_header, point_from_core
 from commscope.store.db import Store
+from commscope.execute.signals import StopSignals as _StopSignals
 from commscope.execute.stream import CoreStream
 from commscope.execute.transports import TransportChoice, choose as choose_transport, core_device, observed
 from commscope.records.suite import Entry, expand, suite_path
@@ -178,6 +180,8 @@ def judge(returncode: int, stream: CoreStream, stopped: str | None, stderr_text:
             return "failed", f"commscope-bench exited with status {returncode} before measuring anything{detail}"
         return "incomplete", f"commscope-bench exited with status {returncode} without finishing{progress}{detail}"
     status = stream.end["status"]
+    if not stream.records:
+        return "failed", f"commscope-bench ended ({status}) but wrote no result records{detail}"
     if status == "validation_failed":
         wrong = [f"{r['size']} B ({r['validation']['errors']} wrong)" for r in stream.records
                  if r.get("validation") and r["validation"]["errors"]]
@@ -192,28 +196,6 @@ def judge(returncode: int, stream: CoreStream, stopped: str | None, stderr_text:
 def _where(record: dict) -> str:
     """Where a sweep is, for the progress bar: "4 B MPI_INT", "1 B allocate, fence"."""
     return " ".join(part for part in (f"{record['size']} B", Axes.of(record).label()) if part)
-
-
-class _StopSignals:
-    """SIGINT and SIGTERM end the run gracefully: the benchmark that runs is stopped,
-    what it measured is stored, no further benchmark starts. The handler only
-    records the signal; the wait loop acts on it, so no store write is cut short."""
-
-    def __init__(self) -> None:
-        self.received: list[str] = []
-        self._previous: dict[int, object] = {}
-
-    def __enter__(self) -> _StopSignals:
-        for signum in (signal.SIGINT, signal.SIGTERM):
-            self._previous[signum] = signal.signal(signum, self._handle)
-        return self
-
-    def __exit__(self, *exc_info) -> None:
-        for signum, handler in self._previous.items():
-            signal.signal(signum, handler)
-
-    def _handle(self, signum: int, frame: object) -> None:
-        self.received.append(signal.Signals(signum).name)
 
 
 def _group_alive(group: int) -> bool:
@@ -479,7 +461,7 @@ def run_benchmarks(request: RunRequest, db: Path) -> int:
     if request.hosts and request.hostfile:
         raise UsageError("give hosts either with --hosts or with --hostfile, not both")
     core = find_core()
-    benchmarks = list_benchmarks(core)
+    benchmarks = list_benchmarks(core, request.timeout)
     entries = select_entries(request.targets, request.suite_files, benchmarks)
     missing = list(dict.fromkeys(entry.benchmark for entry in entries if entry.benchmark not in benchmarks))
     if missing:
@@ -505,18 +487,26 @@ def run_benchmarks(request: RunRequest, db: Path) -> int:
         return EXIT_OK
 
     with (Store(db) if request.store else contextlib.nullcontext()) as store, _StopSignals() as signals:
-        invocation_id = store.add_invocation(invocation("run", request.argv)) if store else None
+        invoked = invocation("run", request.argv)
+        invocation_id = store.add_invocation(invoked) if store else None
         runner = Runner(core, request, signals)
         stored: list[Run] = []
+        kept = 0
         for repeat_index, item in itertools.product(range(request.repeat), planned):
             if signals.received:
                 break
             ui.note(f"{item.entry.benchmark}: {item.command.shell()}")
             run = runner.execute(item, repeat_index)
-            if store:
-                run.id = store.add_run(run, invocation_id)
-            stored.append(run)
-    return _summary(stored, signals, db if request.store else request.output_dir)
+            if store is None or store_or_keep(store, run, invocation_id, invoked):
+                stored.append(run)
+            else:
+                kept += 1
+    code = _summary(stored, signals, db if request.store else request.output_dir)
+    if kept:
+        ui.warn(f"{kept} run{'s' if kept > 1 else ''} could not be stored and {'are' if kept > 1 else 'is'} kept "
+                "as files (see above)")
+        return EXIT_STORE
+    return code
 
 
 def _summary(stored: list[Run], signals: _StopSignals, where: Path | None) -> int:

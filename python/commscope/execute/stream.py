@@ -18,6 +18,9 @@ if TYPE_CHECKING:
     import jsonschema
 
 SCHEMA_PATH = Path(__file__).parents[1] / "records" / "schema" / "result.schema.json"
+#: What tells a record's point from the others: a second record with the same values is a
+#: broken stream, never a point to store twice.
+_POINT_AXES = ("size", "window", "datatype", "window_creation", "synchronization")
 # What only the complete document has; the stream's header lacks it.
 _DOCUMENT_ONLY = ("results", "end_time", "status")
 
@@ -57,6 +60,7 @@ class CoreStream:
         self._offset = 0
         self._pending = b""
         self._line = 0
+        self._seen: set[tuple] = set()
 
     def poll(self) -> list[dict]:
         """Read what was appended since the last call; returns the new records."""
@@ -103,6 +107,11 @@ class CoreStream:
             problem = _schema_problem(record_validator, value)
             if problem:
                 return self._stop(f"record does not match result.schema.json: {problem}")
+            key = tuple(value.get(axis) for axis in _POINT_AXES)
+            if key in self._seen:
+                axes = ", ".join(f"{axis} {value[axis]}" for axis in _POINT_AXES[1:] if value.get(axis) is not None)
+                return self._stop(f"a second record for size {value['size']}" + (f" ({axes})" if axes else ""))
+            self._seen.add(key)
             self.records.append(value)
             return value
         elif kind == "end" and self.header is not None and self.end is None:

@@ -5,6 +5,12 @@ Runs and stores each file all or nothing, so a file that fails to parse or
 store leaves nothing behind while the other files of the same command are
 still stored.
 
+A file is read up to a limit (64 MiB unless --max-size or COMMSCOPE_IMPORT_MAX_SIZE say
+otherwise), so `import /dev/zero` or a log of gigabytes ends with a message, not with the
+machine out of memory. Its contents are stored once (store/sources.py), however many
+runs it holds. A ``.jsonl`` file with a ``.run.json`` sidecar is a run that `commscope run`
+measured but could not store (records/unsaved.py); it is stored as that run.
+
 Many files are read by worker processes, a batch at a time, while the
 importing process stores the batches they finished, in the order given.
 """
@@ -28,9 +34,12 @@ from typing import TypeVar
 from commscope.ingest.parse import ParsedRun, ParseError, parse_bytes
 from commscope.ingest.parse.model import Point as ParsedPoint
 from commscope.records.invocation import invocation
+from commscope.records import unsaved
 from commscope.records.metrics import STATS
+from commscope.records.redact import redact_json_text, secret_names
 from commscope.records.run import AXES, ONE_SIDED_CALLS, Axes, Point, Run, apply_header
 from commscope.store.db import RunRows, Store, rows_of
+from commscope.store.sources import make_source
 
 # Per-row bookkeeping the readers put among the values; Point has fields for it.
 _COUNTS = ("iterations", "warmup", "batch", "validation_errors")
@@ -44,6 +53,12 @@ FILES_PER_TRANSACTION = 200
 #: Most worker processes to read files with. Storing stays in the importing process and
 #: is about a quarter of the work, so more workers would mostly wait for it.
 MAX_WORKERS = 4
+
+#: The largest file read by default (OMB and IMB outputs are kilobytes; a few MB of
+#: concatenated tables is already a lot).
+DEFAULT_MAX_SIZE = 64 * 2**20
+_READ_CHUNK = 2**20
+_UNITS = {"": 1, "K": 2**10, "M": 2**20, "G": 2**30}
 
 _Item = TypeVar("_Item")
 _Result = TypeVar("_Result")
@@ -92,7 +107,37 @@ def point_from_parsed(point: ParsedPoint, window: int | None, axes: Axes = Axes(
                  validation_errors=counts.get("validation_errors"))
 
 
-def run_from_parsed(parsed: ParsedRun, path: Path, data: bytes, label: str | None, system: str | None) -> Run:
+def parse_size(text: str) -> int:
+    """Bytes in "64M", "512K", "1G" or "1000" (binary units); ValueError otherwise."""
+    number, unit = text.strip()[:-1], text.strip()[-1:].upper()
+    if unit not in _UNITS or unit == "":
+        number, unit = text.strip(), ""
+    if not number.isdigit() or int(number) == 0:
+        raise ValueError(f"{text!r} is not a size such as 64M, 512K or 1000000")
+    return int(number) * _UNITS[unit]
+
+
+def format_size(size: int) -> str:
+    for unit in ("G", "M", "K"):
+        if size % _UNITS[unit] == 0:
+            return f"{size // _UNITS[unit]} {unit}iB"
+    return f"{size} bytes"
+
+
+def _read_capped(path: Path, limit: int) -> bytes | None:
+    """The file's bytes, or None when it holds more than `limit` (only limit + 1 are read)."""
+    chunks, total = [], 0
+    with open(path, "rb") as handle:
+        while total <= limit:
+            chunk = handle.read(min(_READ_CHUNK, limit + 1 - total))
+            if not chunk:
+                return b"".join(chunks)
+            chunks.append(chunk)
+            total += len(chunk)
+    return None
+
+
+def run_from_parsed(parsed: ParsedRun, path: Path, label: str | None, system: str | None) -> Run:
     window = parsed.parameters.get("window_size")
     axes = axes_of(parsed.parameters)
     points = [point_from_parsed(point, window if isinstance(window, int) else None, axes) for point in parsed.points]
@@ -101,7 +146,7 @@ def run_from_parsed(parsed: ParsedRun, path: Path, data: bytes, label: str | Non
               options=parsed.parameters or None, provenance=parsed.provenance or None,
               notes=parsed.notes or None, source_format=parsed.source_format, source_file=str(path.resolve()),
               system=system, points=points,
-              raw={"source": data, **({"table": parsed.text.encode()} if parsed.text else {})})
+              raw={"table": parsed.text.encode()} if parsed.text else {})
     if parsed.source_format == "commscope-json":
         # The document's own provenance is richer than what the reader summarised.
         apply_header(run, parsed.provenance)
@@ -114,37 +159,56 @@ def run_from_parsed(parsed: ParsedRun, path: Path, data: bytes, label: str | Non
     return run
 
 
-def read_file(name: str, label: str | None, system: str | None) -> list[Run] | str:
-    """The runs of one result file, or the message saying why it cannot be imported."""
+def read_file(name: str, label: str | None, system: str | None,
+              max_size: int = DEFAULT_MAX_SIZE) -> list[RunRows] | str:
+    """The runs of one result file as rows to store, or the message saying why it cannot be
+    imported."""
     path = Path(name)
     try:
-        data = path.read_bytes()
+        data = _read_capped(path, max_size)
     except OSError as exc:
-        return f"{name}: cannot read: {exc.strerror}"
+        return f"{name}: cannot read: {exc.strerror or exc}"
+    if data is None:
+        return (f"{name}: larger than the import limit of {format_size(max_size)} "
+                "(--max-size or COMMSCOPE_IMPORT_MAX_SIZE raise it)")
+    if path.suffix == ".jsonl":
+        return _read_unsaved(path, data)
     try:
         parsed = parse_bytes(data, os.fspath(path))
     except ParseError as exc:
         return str(exc)
     if not parsed:
         return f"{name}: no benchmark results found"
-    return [run_from_parsed(run, path, data, label, system) for run in parsed]
+    runs = [run_from_parsed(run, path, label, system) for run in parsed]
+    secrets = {name for run in runs for name in secret_names(run.environment)}
+    source = make_source(redact_json_text(data, secrets))  # once for all the runs it holds
+    return [rows_of(run, source) for run in runs]
 
 
-def _read_batch(names: Sequence[str], label: str | None, system: str | None) -> list[tuple[str, list[RunRows] | str]]:
-    """read_file() for each file, its runs made into rows to store: what a worker does."""
-    batch = []
-    for name in names:
-        runs = read_file(name, label, system)
-        batch.append((name, runs if isinstance(runs, str) else [rows_of(run) for run in runs]))
-    return batch
+def _read_unsaved(path: Path, data: bytes) -> list[RunRows] | str:
+    """A run `commscope run` kept unsaved: its stream and the sidecar beside it."""
+    if not unsaved.sidecar_of(path).exists():
+        return (f"{path}:1: a JSON Lines stream without the {unsaved.sidecar_of(path).name} beside it: only "
+                "results that `commscope run` kept unsaved are imported this way")
+    try:
+        return [rows_of(unsaved.load(path, data))]
+    except unsaved.UnsavedError as exc:
+        line, message = exc.args
+        return f"{path}:{line}: {message}"
+
+
+def _read_batch(names: Sequence[str], label: str | None, system: str | None,
+                max_size: int) -> list[tuple[str, list[RunRows] | str]]:
+    """read_file() for each file: what a worker does."""
+    return [(name, read_file(name, label, system, max_size)) for name in names]
 
 
 def import_files(store: Store, paths: Sequence[str], label: str | None, system: str | None,
-                 argv: Sequence[str]) -> ImportResult:
+                 argv: Sequence[str], max_size: int = DEFAULT_MAX_SIZE) -> ImportResult:
     result = ImportResult()
     invocation_id = store.add_invocation(invocation("import", argv))
     batches = [paths[start:start + FILES_PER_TRANSACTION] for start in range(0, len(paths), FILES_PER_TRANSACTION)]
-    read = functools.partial(_read_batch, label=label, system=system)
+    read = functools.partial(_read_batch, label=label, system=system, max_size=max_size)
     with contextlib.closing(_map_in_workers(read, batches)) as read_batches:
         for batch in read_batches:
             readable = [(name, rows) for name, rows in batch if not isinstance(rows, str)]

@@ -12,6 +12,7 @@ from commscope.analysis.compare import Comparison, Row
 from commscope.records.metrics import higher_is_worse
 from commscope.records.run import AXIS_TITLES
 from commscope.records.text import format_key, format_value
+from commscope.records.textsafe import csv_cell, markdown_cell
 
 
 def axis_cells(comparison: Comparison, row: Row) -> list[str | None]:
@@ -36,18 +37,13 @@ def text_cells(comparison: Comparison) -> tuple[list[str], list[list[str]]]:
     return header, rows
 
 
-def _markdown_cell(text: str) -> str:
-    # A pipe would end the cell; < and & would be taken as HTML by Markdown renderers.
-    return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;").replace("|", "\\|")
-
-
 def to_markdown(comparison: Comparison) -> str:
     header, rows = text_cells(comparison)
-    lines = [_markdown_cell(comparison.caption()) + ".", "",
-             "| " + " | ".join(map(_markdown_cell, header)) + " |",
+    lines = [markdown_cell(comparison.caption()) + ".", "",
+             "| " + " | ".join(map(markdown_cell, header)) + " |",
              "|" + "|".join(":---" if index < len(comparison.axes) else "---:"
                             for index in range(len(header))) + "|"]
-    lines += ["| " + " | ".join(map(_markdown_cell, row)) + " |" for row in rows]
+    lines += ["| " + " | ".join(map(markdown_cell, row)) + " |" for row in rows]
     return "\n".join(lines) + "\n"
 
 
@@ -56,8 +52,8 @@ def to_csv(comparison: Comparison) -> str:
     buffer = io.StringIO()
     writer = csv.writer(buffer, lineterminator="\n")
     varies = any(row.key.window is not None for row in comparison.rows)
-    writer.writerow([*comparison.axes, "size", *(["window"] if varies else []), *comparison.names,
-                     *comparison.extra_headers()])
+    writer.writerow([*comparison.axes, "size", *(["window"] if varies else []), *map(csv_cell, comparison.names),
+                     *map(csv_cell, comparison.extra_headers())])
     for row in comparison.rows:
         cells = [*row.values, *(value for _, value in comparison.extras(row))]
         writer.writerow([*axis_cells(comparison, row), row.key.size, *([row.key.window] if varies else []),

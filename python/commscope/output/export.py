@@ -1,7 +1,8 @@
 """`commscope export`: stored runs as CSV (one row per point) or JSON (runs with their points).
 
 Both formats are versioned and their column names are kept stable, because
-scripts downstream depend on them.
+scripts downstream depend on them. Text cells of the CSV that a spreadsheet would run as a
+formula get a leading apostrophe; secret-looking environment values are redacted.
 """
 
 from __future__ import annotations
@@ -13,7 +14,9 @@ import json
 from collections.abc import Sequence
 
 from commscope.records.metrics import CORE_METRICS, STATS, TIME_COLUMNS
+from commscope.records.redact import redact_environment
 from commscope.records.run import AXES, Run
+from commscope.records.textsafe import csv_cell
 
 EXPORT_FORMAT = "commscope-export"
 EXPORT_VERSION = 1
@@ -30,6 +33,7 @@ def to_json(runs: Sequence[Run]) -> str:
     for run in runs:
         document = dataclasses.asdict(run)
         del document["raw"]
+        document["environment"] = redact_environment(run.environment)  # runs stored before redaction
         documents.append(document)
     return json.dumps({"format": EXPORT_FORMAT, "version": EXPORT_VERSION, "runs": documents}, indent=2) + "\n"
 
@@ -40,10 +44,10 @@ def to_csv(runs: Sequence[Run]) -> str:
                                if name not in CORE_METRICS and name != "validation"))
     buffer = io.StringIO()
     writer = csv.writer(buffer, lineterminator="\n")
-    writer.writerow([*_RUN_CSV_COLUMNS, *_POINT_CSV_COLUMNS, *extra])
+    writer.writerow([*_RUN_CSV_COLUMNS, *_POINT_CSV_COLUMNS, *map(csv_cell, extra)])
     for run in runs:
-        run_cells = [run.id, run.benchmark, run.label, run.system, run.status, run.ranks, run.nodes,
-                     run.mpi_library, run.mpi_version, run.started_at]
+        run_cells = [*map(csv_cell, (run.id, run.benchmark, run.label, run.system, run.status, run.ranks, run.nodes,
+                                      run.mpi_library, run.mpi_version, run.started_at))]
         for point in run.points:
             writer.writerow([
                 *run_cells, point.size, point.window, *point.axes.values(), point.iterations, point.warmup,

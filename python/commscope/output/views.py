@@ -14,6 +14,7 @@ from commscope.records.text import format_key, format_size, format_value
 from commscope.output.comparison import text_cells
 from commscope.output.osutable import render_run
 from commscope.records.run import Run
+from commscope.records.textsafe import one_line
 from commscope.store.db import RunSummary
 
 if TYPE_CHECKING:  # the analysis modules import numpy/scipy; listings should not pay for that
@@ -118,9 +119,10 @@ def runs_table(summaries: Sequence[RunSummary]) -> Table:
     for column in ("id", "started", "benchmark", "label", "system", "ranks", "nodes", "sizes", "status", "source"):
         table.add_column(column, justify="right" if column in ("id", "ranks", "nodes", "sizes") else "left")
     for run in summaries:
-        table.add_row(str(run.id), (run.started_at or "")[:16].replace("T", " "), run.benchmark, run.label or "",
-                      run.system or "", str(run.ranks or ""), str(run.nodes or ""), str(run.point_count),
-                      run.status, run.source_format or "run")
+        cells = (str(run.id), (run.started_at or "")[:16].replace("T", " "), run.benchmark, run.label or "",
+                 run.system or "", str(run.ranks or ""), str(run.nodes or ""), str(run.point_count),
+                 run.status, run.source_format or "run")
+        table.add_row(*map(one_line, cells))
     return table
 
 
@@ -131,9 +133,9 @@ def rich_table(header: Sequence[str], rows: Sequence[Sequence[str]], left: int =
     title: rich wraps titles to the table's width; callers print a line above.)"""
     table = Table(show_edge=False, pad_edge=False, box=None, header_style="bold")
     for index, name in enumerate(header):
-        table.add_column(name, justify="left" if index < left else "right", overflow="fold")
+        table.add_column(one_line(name), justify="left" if index < left else "right", overflow="fold")
     for row in rows:
-        table.add_row(*row)
+        table.add_row(*map(one_line, row))
     return table
 
 

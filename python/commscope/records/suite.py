@@ -38,6 +38,9 @@ BUILTIN_DIR = Path(__file__).parents[1] / "suites"
 SUFFIXES = (".yaml", ".yml")
 Placement = Literal["intra-node", "inter-node", "any"]
 Transport = Literal["auto", "shm", "net"]
+#: The most MPI ranks an entry (or `run --np`) may ask for: more is a typo that would start
+#: that many processes.
+MAX_RANKS = 1_000_000
 
 
 @dataclass
@@ -72,7 +75,7 @@ def _file_models() -> tuple[type[BaseModel], type[BaseModel]]:
         "Entry", __config__=config,
         benchmark=(str, Field(min_length=1, description="commscope-bench benchmark name")),
         flags=(list[str], Field(default_factory=list, description="flags passed to commscope-bench")),
-        ranks=(int, Field(default=2, ge=1, description="number of MPI ranks")),
+        ranks=(int, Field(default=2, ge=1, le=MAX_RANKS, description="number of MPI ranks")),
         placement=(Placement, "any"),
         transport=(Transport | None, None),
         label=(str | None, Field(default=None, min_length=1)))
@@ -117,17 +120,30 @@ def load_suite_file(path: Path) -> Suite:
         text = path.read_text(encoding="utf-8")
     except (OSError, UnicodeDecodeError) as exc:
         raise UsageError(f"cannot read suite file {path}: {exc}") from exc
-    loader = yaml.SafeLoader(text)
+    loader = None
     try:
+        loader = yaml.SafeLoader(text)  # checks every character: a NUL byte fails here
         root = loader.get_single_node()
+        duplicate = _duplicate_key(root, ()) if root is not None else None
+        if duplicate is not None:
+            line, key = duplicate
+            raise SuiteError([(str(path), line, key, "duplicate key (YAML would silently keep the last one)")])
         data = loader.construct_document(root) if root is not None else None
     except yaml.MarkedYAMLError as exc:
         mark = exc.problem_mark or exc.context_mark
         raise SuiteError([(str(path), mark.line + 1 if mark else 1, "", f"invalid YAML: {exc.problem}")]) from exc
+    except yaml.reader.ReaderError as exc:
+        line = text[:exc.position].count("\n") + 1
+        what = "a NUL byte" if exc.character in (0, "\0") else f"the control character {exc.character!r}"
+        raise SuiteError([(str(path), line, "", f"invalid YAML: {what}, which YAML does not allow")]) from None
     except yaml.YAMLError as exc:
         raise SuiteError([(str(path), 1, "", f"invalid YAML: {exc}")]) from exc
+    except RecursionError:
+        raise SuiteError([(str(path), loader.get_mark().line + 1, "",
+                           "invalid suite file: lists or mappings nested too deeply")]) from None
     finally:
-        loader.dispose()
+        if loader is not None:
+            loader.dispose()
     if not isinstance(data, dict):
         line = root.start_mark.line + 1 if root is not None else 1
         raise SuiteError([(str(path), line, "", "a suite file is a mapping with 'description' and 'benchmarks'")])
@@ -140,9 +156,36 @@ def load_suite_file(path: Path) -> Suite:
                  benchmarks=[Entry(**entry.model_dump()) for entry in checked.benchmarks])
 
 
+def _duplicate_key(node: yaml.Node, loc: tuple) -> tuple[int, str] | None:
+    """(line, key path) of the first key a mapping repeats, in `node` or below it."""
+    import yaml
+
+    children: list[tuple[object, yaml.Node]] = []
+    if isinstance(node, yaml.MappingNode):
+        seen = set()
+        for key_node, value_node in node.value:
+            key = key_node.value if isinstance(key_node, yaml.ScalarNode) else id(key_node)
+            if key in seen:
+                return key_node.start_mark.line + 1, _key_path((*loc, key))
+            seen.add(key)
+            children.append((key, value_node))
+    elif isinstance(node, yaml.SequenceNode):
+        children = list(enumerate(node.value))
+    for part, child in children:
+        found = _duplicate_key(child, (*loc, part))
+        if found is not None:
+            return found
+    return None
+
+
+def _key_path(loc: tuple) -> str:
+    """benchmarks[0].ranks, the way problems name keys."""
+    return "".join(f"[{part}]" if isinstance(part, int) else f".{part}" for part in loc).lstrip(".")
+
+
 def _problem(path: Path, root: yaml.Node, error: dict) -> tuple[str, int, str, str]:
     loc = error["loc"]
-    key = "".join(f"[{part}]" if isinstance(part, int) else f".{part}" for part in loc).lstrip(".")
+    key = _key_path(loc)
     message = error["msg"]
     if error["type"] == "extra_forbidden":
         suite_model, entry_model = _file_models()

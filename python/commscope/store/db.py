@@ -14,8 +14,10 @@ Tables (current version):
   (datatype, window creation, synchronisation; NULL where not swept),
   iterations, warm-up, batch, the time statistics in microseconds, the core's
   metrics as columns, any other metric as JSON, validation errors.
-* ``raw_outputs`` - what a run produced (JSONL stream, stdout, stderr) or the
-  imported file, zlib-compressed, so results can be re-parsed later.
+* ``raw_outputs`` - what a run produced (JSONL stream, stdout, stderr), zlib-compressed,
+  so results can be re-parsed later (imports before version 6 keep their file here too).
+* ``sources`` - each imported file once, zlib-compressed, keyed by its SHA-256; runs
+  point at theirs (``runs.source_id``), however many runs one file holds.
 * ``baselines`` and ``baseline_runs`` - named sets of runs that `commscope check`
   compares new runs against; deleting a run takes it out of its baselines.
 * ``jobs`` - batch jobs `commscope submit` handed to Slurm: job id, cluster, the
@@ -25,10 +27,15 @@ Tables (current version):
 Several `commscope run` processes may write to one file at once: every write is
 one short ``BEGIN IMMEDIATE`` transaction and waits for the lock (busy_timeout)
 instead of failing. WAL needs a local file system (not NFS).
+
+A database that cannot be written (read-only file, folder or mount) is opened read-only
+for reading; a damaged one is refused before anything is written (see integrity.py).
+Every SQLite error leaves the write methods as a StoreError that says what happened.
 """
 
 from __future__ import annotations
 
+import functools
 import json
 import sqlite3
 import time
@@ -39,11 +46,13 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from commscope.errors import CommscopeError
+from commscope.errors import StoreError, UsageError
 from commscope.records.invocation import now
 from commscope.records.metrics import CORE_METRICS, STATS, TIME_COLUMNS
-from commscope.records.run import (AXES, RUN_COLUMNS, RUN_JSON_COLUMNS, Axes,
-                                    Point, Run)
+from commscope.records.redact import redact_environment, redact_json_text, secret_names
+from commscope.records.run import AXES, RUN_COLUMNS, RUN_JSON_COLUMNS, Axes, Point, Run
+from commscope.store import integrity
+from commscope.store.sources import DELETE_UNUSED, Source, source_id, source_of_run
 
 BUSY_TIMEOUT_MS = 60_000
 
@@ -168,8 +177,18 @@ _V5 = [
         run_ids TEXT)""",
     "CREATE INDEX jobs_by_job_id ON jobs(job_id)",
 ]
+# Each imported file stored once, however many runs it holds (imports used to keep a copy per run).
+_V6 = [
+    """CREATE TABLE sources (
+        id INTEGER PRIMARY KEY,
+        sha256 TEXT NOT NULL UNIQUE,
+        size INTEGER NOT NULL,
+        data BLOB NOT NULL)""",
+    "ALTER TABLE runs ADD COLUMN source_id INTEGER REFERENCES sources(id)",
+    "CREATE INDEX runs_by_source ON runs(source_id)",
+]
 #: Migration steps; a database at version N has had the first N applied.
-MIGRATIONS: list[list[str]] = [_V1, _V2, _V3, _V4, _V5]
+MIGRATIONS: list[list[str]] = [_V1, _V2, _V3, _V4, _V5, _V6]
 SCHEMA_VERSION = len(MIGRATIONS)
 
 
@@ -177,7 +196,7 @@ def connect(path: Path) -> sqlite3.Connection:
     """A connection in autocommit mode (transactions are explicit), WAL, foreign keys on."""
     conn = sqlite3.connect(path, isolation_level=None)
     conn.row_factory = sqlite3.Row
-    conn.execute(f"PRAGMA busy_timeout = {BUSY_TIMEOUT_MS}")
+    conn.execute(f"PRAGMA busy_timeout = {int(integrity.busy_timeout_s() * 1000)}")
     conn.execute("PRAGMA foreign_keys = ON")
     _enable_wal(conn)
     conn.execute("PRAGMA synchronous = NORMAL")  # durable at checkpoints; safe with WAL
@@ -187,7 +206,7 @@ def connect(path: Path) -> sqlite3.Connection:
 def _enable_wal(conn: sqlite3.Connection) -> None:
     # Switching a new file to WAL may fail with SQLITE_BUSY without calling the busy
     # handler while another process creates the same file, so wait here instead.
-    deadline = time.monotonic() + BUSY_TIMEOUT_MS / 1000
+    deadline = time.monotonic() + integrity.busy_timeout_s()
     while True:
         try:
             conn.execute("PRAGMA journal_mode = WAL")
@@ -224,7 +243,7 @@ def migrate(conn: sqlite3.Connection, target: int = SCHEMA_VERSION) -> int:
     with write_transaction(conn):
         current = schema_version(conn)
         if current > SCHEMA_VERSION:
-            raise CommscopeError(f"the result database is at schema version {current}, newer than this "
+            raise StoreError(f"the result database is at schema version {current}, newer than this "
                                  f"commscope understands ({SCHEMA_VERSION}); upgrade commscope")
         for steps in MIGRATIONS[current:target]:
             for statement in steps:
@@ -264,11 +283,15 @@ class RunRows:
     point_columns: tuple[str, ...]  # the POINT_COLUMNS that some point fills
     points: list[tuple]  # per point, the values of point_columns
     raw: list[tuple[str, bytes]]  # (kind, zlib-compressed data)
+    source: Source | None = None  # the imported file, shared by the runs it holds
 
 
-def rows_of(run: Run) -> RunRows:
-    """The rows that store `run`."""
+def rows_of(run: Run, source: Source | None = None) -> RunRows:
+    """The rows that store `run` (imported from `source`). Secret-looking environment
+    values are redacted here, on the one way into the store, in the raw outputs too."""
     values = {column: getattr(run, column) for column in RUN_COLUMNS}
+    values["environment"] = redact_environment(run.environment)
+    secrets = secret_names(run.environment)
     for column in RUN_JSON_COLUMNS:
         values[column] = _to_json(values[column])
     # Only the point columns that hold a value are named. sqlite3 looks for an adapter for
@@ -279,7 +302,8 @@ def rows_of(run: Run) -> RunRows:
     filled = [index for index, column in enumerate(columns) if column.count(None) < len(column)]
     points = list(zip(*(columns[index] for index in filled))) if filled else [()] * len(run.points)
     return RunRows(run=values, system=run.system, point_columns=tuple(POINT_COLUMNS[index] for index in filled),
-                   points=points, raw=[(kind, zlib.compress(data)) for kind, data in run.raw.items()])
+                   points=points, source=source,
+                   raw=[(kind, zlib.compress(redact_json_text(data, secrets))) for kind, data in run.raw.items()])
 
 
 def _point_from_row(row: sqlite3.Row) -> Point:
@@ -329,18 +353,68 @@ _SUMMARY_COLUMNS = {"id": "id", "invocation_id": "invocation_id", "benchmark": "
 class Store:
     """An open result database. Use as a context manager, or call close()."""
 
-    def __init__(self, path: Path, *, create: bool = True) -> None:
+
+def _store_errors(doing: str):
+    """Turn the SQLite errors of a Store method into a StoreError that says what happened."""
+    def decorate(method):
+        @functools.wraps(method)
+        def wrapper(self: Store, *args, **kwargs):
+            try:
+                return method(self, *args, **kwargs)
+            except (sqlite3.Error, UnicodeError, OSError) as exc:
+                raise integrity.describe(exc, self.path, doing) from None
+        return wrapper
+    return decorate
+
+
+class Store:
+    """An open result database. Use as a context manager, or call close().
+
+    With `readonly`, a database that cannot be written is opened read-only (a writable
+    one is still opened for writing, so an old one is brought to the current schema);
+    without it, one that cannot be written is refused at once, before a run measures
+    anything it could not store."""
+
+    def __init__(self, path: Path, *, create: bool = True, readonly: bool = False) -> None:
         self.path = Path(path)
+        self.conn: sqlite3.Connection | None = None
         if not self.path.exists():
-            if not create:
-                raise CommscopeError(f"no result database at {self.path}: nothing has been stored there yet "
-                                     "(use `commscope run` or `commscope import`, or pass --db)")
-            self.path.parent.mkdir(parents=True, exist_ok=True)
+            if not create or readonly:
+                raise StoreError(f"no result database at {self.path}: nothing has been stored there yet "
+                                 "(use `commscope run` or `commscope import`, or pass --db)")
+            try:
+                self.path.parent.mkdir(parents=True, exist_ok=True)
+            except OSError as exc:
+                raise integrity.describe(exc, self.path, "create") from None
+        else:
+            integrity.check_header(self.path)
         try:
+            if self.path.exists() and not integrity.writable(self.path):
+                if not readonly:
+                    raise StoreError(f"cannot write to result database {self.path}: it is read-only "
+                                     "(file, folder or mount); reading it still works")
+                self.conn = integrity.connect_read_only(self.path)
+                self._check_read_only_version()
+                return
             self.conn = connect(self.path)
+            if not readonly:
+                integrity.quick_check(self.conn, self.path)
             migrate(self.conn)
-        except sqlite3.DatabaseError as exc:
-            raise CommscopeError(f"cannot use result database {self.path}: {exc}") from exc
+        except (sqlite3.Error, OSError) as exc:
+            self.close()
+            raise integrity.describe(exc, self.path) from None
+        except StoreError:
+            self.close()
+            raise
+
+    def _check_read_only_version(self) -> None:
+        version = schema_version(self.conn)
+        if version < SCHEMA_VERSION:
+            raise StoreError(f"result database {self.path} is read-only and at schema version {version}; this "
+                             f"commscope reads version {SCHEMA_VERSION}: open it once where it can be written")
+        if version > SCHEMA_VERSION:
+            raise StoreError(f"the result database is at schema version {version}, newer than this "
+                             f"commscope understands ({SCHEMA_VERSION}); upgrade commscope")
 
     def __enter__(self) -> Store:
         return self
@@ -349,10 +423,12 @@ class Store:
         self.close()
 
     def close(self) -> None:
-        self.conn.close()
+        if self.conn is not None:
+            self.conn.close()
 
     # -- writing --------------------------------------------------------------
 
+    @_store_errors("write to")
     def add_invocation(self, info: dict) -> int:
         with write_transaction(self.conn) as conn:
             cursor = conn.execute(
@@ -362,6 +438,7 @@ class Store:
                 {**info, "argv": json.dumps(info["argv"])})
             return cursor.lastrowid
 
+    @_store_errors("write to")
     def add_runs(self, runs: Sequence[Run], invocation_id: int) -> list[int]:
         """Store runs with their points and raw outputs: all of them or, on error, none."""
         with write_transaction(self.conn) as conn:
@@ -370,6 +447,7 @@ class Store:
     def add_run(self, run: Run, invocation_id: int) -> int:
         return self.add_runs([run], invocation_id)[0]
 
+    @_store_errors("write to")
     def add_run_groups(self, groups: Sequence[Sequence[RunRows]], invocation_id: int) -> list[list[int]]:
         """Store groups of runs, made into rows by rows_of() (an import stores each file's runs
         as a group), in one transaction, each group all or nothing as if each had its own
@@ -395,7 +473,8 @@ class Store:
 
     def _insert_run(self, conn: sqlite3.Connection, rows: RunRows, invocation_id: int) -> int:
         values = {**rows.run, "invocation_id": invocation_id,
-                  "system_id": self._system_id(conn, rows.system) if rows.system else None}
+                  "system_id": self._system_id(conn, rows.system) if rows.system else None,
+                  "source_id": source_id(conn, rows.source) if rows.source else None}
         columns = ", ".join(values)
         placeholders = ", ".join(f":{column}" for column in values)
         run_id = conn.execute(f"INSERT INTO runs ({columns}) VALUES ({placeholders})", values).lastrowid
@@ -411,10 +490,14 @@ class Store:
         conn.execute("INSERT OR IGNORE INTO systems (name, created_at) VALUES (?, ?)", (name, now()))
         return conn.execute("SELECT id FROM systems WHERE name = ?", (name,)).fetchone()[0]
 
+    @_store_errors("write to")
     def delete_runs(self, run_ids: Iterable[int]) -> int:
-        """Delete runs with their points and raw outputs; returns how many existed."""
+        """Delete runs with their points, raw outputs and sources no other run has; returns
+        how many existed."""
         with write_transaction(self.conn) as conn:
-            return sum(conn.execute("DELETE FROM runs WHERE id = ?", (run_id,)).rowcount for run_id in run_ids)
+            deleted = sum(conn.execute("DELETE FROM runs WHERE id = ?", (run_id,)).rowcount for run_id in run_ids)
+            conn.execute(DELETE_UNUSED)
+            return deleted
 
     # -- reading --------------------------------------------------------------
 
@@ -459,7 +542,7 @@ class Store:
         """One run with its points (raw outputs are loaded on demand by raw_outputs())."""
         row = self.conn.execute(_RUN_SELECT + " WHERE runs.id = ?", (run_id,)).fetchone()
         if row is None:
-            raise CommscopeError(f"no run {run_id} in {self.path}")
+            raise UsageError(f"no run {run_id} in {self.path}")
         fields = {column: row[column] for column in RUN_COLUMNS}
         for column in RUN_JSON_COLUMNS:
             fields[column] = _from_json(fields[column])
@@ -470,8 +553,12 @@ class Store:
                    commscope_git_commit=row["commscope_git_commit"])
 
     def raw_outputs(self, run_id: int) -> dict[str, bytes]:
-        return {row["kind"]: zlib.decompress(row["data"]) for row in self.conn.execute(
+        outputs = {row["kind"]: zlib.decompress(row["data"]) for row in self.conn.execute(
             "SELECT kind, data FROM raw_outputs WHERE run_id = ? ORDER BY kind", (run_id,))}
+        source = source_of_run(self.conn, run_id)
+        if source is not None:
+            outputs["source"] = source
+        return outputs
 
     def invocation(self, invocation_id: int) -> dict:
         row = self.conn.execute("SELECT * FROM invocations WHERE id = ?", (invocation_id,)).fetchone()
@@ -527,6 +614,7 @@ class Store:
 
     # -- baselines --------------------------------------------------------------
 
+    @_store_errors("write to")
     def set_baseline(self, name: str, run_ids: Sequence[int]) -> list[int] | None:
         """Make `name` stand for exactly these runs; returns the runs it stood for before, or
         None when it is new."""
@@ -552,6 +640,7 @@ class Store:
         rows = self.conn.execute("SELECT id, name, created_at FROM baselines ORDER BY name").fetchall()
         return [(row["name"], row["created_at"], self._baseline_runs(self.conn, row["id"])) for row in rows]
 
+    @_store_errors("write to")
     def delete_baseline(self, name: str) -> bool:
         with write_transaction(self.conn) as conn:
             return conn.execute("DELETE FROM baselines WHERE name = ?", (name,)).rowcount > 0

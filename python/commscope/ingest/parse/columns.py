@@ -239,6 +239,11 @@ def is_integer(token: str) -> bool:
 _LARGEST_STORABLE = 2**63 - 1
 
 
+# Units of values that cannot be below zero: times, bandwidths, rates. (An overlap
+# percentage can: OMB prints one when communication slowed down under computation.)
+_NEVER_NEGATIVE = frozenset(("us", "ms", "s", "MB/s", "messages/s"))
+
+
 def read_cell(token: str, column: Column) -> float | int | str:
     """The value of one cell; ``ValueError`` with a readable message if the
     cell does not hold what the column promises."""
@@ -263,4 +268,6 @@ def read_cell(token: str, column: Column) -> float | int | str:
     value = float(token)
     if not math.isfinite(value):
         raise ValueError(f"column '{column.header}': {token!r} is not a finite number")
+    if value < 0 and column.unit in _NEVER_NEGATIVE:
+        raise ValueError(f"column '{column.header}': {token} is negative, which a {column.unit} value cannot be")
     return value

@@ -1,0 +1,48 @@
+"""Text from users and files made safe for where it is shown: terminals, CSV, Markdown.
+
+Labels, system names and imported table headers are whatever someone typed. Shown raw,
+an escape sequence rewrites the terminal, a leading "=" runs a formula in a spreadsheet
+(OWASP's CSV injection) and a newline ends a Markdown table row and starts a heading.
+"""
+
+from __future__ import annotations
+
+import re
+
+# C0 controls but newline and tab, DEL and the C1 controls (ESC's 8-bit cousins).
+_CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
+_CONTROL_IN_LINE = re.compile(r"[\x00-\x1f\x7f-\x9f]")
+_FORMULA_START = ("=", "+", "-", "@", "\t", "\r")
+
+
+def _escape(match: re.Match[str]) -> str:
+    return f"\\x{ord(match.group()):02x}"
+
+
+def terminal(text: str) -> str:
+    """`text` with control characters (ESC, BEL, CR, ...) shown as \\xNN; lines and tabs kept."""
+    return _CONTROL.sub(_escape, text)
+
+
+def one_line(text: str) -> str:
+    """`text` for one line or table cell of a terminal: every control character as \\xNN."""
+    return _CONTROL_IN_LINE.sub(_escape, text)
+
+
+def csv_cell(value: object) -> object:
+    """A CSV cell a spreadsheet will not run: text starting with = + - @ or tab gets a
+    leading apostrophe (OWASP). Control characters but newline and tab are shown as \\xNN
+    first: Python's csv module leaves a CR unquoted, which splits the row for readers.
+    Numbers are left alone, so -1.5 stays a number."""
+    if not isinstance(value, str):
+        return value
+    value = terminal(value)
+    return "'" + value if value.startswith(_FORMULA_START) else value
+
+
+def markdown_cell(text: str) -> str:
+    """Text for a cell of a Markdown table: HTML and pipes escaped, line breaks as <br>, other
+    control characters as \\xNN, so a cell cannot end its row or start a heading."""
+    text = text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;").replace("|", "\\|")
+    text = re.sub(r"\r\n|\r|\n", "<br>", text)
+    return one_line(text)
