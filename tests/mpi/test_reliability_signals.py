@@ -15,7 +15,7 @@ import pytest
 from commscope.errors import EXIT_INTERRUPTED
 from commscope.store.db import Store
 
-from conftest import REPO
+from paths import REPO
 from mpi_flavours import flavour_params, need
 
 
@@ -72,7 +72,7 @@ def test_hangup_and_quit_stop_every_process_and_store_what_was_measured(mpi, tmp
     assert processes_mentioning(jsonl) == []
     assert list(scratch.iterdir()) == []
     with Store(db, create=False) as store:
-        [row] = store.run_rows()
-        run = store.run(row["id"])
+        [row] = store.summaries()
+        run = store.run(row.id)
     assert run.status == "incomplete" and run.status_reason.startswith(f"interrupted by {signum.name}; ")
     assert len(run.points) >= 2 and all(point.metrics["latency_us"] > 0 for point in run.points)

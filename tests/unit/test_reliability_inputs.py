@@ -10,12 +10,12 @@ import pytest
 
 from commscope.store.db import Store
 
-from conftest import REPO
+from paths import FIXTURES
 
 
 def stored_runs(db: Path):
     with Store(db, create=False) as store:
-        return [store.run(row["id"]) for row in reversed(store.run_rows())]
+        return [store.run(row.id) for row in reversed(store.summaries())]
 
 
 def no_traceback(result) -> None:
@@ -96,7 +96,7 @@ def test_a_label_that_is_not_utf8_is_rejected_before_running(child_env, commscop
 
 
 def test_an_import_label_that_is_not_utf8_is_rejected(child_env, commscope_argv, db):
-    fixture = REPO / "tests" / "python" / "fixtures" / "parse" / "omb5_bibw.txt"
+    fixture = FIXTURES / "parse" / "omb5_bibw.txt"
     argv = [*map(str.encode, commscope_argv), b"import", str(fixture).encode(), b"--label", b"\xff",
             b"--db", str(db).encode()]
     done = subprocess.run(argv, env=child_env, capture_output=True, timeout=60)
@@ -137,7 +137,7 @@ def test_import_rejects_a_negative_time_or_bandwidth(cli, db, tmp_path, table, l
     assert result.exit_code == 1
     assert f"{path}:{line}:" in result.stderr and "negative" in result.stderr
     with Store(db) as store:
-        assert store.run_rows() == []
+        assert store.summaries() == []
 
 
 def test_import_keeps_a_negative_overlap(cli, db, tmp_path):
@@ -160,7 +160,7 @@ def test_a_huge_run_id_is_a_usage_error(cli, db):
 
 @pytest.fixture
 def stored(cli, db):
-    fixture = REPO / "tests" / "python" / "fixtures" / "parse" / "omb5_bibw.txt"
+    fixture = FIXTURES / "parse" / "omb5_bibw.txt"
     assert cli("import", fixture, "--db", db).exit_code == 0
     return db
 

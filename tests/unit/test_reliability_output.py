@@ -11,12 +11,12 @@ import pytest
 
 from commscope.store.db import Store
 
-from conftest import REPO
+from paths import FIXTURES
 
 SECRETS = {"UCX_TOKEN": "tok-123456", "FI_PASSWORD": "pw-abcdef", "MPICH_SECRET": "s3cr3t-value",
            "OMPI_MCA_foo_password": "hunter2-xyz", "I_MPI_AUTH_KEY": "key-998877"}
 HARMLESS = {"OMPI_MCA_btl": "self,vader", "UCX_TLS": "shm"}
-FIXTURE = REPO / "tests" / "python" / "fixtures" / "parse" / "omb5_bibw.txt"
+FIXTURE = FIXTURES / "parse" / "omb5_bibw.txt"
 
 
 def all_text(db: Path) -> bytes:
@@ -35,8 +35,8 @@ def test_secrets_in_the_environment_are_redacted_everywhere(cli, fake_core, db, 
     result = cli("run", "latency", "--launcher", "mpirun", "--db", db, "--", "-m", "1:4")
     assert result.exit_code == 0, result.output
     with Store(db) as store:
-        [row] = store.run_rows()
-        run = store.run(row["id"])
+        [row] = store.summaries()
+        run = store.run(row.id)
         raw = store.raw_outputs(run.id)
     assert run.environment == {"FAKE": "1", **HARMLESS, **{name: "<redacted>" for name in SECRETS}}
     assert_no_secret(raw["jsonl"])
@@ -48,7 +48,7 @@ def test_secrets_in_the_environment_are_redacted_everywhere(cli, fake_core, db, 
 
 
 def test_secrets_in_an_imported_commscope_document_are_redacted(cli, fake_core, db, clean_env, tmp_path):
-    document = json.loads((REPO / "tests" / "python" / "fixtures" / "parse" / "commscope_latency.json").read_text())
+    document = json.loads((FIXTURES / "parse" / "commscope_latency.json").read_text())
     document["environment"] = {**document.get("environment", {}), **SECRETS}
     path = tmp_path / "doc.json"
     path.write_text(json.dumps(document, indent=2))

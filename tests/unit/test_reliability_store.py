@@ -18,14 +18,14 @@ import pytest
 from commscope.errors import EXIT_STORE
 from commscope.store.db import Store
 
-from conftest import REPO
+from paths import FIXTURES
 
-FIXTURE = REPO / "tests" / "python" / "fixtures" / "parse" / "omb5_bibw.txt"
+FIXTURE = FIXTURES / "parse" / "omb5_bibw.txt"
 
 
 def stored_runs(db: Path):
     with Store(db, create=False) as store:
-        return [store.run(row["id"]) for row in reversed(store.run_rows())]
+        return [store.run(row.id) for row in reversed(store.summaries())]
 
 
 def trace_lines(path: Path) -> list[str]:
@@ -105,7 +105,9 @@ def assert_kept_and_importable(cli, tmp_path: Path, stderr: str, db: Path) -> No
     assert run.tool_version == "0.0.0-fake" and run.hosts == [{"name": "fakehost", "ranks": [0, 1]}]
     with Store(db) as store:
         raw = store.raw_outputs(run.id)
-    assert raw["jsonl"] == jsonl[0].read_bytes() and b'"results"' in raw["stdout"]
+    kept_stdout = jsonl[0].with_suffix(".stdout").read_bytes()
+    assert raw["jsonl"] == jsonl[0].read_bytes() and raw["stdout"] == kept_stdout
+    assert b"Avg Latency(us)" in kept_stdout  # the core's own OSU table
 
 
 def test_a_run_stored_while_another_writer_holds_the_lock_is_kept(cli, child_env, commscope_argv, db, tmp_path):
@@ -273,7 +275,9 @@ def test_a_file_of_many_tables_is_stored_once(cli, db, tmp_path):
     assert len(runs) == 40
     with Store(db) as store:
         assert store.conn.execute("SELECT COUNT(*) FROM sources").fetchone()[0] == 1
-        assert store.conn.execute("SELECT COUNT(*) FROM raw_outputs").fetchone()[0] == 0
+        # Each run keeps only its own table's lines (what `show` prints), never the whole file.
+        kinds, size = store.conn.execute("SELECT GROUP_CONCAT(DISTINCT kind), SUM(LENGTH(data)) FROM raw_outputs").fetchone()
+        assert kinds == "table" and size < len(many.read_bytes())
         assert store.raw_outputs(runs[17].id)["source"] == many.read_bytes()
     assert cli("delete", *[str(run.id) for run in runs], "--db", db).exit_code == 0
     with Store(db) as store:

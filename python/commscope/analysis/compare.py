@@ -14,7 +14,6 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from commscope.errors import UsageError
-from commscope.records.textsafe import csv_cell, markdown_cell
 from commscope.records.benchmarks import primary_metric
 from commscope.records.metrics import PREFERRED, direction_text, metric_title, resolve_metric, unit_of
 from commscope.records.run import AXES, Axes, Point, PointKey, Run

@@ -46,7 +46,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from commscope.errors import StoreError, UsageError
+from commscope.errors import CommscopeError, StoreError, UsageError
 from commscope.records.invocation import now
 from commscope.records.metrics import CORE_METRICS, STATS, TIME_COLUMNS
 from commscope.records.redact import redact_environment, redact_json_text, secret_names
@@ -348,10 +348,6 @@ _SUMMARY_COLUMNS = {"id": "id", "invocation_id": "invocation_id", "benchmark": "
                     "system": "system_name", "status": "status", "ranks": "ranks", "nodes": "nodes",
                     "started_at": "started_at", "invoked_at": "invoked_at", "point_count": "point_count",
                     "source_format": "source_format"}
-
-
-class Store:
-    """An open result database. Use as a context manager, or call close()."""
 
 
 def _store_errors(doing: str):
