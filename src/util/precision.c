@@ -1,0 +1,86 @@
+#include "util/precision.h"
+
+#include <math.h>
+#include <string.h>
+
+#include "util/stats.h"
+
+void cs_precision_start(cs_precision_t *p, const cs_precision_cfg_t *cfg, size_t capacity)
+{
+    memset(p, 0, sizeof *p);
+    p->cfg = *cfg;
+    p->capacity = capacity;
+    p->width = 1;
+}
+
+/* Neighbouring slots merge: half as many, each twice as long. */
+static void merge_slots(cs_precision_t *p)
+{
+    for (int i = 0; i < CS_PRECISION_SLOTS / 2; i++) {
+        p->slot_time[i] = p->slot_time[2 * i] + p->slot_time[2 * i + 1];
+        p->slot_iterations[i] = p->slot_iterations[2 * i] + p->slot_iterations[2 * i + 1];
+    }
+    /* the slot being filled moves down too, empty */
+    for (int i = CS_PRECISION_SLOTS / 2; i < CS_PRECISION_SLOTS; i++) p->slot_time[i] = 0, p->slot_iterations[i] = 0;
+    p->nslots = CS_PRECISION_SLOTS / 2;
+    p->width *= 2;
+}
+
+void cs_precision_add_round(cs_precision_t *p, double seconds, long iterations, size_t samples, double wall)
+{
+    p->rounds++;
+    p->iterations += iterations;
+    p->samples += samples;
+    p->time += seconds;
+    p->last_round_wall = wall;
+    p->slot_time[p->nslots] += seconds;
+    p->slot_iterations[p->nslots] += iterations;
+    if (++p->filling < p->width) return;
+    p->filling = 0;
+    if (++p->nslots == CS_PRECISION_SLOTS) merge_slots(p);
+}
+
+double cs_precision_achieved_pct(const cs_precision_t *p)
+{
+    int k = p->nslots;
+    if (k < 2) return INFINITY;
+    double mean = 0, ss = 0;
+    for (int i = 0; i < k; i++) mean += p->slot_time[i] / (double)p->slot_iterations[i];
+    mean /= k;
+    if (!(mean > 0)) return INFINITY;
+    for (int i = 0; i < k; i++) {
+        double d = p->slot_time[i] / (double)p->slot_iterations[i] - mean;
+        ss += d * d;
+    }
+    double half = cs_t975((size_t)k - 1) * sqrt(ss / (k - 1)) / sqrt((double)k);
+    return 100.0 * half / mean;
+}
+
+cs_stop_t cs_precision_decide(const cs_precision_t *p, double achieved_pct, double elapsed_s, size_t next_samples)
+{
+    const cs_precision_cfg_t *c = &p->cfg;
+    if (p->rounds >= CS_PRECISION_MIN_ROUNDS && (long)p->samples >= c->min_samples && achieved_pct <= c->target_pct)
+        return CS_STOP_TARGET;
+    /* the budget is a limit: stop when another round like the last would overrun it */
+    if (elapsed_s >= c->max_time_s || elapsed_s + p->last_round_wall > c->max_time_s) return CS_STOP_MAX_TIME;
+    if (p->samples + next_samples > p->capacity) return CS_STOP_MAX_SAMPLES;
+    return CS_STOP_NONE;
+}
+
+const char *cs_stop_name(cs_stop_t s)
+{
+    switch (s) {
+    case CS_STOP_TARGET: return "target";
+    case CS_STOP_MAX_TIME: return "max_time";
+    case CS_STOP_MAX_SAMPLES: return "max_samples";
+    case CS_STOP_NONE: break;
+    }
+    return "none";
+}
+
+long cs_precision_round_batches(double batch_s)
+{
+    if (!(batch_s > 0)) return 1;
+    double n = ceil(CS_PRECISION_ROUND_S / batch_s);
+    return n < 1 ? 1 : (long)n;
+}
