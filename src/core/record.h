@@ -29,6 +29,11 @@ typedef struct cs_record {
     /* non-blocking collectives, as OMB prints them: means over ranks of per-rank means */
     double overall_us, compute_us, init_us, test_us, wait_us;
     double pure_comm_us, min_comm_us, max_comm_us, overlap_pct;
+    /* --precision: the target and what was reached (percent of the mean, 95% interval) */
+    bool has_precision;
+    double target_pct, achieved_pct;
+    long rounds;
+    cs_stop_t stop;
 } cs_record_t;
 
 typedef struct cs_host {

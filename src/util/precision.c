@@ -5,6 +5,15 @@
 
 #include "util/stats.h"
 
+cs_precision_cfg_t cs_precision_resolve(const cs_precision_cfg_t *cfg)
+{
+    cs_precision_cfg_t r = *cfg;
+    if (r.target_pct <= 0) return (cs_precision_cfg_t){0};
+    if (r.max_time_s <= 0) r.max_time_s = CS_PRECISION_DEFAULT_MAX_TIME_S;
+    if (r.min_samples <= 0) r.min_samples = CS_PRECISION_DEFAULT_MIN_SAMPLES;
+    return r;
+}
+
 void cs_precision_start(cs_precision_t *p, const cs_precision_cfg_t *cfg, size_t capacity)
 {
     memset(p, 0, sizeof *p);
@@ -26,13 +35,12 @@ static void merge_slots(cs_precision_t *p)
     p->width *= 2;
 }
 
-void cs_precision_add_round(cs_precision_t *p, double seconds, long iterations, size_t samples, double wall)
+void cs_precision_add_round(cs_precision_t *p, double seconds, long iterations, size_t samples)
 {
     p->rounds++;
     p->iterations += iterations;
     p->samples += samples;
     p->time += seconds;
-    p->last_round_wall = wall;
     p->slot_time[p->nslots] += seconds;
     p->slot_iterations[p->nslots] += iterations;
     if (++p->filling < p->width) return;
@@ -56,13 +64,14 @@ double cs_precision_achieved_pct(const cs_precision_t *p)
     return 100.0 * half / mean;
 }
 
-cs_stop_t cs_precision_decide(const cs_precision_t *p, double achieved_pct, double elapsed_s, size_t next_samples)
+cs_stop_t cs_precision_decide(const cs_precision_t *p, double achieved_pct, double elapsed_s, double round_s,
+                              size_t next_samples)
 {
     const cs_precision_cfg_t *c = &p->cfg;
     if (p->rounds >= CS_PRECISION_MIN_ROUNDS && (long)p->samples >= c->min_samples && achieved_pct <= c->target_pct)
         return CS_STOP_TARGET;
     /* the budget is a limit: stop when another round like the last would overrun it */
-    if (elapsed_s >= c->max_time_s || elapsed_s + p->last_round_wall > c->max_time_s) return CS_STOP_MAX_TIME;
+    if (elapsed_s >= c->max_time_s || elapsed_s + round_s > c->max_time_s) return CS_STOP_MAX_TIME;
     if (p->samples + next_samples > p->capacity) return CS_STOP_MAX_SAMPLES;
     return CS_STOP_NONE;
 }

@@ -52,23 +52,27 @@ typedef struct cs_precision {
     long rounds, iterations;
     size_t samples;
     double time;          /* seconds of all rounds, per operation summed over iterations */
-    double last_round_wall;
 } cs_precision_t;
+
+/* cfg with the defaults for what it leaves 0 (target 0 stays 0: precision off). */
+cs_precision_cfg_t cs_precision_resolve(const cs_precision_cfg_t *cfg);
 
 void cs_precision_start(cs_precision_t *p, const cs_precision_cfg_t *cfg, size_t capacity);
 
 /* One round: `seconds` of operations (after the pattern's divisor), `iterations`
- * operations in `samples` samples, `wall` seconds of wall time it took. */
-void cs_precision_add_round(cs_precision_t *p, double seconds, long iterations, size_t samples, double wall);
+ * operations in `samples` samples. */
+void cs_precision_add_round(cs_precision_t *p, double seconds, long iterations, size_t samples);
 
 /* Half-width of the 95% batch-means interval of the mean, percent of the mean; INFINITY
  * while fewer than two complete slots exist or the mean is not positive. */
 double cs_precision_achieved_pct(const cs_precision_t *p);
 
-/* The decision after a round. `achieved_pct` and `elapsed_s` are the values every rank
- * agreed on (the worst rank's interval, the longest elapsed time), so every rank decides
- * the same. `next_samples` is what one more round would add. */
-cs_stop_t cs_precision_decide(const cs_precision_t *p, double achieved_pct, double elapsed_s, size_t next_samples);
+/* The decision after a round. `achieved_pct`, `elapsed_s` (since the first round began)
+ * and `round_s` (wall time of the last round) are the values every rank agreed on (the
+ * worst rank's interval, the longest times), so every rank decides the same.
+ * `next_samples` is what one more round would add. */
+cs_stop_t cs_precision_decide(const cs_precision_t *p, double achieved_pct, double elapsed_s, double round_s,
+                              size_t next_samples);
 
 /* "target", "max_time", "max_samples" (the JSON's names). */
 const char *cs_stop_name(cs_stop_t s);
