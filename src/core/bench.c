@@ -1,53 +1,35 @@
 #include "core/bench.h"
+#include "util/error.h"
 
 #include <limits.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "util/flow.h"
 #include "util/sizes.h"
 
-static cs_status_t plan_error(char *err, size_t errlen, const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(err, errlen, fmt, ap);
-    va_end(ap);
-    return CS_ERR_USAGE;
-}
-
-/* Options that only some benchmarks accept: the flag applies when the benchmark has any
- * capability of `needs` (0: every benchmark) and none of `excludes`. */
+/* Options that only some benchmarks accept (util/options.def): an option typed applies
+ * when the benchmark has any capability of `needs` (0: every benchmark) and none of
+ * `excludes`; with `when`, only that value of it is checked. */
 static cs_status_t check_applicable(const cs_bench_t *b, const cs_opts_t *o, char *err, size_t errlen)
 {
-    const struct {
-        bool given;
+    static const struct {
         unsigned needs, excludes;
-        const char *flag;
-    } rules[] = {
-        {o->window_set, CS_CAP_WINDOW, 0, "-W"},
-        {o->buffers == CS_BUFFERS_MULTIPLE, CS_CAP_WINDOW, CS_CAP_RMA, "-b multiple"},
-        {o->pairs_set, CS_CAP_PAIRS | CS_CAP_FAN, 0, "-p"},
-        {o->vary_window, CS_CAP_VARY_WINDOW, 0, "-V"},
-        {o->send_mode_set, CS_CAP_SEND_MODE, 0, "--send-mode"},
-        {o->dtypes_set, CS_CAP_DATATYPES, 0, "-T"},
-        {o->root_set, CS_CAP_ROOT, 0, "-k"},
-        {o->in_place, CS_CAP_IN_PLACE, 0, "-l"},
-        {o->num_tests_set, CS_CAP_OVERLAP, 0, "-t"},
-        {o->nbr_set, CS_CAP_NEIGHBOR, 0, "-N"},
-        {o->win_modes_set, CS_CAP_RMA, 0, "-w"},
-        {o->sync_modes_set, CS_CAP_RMA, 0, "-s"},
-        {o->busbw, CS_CAP_BUSBW, 0, "--busbw"},
-        {o->min_size_set || o->max_size_set, 0, CS_CAP_SIZELESS | CS_CAP_FIXED_SIZE, "-m"},
-        {o->npercentiles > 0, 0, CS_CAP_STARTUP, "-z"},
-        {o->iterations_set, 0, CS_CAP_STARTUP, "-i"},
-        {o->warmup_set, 0, CS_CAP_STARTUP, "-x"},
+        const char *when;
+    } rules[CS_NOPTIONS] = {
+#define CS_OPTION(id, s, l, arg, metavar, needs, excludes, when, help) [CS_OPT_##id] = {needs, excludes, when},
+#include "util/options.def"
+#undef CS_OPTION
     };
-    for (size_t i = 0; i < sizeof rules / sizeof rules[0]; i++) {
-        if (!rules[i].given) continue;
-        if ((rules[i].needs && !(b->caps & rules[i].needs)) || (b->caps & rules[i].excludes))
-            return plan_error(err, errlen, "%s does not apply to %s", rules[i].flag, b->name);
+    for (int i = 0; i < CS_NOPTIONS; i++) {
+        if (!cs_opts_given(o, (cs_option_id_t)i)) continue;
+        if (rules[i].when && strcmp(o->given_value[i], rules[i].when) != 0) continue;
+        if ((rules[i].needs && !(b->caps & rules[i].needs)) || (b->caps & rules[i].excludes)) {
+            char flag[32];
+            cs_option_flag((cs_option_id_t)i, flag, sizeof flag);
+            return cs_usage_error(err, errlen, "%s%s%s does not apply to %s", flag, rules[i].when ? " " : "",
+                              rules[i].when ? rules[i].when : "", b->name);
+        }
     }
     return CS_OK;
 }
@@ -58,28 +40,28 @@ static cs_status_t check_ranks(const cs_bench_t *b, const cs_opts_t *o, int nran
     p->pairs = 1;
     if (b->caps & CS_CAP_TWO_RANKS) {
         if (nranks != 2)
-            return plan_error(err, errlen, "%s needs exactly 2 ranks, got %d", b->name, nranks);
+            return cs_usage_error(err, errlen, "%s needs exactly 2 ranks, got %d", b->name, nranks);
         return CS_OK;
     }
     if (b->caps & CS_CAP_STARTUP) return CS_OK;
     if (b->caps & (CS_CAP_COLLECTIVE | CS_CAP_FAN)) {
-        if (nranks < 2) return plan_error(err, errlen, "%s needs at least 2 ranks, got %d", b->name, nranks);
+        if (nranks < 2) return cs_usage_error(err, errlen, "%s needs at least 2 ranks, got %d", b->name, nranks);
         if (!(b->caps & CS_CAP_FAN)) return CS_OK;
         p->pairs = nranks - 1; /* one hub, every other rank a peer */
         if (o->pairs_set) {
             if (o->pairs > nranks - 1)
-                return plan_error(err, errlen, "-p %d: %d ranks have at most %d peers besides the hub", o->pairs,
+                return cs_usage_error(err, errlen, "-p %d: %d ranks have at most %d peers besides the hub", o->pairs,
                                   nranks, nranks - 1);
             p->pairs = o->pairs;
         }
         return CS_OK;
     }
     if (nranks < 2 || ((b->caps & CS_CAP_ALL_PAIRS) && nranks % 2 != 0))
-        return plan_error(err, errlen, "%s needs an even number of ranks (at least 2), got %d", b->name, nranks);
+        return cs_usage_error(err, errlen, "%s needs an even number of ranks (at least 2), got %d", b->name, nranks);
     p->pairs = nranks / 2;
     if (o->pairs_set) {
         if (o->pairs > nranks / 2)
-            return plan_error(err, errlen, "-p %d: %d ranks make at most %d pairs", o->pairs, nranks, nranks / 2);
+            return cs_usage_error(err, errlen, "-p %d: %d ranks make at most %d pairs", o->pairs, nranks, nranks / 2);
         p->pairs = o->pairs;
     }
     return CS_OK;
@@ -113,7 +95,7 @@ static cs_status_t plan_axes(const cs_bench_t *b, const cs_opts_t *o, int nranks
     p->root = 0;
     if (o->root_set && o->root_mode == CS_ROOT_ROTATE) p->root = -1;
     else if (o->root_set && o->root >= nranks)
-        return plan_error(err, errlen, "-k fixed:%d: root %d is outside the communicator of %d ranks", o->root,
+        return cs_usage_error(err, errlen, "-k fixed:%d: root %d is outside the communicator of %d ranks", o->root,
                           o->root, nranks);
     else if (o->root_set) p->root = o->root;
 
@@ -130,7 +112,7 @@ static cs_status_t plan_axes(const cs_bench_t *b, const cs_opts_t *o, int nranks
                 if (b->rma_syncs & CS_MASK(a))
                     snprintf(accepted + strlen(accepted), sizeof accepted - strlen(accepted), "%s%s",
                              accepted[0] ? ", " : "", cs_sync_option((cs_rma_sync_t)a));
-            return plan_error(err, errlen, "-s %s: %s supports %s", cs_sync_option((cs_rma_sync_t)s), b->name,
+            return cs_usage_error(err, errlen, "-s %s: %s supports %s", cs_sync_option((cs_rma_sync_t)s), b->name,
                               accepted);
         }
         p->sync_modes[p->nsync_modes++] = (cs_rma_sync_t)s;
@@ -144,7 +126,7 @@ static size_t buffer_blocks(const cs_bench_t *b, const cs_opts_t *o, const cs_wo
     if (b->flow)
         return cs_flow_buffer_bytes(b->flow, 1, w->nranks, w->max_indegree, w->max_outdegree);
     int slots = p->window;
-    if (o->vary_window) slots = 128; /* the largest window of the -V sweep */
+    if (o->vary_window) slots = CS_VARY_WINDOW_MAX; /* the largest window of the -V sweep */
     size_t per_buffer_slots = o->buffers == CS_BUFFERS_MULTIPLE ? (size_t)slots : 1;
     /* one-sided: the window and one local buffer per slot for the bandwidth tests (put or
      * get), window, origin, result and comparand for the latency tests (the atomics) */
@@ -167,14 +149,14 @@ static cs_status_t plan_memory(const cs_bench_t *b, const cs_opts_t *o, const cs
         p->max_size = o->mem_limit / blocks;
         p->max_size_clipped = true;
         if (p->max_size < p->min_size || p->max_size == 0)
-            return plan_error(err, errlen, "-M %zu: not even the smallest message size %zu fits in the memory limit",
+            return cs_usage_error(err, errlen, "-M %zu: not even the smallest message size %zu fits in the memory limit",
                               o->mem_limit, p->min_size);
     }
     /* guard the multiplication against overflow */
     if (p->max_size > o->mem_limit / blocks) {
         char need[32], limit[32];
         double total = (double)p->max_size * (double)blocks;
-        return plan_error(err, errlen,
+        return cs_usage_error(err, errlen,
                           "message size %zu needs %s of buffers per process, over the memory limit "
                           "of %s (-M); lower -m or raise -M",
                           p->max_size, human_bytes((size_t)(total < 1e19 ? total : 1e19), need, sizeof need),
@@ -188,7 +170,7 @@ cs_status_t cs_bench_plan_world(const cs_bench_t *b, const cs_opts_t *o, const c
                                 char *err, size_t errlen)
 {
     memset(p, 0, sizeof *p);
-    if (b->unavailable) return plan_error(err, errlen, "%s is not available in this build: %s", b->name, b->unavailable);
+    if (b->unavailable) return cs_usage_error(err, errlen, "%s is not available in this build: %s", b->name, b->unavailable);
     CS_CHECK(check_applicable(b, o, err, errlen));
     CS_CHECK(check_ranks(b, o, w->nranks, p, err, errlen));
     CS_CHECK(plan_axes(b, o, w->nranks, p, err, errlen));
@@ -198,11 +180,11 @@ cs_status_t cs_bench_plan_world(const cs_bench_t *b, const cs_opts_t *o, const c
     if (b->caps & CS_CAP_SIZELESS) p->min_size = p->max_size = 0;
     if (b->caps & CS_CAP_FIXED_SIZE) p->min_size = p->max_size = b->default_min_size;
     if (p->min_size > p->max_size)
-        return plan_error(err, errlen, "-m: MIN %zu is larger than MAX %zu", p->min_size, p->max_size);
+        return cs_usage_error(err, errlen, "-m: MIN %zu is larger than MAX %zu", p->min_size, p->max_size);
     if (p->max_size > INT_MAX)
-        return plan_error(err, errlen, "-m: message sizes above %d bytes are not supported (MPI counts are int)", INT_MAX);
+        return cs_usage_error(err, errlen, "-m: message sizes above %d bytes are not supported (MPI counts are int)", INT_MAX);
     if (o->send_mode == CS_SEND_BUFFERED && p->max_size > CS_BSEND_MAX_SIZE)
-        return plan_error(err, errlen, "--send-mode bsend: messages above %d bytes cannot be buffered; lower -m",
+        return cs_usage_error(err, errlen, "--send-mode bsend: messages above %d bytes cannot be buffered; lower -m",
                           CS_BSEND_MAX_SIZE);
     p->window = (b->caps & CS_CAP_WINDOW) ? o->window : 1;
     return plan_memory(b, o, w, p, err, errlen);

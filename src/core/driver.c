@@ -14,7 +14,6 @@
 #include "util/sizes.h"
 
 #define MAX_SIZES 64
-#define MAX_WINDOWS 8
 
 typedef struct cs_sweep {
     cs_ctx_t ctx;
@@ -222,8 +221,8 @@ static cs_status_t sweep(cs_sweep_t *s, const cs_output_t *out, cs_run_status_t 
 {
     cs_ctx_t *c = &s->ctx;
     const cs_plan_t *plan = c->info->plan;
-    int windows[MAX_WINDOWS] = {plan->window};
-    size_t nwindows = c->info->opts->vary_window ? cs_vary_windows(windows, MAX_WINDOWS) : 1;
+    int windows[CS_VARY_WINDOW_COUNT] = {plan->window};
+    size_t nwindows = c->info->opts->vary_window ? cs_vary_windows(windows, CS_VARY_WINDOW_COUNT) : 1;
     /* one pass through each axis a benchmark does not have */
     int nwin = plan->nwin_modes ? plan->nwin_modes : 1, nsync = plan->nsync_modes ? plan->nsync_modes : 1;
     bool go_on = true;

@@ -4,6 +4,7 @@
 #include <stdlib.h>
 
 #include "core/hot.h"
+#include "util/sizes.h"
 #include "mpi/check.h"
 #include "core/pattern.h"
 #include "patterns/send_mode.h"
@@ -30,7 +31,7 @@ static cs_pair_t *pair_of(const cs_ctx_t *c) { return c->state; }
 
 static int largest_window(const cs_run_info_t *info)
 {
-    return info->opts->vary_window ? 128 : info->plan->window; /* -V goes up to 128 */
+    return info->opts->vary_window ? CS_VARY_WINDOW_MAX : info->plan->window;
 }
 
 static cs_status_t pair_setup(cs_ctx_t *c)

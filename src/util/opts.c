@@ -1,6 +1,7 @@
 /* Option parsing. Every rank parses the same argv, so every rank reaches the same
  * verdict and a usage error never leaves some ranks waiting in MPI. */
 #include "util/opts.h"
+#include "util/error.h"
 
 #include "util/dtype.h"
 
@@ -8,56 +9,68 @@
 #include <errno.h>
 #include <getopt.h>
 #include <limits.h>
-#include <stdarg.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
-enum {
-    OPT_FORMAT = 256,
-    OPT_JSON_OUT,
-    OPT_JSONL_OUT,
-    OPT_SEND_MODE,
-    OPT_LIST,
-    OPT_BATCH,
-    OPT_DEBUG_CORRUPT,
-    OPT_BUSBW,
-};
+/* getopt_long's value of an option: its short letter, or 256 + its id when it has none */
+#define OPTION_VALUE(id, short_letter) ((short_letter) ? (short_letter) : 256 + (id))
+#define LONG_ONLY(id) (256 + CS_OPT_##id)
 
 static const struct option long_options[] = {
-    {"help", no_argument, NULL, 'h'},
-    {"version", no_argument, NULL, 'v'},
-    {"message-size", required_argument, NULL, 'm'},
-    {"iterations", required_argument, NULL, 'i'},
-    {"warmup", required_argument, NULL, 'x'},
-    {"window-size", required_argument, NULL, 'W'},
-    {"num-pairs", required_argument, NULL, 'p'},
-    {"vary-window", no_argument, NULL, 'V'},
-    {"validation", optional_argument, NULL, 'c'},
-    {"full", no_argument, NULL, 'f'},
-    {"tail-lat", optional_argument, NULL, 'z'},
-    {"mem-limit", required_argument, NULL, 'M'},
-    {"buffer-num", required_argument, NULL, 'b'},
-    {"print-rate", required_argument, NULL, 'R'},
-    {"type", required_argument, NULL, 'T'},
-    {"root-rank", required_argument, NULL, 'k'},
-    {"in-place", no_argument, NULL, 'l'},
-    {"num-test-calls", required_argument, NULL, 't'},
-    {"nhbr", required_argument, NULL, 'N'},
-    {"win-options", required_argument, NULL, 'w'},
-    {"sync-option", required_argument, NULL, 's'},
-    {"busbw", no_argument, NULL, OPT_BUSBW},
-    {"format", required_argument, NULL, OPT_FORMAT},
-    {"json-out", required_argument, NULL, OPT_JSON_OUT},
-    {"jsonl-out", required_argument, NULL, OPT_JSONL_OUT},
-    {"send-mode", required_argument, NULL, OPT_SEND_MODE},
-    {"list", no_argument, NULL, OPT_LIST},
-    {"batch", required_argument, NULL, OPT_BATCH},
-    {"debug-corrupt", required_argument, NULL, OPT_DEBUG_CORRUPT},
+#define CS_OPTION(id, s, l, arg, ...) {l, arg##_argument, NULL, OPTION_VALUE(CS_OPT_##id, s)},
+#include "util/options.def"
+#undef CS_OPTION
     {NULL, 0, NULL, 0},
 };
 
-static const char short_options[] = ":hvm:i:x:W:p:Vc::fz::M:b:R:T:k:lt:N:w:s:";
+/* What the usage text shows of each option. */
+static const struct {
+    char short_letter;
+    const char *long_name, *metavar, *help;
+} usage_rows[] = {
+#define CS_OPTION(id, s, l, arg, metavar, needs, excludes, when, help) {s, l, metavar, help},
+#include "util/options.def"
+#undef CS_OPTION
+};
+
+/* ":hvm:i:..." from the table: a leading ':' makes a missing value its own answer. */
+static const char *short_options(void)
+{
+    static char buf[3 * CS_NOPTIONS + 2];
+    if (buf[0]) return buf;
+    char *p = buf;
+    *p++ = ':';
+    for (size_t i = 0; i < CS_NOPTIONS; i++) {
+        const struct option *lo = &long_options[i];
+        if (lo->val >= 256) continue;
+        *p++ = (char)lo->val;
+        if (lo->has_arg != no_argument) *p++ = ':';
+        if (lo->has_arg == optional_argument) *p++ = ':';
+    }
+    *p = '\0';
+    return buf;
+}
+
+static int option_id(int value)
+{
+    for (int i = 0; i < CS_NOPTIONS; i++)
+        if (long_options[i].val == value) return i;
+    return -1;
+}
+
+void cs_opts_mark(cs_opts_t *o, cs_option_id_t id, const char *value)
+{
+    o->given |= 1ull << id;
+    o->given_value[id] = value ? value : "";
+}
+
+const char *cs_option_flag(cs_option_id_t id, char *buf, size_t len)
+{
+    if (usage_rows[id].short_letter) snprintf(buf, len, "-%c", usage_rows[id].short_letter);
+    else snprintf(buf, len, "--%s", usage_rows[id].long_name);
+    return buf;
+}
 
 void cs_opts_init(cs_opts_t *o)
 {
@@ -77,14 +90,7 @@ void cs_opts_init(cs_opts_t *o)
     o->win_modes = CS_MASK(CS_WIN_ALLOCATE);
 }
 
-static cs_status_t usage_error(char *err, size_t errlen, const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(err, errlen, fmt, ap);
-    va_end(ap);
-    return CS_ERR_USAGE;
-}
+_Static_assert(CS_NOPTIONS <= 64, "cs_opts_t.given holds one bit per option");
 
 bool cs_parse_bytes(const char *s, size_t *out)
 {
@@ -125,31 +131,31 @@ static cs_status_t parse_sizes(const char *arg, cs_opts_t *o, char *err, size_t 
     const char *colon = strchr(arg, ':');
     if (colon == NULL) {
         if (!cs_parse_bytes(arg, &o->max_size))
-            return usage_error(err, errlen, "-m %s: not a message size (use [MIN:]MAX, e.g. 8, 4K, 1:1M)", arg);
+            return cs_usage_error(err, errlen, "-m %s: not a message size (use [MIN:]MAX, e.g. 8, 4K, 1:1M)", arg);
         o->max_size_set = true;
         return CS_OK;
     }
     char min_part[64];
     size_t min_len = (size_t)(colon - arg);
     if (min_len >= sizeof min_part)
-        return usage_error(err, errlen, "-m %s: MIN is too long", arg);
+        return cs_usage_error(err, errlen, "-m %s: MIN is too long", arg);
     memcpy(min_part, arg, min_len);
     min_part[min_len] = '\0';
     const char *max_part = colon + 1;
     if (min_len == 0 && *max_part == '\0')
-        return usage_error(err, errlen, "-m %s: give MIN, MAX or both", arg);
+        return cs_usage_error(err, errlen, "-m %s: give MIN, MAX or both", arg);
     if (min_len > 0) {
         if (!cs_parse_bytes(min_part, &o->min_size))
-            return usage_error(err, errlen, "-m %s: MIN '%s' is not a message size", arg, min_part);
+            return cs_usage_error(err, errlen, "-m %s: MIN '%s' is not a message size", arg, min_part);
         o->min_size_set = true;
     }
     if (*max_part != '\0') {
         if (!cs_parse_bytes(max_part, &o->max_size))
-            return usage_error(err, errlen, "-m %s: MAX '%s' is not a message size", arg, max_part);
+            return cs_usage_error(err, errlen, "-m %s: MAX '%s' is not a message size", arg, max_part);
         o->max_size_set = true;
     }
     if (o->min_size_set && o->max_size_set && o->min_size > o->max_size)
-        return usage_error(err, errlen, "-m %s: MIN %zu is larger than MAX %zu", arg, o->min_size, o->max_size);
+        return cs_usage_error(err, errlen, "-m %s: MIN %zu is larger than MAX %zu", arg, o->min_size, o->max_size);
     return CS_OK;
 }
 
@@ -169,9 +175,9 @@ static cs_status_t parse_percentiles(const char *arg, cs_opts_t *o, char *err, s
         errno = 0;
         double v = strtod(p, &end);
         if (end == p || errno == ERANGE || !(v > 0.0 && v < 100.0) || (*end != ',' && *end != '\0'))
-            return usage_error(err, errlen, "-z %s: percentiles must be numbers between 0 and 100, separated by commas", arg);
+            return cs_usage_error(err, errlen, "-z %s: percentiles must be numbers between 0 and 100, separated by commas", arg);
         if (o->npercentiles == CS_MAX_PERCENTILES)
-            return usage_error(err, errlen, "-z %s: at most %d percentiles", arg, CS_MAX_PERCENTILES);
+            return cs_usage_error(err, errlen, "-z %s: at most %d percentiles", arg, CS_MAX_PERCENTILES);
         o->percentiles[o->npercentiles++] = v;
         if (*end == '\0') break;
         p = end + 1;
@@ -188,7 +194,7 @@ static cs_status_t parse_send_mode(const char *arg, cs_opts_t *o, char *err, siz
             return CS_OK;
         }
     }
-    return usage_error(err, errlen, "--send-mode %s: choose send, ssend, bsend, rsend or isend", arg);
+    return cs_usage_error(err, errlen, "--send-mode %s: choose send, ssend, bsend, rsend or isend", arg);
 }
 
 static cs_status_t parse_format(const char *arg, cs_opts_t *o, char *err, size_t errlen)
@@ -199,7 +205,7 @@ static cs_status_t parse_format(const char *arg, cs_opts_t *o, char *err, size_t
             return CS_OK;
         }
     }
-    return usage_error(err, errlen, "--format %s: choose osu, json or csv", arg);
+    return cs_usage_error(err, errlen, "--format %s: choose osu, json or csv", arg);
 }
 
 /* A comma-separated list of names from `names` (or "all") into a CS_MASK set. */
@@ -238,7 +244,7 @@ static cs_status_t parse_root(const char *arg, cs_opts_t *o, char *err, size_t e
         o->root_mode = CS_ROOT_FIXED;
         o->root = (int)v;
     } else {
-        return usage_error(err, errlen, "-k %s: choose fixed:RANK (a rank number) or rotate", arg);
+        return cs_usage_error(err, errlen, "-k %s: choose fixed:RANK (a rank number) or rotate", arg);
     }
     o->root_set = true;
     return CS_OK;
@@ -256,16 +262,16 @@ static cs_status_t parse_nbr(const char *arg, cs_opts_t *o, char *err, size_t er
         const char *colon = strchr(arg + 5, ':');
         size_t len = colon ? (size_t)(colon - arg - 5) : 0;
         if (colon == NULL || len == 0 || len >= sizeof dims)
-            return usage_error(err, errlen, "-N %s: use cart:DIMS:RADIUS (e.g. cart:2:1) or graph:FILE", arg);
+            return cs_usage_error(err, errlen, "-N %s: use cart:DIMS:RADIUS (e.g. cart:2:1) or graph:FILE", arg);
         memcpy(dims, arg + 5, len);
         dims[len] = '\0';
         if (!parse_long(dims, 1, 8, &d) || !parse_long(colon + 1, 1, 1 << 16, &r))
-            return usage_error(err, errlen, "-N %s: DIMS must be 1 to 8 and RADIUS at least 1", arg);
+            return cs_usage_error(err, errlen, "-N %s: DIMS must be 1 to 8 and RADIUS at least 1", arg);
         o->nbr_kind = CS_NBR_CART;
         o->nbr_dims = (int)d;
         o->nbr_radius = (int)r;
     } else {
-        return usage_error(err, errlen, "-N %s: use cart:DIMS:RADIUS (e.g. cart:2:1) or graph:FILE", arg);
+        return cs_usage_error(err, errlen, "-N %s: use cart:DIMS:RADIUS (e.g. cart:2:1) or graph:FILE", arg);
     }
     o->nbr_set = true;
     return CS_OK;
@@ -277,36 +283,36 @@ static cs_status_t apply_option(int c, const char *arg, cs_opts_t *o, char *err,
     switch (c) {
     case 'h': o->help = true; return CS_OK;
     case 'v': o->version = true; return CS_OK;
-    case OPT_LIST: o->list = true; return CS_OK;
+    case LONG_ONLY(LIST): o->list = true; return CS_OK;
     case 'm': return parse_sizes(arg, o, err, errlen);
     case 'i':
         if (!parse_long(arg, 1, INT_MAX, &v))
-            return usage_error(err, errlen, "-i %s: iterations must be a whole number >= 1", arg);
+            return cs_usage_error(err, errlen, "-i %s: iterations must be a whole number >= 1", arg);
         o->iterations = v;
         o->iterations_set = true;
         return CS_OK;
     case 'x':
         if (!parse_long(arg, 0, INT_MAX, &v))
-            return usage_error(err, errlen, "-x %s: warm-up iterations must be a whole number >= 0", arg);
+            return cs_usage_error(err, errlen, "-x %s: warm-up iterations must be a whole number >= 0", arg);
         o->warmup = v;
         o->warmup_set = true;
         return CS_OK;
     case 'W':
         if (!parse_long(arg, 1, 1 << 20, &v))
-            return usage_error(err, errlen, "-W %s: window size must be a whole number from 1 to 1048576", arg);
+            return cs_usage_error(err, errlen, "-W %s: window size must be a whole number from 1 to 1048576", arg);
         o->window = (int)v;
         o->window_set = true;
         return CS_OK;
     case 'p':
         if (!parse_long(arg, 1, INT_MAX, &v))
-            return usage_error(err, errlen, "-p %s: pairs must be a whole number >= 1", arg);
+            return cs_usage_error(err, errlen, "-p %s: pairs must be a whole number >= 1", arg);
         o->pairs = (int)v;
         o->pairs_set = true;
         return CS_OK;
     case 'V': o->vary_window = true; return CS_OK;
     case 'c':
         if (arg != NULL)
-            return usage_error(err, errlen, "-c%s: validation logs are not supported; use -c alone "
+            return cs_usage_error(err, errlen, "-c%s: validation logs are not supported; use -c alone "
                                             "(failures are counted per size in the output)", arg);
         o->validate = true;
         return CS_OK;
@@ -314,23 +320,23 @@ static cs_status_t apply_option(int c, const char *arg, cs_opts_t *o, char *err,
     case 'z': return parse_percentiles(arg, o, err, errlen);
     case 'M':
         if (!cs_parse_bytes(arg, &o->mem_limit))
-            return usage_error(err, errlen, "-M %s: not a memory size (e.g. 512M, 2G)", arg);
+            return cs_usage_error(err, errlen, "-M %s: not a memory size (e.g. 512M, 2G)", arg);
         if (o->mem_limit < CS_MIN_MEM_LIMIT)
-            return usage_error(err, errlen, "-M %s: the memory limit must be at least 1M", arg);
+            return cs_usage_error(err, errlen, "-M %s: the memory limit must be at least 1M", arg);
         return CS_OK;
     case 'b':
         if (strcmp(arg, "single") == 0) o->buffers = CS_BUFFERS_SINGLE;
         else if (strcmp(arg, "multiple") == 0) o->buffers = CS_BUFFERS_MULTIPLE;
-        else return usage_error(err, errlen, "-b %s: choose single or multiple", arg);
+        else return cs_usage_error(err, errlen, "-b %s: choose single or multiple", arg);
         return CS_OK;
     case 'R':
         if (strcmp(arg, "0") == 0) o->print_rate = false;
         else if (strcmp(arg, "1") == 0) o->print_rate = true;
-        else return usage_error(err, errlen, "-R %s: choose 0 or 1", arg);
+        else return cs_usage_error(err, errlen, "-R %s: choose 0 or 1", arg);
         return CS_OK;
     case 'T':
         if (!parse_name_set(arg, dtype_option, CS_DT_SELECTABLE, &o->dtypes))
-            return usage_error(err, errlen, "-T %s: choose mpi_char, mpi_int, mpi_float, mpi_double, a "
+            return cs_usage_error(err, errlen, "-T %s: choose mpi_char, mpi_int, mpi_float, mpi_double, a "
                                             "comma-separated list of them, or all", arg);
         o->dtypes_set = true;
         return CS_OK;
@@ -338,42 +344,42 @@ static cs_status_t apply_option(int c, const char *arg, cs_opts_t *o, char *err,
     case 'l': o->in_place = true; return CS_OK;
     case 't':
         if (!parse_long(arg, 0, 1 << 20, &v))
-            return usage_error(err, errlen, "-t %s: MPI_Test calls must be a whole number from 0 to 1048576", arg);
+            return cs_usage_error(err, errlen, "-t %s: MPI_Test calls must be a whole number from 0 to 1048576", arg);
         o->num_tests = (int)v;
         o->num_tests_set = true;
         return CS_OK;
     case 'N': return parse_nbr(arg, o, err, errlen);
     case 'w':
         if (!parse_name_set(arg, win_option, CS_NWIN_MODES, &o->win_modes))
-            return usage_error(err, errlen, "-w %s: choose create, allocate, dynamic, a comma-separated list "
+            return cs_usage_error(err, errlen, "-w %s: choose create, allocate, dynamic, a comma-separated list "
                                             "of them, or all", arg);
         o->win_modes_set = true;
         return CS_OK;
     case 's':
         if (!parse_name_set(arg, sync_option, CS_NSYNC_MODES, &o->sync_modes))
-            return usage_error(err, errlen, "-s %s: choose lock, pscw, fence, flush, flush_local, lock_all, a "
+            return cs_usage_error(err, errlen, "-s %s: choose lock, pscw, fence, flush, flush_local, lock_all, a "
                                             "comma-separated list of them, or all", arg);
         o->sync_modes_set = true;
         o->sync_all = strcmp(arg, "all") == 0;
         return CS_OK;
-    case OPT_BUSBW: o->busbw = true; return CS_OK;
-    case OPT_FORMAT: return parse_format(arg, o, err, errlen);
-    case OPT_JSON_OUT: o->json_out = arg; return CS_OK;
-    case OPT_JSONL_OUT: o->jsonl_out = arg; return CS_OK;
-    case OPT_SEND_MODE: return parse_send_mode(arg, o, err, errlen);
-    case OPT_BATCH:
+    case LONG_ONLY(BUSBW): o->busbw = true; return CS_OK;
+    case LONG_ONLY(FORMAT): return parse_format(arg, o, err, errlen);
+    case LONG_ONLY(JSON_OUT): o->json_out = arg; return CS_OK;
+    case LONG_ONLY(JSONL_OUT): o->jsonl_out = arg; return CS_OK;
+    case LONG_ONLY(SEND_MODE): return parse_send_mode(arg, o, err, errlen);
+    case LONG_ONLY(BATCH):
         if (strcmp(arg, "auto") == 0) { o->batch = 0; return CS_OK; }
         if (!parse_long(arg, 1, INT_MAX, &v))
-            return usage_error(err, errlen, "--batch %s: give auto or a whole number >= 1", arg);
+            return cs_usage_error(err, errlen, "--batch %s: give auto or a whole number >= 1", arg);
         o->batch = v;
         return CS_OK;
-    case OPT_DEBUG_CORRUPT:
+    case LONG_ONLY(DEBUG_CORRUPT):
         if (!parse_long(arg, 0, LONG_MAX, &v))
-            return usage_error(err, errlen, "--debug-corrupt %s: give a message size", arg);
+            return cs_usage_error(err, errlen, "--debug-corrupt %s: give a message size", arg);
         o->corrupt_size = v;
         return CS_OK;
     default:
-        return usage_error(err, errlen, "internal: unhandled option %d", c);
+        return cs_usage_error(err, errlen, "internal: unhandled option %d", c);
     }
 }
 
@@ -399,16 +405,19 @@ cs_status_t cs_opts_parse(int argc, char **argv, const char *implied_bench, cs_o
     optind = 0; /* glibc: full re-initialisation, so the parser can run more than once */
     opterr = 0;
     int c;
-    while ((c = getopt_long(argc, argv, short_options, long_options, NULL)) != -1) {
+    while ((c = getopt_long(argc, argv, short_options(), long_options, NULL)) != -1) {
         char flag[128];
         if (c == '?') {
             describe_bad_flag(optopt, argc, argv, flag, sizeof flag);
-            return usage_error(err, errlen, "unknown option %s", flag);
+            return cs_usage_error(err, errlen, "unknown option %s", flag);
         }
         if (c == ':') {
             describe_bad_flag(optopt, argc, argv, flag, sizeof flag);
-            return usage_error(err, errlen, "option %s needs a value", flag);
+            return cs_usage_error(err, errlen, "option %s needs a value", flag);
         }
+        int id = option_id(c);
+        if (id < 0) return cs_usage_error(err, errlen, "internal: unhandled option %d", c);
+        cs_opts_mark(o, (cs_option_id_t)id, optarg);
         CS_CHECK(apply_option(c, optarg, o, err, errlen));
     }
     for (int i = optind; i < argc; i++) {
@@ -416,12 +425,12 @@ cs_status_t cs_opts_parse(int argc, char **argv, const char *implied_bench, cs_o
             o->bench_name = argv[i];
             continue;
         }
-        return usage_error(err, errlen, "unexpected argument '%s' (benchmark is already '%s')", argv[i],
+        return cs_usage_error(err, errlen, "unexpected argument '%s' (benchmark is already '%s')", argv[i],
                            o->bench_name);
     }
     if (o->help || o->version || o->list) return CS_OK;
     if (o->bench_name == NULL)
-        return usage_error(err, errlen, "no benchmark named (see --list)");
+        return cs_usage_error(err, errlen, "no benchmark named (see --list)");
     return CS_OK;
 }
 
@@ -463,6 +472,23 @@ const char *cs_format_name(cs_format_t f)
     return names[f];
 }
 
+/* The option column is 28 wide; a help text's further lines start below its first. */
+static void usage_option(FILE *out, size_t i)
+{
+    char name[64];
+    if (usage_rows[i].short_letter)
+        snprintf(name, sizeof name, "  -%c, --%s", usage_rows[i].short_letter, usage_rows[i].long_name);
+    else
+        snprintf(name, sizeof name, "      --%s%s%s", usage_rows[i].long_name, usage_rows[i].metavar[0] ? " " : "",
+                 usage_rows[i].metavar);
+    fprintf(out, "%-26s", name);
+    for (const char *line = usage_rows[i].help; *line;) {
+        size_t len = strcspn(line, "\n");
+        fprintf(out, "%s%.*s\n", line == usage_rows[i].help ? "  " : "                            ", (int)len, line);
+        line += len + (line[len] == '\n');
+    }
+}
+
 void cs_opts_usage(FILE *out, const char *prog)
 {
     fprintf(out,
@@ -470,58 +496,12 @@ void cs_opts_usage(FILE *out, const char *prog)
             "       %s --list\n"
             "Measures MPI communication; prints OSU-compatible tables, JSON or CSV.\n"
             "\n"
-            "Options (OSU Micro-Benchmarks compatible):\n"
-            "  -h, --help                print this help\n"
-            "  -v, --version             print version info\n"
-            "  -m, --message-size        [MIN:]MAX - set the minimum and/or the maximum message size\n"
-            "                            in bytes; K, M, G suffixes (powers of 1024). Examples:\n"
-            "                            -m 128      // min = default, max = 128\n"
-            "                            -m 2:128    // min = 2, max = 128\n"
-            "                            -m 2:       // min = 2, max = default\n"
-            "  -i, --iterations          ITER - timed iterations for every size\n"
-            "                            (default: latency 10000 up to 8K, 1000 above;\n"
-            "                             bandwidth 100 up to 8K, 20 above)\n"
-            "  -x, --warmup              ITER - untimed warm-up iterations for every size\n"
-            "                            (default: latency 100 / 10; bandwidth 10 / 2)\n"
-            "  -W, --window-size         messages in flight per round (default 64)\n"
-            "  -p, --num-pairs           pairs for multi-pair benchmarks (default ranks / 2)\n"
-            "  -V, --vary-window         mbw_mr: sweep window sizes 1, 2, 4, ... 128\n"
-            "  -R, --print-rate          mbw_mr: 0|1 print the message-rate column (default 1)\n"
-            "  -c, --validation          check every size's data in an untimed pass;\n"
-            "                            a failure exits non-zero\n"
-            "  -f, --full                add min/max/iterations columns\n"
-            "  -z, --tail-lat            [P1,P2,..] print percentiles (default 50,90,99; up to 5);\n"
-            "                            samples become single iterations\n"
-            "  -M, --mem-limit           SIZE - per-process buffer limit (default 512M, minimum 1M);\n"
-            "                            collectives lower their largest size to fit, others refuse\n"
-            "  -b, --buffer-num          single|multiple - one buffer, or one per window slot\n"
-            "  -T, --type                mpi_char|mpi_int|mpi_float|mpi_double|all - datatypes of the\n"
-            "                            collectives (default mpi_char); a list sweeps them in turn\n"
-            "  -k, --root-rank           fixed:RANK|rotate - root of rooted collectives (default\n"
-            "                            fixed:0); rotate moves the root every iteration\n"
-            "  -l, --in-place            collectives: MPI_IN_PLACE where the collective has it\n"
-            "  -t, --num-test-calls      N - non-blocking collectives: MPI_Test calls during the\n"
-            "                            dummy compute (default 0)\n"
-            "  -N, --nhbr                cart:DIMS:RADIUS|graph:FILE - neighbourhood of the\n"
-            "                            neighbourhood collectives (default cart:1:1); FILE has\n"
-            "                            one SRC,DST edge per line\n"
-            "  -w, --win-options         create|allocate|dynamic|all - one-sided window creation\n"
-            "                            (default allocate)\n"
-            "  -s, --sync-option         lock|pscw|fence|flush|flush_local|lock_all|all - one-sided\n"
-            "                            synchronisation (default flush; put_bibw pscw)\n"
-            "\n"
-            "commscope options:\n"
-            "      --send-mode MODE      latency, multi_lat: send|ssend|bsend|rsend|isend\n"
-            "                            (MPI_Send, MPI_Ssend, MPI_Bsend, MPI_Rsend, MPI_Isend+Wait)\n"
-            "      --format FMT          osu (default) | json | csv, on stdout\n"
-            "      --json-out FILE       also write the JSON document to FILE\n"
-            "      --jsonl-out FILE      stream header, one record per size and an end line to FILE\n"
-            "      --batch N|auto        iterations per timed sample (default auto: about 20 us\n"
-            "                            per sample, from the warm-up; 1 with -z)\n"
-            "      --busbw               collectives: algorithm and bus bandwidth columns (GB/s,\n"
-            "                            nccl-tests' definitions)\n"
-            "      --list                list the benchmarks\n"
-            "\n"
-            "Exit status: 0 success, 1 validation failure or MPI error, 2 usage error.\n",
+            "Options (OSU Micro-Benchmarks compatible):\n",
             prog, prog);
+    for (size_t i = 0; i < CS_NOPTIONS; i++)
+        if (usage_rows[i].help && usage_rows[i].short_letter) usage_option(out, i);
+    fprintf(out, "\ncommscope options:\n");
+    for (size_t i = 0; i < CS_NOPTIONS; i++)
+        if (usage_rows[i].help && !usage_rows[i].short_letter) usage_option(out, i);
+    fprintf(out, "\nExit status: 0 success, 1 validation failure or MPI error, 2 usage error.\n");
 }

@@ -5,6 +5,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdio.h>
 
 #include "util/cs_status.h"
 #include "util/precision.h"
@@ -46,8 +47,18 @@ typedef enum cs_nbr_kind { CS_NBR_CART, CS_NBR_GRAPH } cs_nbr_kind_t;
 
 #define CS_MASK(v) (1u << (v))
 
+/* One id per option of util/options.def, in its order. */
+typedef enum cs_option_id {
+#define CS_OPTION(id, ...) CS_OPT_##id,
+#include "util/options.def"
+#undef CS_OPTION
+    CS_NOPTIONS
+} cs_option_id_t;
+
 typedef struct cs_opts {
     const char *bench_name; /* positional, or implied by an osu_* program name */
+    unsigned long long given;                /* options typed: bit CS_OPT_<ID> */
+    const char *given_value[CS_NOPTIONS];    /* the last value typed for each ("" without one) */
 
     size_t min_size, max_size;
     bool min_size_set, max_size_set;
@@ -105,6 +116,16 @@ typedef struct cs_opts {
 #define CS_MIN_MEM_LIMIT ((size_t)1 << 20)
 
 void cs_opts_init(cs_opts_t *o);
+
+/* Whether the option was typed. */
+static inline bool cs_opts_given(const cs_opts_t *o, cs_option_id_t id) { return (o->given >> id) & 1u; }
+
+/* Records that the option was typed with this value (the parser does; tests that build
+ * options by hand may too). */
+void cs_opts_mark(cs_opts_t *o, cs_option_id_t id, const char *value);
+
+/* "-b" or "--send-mode": the option as the usage text names it. */
+const char *cs_option_flag(cs_option_id_t id, char *buf, size_t len);
 
 /* Parses argv into o. `implied_bench` is the benchmark named by the program name
  * (osu_latency -> "latency") or NULL. On a usage error returns CS_ERR_USAGE and

@@ -20,7 +20,7 @@ size_t cs_sizes(size_t min, size_t max, size_t *out, size_t cap)
 size_t cs_vary_windows(int *out, size_t cap)
 {
     size_t n = 0;
-    for (int w = 1; w <= 128; w *= 2) {
+    for (int w = 1; w <= CS_VARY_WINDOW_MAX; w *= 2) {
         if (n < cap) out[n] = w;
         n++;
     }

@@ -1,21 +1,12 @@
 #include "util/topo.h"
+#include "util/error.h"
 
 #include <ctype.h>
 #include <errno.h>
 #include <limits.h>
-#include <stdarg.h>
 #include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
-
-static cs_status_t topo_error(char *err, size_t errlen, const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(err, errlen, fmt, ap);
-    va_end(ap);
-    return CS_ERR_USAGE;
-}
 
 static cs_status_t topo_alloc(cs_topo_t *t, int nranks)
 {
@@ -55,7 +46,7 @@ cs_status_t cs_topo_cart(int nranks, const int *dims, int ndims, int radius, cs_
 {
     memset(t, 0, sizeof *t);
     if (ndims < 1 || ndims > CS_MAX_NBR_DIMS)
-        return topo_error(err, errlen, "-N cart:%d:%d: use 1 to %d dimensions", ndims, radius, CS_MAX_NBR_DIMS);
+        return cs_usage_error(err, errlen, "-N cart:%d:%d: use 1 to %d dimensions", ndims, radius, CS_MAX_NBR_DIMS);
     int min_dim = INT_MAX;
     for (int d = 0; d < ndims; d++)
         if (dims[d] < min_dim) min_dim = dims[d];
@@ -63,7 +54,7 @@ cs_status_t cs_topo_cart(int nranks, const int *dims, int ndims, int radius, cs_
         char grid[128] = "";
         for (int d = 0; d < ndims; d++)
             snprintf(grid + strlen(grid), sizeof grid - strlen(grid), d ? "x%d" : "%d", dims[d]);
-        return topo_error(err, errlen,
+        return cs_usage_error(err, errlen,
                           "-N cart:%d:%d: %d ranks make a %s grid; radius %d needs at least %d ranks along every "
                           "dimension (no duplicate neighbours); use more ranks, fewer dimensions or a smaller radius",
                           ndims, radius, nranks, grid, radius, 2 * radius + 1);
@@ -153,7 +144,7 @@ cs_status_t cs_topo_parse_graph(const char *text, const char *file, int nranks, 
         line++;
         char buf[512];
         if (len >= sizeof buf) {
-            st = topo_error(err, errlen, "%s:%d: line longer than %zu characters", file, line, sizeof buf - 1);
+            st = cs_usage_error(err, errlen, "%s:%d: line longer than %zu characters", file, line, sizeof buf - 1);
             break;
         }
         memcpy(buf, p, len);
@@ -166,12 +157,12 @@ cs_status_t cs_topo_parse_graph(const char *text, const char *file, int nranks, 
         long src, dst;
         const char *after;
         if (!parse_rank(s, &after, &src) || *after != ',' || !parse_rank(after + 1, &after, &dst) || *after) {
-            st = topo_error(err, errlen, "%s:%d: expected 'SRC,DST' (two rank numbers and a comma), got '%s'", file,
+            st = cs_usage_error(err, errlen, "%s:%d: expected 'SRC,DST' (two rank numbers and a comma), got '%s'", file,
                             line, s);
             break;
         }
         if (src >= nranks || dst >= nranks) {
-            st = topo_error(err, errlen, "%s:%d: rank %ld is outside the communicator of %d ranks", file, line,
+            st = cs_usage_error(err, errlen, "%s:%d: rank %ld is outside the communicator of %d ranks", file, line,
                             src >= nranks ? src : dst, nranks);
             break;
         }
@@ -184,7 +175,7 @@ cs_status_t cs_topo_parse_graph(const char *text, const char *file, int nranks, 
     }
     free(incap);
     free(outcap);
-    if (st == CS_OK && t->nedges == 0) st = topo_error(err, errlen, "%s: no edges (lines 'SRC,DST')", file);
+    if (st == CS_OK && t->nedges == 0) st = cs_usage_error(err, errlen, "%s: no edges (lines 'SRC,DST')", file);
     if (st != CS_OK) {
         cs_topo_free(t);
         return st;

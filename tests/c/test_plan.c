@@ -67,6 +67,7 @@ static void check_issue3_families(void)
 
     /* -T is an axis in the given order; sizes start at one element */
     o.dtypes = CS_MASK(CS_DT_INT) | CS_MASK(CS_DT_DOUBLE), o.dtypes_set = true;
+    cs_opts_mark(&o, CS_OPT_TYPE, "mpi_int,mpi_double");
     o.min_size = 1, o.min_size_set = true, o.max_size = 64, o.max_size_set = true;
     CHECK(cs_bench_plan(&allreduce, &o, 4, &p, err, sizeof err) == CS_OK);
     CHECK(p.ndtypes == 2 && p.dtypes[0] == CS_DT_INT && p.dtypes[1] == CS_DT_DOUBLE);
@@ -83,6 +84,7 @@ static void check_issue3_families(void)
     /* -k: rooted collectives only, inside the communicator */
     cs_opts_init(&o);
     o.root_set = true, o.root_mode = CS_ROOT_ROTATE;
+    cs_opts_mark(&o, CS_OPT_ROOT_RANK, "rotate");
     CHECK(cs_bench_plan(&bcast, &o, 4, &p, err, sizeof err) == CS_OK && p.root == -1);
     PLAN_BAD(allreduce, 4, "-k does not apply to allreduce");
     o.root_mode = CS_ROOT_FIXED, o.root = 3;
@@ -93,32 +95,40 @@ static void check_issue3_families(void)
     /* -l, -t, -N, --busbw, -w, -s by capability */
     cs_opts_init(&o);
     o.in_place = true;
+    cs_opts_mark(&o, CS_OPT_IN_PLACE, NULL);
     PLAN_BAD(bcast, 2, "-l does not apply to bcast");
     CHECK(cs_bench_plan(&alltoall, &o, 2, &p, err, sizeof err) == CS_OK);
     cs_opts_init(&o);
     o.num_tests = 3, o.num_tests_set = true;
+    cs_opts_mark(&o, CS_OPT_NUM_TEST_CALLS, "3");
     PLAN_BAD(allreduce, 2, "-t does not apply to allreduce");
     CHECK(cs_bench_plan(&ibarrier, &o, 2, &p, err, sizeof err) == CS_OK);
     CHECK(p.min_size == 0 && p.max_size == 0 && p.buffer_bytes == 0); /* no size, no buffers */
     cs_opts_init(&o);
     o.nbr_set = true;
+    cs_opts_mark(&o, CS_OPT_NHBR, "cart:1:1");
     PLAN_BAD(allreduce, 4, "-N does not apply to allreduce");
     cs_opts_init(&o);
     o.busbw = true;
+    cs_opts_mark(&o, CS_OPT_BUSBW, NULL);
     PLAN_BAD(alltoall, 4, "--busbw does not apply to alltoall"); /* this test copy has no CS_CAP_BUSBW */
     PLAN_BAD(latency, 2, "--busbw does not apply to latency");
     cs_opts_init(&o);
     o.win_modes_set = true;
+    cs_opts_mark(&o, CS_OPT_WIN_OPTIONS, "allocate");
     PLAN_BAD(allreduce, 2, "-w does not apply to allreduce");
     cs_opts_init(&o);
     o.max_size = 8, o.max_size_set = true;
+    cs_opts_mark(&o, CS_OPT_MESSAGE_SIZE, "8");
     PLAN_BAD(ibarrier, 2, "-m does not apply to ibarrier");
     PLAN_BAD(fop, 2, "-m does not apply to fop_latency");
     cs_opts_init(&o);
     o.npercentiles = 1, o.percentiles[0] = 50;
+    cs_opts_mark(&o, CS_OPT_TAIL_LAT, "50");
     PLAN_BAD(init, 2, "-z does not apply to init");
     cs_opts_init(&o);
     o.iterations = 3, o.iterations_set = true;
+    cs_opts_mark(&o, CS_OPT_ITERATIONS, "3");
     PLAN_BAD(init, 2, "-i does not apply to init");
     cs_opts_init(&o);
     CHECK(cs_bench_plan(&init, &o, 1, &p, err, sizeof err) == CS_OK); /* one rank is enough */
@@ -160,6 +170,7 @@ static void check_issue3_families(void)
     PLAN_BAD(put_latency, 3, "put_latency needs exactly 2 ranks, got 3");
     cs_opts_init(&o);
     o.buffers = CS_BUFFERS_MULTIPLE;
+    cs_opts_mark(&o, CS_OPT_BUFFER_NUM, "multiple");
     PLAN_BAD(put_bibw, 2, "-b multiple does not apply to put_bibw");
     cs_opts_init(&o);
     CHECK(cs_bench_plan(&fop, &o, 2, &p, err, sizeof err) == CS_OK);
@@ -202,6 +213,7 @@ int main(void)
     CHECK(cs_bench_plan(&mbw_mr, &o, 8, &p, err, sizeof err) == CS_OK);
     CHECK(p.pairs == 2);
     o.pairs = 5;
+    cs_opts_mark(&o, CS_OPT_NUM_PAIRS, "5");
     CHECK(cs_bench_plan(&mbw_mr, &o, 8, &p, err, sizeof err) == CS_ERR_USAGE);
     CHECK_CONTAINS(err, "-p 5: 8 ranks make at most 4 pairs");
     CHECK(cs_bench_plan(&multi_lat, &o, 8, &p, err, sizeof err) == CS_ERR_USAGE);
@@ -209,14 +221,17 @@ int main(void)
 
     cs_opts_init(&o);
     o.window_set = true;
+    cs_opts_mark(&o, CS_OPT_WINDOW_SIZE, "64");
     CHECK(cs_bench_plan(&latency, &o, 2, &p, err, sizeof err) == CS_ERR_USAGE);
     CHECK_CONTAINS(err, "-W does not apply to latency");
     cs_opts_init(&o);
     o.send_mode_set = true, o.send_mode = CS_SEND_SYNC;
+    cs_opts_mark(&o, CS_OPT_SEND_MODE, "ssend");
     CHECK(cs_bench_plan(&bw, &o, 2, &p, err, sizeof err) == CS_ERR_USAGE);
     CHECK_CONTAINS(err, "--send-mode does not apply to bw");
     cs_opts_init(&o);
     o.vary_window = true;
+    cs_opts_mark(&o, CS_OPT_VARY_WINDOW, NULL);
     CHECK(cs_bench_plan(&bibw, &o, 2, &p, err, sizeof err) == CS_ERR_USAGE);
     CHECK_CONTAINS(err, "-V does not apply to bibw");
 
