@@ -18,8 +18,8 @@ static cs_stop_t run(const cs_precision_cfg_t *cfg, const double *per_op, int nr
     for (int i = 0; i < nrounds; i++) {
         double seconds = per_op[i] * (double)iters;
         elapsed += seconds;
-        cs_precision_add_round(&p, seconds, iters, 10, seconds);
-        cs_stop_t s = cs_precision_decide(&p, cs_precision_achieved_pct(&p), elapsed, 10);
+        cs_precision_add_round(&p, seconds, iters, 10);
+        cs_stop_t s = cs_precision_decide(&p, cs_precision_achieved_pct(&p), elapsed, seconds, 10);
         if (s != CS_STOP_NONE) {
             *rounds = p.rounds;
             return s;
@@ -71,12 +71,12 @@ int main(void)
     cs_precision_t p;
     cs_precision_start(&p, &CFG, 1000);
     CHECK(isinf(cs_precision_achieved_pct(&p)));
-    for (int i = 1; i <= 5; i++) cs_precision_add_round(&p, i * 10.0, 10, 1, 0);
+    for (int i = 1; i <= 5; i++) cs_precision_add_round(&p, i * 10.0, 10, 1);
     CHECK_NEAR(cs_precision_achieved_pct(&p), 100 * 2.776 * sqrt(2.5) / sqrt(5.0) / 3, 1e-6);
 
     /* slots merge when full: memory stays bounded and means are kept */
     cs_precision_start(&p, &CFG, 100000);
-    for (int i = 0; i < 100; i++) cs_precision_add_round(&p, 1.0, 1, 1, 0);
+    for (int i = 0; i < 100; i++) cs_precision_add_round(&p, 1.0, 1, 1);
     CHECK(p.nslots < CS_PRECISION_SLOTS && p.width == 4 && p.rounds == 100 && p.iterations == 100);
     CHECK_NEAR(cs_precision_achieved_pct(&p), 0, 1e-12);
 
