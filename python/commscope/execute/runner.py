@@ -358,7 +358,7 @@ def plan(request: RunRequest, entries: Sequence[Entry], core: Path, launcher: La
     planned = []
     for entry in entries:
         spec = dataclasses.replace(where, np=request.np or entry.ranks, placement=entry.placement)
-        flags = [*entry.flags, *request.extra_flags]
+        flags = [*entry.core_flags(request.extra_flags), *request.extra_flags]
         command = launcher.command(spec, [str(core), entry.benchmark, *flags, "--format", "json"])
         planned.append(Planned(entry, spec, flags, command))
     return planned
