@@ -274,6 +274,8 @@ def column_names(runs: Sequence[Run]) -> list[str]:
 class Row:
     key: Key
     values: list[float | None]
+    #: per column, for repeated launches: the median's interval (analysis.repeats), else None
+    intervals: list = field(default_factory=list)
 
     def ratios(self) -> list[float | None]:
         """Each other run's value over the first run's (None where either is missing)."""
@@ -289,6 +291,8 @@ class Comparison:
     rows: list[Row] = field(default_factory=list)
     ratio: bool = False
     pdiff: bool = False
+    #: the runs behind each column: one, or the repeats whose median it shows
+    groups: list[list[Run]] = field(default_factory=list)
 
     @property
     def unit(self) -> str:
@@ -314,18 +318,30 @@ class Comparison:
         text = f"{metric_title(self.metric)}, {direction_text(self.metric) or 'no known direction'}"
         if self.ratio or self.pdiff:
             text += f"; ratios against {self.names[0]}"
+        if any(len(group) > 1 for group in self.groups):
+            text += "; median of repeated launches [its order-statistic interval, 95% from 6 launches]"
         return text
 
 
 def compare(runs: Sequence[Run], metric: str | None = None, *, ratio: bool = False,
             pdiff: bool = False) -> Comparison:
+    """A column per run; repeats of one benchmark, label and system (`run --repeat`) share
+    one column: their per-size median with its interval."""
+    from commscope.analysis.repeats import median_series  # it builds on this module
+
     runs = list(runs)
     metric = common_metric(runs, metric)
-    columns = [series(run, metric) for run in runs]
+    groups = repeat_groups(runs)
+    medians = [median_series(group, metric) if len(group) > 1 else None for group in groups]
+    columns = [{key: cell.median for key, cell in median.items()} if median is not None
+               else series(group[0], metric) for group, median in zip(groups, medians)]
     keys = sort_keys(key for column in columns for key in column)
-    rows = [Row(key, [column.get(key) for column in columns]) for key in keys]
-    return Comparison(metric, runs, column_names(runs), rows, ratio=ratio and len(runs) > 1,
-                      pdiff=pdiff and len(runs) > 1)
+    rows = [Row(key, [column.get(key) for column in columns],
+                [median.get(key) if median is not None else None for median in medians]) for key in keys]
+    names = [f"{name} (median of {len(group)})" if len(group) > 1 else name
+             for name, group in zip(column_names([group[0] for group in groups]), groups)]
+    return Comparison(metric, [group[0] for group in groups], names, rows, ratio=ratio and len(groups) > 1,
+                      pdiff=pdiff and len(groups) > 1, groups=groups)
 
 
 _EXTRA_FORMATS = {"ratio": "{:.3f}", "pdiff": "{:+.1f}%"}
@@ -338,7 +354,9 @@ def _format_extras(comparison: Comparison, row: Row) -> list[str]:
 def text_cells(comparison: Comparison) -> tuple[list[str], list[list[str]]]:
     """Header and rows as displayed text (table, Markdown and the HTML report share them)."""
     header = ["Size (B)", *comparison.names, *comparison.extra_headers()]
-    rows = [[format_key(row.key), *map(format_value, row.values), *_format_extras(comparison, row)]
+    rows = [[format_key(row.key), *(cell.text() if cell is not None else format_value(value)
+                                     for value, cell in zip(row.values, row.intervals or [None] * len(row.values))),
+             *_format_extras(comparison, row)]
             for row in comparison.rows]
     return header, rows
 
@@ -362,9 +380,13 @@ def to_csv(comparison: Comparison) -> str:
     buffer = io.StringIO()
     writer = csv.writer(buffer, lineterminator="\n")
     varies = any(row.key[1] is not None for row in comparison.rows)
-    writer.writerow(["size", *(["window"] if varies else []), *comparison.names, *comparison.extra_headers()])
+    spans = [i for i, group in enumerate(comparison.groups) if len(group) > 1]  # repeat medians' intervals
+    writer.writerow(["size", *(["window"] if varies else []), *comparison.names, *comparison.extra_headers(),
+                     *(f"{comparison.names[i]} {end}" for i in spans for end in ("low", "high"))])
     for row in comparison.rows:
-        cells = [*row.values, *(value for _, value in comparison.extras(row))]
+        cells = [*row.values, *(value for _, value in comparison.extras(row)),
+                 *(getattr(row.intervals[i], end) if row.intervals and row.intervals[i] else None
+                   for i in spans for end in ("low", "high"))]
         writer.writerow([row.key[0], *([row.key[1]] if varies else []),
                          *("" if cell is None else cell for cell in cells)])
     return buffer.getvalue()
@@ -379,8 +401,12 @@ def to_json(comparison: Comparison) -> str:
         "unit": comparison.unit,
         "better": {True: "lower", False: "higher", None: None}[higher_is_worse(comparison.metric)],
         "runs": [{"id": run.id, "name": name, "benchmark": run.benchmark, "label": run.label,
-                  "system": run.system} for run, name in zip(comparison.runs, comparison.names)],
+                  "system": run.system,
+                  **({"repeats": [r.id for r in group]} if len(group) > 1 else {})}
+                 for run, name, group in zip(comparison.runs, comparison.names, comparison.groups)],
         "rows": [{"size": row.key[0], "window": row.key[1], "values": [number(v) for v in row.values],
+                  **({"intervals": [None if cell is None else [cell.low, cell.high, cell.n] for cell in row.intervals]}
+                     if any(row.intervals) else {}),
                   **({"ratios": [number(r) for r in row.ratios()]} if comparison.ratio or comparison.pdiff else {})}
                  for row in comparison.rows],
     }

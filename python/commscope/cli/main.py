@@ -251,12 +251,17 @@ def show(run_id, raw, db: Path) -> None:
     """
     from commscope.output.osutable import render_run
     from commscope.store.db import Store
-    from commscope.output.views import provenance_lines
+    from commscope.analysis.repeats import siblings
+    from commscope.output.views import provenance_lines, repeat_lines
 
     with Store(db, create=False) as store:
         run_id = _resolve(store, run_id)
         run = store.run(run_id)
         outputs = store.raw_outputs(run_id) if raw else {}
+        # a launch of `run --repeat`: the median across its repeats follows its own table
+        same = [store.run(row["id"]) for row in store.run_rows(invocation_id=run.invocation_id)
+                if row["id"] != run_id and row["benchmark"] == run.benchmark] if run.invocation_id else []
+        group = siblings(run, [run, *same])
     if raw:
         if raw not in outputs:
             raise CommscopeError(f"run {run_id} has no raw output {raw!r}; it has: {', '.join(outputs) or 'none'}")
@@ -265,6 +270,9 @@ def show(run_id, raw, db: Path) -> None:
     click.echo("\n".join(provenance_lines(run)))
     click.echo()
     click.echo(render_run(run), nl=False)
+    if len(group) > 1:
+        click.echo()
+        click.echo("\n".join(repeat_lines(group)))
 
 
 @main.command()

@@ -148,3 +148,23 @@ def verdict_cells(curve: CurveVerdict) -> list[list[str]]:
 
 def verdict_table(curve: CurveVerdict) -> Table:
     return rich_table(VERDICT_HEADER, verdict_cells(curve))
+
+
+def repeat_lines(group: Sequence[Run]) -> list[str]:
+    """The per-size median of a metric across the repeats of one launch, with its interval
+    (analysis.repeats) and the spread of the launches, as `show` prints it."""
+    from commscope.analysis.compare import format_key, metric_title, primary, sort_keys
+    from commscope.analysis.repeats import median_series
+
+    metric = primary(group[0])
+    if metric is None:
+        return []
+    medians = median_series(group, metric)
+    coverage = min(cell.coverage for cell in medians.values()) if medians else 0
+    lines = [f"# median of {len(group)} repeats (runs {', '.join(str(run.id) for run in group)}), "
+             f"{metric_title(metric)}, {100 * coverage:.1f}% interval of the median across launches",
+             f"# {'Size':<8} {'Median':>12} {'Low':>12} {'High':>12} {'Launches':>9}"]
+    for key in sort_keys(medians):
+        cell = medians[key]
+        lines.append(f"{format_key(key):<10} {cell.median:>12.2f} {cell.low:>12.2f} {cell.high:>12.2f} {cell.n:>9}")
+    return lines

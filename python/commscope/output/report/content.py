@@ -138,10 +138,11 @@ def build(runs: Sequence[Run], database: str, check: CheckResult | None = None,
             section.figure_svg = plot.render(plot.figure(group, comparison.metric), "svg")
         except UsageError as exc:
             section.notes.append(str(exc))
-        for run, name in zip(group, comparison.names):
-            model, fit_lines[run.id] = _fit(run, f"run {run.id} ({name})")
-            if model is not None:
-                section.fits.append(model)
+        for column, name in zip(comparison.groups, comparison.names):
+            for run in column:
+                model, fit_lines[run.id] = _fit(run, f"run {run.id} ({name})")
+                if model is not None:
+                    section.fits.append(model)
         section.verdicts = [_verdict(curve) for curve in curves.get(benchmark, [])]
         note = warnings.unlike(group, benchmark)
         if note:
