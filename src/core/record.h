@@ -36,10 +36,14 @@ typedef struct cs_record {
     cs_stop_t stop;
 } cs_record_t;
 
+#define CS_AFFINITY_LEN 128
+
 typedef struct cs_host {
     char name[256];
     int *ranks;
     int nranks;
+    int cpu_count;                      /* online CPUs the host reports; 0: unknown */
+    char (*affinity)[CS_AFFINITY_LEN];  /* per rank, the CPUs it may run on ("0-3"); "" unknown */
 } cs_host_t;
 
 struct cs_topo;

@@ -146,6 +146,20 @@ static void write_options(FILE *out, const cs_run_info_t *info)
     fputc('}', out);
 }
 
+/* The host's CPU count and each rank's CPU set (the binding in effect), where known. */
+static void write_host_binding(FILE *out, const cs_host_t *host)
+{
+    if (host->cpu_count > 0) write_long(out, "cpu_count", host->cpu_count, 0);
+    if (host->affinity == NULL) return;
+    cs_json_key(out, "affinity", 0);
+    fputc('[', out);
+    for (int i = 0; i < host->nranks; i++) {
+        if (i) fputc(',', out);
+        cs_json_string(out, host->affinity[i]);
+    }
+    fputc(']', out);
+}
+
 static void write_hosts(FILE *out, const cs_run_info_t *info)
 {
     fputc('[', out);
@@ -157,7 +171,9 @@ static void write_hosts(FILE *out, const cs_run_info_t *info)
         cs_json_key(out, "ranks", 0);
         fputc('[', out);
         for (int i = 0; i < info->hosts[h].nranks; i++) fprintf(out, i ? ",%d" : "%d", info->hosts[h].ranks[i]);
-        fputs("]}", out);
+        fputc(']', out);
+        write_host_binding(out, &info->hosts[h]);
+        fputc('}', out);
     }
     fputc(']', out);
 }
