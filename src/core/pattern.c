@@ -134,6 +134,9 @@ static cs_status_t timed_rounds(const cs_pattern_t *p, cs_ctx_t *c, const cs_loo
         double mine[3] = {counts ? cs_precision_achieved_pct(&pr) : 0.0, t_end - t_start, t_end - t_round}, agreed[3];
         CS_MPI(MPI_Allreduce(mine, agreed, 3, MPI_DOUBLE, MPI_MAX, c->comm));
         out->achieved_pct = agreed[0];
+        /* the warm-up's estimate may be far off (it is short, and a busy machine stretches
+         * it): the first round, timed on every rank, sets the length of the others */
+        if (pr.rounds == 1) per_round = cs_precision_rescale_round(per_round, agreed[2], room);
         out->stop = cs_precision_decide(&pr, agreed[0], agreed[1], agreed[2], (size_t)per_round);
     } while (out->stop == CS_STOP_NONE);
     out->nsamples = k;

@@ -93,3 +93,13 @@ long cs_precision_round_batches(double batch_s)
     double n = ceil(CS_PRECISION_ROUND_S / batch_s);
     return n < 1 ? 1 : (long)n;
 }
+
+long cs_precision_rescale_round(long batches, double round_s, long most)
+{
+    /* only longer: a round stretched by one descheduling says nothing about the batches,
+     * and a round longer than planned costs nothing but rounds */
+    double n = round_s > 0 ? ceil((double)batches * CS_PRECISION_ROUND_S / round_s) : (double)batches;
+    if (n < (double)batches) n = (double)batches;
+    if (n > (double)most) n = (double)most;
+    return n < 1 ? 1 : (long)n;
+}

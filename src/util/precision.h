@@ -80,4 +80,8 @@ const char *cs_stop_name(cs_stop_t s);
 /* Batches per round for a batch lasting `batch_s` seconds. */
 long cs_precision_round_batches(double batch_s);
 
+/* Batches per round after a round of `batches` took `round_s` seconds, so that the next
+ * lasts about CS_PRECISION_ROUND_S; never fewer than `batches`, at most `most`. */
+long cs_precision_rescale_round(long batches, double round_s, long most);
+
 #endif

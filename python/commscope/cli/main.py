@@ -131,12 +131,17 @@ class RunCommand(click.Command):
 @click.option("--timeout", type=click.FloatRange(min=0, min_open=True), metavar="SECONDS",
               help="Stop a benchmark that runs longer than this; the sizes it measured are stored and the "
                    "run is marked incomplete.")
+@click.option("--bind", type=click.Choice(["core", "none"]), default="core", show_default=True,
+              help="core: pin each rank to a core of its own (Open MPI --bind-to core, Hydra -bind-to core, "
+                   "srun --cpu-bind=cores), unless there are more ranks than cores; none: leave ranks to the "
+                   "OS scheduler (a warning says the numbers may wander). The binding asked for and each "
+                   "rank's CPU set are stored with the run.")
 @click.option("--dry-run", is_flag=True, help="Print the exact command lines and run nothing.")
 @click.option("--suite-file", "suite_files", multiple=True, type=click.Path(dir_okay=False), metavar="FILE",
               help="Run the suite in this YAML file (repeatable). See `commscope list suites` for the format.")
 @db_option()
 @click.pass_context
-def run(ctx: click.Context, targets, np, launcher, hosts, hostfile, label, system, repeat, timeout, dry_run,
+def run(ctx: click.Context, targets, np, launcher, hosts, hostfile, label, system, repeat, timeout, bind, dry_run,
         suite_files, db) -> None:
     """Run benchmark suites or single benchmarks and store the results.
 
@@ -160,7 +165,7 @@ def run(ctx: click.Context, targets, np, launcher, hosts, hostfile, label, syste
 
     request = RunRequest(targets=targets, suite_files=suite_files, np=np, launcher=launcher, hosts=hosts,
                          hostfile=hostfile, label=label, system=system, repeat=repeat, timeout=timeout,
-                         dry_run=dry_run, extra_flags=ctx.meta.get("core_flags", []))
+                         bind=bind, dry_run=dry_run, extra_flags=ctx.meta.get("core_flags", []))
     ctx.exit(run_benchmarks(request, db))
 
 

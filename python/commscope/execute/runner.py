@@ -27,7 +27,7 @@ from pathlib import Path
 from commscope import ui
 from commscope.execute.core import MPICH, OPENMPI, core_mpi_flavour, find_core, list_benchmarks
 from commscope.errors import EXIT_FAILED, EXIT_INTERRUPTED, EXIT_OK, CommscopeError, UsageError
-from commscope.execute.launchers import Command, Launcher, LaunchSpec, hostfile_nodes, resolve_launcher
+from commscope.execute.launchers import Binding, Command, Launcher, LaunchSpec, hostfile_nodes, resolve_launcher
 from commscope.output.osutable import render_run
 from commscope.execute.provenance import compiler_of, default_system, invocation, job_id, now
 from commscope.records.run import Run, apply_header, point_from_core
@@ -57,6 +57,7 @@ class RunRequest:
     system: str | None = None
     repeat: int = 1
     timeout: float | None = None
+    bind: str = "core"  # launchers.BIND_CHOICES
     dry_run: bool = False
     extra_flags: Sequence[str] = ()
     argv: Sequence[str] = field(default_factory=lambda: list(sys.argv))
@@ -70,6 +71,7 @@ class Planned:
     spec: LaunchSpec
     flags: list[str]
     command: Command
+    binding: Binding
 
 
 def select_entries(targets: Sequence[str], suite_files: Sequence[str], benchmarks: dict[str, str]) -> list[Entry]:
@@ -299,6 +301,8 @@ class Runner:
                 apply_header(run, stream.header)
                 metric = stream.header["benchmark"]["metric"]
                 run.points = [point_from_core(record, metric) for record in stream.records]
+            # what binding was asked (the header's hosts say what each rank got)
+            run.provenance = {**(run.provenance or {}), "binding": dataclasses.asdict(planned.binding)}
             run.ended_at = stream.end["end_time"] if stream.end else now()
             self._report(run, stderr_text, time.monotonic() - begin)
             return run
@@ -354,13 +358,13 @@ def plan(request: RunRequest, entries: Sequence[Entry], core: Path, launcher: La
         known_nodes = int(allocation) if allocation.isdigit() else None
     where = LaunchSpec(np=1, hosts=tuple(request.hosts), hostfile=request.hostfile,
                        local_cores=len(os.sched_getaffinity(0)), known_nodes=known_nodes,
-                       core_flavour=core_flavour, as_root=os.geteuid() == 0)
+                       core_flavour=core_flavour, as_root=os.geteuid() == 0, bind=request.bind)
     planned = []
     for entry in entries:
         spec = dataclasses.replace(where, np=request.np or entry.ranks, placement=entry.placement)
         flags = [*entry.core_flags(request.extra_flags), *request.extra_flags]
         command = launcher.command(spec, [str(core), entry.benchmark, *flags, "--format", "json"])
-        planned.append(Planned(entry, spec, flags, command))
+        planned.append(Planned(entry, spec, flags, command, launcher.binding(spec)))
     return planned
 
 
@@ -385,6 +389,9 @@ def run_benchmarks(request: RunRequest, db: Path) -> int:
         ui.warn(f"commscope-bench is built with {core_flavour} but {launcher.program} is "
                 f"{launcher.summary}; its ranks will probably not find each other")
     planned = plan(request, entries, core, launcher, core_flavour)
+    for reason in dict.fromkeys(item.binding.reason for item in planned if item.binding.asked == "none"):
+        ui.warn(f"ranks are not bound to cores ({reason}): the OS may move them between cores, and "
+                "latencies wander with it; compare such numbers with care")
 
     if request.dry_run:
         print(f"# {JSONL_PLACEHOLDER} stands for a temporary file commscope reads while the benchmark runs")
