@@ -9,7 +9,7 @@ from commscope.ingest.parse.commscope_json import load_schema
 
 FIXTURES = Path(__file__).parent / "fixtures" / "parse"
 REPOSITORY = Path(__file__).resolve().parents[2]
-PACKAGE_SCHEMA = REPOSITORY / "python" / "commscope" / "schema" / "result.schema.json"
+PACKAGE_SCHEMA = REPOSITORY / "python" / "commscope" / "records" / "schema" / "result.schema.json"
 REPOSITORY_SCHEMA = REPOSITORY / "schema" / "result.schema.json"
 
 
