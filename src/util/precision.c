@@ -68,11 +68,14 @@ cs_stop_t cs_precision_decide(const cs_precision_t *p, double achieved_pct, doub
                               size_t next_samples)
 {
     const cs_precision_cfg_t *c = &p->cfg;
-    if (p->rounds >= CS_PRECISION_MIN_ROUNDS && (long)p->samples >= c->min_samples && achieved_pct <= c->target_pct)
-        return CS_STOP_TARGET;
+    bool enough = (long)p->samples >= c->min_samples;
+    if (p->rounds >= CS_PRECISION_MIN_ROUNDS && enough && achieved_pct <= c->target_pct) return CS_STOP_TARGET;
+    if (p->samples + next_samples > p->capacity) return CS_STOP_MAX_SAMPLES;
+    /* --min-samples is a floor even past --max-time: a size whose operation outlasts the
+     * budget (a 4 MiB window) still gets that many, as OMB's counts would give it more */
+    if (!enough) return CS_STOP_NONE;
     /* the budget is a limit: stop when another round like the last would overrun it */
     if (elapsed_s >= c->max_time_s || elapsed_s + round_s > c->max_time_s) return CS_STOP_MAX_TIME;
-    if (p->samples + next_samples > p->capacity) return CS_STOP_MAX_SAMPLES;
     return CS_STOP_NONE;
 }
 

@@ -32,7 +32,7 @@
 typedef struct cs_precision_cfg {
     double target_pct; /* half-width of the 95% interval, percent of the mean; 0: fixed counts */
     double max_time_s; /* per size, the timed rounds and the decisions between them */
-    long min_samples;  /* samples (batches) before the target may end a size */
+    long min_samples;  /* samples (batches) before the target or the time may end a size */
 } cs_precision_cfg_t;
 
 typedef enum cs_stop {

@@ -63,9 +63,19 @@ int main(void)
     CHECK(run(&CFG, v, N, 100000, 1000000, &rounds) == CS_STOP_MAX_TIME);
     CHECK(rounds == 19 || rounds == 20);
 
-    /* the sample array full before either */
+    /* the sample array full before either (even before --min-samples) */
     CHECK(run(&CFG, v, N, 100, 95, &rounds) == CS_STOP_MAX_SAMPLES);
     CHECK(rounds == 9);
+    cs_precision_cfg_t floor = CFG;
+    floor.min_samples = 1000;
+    CHECK(run(&floor, v, N, 100, 95, &rounds) == CS_STOP_MAX_SAMPLES && rounds == 9);
+
+    /* operations slower than the budget still get --min-samples: rounds of 10 samples of
+     * 0.5 s each (0.5e-6 s x 1e6), 2 s allowed, 50 samples asked */
+    cs_precision_cfg_t slow = CFG;
+    slow.min_samples = 50;
+    CHECK(run(&slow, v, N, 1000000, 1000000, &rounds) == CS_STOP_MAX_TIME);
+    CHECK(rounds == 5);
 
     /* achieved precision by hand: slot means 1,2,3,4,5 (mean 3, sd sqrt(2.5)), t(4) = 2.776 */
     cs_precision_t p;
