@@ -254,7 +254,7 @@ def show(run_id, raw, db: Path) -> None:
 
     RUN is a run id from `commscope list runs`, or `last`.
     """
-    from commscope.output.osutable import render_run
+    from commscope.output.osutable import precision_line, render_run
     from commscope.store.db import Store
     from commscope.analysis.repeats import siblings
     from commscope.output.views import provenance_lines, repeat_lines
@@ -275,6 +275,9 @@ def show(run_id, raw, db: Path) -> None:
     click.echo("\n".join(provenance_lines(run)))
     click.echo()
     click.echo(render_run(run), nl=False)
+    line = precision_line(run)
+    if line:
+        click.echo(f"# {line}")
     if len(group) > 1:
         click.echo()
         click.echo("\n".join(repeat_lines(group)))

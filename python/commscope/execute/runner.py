@@ -28,7 +28,7 @@ from commscope import ui
 from commscope.execute.core import MPICH, OPENMPI, core_mpi_flavour, find_core, list_benchmarks
 from commscope.errors import EXIT_FAILED, EXIT_INTERRUPTED, EXIT_OK, CommscopeError, UsageError
 from commscope.execute.launchers import Binding, Command, Launcher, LaunchSpec, hostfile_nodes, resolve_launcher
-from commscope.output.osutable import render_run
+from commscope.output.osutable import precision_line, render_run
 from commscope.execute.provenance import compiler_of, default_system, invocation, job_id, now
 from commscope.records.run import Run, apply_header, point_from_core
 from commscope.store.db import Store
@@ -330,7 +330,8 @@ class Runner:
 
     def _report(self, run: Run, stderr_text: str, seconds: float) -> None:
         if run.points:
-            sys.stdout.write("\n" + render_run(run))
+            line = precision_line(run)
+            sys.stdout.write("\n" + render_run(run) + (f"# {line}\n" if line else ""))
             sys.stdout.flush()
         if run.status != "complete":
             ui.warn(f"{run.benchmark}: {run.status}: {run.status_reason}")

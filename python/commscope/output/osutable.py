@@ -28,8 +28,10 @@ _TITLES = {
 }
 _MAIN = ("latency_us", "bandwidth_MBps", "message_rate")
 _FULL = ("min_latency_us", "max_latency_us", "min_bandwidth_MBps", "max_bandwidth_MBps")
-# Per-point bookkeeping that has its own Point field or column, not a metric column.
-_NOT_COLUMNS = {"iterations", "warmup", "batch", "validation", "validation_errors"}
+# Per-point bookkeeping that has its own Point field or column, not a metric column;
+# --precision's outcome is not one of OMB's columns either (precision_line below).
+_NOT_COLUMNS = {"iterations", "warmup", "batch", "validation", "validation_errors", "precision_achieved_pct",
+                "precision_target_pct", "precision_rounds", "precision_stop"}
 _PERCENTILE = re.compile(r"p(?P<whole>\d+)(?:_(?P<frac>\d+))?_(?P<unit>us|MBps)")
 
 
@@ -118,3 +120,18 @@ def render_run(run: Run) -> str:
     pattern = ((run.provenance or {}).get("benchmark") or {}).get("pattern")
     hide = ("message_rate",) if pattern and not pattern.startswith("multi_pair") else ()
     return render(run.points, run_title(run), full=(run.options or {}).get("full"), hide=hide)
+
+
+def precision_line(run: Run) -> str | None:
+    """How the sizes of a --precision run ended, in one line (None without --precision)."""
+    stops = [point.metrics.get("precision_stop") for point in run.points]
+    if not any(stops):
+        return None
+    target = next(p.metrics["precision_target_pct"] for p in run.points if "precision_target_pct" in p.metrics)
+    reached = [p.metrics.get("precision_achieved_pct") for p in run.points
+               if isinstance(p.metrics.get("precision_achieved_pct"), (int, float))]
+    counts = {stop: stops.count(stop) for stop in ("target", "max_time", "max_samples") if stop in stops}
+    worst = f"; widest interval {max(reached):.1f}%" if reached else ""
+    return (f"precision: +-{target:g}% asked; {counts.get('target', 0)} of {len(stops)} sizes reached it"
+            + "".join(f", {n} stopped at {stop.replace('_', '-')}" for stop, n in counts.items() if stop != "target")
+            + worst)

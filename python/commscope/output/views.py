@@ -168,3 +168,4 @@ def repeat_lines(group: Sequence[Run]) -> list[str]:
         cell = medians[key]
         lines.append(f"{format_key(key):<10} {cell.median:>12.2f} {cell.low:>12.2f} {cell.high:>12.2f} {cell.n:>9}")
     return lines
+
