@@ -24,6 +24,20 @@ def _with_commit(version: str | None, commit: str | None) -> str | None:
     return f"{version} (git {commit})" if commit else version
 
 
+def binding_text(run: Run) -> str | None:
+    """What binding was asked for (and why not the one requested) and the CPUs each rank
+    reported it may run on: "core; CPUs of ranks: vm 0 | 1"."""
+    asked = (run.provenance or {}).get("binding") or {}
+    text = asked.get("asked", "")
+    if asked.get("reason"):
+        text += f" ({asked['reason']})"
+    cpus = [f"{host['name']} {' | '.join(cpu or '?' for cpu in host['affinity'])}"
+            for host in run.hosts or [] if host.get("affinity")]
+    if cpus:
+        text += ("; " if text else "") + "CPUs of ranks: " + ", ".join(cpus)
+    return text or None
+
+
 def provenance_items(run: Run) -> list[tuple[str, str]]:
     """(key, value) pairs describing where a run's numbers come from; unknown items are left out."""
     hosts = ", ".join(f"{host['name']} (ranks {','.join(map(str, host['ranks']))})" for host in run.hosts or [])
@@ -38,6 +52,7 @@ def provenance_items(run: Run) -> list[tuple[str, str]]:
         ("time", " .. ".join(t for t in (run.started_at, run.ended_at) if t) or None),
         ("ranks", placement),
         ("hosts", hosts or None),
+        ("binding", binding_text(run)),
         ("flags", shlex.join(run.flags) if run.flags else None),
         ("pass", f"{run.repeat_index + 1} of a --repeat" if run.repeat_index else None),
         ("core", " ".join(part for part in (run.tool_name, _with_commit(run.tool_version, run.tool_git_commit))
