@@ -1,5 +1,6 @@
 /* commscope-bench: parse -> look up -> plan -> sweep -> reporters -> exit code.
  * Only this file chooses the exit code and finalizes MPI. */
+#include <errno.h>
 #include <mpi.h>
 #include <stdbool.h>
 #include <stdlib.h>
@@ -76,12 +77,19 @@ typedef struct cs_startup {
 } cs_startup_t;
 
 static cs_status_t run(MPI_Comm comm, int rank, int argc, char **argv, char **envp, const cs_opts_t *o,
-                       const cs_bench_t *bench, const cs_plan_t *plan, const cs_files_t *files,
-                       const cs_topo_t *topo, const cs_startup_t *startup)
+                       const cs_bench_t *bench, const cs_plan_t *plan, const cs_files_t *files, const cs_topo_t *topo,
+                       const cs_startup_t *startup)
 {
-    cs_run_info_t info = {.bench = bench, .opts = o, .plan = plan, .pattern_name = bench->pattern->name,
-                          .tool_version = CS_VERSION, .git_commit = CS_GIT_COMMIT, .argc = argc, .argv = argv,
-                          .topo = topo, .init_seconds = startup->init_seconds};
+    cs_run_info_t info = {.bench = bench,
+                          .opts = o,
+                          .plan = plan,
+                          .pattern_name = cs_pattern_of(bench->pattern)->name,
+                          .tool_version = CS_VERSION,
+                          .git_commit = CS_GIT_COMMIT,
+                          .argc = argc,
+                          .argv = argv,
+                          .topo = topo,
+                          .init_seconds = startup->init_seconds};
     cs_utc_now(info.start_time, sizeof info.start_time);
     CS_CHECK(cs_provenance_collect(comm, envp, &info));
 
@@ -137,7 +145,7 @@ static void print_information(const cs_opts_t *o, const char *prog)
 /* Started by a launcher, the process sees one of these. */
 static bool under_launcher(void)
 {
-    static const char *const vars[] = {"PMI_RANK", "PMI_SIZE", "PMIX_RANK", "OMPI_COMM_WORLD_SIZE",
+    static const char *const vars[] = {"PMI_RANK",        "PMI_SIZE",     "PMIX_RANK", "OMPI_COMM_WORLD_SIZE",
                                        "MPI_LOCALRANKID", "SLURM_STEP_ID"};
     for (size_t i = 0; i < sizeof vars / sizeof vars[0]; i++)
         if (getenv(vars[i]) != NULL) return true;
@@ -205,6 +213,21 @@ static cs_status_t plan_with_topology(MPI_Comm comm, int nranks, const cs_bench_
     return cs_bench_plan_world(bench, o, &world, plan, err, errlen);
 }
 
+/* Flushes (and closes, unless it is stdout) one output; false, with a message naming it
+ * and the system's reason, when anything written to it was lost. NULL: not opened. */
+static bool finish_output(FILE *f, const char *prog, const char *what, const char *path)
+{
+    if (f == NULL) return true;
+    errno = 0;
+    bool ok = fflush(f) == 0 && !ferror(f);
+    int saved = errno;
+    if (f != stdout && fclose(f) != 0 && ok) ok = false, saved = errno;
+    if (!ok)
+        fprintf(stderr, "%s: cannot write %s%s%s: %s\n", prog, what, path ? " " : "", path ? path : "",
+                saved ? strerror(saved) : "write error");
+    return ok;
+}
+
 /* After a successful parse: informational requests, planning, the run, the exit code. */
 static int run_parsed(MPI_Comm comm, int rank, int nranks, int argc, char **argv, char **envp, const cs_opts_t *o,
                       const cs_startup_t *startup)
@@ -235,8 +258,10 @@ static int run_parsed(MPI_Comm comm, int rank, int nranks, int argc, char **argv
         return usage_exit(rank, prog, err);
     }
     if (plan.max_size_clipped && rank == 0)
-        fprintf(stderr, "Warning! Limiting max message size to: %zu. Increase -M, --mem-limit for higher message "
-                        "sizes.\n", plan.max_size);
+        fprintf(stderr,
+                "Warning! Limiting max message size to: %zu. Increase -M, --mem-limit for higher message "
+                "sizes.\n",
+                plan.max_size);
 
     cs_files_t files = {NULL, NULL};
     if (open_files(comm, rank, &opts, &files, err, sizeof err) != CS_OK) {
@@ -247,13 +272,18 @@ static int run_parsed(MPI_Comm comm, int rank, int nranks, int argc, char **argv
     }
     cs_status_t st = run(comm, rank, argc, argv, envp, &opts, bench, &plan, &files, has_topo ? &topo : NULL, startup);
     if (has_topo) cs_topo_free(&topo);
-    if (files.json) fclose(files.json);
-    if (files.jsonl) fclose(files.jsonl);
+    /* output that did not reach its file is a failed run, not a success */
+    bool written = true;
+    if (rank == 0) {
+        written &= finish_output(stdout, prog, "standard output", NULL);
+        written &= finish_output(files.json, prog, "--json-out", opts.json_out);
+        written &= finish_output(files.jsonl, prog, "--jsonl-out", opts.jsonl_out);
+    }
     if (st == CS_ERR_RUNTIME || st == CS_ERR_USAGE) {
         /* a peer may be blocked in a send or receive that will never complete */
         MPI_Abort(comm, CS_ERR_RUNTIME);
         return CS_ERR_RUNTIME;
     }
     MPI_Finalize();
-    return st == CS_ERR_VALIDATION ? 1 : 0;
+    return st == CS_ERR_VALIDATION || !written ? 1 : 0;
 }

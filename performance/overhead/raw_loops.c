@@ -13,7 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define LARGE 8192
+#define LARGE  8192
 #define WINDOW 64
 
 static double pingpong(char *s, char *r, int size, int iters, int skip, int rank)

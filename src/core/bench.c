@@ -2,6 +2,7 @@
 #include "util/error.h"
 
 #include <limits.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -28,19 +29,18 @@ static cs_status_t check_applicable(const cs_bench_t *b, const cs_opts_t *o, cha
             char flag[32];
             cs_option_flag((cs_option_id_t)i, flag, sizeof flag);
             return cs_usage_error(err, errlen, "%s%s%s does not apply to %s", flag, rules[i].when ? " " : "",
-                              rules[i].when ? rules[i].when : "", b->name);
+                                  rules[i].when ? rules[i].when : "", b->name);
         }
     }
     return CS_OK;
 }
 
-static cs_status_t check_ranks(const cs_bench_t *b, const cs_opts_t *o, int nranks, cs_plan_t *p,
-                               char *err, size_t errlen)
+static cs_status_t check_ranks(const cs_bench_t *b, const cs_opts_t *o, int nranks, cs_plan_t *p, char *err,
+                               size_t errlen)
 {
     p->pairs = 1;
     if (b->caps & CS_CAP_TWO_RANKS) {
-        if (nranks != 2)
-            return cs_usage_error(err, errlen, "%s needs exactly 2 ranks, got %d", b->name, nranks);
+        if (nranks != 2) return cs_usage_error(err, errlen, "%s needs exactly 2 ranks, got %d", b->name, nranks);
         return CS_OK;
     }
     if (b->caps & CS_CAP_STARTUP) return CS_OK;
@@ -51,7 +51,7 @@ static cs_status_t check_ranks(const cs_bench_t *b, const cs_opts_t *o, int nran
         if (o->pairs_set) {
             if (o->pairs > nranks - 1)
                 return cs_usage_error(err, errlen, "-p %d: %d ranks have at most %d peers besides the hub", o->pairs,
-                                  nranks, nranks - 1);
+                                      nranks, nranks - 1);
             p->pairs = o->pairs;
         }
         return CS_OK;
@@ -87,8 +87,20 @@ static cs_status_t plan_axes(const cs_bench_t *b, const cs_opts_t *o, int nranks
 {
     p->ndtypes = 0;
     if (b->caps & CS_CAP_DATATYPES) {
-        for (int t = 0; t < CS_DT_SELECTABLE; t++)
-            if (o->dtypes & CS_MASK(t)) p->dtypes[p->ndtypes++] = (cs_dtype_t)t;
+        unsigned dtypes = o->dtypes_all && b->dtypes_allowed ? o->dtypes & b->dtypes_allowed : o->dtypes;
+        for (int t = 0; t < CS_DT_SELECTABLE; t++) {
+            if (!(dtypes & CS_MASK(t))) continue;
+            if (b->dtypes_allowed && !(b->dtypes_allowed & CS_MASK(t))) {
+                char allowed[128] = "";
+                for (int a = 0; a < CS_DT_SELECTABLE; a++)
+                    if (b->dtypes_allowed & CS_MASK(a))
+                        snprintf(allowed + strlen(allowed), sizeof allowed - strlen(allowed), "%s%s",
+                                 allowed[0] ? ", " : "", cs_dtype_option((cs_dtype_t)a));
+                return cs_usage_error(err, errlen, "-T %s: %s is defined on %s only", cs_dtype_option((cs_dtype_t)t),
+                                      b->name, allowed);
+            }
+            p->dtypes[p->ndtypes++] = (cs_dtype_t)t;
+        }
     } else {
         p->dtypes[p->ndtypes++] = b->dtype;
     }
@@ -96,13 +108,14 @@ static cs_status_t plan_axes(const cs_bench_t *b, const cs_opts_t *o, int nranks
     if (o->root_set && o->root_mode == CS_ROOT_ROTATE) p->root = -1;
     else if (o->root_set && o->root >= nranks)
         return cs_usage_error(err, errlen, "-k fixed:%d: root %d is outside the communicator of %d ranks", o->root,
-                          o->root, nranks);
+                              o->root, nranks);
     else if (o->root_set) p->root = o->root;
 
     p->nwin_modes = p->nsync_modes = 0;
     if (!(b->caps & CS_CAP_RMA)) return CS_OK;
+    unsigned wins = o->win_modes_set ? o->win_modes : CS_MASK(b->default_win);
     for (int w = 0; w < CS_NWIN_MODES; w++)
-        if (o->win_modes & CS_MASK(w)) p->win_modes[p->nwin_modes++] = (cs_win_mode_t)w;
+        if (wins & CS_MASK(w)) p->win_modes[p->nwin_modes++] = (cs_win_mode_t)w;
     unsigned syncs = o->sync_modes_set ? (o->sync_all ? b->rma_syncs : o->sync_modes) : CS_MASK(b->default_sync);
     for (int s = 0; s < CS_NSYNC_MODES; s++) {
         if (!(syncs & CS_MASK(s))) continue;
@@ -113,7 +126,7 @@ static cs_status_t plan_axes(const cs_bench_t *b, const cs_opts_t *o, int nranks
                     snprintf(accepted + strlen(accepted), sizeof accepted - strlen(accepted), "%s%s",
                              accepted[0] ? ", " : "", cs_sync_option((cs_rma_sync_t)a));
             return cs_usage_error(err, errlen, "-s %s: %s supports %s", cs_sync_option((cs_rma_sync_t)s), b->name,
-                              accepted);
+                                  accepted);
         }
         p->sync_modes[p->nsync_modes++] = (cs_rma_sync_t)s;
     }
@@ -123,8 +136,7 @@ static cs_status_t plan_axes(const cs_bench_t *b, const cs_opts_t *o, int nranks
 /* Buffer bytes per process per byte of message size, for the largest message. */
 static size_t buffer_blocks(const cs_bench_t *b, const cs_opts_t *o, const cs_world_t *w, const cs_plan_t *p)
 {
-    if (b->flow)
-        return cs_flow_buffer_bytes(b->flow, 1, w->nranks, w->max_indegree, w->max_outdegree);
+    if (b->flow) return cs_flow_buffer_bytes(b->flow, 1, w->nranks, w->max_indegree, w->max_outdegree);
     int slots = p->window;
     if (o->vary_window) slots = CS_VARY_WINDOW_MAX; /* the largest window of the -V sweep */
     size_t per_buffer_slots = o->buffers == CS_BUFFERS_MULTIPLE ? (size_t)slots : 1;
@@ -132,11 +144,11 @@ static size_t buffer_blocks(const cs_bench_t *b, const cs_opts_t *o, const cs_wo
      * get), window, origin, result and comparand for the latency tests (the atomics) */
     if (b->caps & CS_CAP_RMA) return (b->caps & CS_CAP_WINDOW) ? 2 * (size_t)p->window : 4;
     if (b->caps & CS_CAP_FAN) return ((size_t)p->pairs + 1) * per_buffer_slots; /* the hub's, one per peer */
-    return 2 * per_buffer_slots; /* send + receive */
+    return 2 * per_buffer_slots;                                                /* send + receive */
 }
 
-static cs_status_t plan_memory(const cs_bench_t *b, const cs_opts_t *o, const cs_world_t *w, cs_plan_t *p,
-                               char *err, size_t errlen)
+static cs_status_t plan_memory(const cs_bench_t *b, const cs_opts_t *o, const cs_world_t *w, cs_plan_t *p, char *err,
+                               size_t errlen)
 {
     size_t blocks = buffer_blocks(b, o, w, p);
     p->max_size_clipped = false;
@@ -149,28 +161,30 @@ static cs_status_t plan_memory(const cs_bench_t *b, const cs_opts_t *o, const cs
         p->max_size = o->mem_limit / blocks;
         p->max_size_clipped = true;
         if (p->max_size < p->min_size || p->max_size == 0)
-            return cs_usage_error(err, errlen, "-M %zu: not even the smallest message size %zu fits in the memory limit",
-                              o->mem_limit, p->min_size);
+            return cs_usage_error(err, errlen,
+                                  "-M %zu: not even the smallest message size %zu fits in the memory limit",
+                                  o->mem_limit, p->min_size);
     }
     /* guard the multiplication against overflow */
     if (p->max_size > o->mem_limit / blocks) {
         char need[32], limit[32];
         double total = (double)p->max_size * (double)blocks;
         return cs_usage_error(err, errlen,
-                          "message size %zu needs %s of buffers per process, over the memory limit "
-                          "of %s (-M); lower -m or raise -M",
-                          p->max_size, human_bytes((size_t)(total < 1e19 ? total : 1e19), need, sizeof need),
-                          human_bytes(o->mem_limit, limit, sizeof limit));
+                              "message size %zu needs %s of buffers per process, over the memory limit "
+                              "of %s (-M); lower -m or raise -M",
+                              p->max_size, human_bytes((size_t)(total < 1e19 ? total : 1e19), need, sizeof need),
+                              human_bytes(o->mem_limit, limit, sizeof limit));
     }
     p->buffer_bytes = blocks * p->max_size;
     return CS_OK;
 }
 
-cs_status_t cs_bench_plan_world(const cs_bench_t *b, const cs_opts_t *o, const cs_world_t *w, cs_plan_t *p,
-                                char *err, size_t errlen)
+cs_status_t cs_bench_plan_world(const cs_bench_t *b, const cs_opts_t *o, const cs_world_t *w, cs_plan_t *p, char *err,
+                                size_t errlen)
 {
     memset(p, 0, sizeof *p);
-    if (b->unavailable) return cs_usage_error(err, errlen, "%s is not available in this build: %s", b->name, b->unavailable);
+    if (b->unavailable)
+        return cs_usage_error(err, errlen, "%s is not available in this build: %s", b->name, b->unavailable);
     CS_CHECK(check_applicable(b, o, err, errlen));
     CS_CHECK(check_ranks(b, o, w->nranks, p, err, errlen));
     CS_CHECK(plan_axes(b, o, w->nranks, p, err, errlen));
@@ -178,20 +192,42 @@ cs_status_t cs_bench_plan_world(const cs_bench_t *b, const cs_opts_t *o, const c
     p->min_size = o->min_size_set ? o->min_size : b->default_min_size;
     p->max_size = o->max_size_set ? o->max_size : default_max;
     if (b->caps & CS_CAP_SIZELESS) p->min_size = p->max_size = 0;
-    if (b->caps & CS_CAP_FIXED_SIZE) p->min_size = p->max_size = b->default_min_size;
+    if (b->caps & CS_CAP_FIXED_SIZE) {
+        /* one element of each datatype; -m MAX (OMB's window size for the atomics) makes
+         * the window larger, never the element */
+        size_t smallest = SIZE_MAX, largest = 0;
+        for (int d = 0; d < p->ndtypes; d++) {
+            size_t e = cs_dtype_size(p->dtypes[d]);
+            if (e < smallest) smallest = e;
+            if (e > largest) largest = e;
+        }
+        p->min_size = smallest;
+        p->max_size = o->max_size_set && o->max_size > largest ? o->max_size : largest;
+    }
     if (p->min_size > p->max_size)
         return cs_usage_error(err, errlen, "-m: MIN %zu is larger than MAX %zu", p->min_size, p->max_size);
     if (p->max_size > INT_MAX)
-        return cs_usage_error(err, errlen, "-m: message sizes above %d bytes are not supported (MPI counts are int)", INT_MAX);
+        return cs_usage_error(err, errlen, "-m: message sizes above %d bytes are not supported (MPI counts are int)",
+                              INT_MAX);
     if (o->send_mode == CS_SEND_BUFFERED && p->max_size > CS_BSEND_MAX_SIZE)
         return cs_usage_error(err, errlen, "--send-mode bsend: messages above %d bytes cannot be buffered; lower -m",
-                          CS_BSEND_MAX_SIZE);
+                              CS_BSEND_MAX_SIZE);
     p->window = (b->caps & CS_CAP_WINDOW) ? o->window : 1;
-    return plan_memory(b, o, w, p, err, errlen);
+    CS_CHECK(plan_memory(b, o, w, p, err, errlen));
+    /* v- and w-forms place rank j's block at displacement j x block, in elements and for
+     * alltoallw in bytes, all of them int in MPI-3; the pattern builds them for every
+     * collective. Refused here rather than overflowing inside MPI. */
+    if ((b->caps & CS_CAP_COLLECTIVE) && w->nranks > 1 && p->max_size > (size_t)INT_MAX / (size_t)(w->nranks - 1))
+        return cs_usage_error(err, errlen,
+                              "-m: %zu-byte blocks at %d ranks put the last block %zu bytes in, beyond the int "
+                              "displacements of MPI collectives (%d); lower -m to at most %zu",
+                              p->max_size, w->nranks, p->max_size * (size_t)(w->nranks - 1), INT_MAX,
+                              (size_t)INT_MAX / (size_t)(w->nranks - 1));
+    return CS_OK;
 }
 
-cs_status_t cs_bench_plan(const cs_bench_t *b, const cs_opts_t *o, int nranks, cs_plan_t *plan,
-                          char *err, size_t errlen)
+cs_status_t cs_bench_plan(const cs_bench_t *b, const cs_opts_t *o, int nranks, cs_plan_t *plan, char *err,
+                          size_t errlen)
 {
     cs_world_t w = {.nranks = nranks};
     return cs_bench_plan_world(b, o, &w, plan, err, errlen);
@@ -199,6 +235,10 @@ cs_status_t cs_bench_plan(const cs_bench_t *b, const cs_opts_t *o, int nranks, c
 
 size_t cs_bench_sizes(const cs_bench_t *b, const cs_plan_t *plan, cs_dtype_t t, size_t *out, size_t cap)
 {
+    if (b->caps & CS_CAP_FIXED_SIZE) { /* one element */
+        if (cap > 0) out[0] = cs_dtype_size(t);
+        return 1;
+    }
     size_t all[64];
     size_t n = cs_sizes(plan->min_size, plan->max_size, all, 64);
     if (n > 64) n = 64;
@@ -213,8 +253,18 @@ size_t cs_bench_sizes(const cs_bench_t *b, const cs_plan_t *plan, cs_dtype_t t, 
     return kept;
 }
 
-void cs_bench_iterations(const cs_bench_t *b, const cs_opts_t *o, size_t size, long *iterations,
-                         long *warmup)
+size_t cs_bench_planned_records(const cs_bench_t *b, const cs_opts_t *o, const cs_plan_t *plan)
+{
+    if (b->caps & CS_CAP_NO_MEASURE) return 0;
+    size_t per_modes = 0, windows = o->vary_window ? CS_VARY_WINDOW_COUNT : 1;
+    for (int d = 0; d < plan->ndtypes; d++) per_modes += cs_bench_sizes(b, plan, plan->dtypes[d], NULL, 0) * windows;
+    /* the driver makes one pass through an axis the benchmark does not have */
+    size_t nwin = plan->nwin_modes ? (size_t)plan->nwin_modes : 1,
+           nsync = plan->nsync_modes ? (size_t)plan->nsync_modes : 1;
+    return per_modes * nwin * nsync;
+}
+
+void cs_bench_iterations(const cs_bench_t *b, const cs_opts_t *o, size_t size, long *iterations, long *warmup)
 {
     /* OMB's tables (osu_util.h): [class][small, large] */
     static const long iters[3][2] = {{10000, 1000}, {100, 20}, {1000, 100}};

@@ -10,7 +10,26 @@
 #include "util/dtype.h"
 #include "util/opts.h"
 
-struct cs_pattern;  /* the timed loop; defined with MPI in pattern.h */
+/* The timed loop a benchmark uses, by name: core/pattern.c maps each to its code (with
+ * MPI), so descriptors stay plain data that MPI-free tests can read. */
+typedef enum cs_pattern_id {
+    CS_PATTERN_PINGPONG,
+    CS_PATTERN_MULTI_PINGPONG,
+    CS_PATTERN_WINDOW_UNI,
+    CS_PATTERN_MULTI_WINDOW_UNI,
+    CS_PATTERN_WINDOW_BI,
+    CS_PATTERN_COLLECTIVE,
+    CS_PATTERN_NBC,
+    CS_PATTERN_PERSISTENT,
+    CS_PATTERN_RMA,
+    CS_PATTERN_RMA_BI,
+    CS_PATTERN_FAN_IN,
+    CS_PATTERN_FAN_OUT,
+    CS_PATTERN_INIT,
+    CS_PATTERN_HELLO,
+    CS_NPATTERNS
+} cs_pattern_id_t;
+
 struct cs_coll_ops; /* a collective's MPI calls (collective.h) */
 struct cs_rma_op;   /* a one-sided operation (pattern_rma.c) */
 struct cs_flow;     /* how a collective moves data (flow.h, MPI-free) */
@@ -58,33 +77,35 @@ typedef struct cs_bench {
     const char *osu_title;       /* "Latency Test" -> "# commscope MPI Latency Test v..." */
     const char *osu_value_label; /* header of the main OSU column */
     bool osu_leading_blank;      /* OMB prints an empty line before most titles */
-    const struct cs_pattern *pattern;
+    cs_pattern_id_t pattern;
     cs_metric_t metric;
     cs_iter_class_t iter_class;
     unsigned caps;
     size_t default_min_size;
-    int directions; /* messages cross the link this many ways per window (bibw: 2) */
+    int directions;          /* messages cross the link this many ways per window (bibw: 2) */
     size_t default_max_size; /* 0: CS_DEFAULT_MAX_SIZE */
     cs_osu_layout_t osu_layout;
-    const struct cs_flow *flow;      /* collectives */
-    const struct cs_coll_ops *coll;  /* collectives: the MPI calls */
-    const struct cs_rma_op *rma;     /* one-sided: the operation */
-    unsigned rma_syncs;              /* one-sided: CS_MASK of the cs_rma_sync_t it accepts */
+    const struct cs_flow *flow;     /* collectives */
+    const struct cs_coll_ops *coll; /* collectives: the MPI calls */
+    const struct cs_rma_op *rma;    /* one-sided: the operation */
+    unsigned rma_syncs;             /* one-sided: CS_MASK of the cs_rma_sync_t it accepts */
+    cs_win_mode_t default_win;      /* one-sided: OMB's -w default for it */
     cs_rma_sync_t default_sync;
-    const char *unavailable;         /* why this build cannot run it (NULL: it can) */
-    cs_dtype_t dtype;                /* the element type when -T does not apply (default MPI_CHAR) */
+    unsigned dtypes_allowed; /* CS_MASK of the -T types the operation is defined on (0: all) */
+    const char *unavailable; /* why this build cannot run it (NULL: it can) */
+    cs_dtype_t dtype;        /* the element type when -T does not apply (default MPI_CHAR) */
 } cs_bench_t;
 
 #define CS_LARGE_MESSAGE_SIZE 8192u /* OMB's small/large split for iteration counts */
-#define CS_DEFAULT_MAX_SIZE ((size_t)1 << 22)
-#define CS_COLL_MAX_SIZE ((size_t)1 << 20) /* OMB's MAX_MSG_SIZE_COLL */
-#define CS_MAX_DTYPES CS_DT_SELECTABLE
+#define CS_DEFAULT_MAX_SIZE   ((size_t)1 << 22)
+#define CS_COLL_MAX_SIZE      ((size_t)1 << 20) /* OMB's MAX_MSG_SIZE_COLL */
+#define CS_MAX_DTYPES         CS_DT_SELECTABLE
 /* MPI_Buffer_attach takes an int; two messages and MPI's overhead must fit. */
-#define CS_BSEND_MAX_SIZE (1 << 29)
+#define CS_BSEND_MAX_SIZE     (1 << 29)
 
 typedef struct cs_plan {
     size_t min_size, max_size;
-    int pairs;      /* pairs that communicate (ranks beyond 2 * pairs wait at barriers); fan: peers */
+    int pairs; /* pairs that communicate (ranks beyond 2 * pairs wait at barriers); fan: peers */
     int window;
     size_t buffer_bytes; /* per process: send + receive buffers at the largest size */
     /* -M lowered a collective's largest size to this (OMB's "Limiting max message size") */
@@ -95,7 +116,7 @@ typedef struct cs_plan {
     int nwin_modes, nsync_modes;
     cs_win_mode_t win_modes[CS_NWIN_MODES];
     cs_rma_sync_t sync_modes[CS_NSYNC_MODES];
-    int root;           /* fixed root; -1 with -k rotate */
+    int root; /* fixed root; -1 with -k rotate */
 } cs_plan_t;
 
 /* What the plan needs to know about the world beyond the rank count. */
@@ -106,8 +127,8 @@ typedef struct cs_world {
 
 /* Checks that the options fit this benchmark and the rank count, and works out the
  * effective sweep. Returns CS_ERR_USAGE with a one-line reason in err. */
-cs_status_t cs_bench_plan(const cs_bench_t *b, const cs_opts_t *o, int nranks, cs_plan_t *plan,
-                          char *err, size_t errlen);
+cs_status_t cs_bench_plan(const cs_bench_t *b, const cs_opts_t *o, int nranks, cs_plan_t *plan, char *err,
+                          size_t errlen);
 cs_status_t cs_bench_plan_world(const cs_bench_t *b, const cs_opts_t *o, const cs_world_t *world, cs_plan_t *plan,
                                 char *err, size_t errlen);
 
@@ -115,9 +136,13 @@ cs_status_t cs_bench_plan_world(const cs_bench_t *b, const cs_opts_t *o, const c
  * element and rounded down to whole elements. Same contract as cs_sizes. */
 size_t cs_bench_sizes(const cs_bench_t *b, const cs_plan_t *plan, cs_dtype_t t, size_t *out, size_t cap);
 
+/* The records the sweep writes when it runs to the end: over datatypes x window
+ * creation x synchronisation, each datatype's sizes x windows (-V). The JSON header
+ * states it ("planned_records"), so a reader knows how many to expect. */
+size_t cs_bench_planned_records(const cs_bench_t *b, const cs_opts_t *o, const cs_plan_t *plan);
+
 /* Iterations and warm-up for one message size (OMB's defaults unless -i / -x). */
-void cs_bench_iterations(const cs_bench_t *b, const cs_opts_t *o, size_t size, long *iterations,
-                         long *warmup);
+void cs_bench_iterations(const cs_bench_t *b, const cs_opts_t *o, size_t size, long *iterations, long *warmup);
 
 /* Bytes one timed iteration moves, the numerator of the bandwidth. */
 double cs_bench_bytes_per_iteration(const cs_bench_t *b, size_t size, int window, int pairs);

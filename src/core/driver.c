@@ -18,10 +18,10 @@
 typedef struct cs_sweep {
     cs_ctx_t ctx;
     const cs_pattern_t *pattern;
-    int ntimers;          /* CS_TIMERS_SOME: ranks whose samples count */
-    double *samples;      /* this rank's samples, room for the most iterations */
-    double *gathered;     /* rank 0: the timing ranks' samples, or their per-iteration sum */
-    int *counts, *displs; /* rank 0: for the gather */
+    int ntimers;                  /* CS_TIMERS_SOME: ranks whose samples count */
+    double *samples;              /* this rank's samples, room for the most iterations */
+    double *gathered;             /* rank 0: the timing ranks' samples, or their per-iteration sum */
+    int *counts, *displs;         /* rank 0: for the gather */
     cs_precision_cfg_t precision; /* target 0: OMB's fixed counts */
     long capacity;                /* samples room per rank */
 } cs_sweep_t;
@@ -30,7 +30,7 @@ typedef struct cs_sweep {
  * measure once. */
 static cs_precision_cfg_t precision_config(const cs_run_info_t *info)
 {
-    if (info->bench->pattern->given_seconds) return (cs_precision_cfg_t){0}; /* nothing to repeat */
+    if (cs_pattern_of(info->bench->pattern)->given_seconds) return (cs_precision_cfg_t){0}; /* nothing to repeat */
     return cs_precision_resolve(&info->opts->precision);
 }
 
@@ -45,7 +45,7 @@ static long most_iterations(const cs_run_info_t *info)
 /* --precision: samples per timing rank, so that rank 0's gathered copy stays within
  * CS_PRECISION_GATHERED samples whatever the rank count (a round of single-iteration
  * samples, -z, fills them fastest; the rule stops a size when they are full). */
-#define CS_PRECISION_SAMPLES 65536
+#define CS_PRECISION_SAMPLES  65536
 #define CS_PRECISION_GATHERED (1L << 21)
 
 static long sample_capacity(const cs_sweep_t *s, long max_iters, int per_iteration)
@@ -165,11 +165,20 @@ static cs_status_t measure(cs_sweep_t *s, cs_record_t *rec)
     }
     cs_timing_t timing;
     CS_CHECK(cs_pattern_run(s->pattern, c, &loop, s->samples, &timing));
-    cs_measurement_t m = {.size = c->size, .window = c->window, .pairs = info->plan->pairs,
-                          .iterations = timing.iterations, .warmup = loop.warmup, .batch = timing.batch,
-                          .nranks = c->nranks, .dtype = c->dtype, .win_mode = c->win_mode, .sync_mode = c->sync_mode,
-                          .has_precision = loop.precision != NULL, .rounds = timing.rounds,
-                          .achieved_pct = timing.achieved_pct, .stop = timing.stop};
+    cs_measurement_t m = {.size = c->size,
+                          .window = c->window,
+                          .pairs = info->plan->pairs,
+                          .iterations = timing.iterations,
+                          .warmup = loop.warmup,
+                          .batch = timing.batch,
+                          .nranks = c->nranks,
+                          .dtype = c->dtype,
+                          .win_mode = c->win_mode,
+                          .sync_mode = c->sync_mode,
+                          .has_precision = loop.precision != NULL,
+                          .rounds = timing.rounds,
+                          .achieved_pct = timing.achieved_pct,
+                          .stop = timing.stop};
     if (s->pattern->timers == CS_TIMERS_EVERY) CS_CHECK(collect_every(s, &timing, timing.iterations, &m));
     else CS_CHECK(collect_some(s, &timing, timing.iterations, &m));
     memset(rec, 0, sizeof *rec);
@@ -206,10 +215,10 @@ static cs_status_t sweep_sizes(cs_sweep_t *s, const int *windows, size_t nwindow
                 *status = CS_RUN_VALIDATION_FAILED;
                 *go_on = false;
                 if (c->rank == 0)
-                    fprintf(stderr, "DATA VALIDATION ERROR: %s exited with status 1 on message size %zu "
-                                    "(%ld wrong %s).\n",
-                            c->info->argv[0], sizes[i], rec.errors,
-                            c->info->bench->flow ? "elements" : "bytes");
+                    fprintf(stderr,
+                            "DATA VALIDATION ERROR: %s exited with status 1 on message size %zu "
+                            "(%ld wrong %s).\n",
+                            c->info->argv[0], sizes[i], rec.errors, c->info->bench->flow ? "elements" : "bytes");
                 return CS_OK;
             }
         }
@@ -239,10 +248,10 @@ static cs_status_t sweep(cs_sweep_t *s, const cs_output_t *out, cs_run_status_t 
     return CS_OK;
 }
 
-cs_status_t cs_driver_run(MPI_Comm comm, const cs_run_info_t *info, const cs_mem_ops_t *mem,
-                          const cs_output_t *output, cs_run_status_t *status)
+cs_status_t cs_driver_run(MPI_Comm comm, const cs_run_info_t *info, const cs_mem_ops_t *mem, const cs_output_t *output,
+                          cs_run_status_t *status)
 {
-    cs_sweep_t s = {.pattern = info->bench->pattern, .precision = precision_config(info)};
+    cs_sweep_t s = {.pattern = cs_pattern_of(info->bench->pattern), .precision = precision_config(info)};
     s.ctx.comm = comm;
     s.ctx.info = info;
     s.ctx.mem = mem;

@@ -47,7 +47,8 @@ void cs_record_compute(const cs_bench_t *b, const cs_opts_t *o, cs_measurement_t
     cs_stats_compute(us, m->nsamples, &rec->stats); /* sorts ascending */
 
     double mean_us = m->mean_iteration_s * 1e6;
-    if (b->flow) cs_flow_bandwidth(b->flow, m->size, m->nranks, m->mean_iteration_s, &rec->algbw_GBps, &rec->busbw_GBps);
+    if (b->flow)
+        cs_flow_bandwidth(b->flow, m->size, m->nranks, m->mean_iteration_s, &rec->algbw_GBps, &rec->busbw_GBps);
     rec->overall_us = rec->compute_us = rec->init_us = rec->test_us = rec->wait_us = 0;
     rec->pure_comm_us = rec->min_comm_us = rec->max_comm_us = rec->overlap_pct = 0;
     if (m->has_overlap) compute_overlap(m, rec);

@@ -47,8 +47,8 @@ static long choose_batch(const cs_pattern_t *p, const cs_loop_t *loop, double pe
 }
 
 /* Batched: one clock read per batch; consecutive stamps, so no time goes unaccounted. */
-static cs_status_t timed_batches(const cs_pattern_t *p, cs_ctx_t *c, const cs_loop_t *loop, long batch,
-                                 double *samples, cs_timing_t *out)
+static cs_status_t timed_batches(const cs_pattern_t *p, cs_ctx_t *c, const cs_loop_t *loop, long batch, double *samples,
+                                 cs_timing_t *out)
 {
     size_t k = 0;
     double t_start = MPI_Wtime(), t_prev = t_start;
@@ -67,8 +67,8 @@ static cs_status_t timed_batches(const cs_pattern_t *p, cs_ctx_t *c, const cs_lo
 
 /* Barrier before each iteration, outside the clock (OMB's multi-pair tests and collectives:
  * t_start; MPI_Bcast; t_stop; MPI_Barrier). */
-static cs_status_t timed_synchronised(const cs_pattern_t *p, cs_ctx_t *c, const cs_loop_t *loop,
-                                      double *samples, cs_timing_t *out)
+static cs_status_t timed_synchronised(const cs_pattern_t *p, cs_ctx_t *c, const cs_loop_t *loop, double *samples,
+                                      cs_timing_t *out)
 {
     double total = 0;
     for (long i = 0; i < loop->iterations; i++) {
@@ -205,7 +205,7 @@ static cs_status_t overlap_phase(const cs_pattern_t *p, cs_ctx_t *c, const cs_lo
 }
 
 CS_HOT cs_status_t cs_pattern_run(const cs_pattern_t *p, cs_ctx_t *c, const cs_loop_t *loop, double *samples,
-                           cs_timing_t *out)
+                                  cs_timing_t *out)
 {
     memset(out, 0, sizeof *out);
     if (p->given_seconds) { /* measured before the loop could exist */
@@ -242,6 +242,36 @@ CS_HOT cs_status_t cs_pattern_run(const cs_pattern_t *p, cs_ctx_t *c, const cs_l
     return CS_OK;
 }
 
+/* --debug-corrupt SIZE, the test hook of -c: at that size the first result a rank reads
+ * back for checking has its first byte flipped, so tests can see that the checks find a
+ * wrong byte. The patterns know nothing of it. */
+static const cs_mem_ops_t *corrupt_real;
+static bool corrupt_pending;
+
+static cs_status_t corrupt_to_host(void *host_dst, const void *src, size_t bytes)
+{
+    CS_CHECK(corrupt_real->to_host(host_dst, src, bytes));
+    if (corrupt_pending && bytes > 0) {
+        ((unsigned char *)host_dst)[0] ^= 0x5a;
+        corrupt_pending = false;
+    }
+    return CS_OK;
+}
+
+static cs_status_t check(const cs_pattern_t *p, cs_ctx_t *c, long iteration, long *wrong)
+{
+    if (c->info->opts->corrupt_size != (long)c->size) return p->check(c, iteration, wrong);
+    const cs_mem_ops_t *real = c->mem;
+    cs_mem_ops_t corrupting = *real;
+    corrupting.to_host = corrupt_to_host;
+    corrupt_real = real;
+    corrupt_pending = true;
+    c->mem = &corrupting;
+    cs_status_t st = p->check(c, iteration, wrong);
+    c->mem = real;
+    return st;
+}
+
 cs_status_t cs_pattern_validate(const cs_pattern_t *p, cs_ctx_t *c, long iteration, long *wrong)
 {
     *wrong = 0;
@@ -252,14 +282,38 @@ cs_status_t cs_pattern_validate(const cs_pattern_t *p, cs_ctx_t *c, long iterati
     CS_CHECK(steps(p, c, iteration, 1));
     CS_CHECK(p->end(c));
     CS_MPI(MPI_Barrier(c->comm));
-    return p->check(c, iteration, wrong);
+    return check(p, c, iteration, wrong);
 }
 
 MPI_Datatype cs_mpi_datatype(cs_dtype_t t)
 {
-    const MPI_Datatype types[CS_NDTYPES] = {[CS_DT_CHAR] = MPI_CHAR, [CS_DT_INT] = MPI_INT, [CS_DT_FLOAT] = MPI_FLOAT,
-                                            [CS_DT_DOUBLE] = MPI_DOUBLE, [CS_DT_LONG_LONG] = MPI_LONG_LONG};
+    const MPI_Datatype types[CS_NDTYPES] = {[CS_DT_CHAR] = MPI_CHAR,
+                                            [CS_DT_INT] = MPI_INT,
+                                            [CS_DT_FLOAT] = MPI_FLOAT,
+                                            [CS_DT_DOUBLE] = MPI_DOUBLE,
+                                            [CS_DT_LONG_LONG] = MPI_LONG_LONG};
     return types[t];
+}
+
+const cs_pattern_t *cs_pattern_of(cs_pattern_id_t id)
+{
+    static const cs_pattern_t *const patterns[CS_NPATTERNS] = {
+        [CS_PATTERN_PINGPONG] = &cs_pattern_pingpong,
+        [CS_PATTERN_MULTI_PINGPONG] = &cs_pattern_multi_pingpong,
+        [CS_PATTERN_WINDOW_UNI] = &cs_pattern_window_uni,
+        [CS_PATTERN_MULTI_WINDOW_UNI] = &cs_pattern_multi_window_uni,
+        [CS_PATTERN_WINDOW_BI] = &cs_pattern_window_bi,
+        [CS_PATTERN_COLLECTIVE] = &cs_pattern_collective,
+        [CS_PATTERN_NBC] = &cs_pattern_nbc,
+        [CS_PATTERN_PERSISTENT] = &cs_pattern_persistent,
+        [CS_PATTERN_RMA] = &cs_pattern_rma,
+        [CS_PATTERN_RMA_BI] = &cs_pattern_rma_bi,
+        [CS_PATTERN_FAN_IN] = &cs_pattern_fan_in,
+        [CS_PATTERN_FAN_OUT] = &cs_pattern_fan_out,
+        [CS_PATTERN_INIT] = &cs_pattern_init,
+        [CS_PATTERN_HELLO] = &cs_pattern_hello,
+    };
+    return patterns[id];
 }
 
 cs_status_t cs_pattern_nothing(cs_ctx_t *c)

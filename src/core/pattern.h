@@ -42,8 +42,16 @@ typedef enum cs_timers {
                         rank's mean (OMB's collectives) */
 } cs_timers_t;
 
+/* Which way data flows in the variants of one pattern family. */
+typedef enum cs_direction {
+    CS_DIR_OUT,  /* from rank 0 (the one-sided origin, the fan's hub) outwards */
+    CS_DIR_IN,   /* into rank 0 (fan-in) */
+    CS_DIR_BOTH, /* both ways at once (put_bibw) */
+} cs_direction_t;
+
 typedef struct cs_pattern {
     const char *name;
+    cs_direction_t direction; /* the variant of a family that shares its code */
     /* a barrier before every iteration, outside the clock (OMB's multi-pair tests and collectives) */
     bool barrier_each_iteration;
     /* a sample of a ping-pong is a round trip; report half of it */
@@ -89,7 +97,7 @@ extern const cs_pattern_t cs_pattern_hello;
 
 typedef struct cs_loop {
     long iterations, warmup;
-    long batch; /* 0: choose from the warm-up so one sample lasts about CS_BATCH_TARGET_S */
+    long batch;    /* 0: choose from the warm-up so one sample lasts about CS_BATCH_TARGET_S */
     int num_tests; /* MPI_Test calls during the overlap phase's compute (-t) */
     /* --precision: rounds until the interval is narrow enough (iterations is then unused);
      * NULL: OMB's fixed iteration count */
@@ -103,7 +111,7 @@ typedef struct cs_timing {
     size_t nsamples;
     long batch;
     long iterations; /* timed iterations run: loop->iterations, or what the rounds took */
-    double total; /* seconds for all timed iterations, after time_divisor */
+    double total;    /* seconds for all timed iterations, after time_divisor */
     bool has_overlap;
     cs_overlap_t overlap; /* seconds summed over the timed iterations of the overlap phase */
     /* with --precision: rounds run, the interval every rank agreed on, why it stopped */
@@ -111,6 +119,9 @@ typedef struct cs_timing {
     double achieved_pct;
     cs_stop_t stop;
 } cs_timing_t;
+
+/* The pattern a descriptor names. */
+const cs_pattern_t *cs_pattern_of(cs_pattern_id_t id);
 
 /* A setup/teardown/begin/end hook for patterns that need none. */
 cs_status_t cs_pattern_nothing(cs_ctx_t *c);

@@ -42,8 +42,8 @@ typedef struct cs_host {
     char name[256];
     int *ranks;
     int nranks;
-    int cpu_count;                      /* online CPUs the host reports; 0: unknown */
-    char (*affinity)[CS_AFFINITY_LEN];  /* per rank, the CPUs it may run on ("0-3"); "" unknown */
+    int cpu_count;                     /* online CPUs the host reports; 0: unknown */
+    char (*affinity)[CS_AFFINITY_LEN]; /* per rank, the CPUs it may run on ("0-3"); "" unknown */
 } cs_host_t;
 
 struct cs_topo;

@@ -2,15 +2,16 @@
 
 #include <string.h>
 
-#define CS_BENCH(name) extern const cs_bench_t cs_bench_##name;
-#define CS_COLLECTIVE(name) extern const cs_bench_t cs_bench_##name, cs_bench_i##name, cs_bench_##name##_persistent;
+#define CS_BENCH(name, family) extern const cs_bench_t cs_bench_##name;
+#define CS_COLLECTIVE(name, family)                                                                                    \
+    extern const cs_bench_t cs_bench_##name, cs_bench_i##name, cs_bench_##name##_persistent;
 #include "core/benchmarks.def"
 #undef CS_BENCH
 #undef CS_COLLECTIVE
 
 static const cs_bench_t *const registry[] = {
-#define CS_BENCH(name) &cs_bench_##name,
-#define CS_COLLECTIVE(name) &cs_bench_##name, &cs_bench_i##name, &cs_bench_##name##_persistent,
+#define CS_BENCH(name, family)      &cs_bench_##name,
+#define CS_COLLECTIVE(name, family) &cs_bench_##name, &cs_bench_i##name, &cs_bench_##name##_persistent,
 #include "core/benchmarks.def"
 #undef CS_BENCH
 #undef CS_COLLECTIVE

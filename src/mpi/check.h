@@ -12,11 +12,10 @@
 /* Prints "FILE:LINE: CALL failed: <MPI's message>"; returns CS_ERR_RUNTIME. */
 __attribute__((cold, noinline)) cs_status_t cs_mpi_failed(int rc, const char *file, int line, const char *call);
 
-#define CS_MPI(call)                                                                   \
-    do {                                                                               \
-        int cs_rc_ = (call);                                                           \
-        if (__builtin_expect(cs_rc_ != MPI_SUCCESS, 0))                                \
-            return cs_mpi_failed(cs_rc_, __FILE__, __LINE__, #call);                   \
+#define CS_MPI(call)                                                                                                   \
+    do {                                                                                                               \
+        int cs_rc_ = (call);                                                                                           \
+        if (__builtin_expect(cs_rc_ != MPI_SUCCESS, 0)) return cs_mpi_failed(cs_rc_, __FILE__, __LINE__, #call);       \
     } while (0)
 
 #endif

@@ -12,9 +12,20 @@
 
 /* Variables that select or tune the MPI transport or identify the job. */
 static const char *const kept_prefixes[] = {
-    "OMPI_MCA_", "MPICH_", "MPIR_CVAR_", "UCX_", "FI_", "I_MPI_", "PSM2_", "HYDRA_",
-    "SLURM_JOB_ID=", "SLURM_JOB_NODELIST=", "SLURM_NNODES=", "SLURM_NTASKS=",
-    "OMP_NUM_THREADS=", "CUDA_VISIBLE_DEVICES=",
+    "OMPI_MCA_",
+    "MPICH_",
+    "MPIR_CVAR_",
+    "UCX_",
+    "FI_",
+    "I_MPI_",
+    "PSM2_",
+    "HYDRA_",
+    "SLURM_JOB_ID=",
+    "SLURM_JOB_NODELIST=",
+    "SLURM_NNODES=",
+    "SLURM_NTASKS=",
+    "OMP_NUM_THREADS=",
+    "CUDA_VISIBLE_DEVICES=",
 };
 
 static bool kept(const char *entry)

@@ -42,8 +42,8 @@ cs_status_t cs_topo_load(MPI_Comm comm, const cs_opts_t *o, cs_topo_t *t, char *
     if (shared < 0) return CS_ERR_USAGE; /* rank 0 holds the reason */
     if (rank != 0 && (text = malloc((size_t)shared + 1)) == NULL) return CS_TRACE(CS_ERR_RUNTIME);
     int rc = MPI_Bcast(text, (int)shared + 1, MPI_CHAR, 0, comm);
-    cs_status_t st = rc == MPI_SUCCESS ? cs_topo_parse_graph(text, o->nbr_file, nranks, t, err, errlen)
-                                       : CS_TRACE(CS_ERR_RUNTIME);
+    cs_status_t st =
+        rc == MPI_SUCCESS ? cs_topo_parse_graph(text, o->nbr_file, nranks, t, err, errlen) : CS_TRACE(CS_ERR_RUNTIME);
     free(text);
     return st;
 }

@@ -6,11 +6,21 @@
 #ifndef CS_COLLECTIVE_H
 #define CS_COLLECTIVE_H
 
-#include <mpi.h>
 #include <stdbool.h>
 
 #include "core/bench.h"
 #include "util/flow.h"
+
+#ifdef CS_DESCRIPTORS_ONLY
+/* The MPI-free registry the unit tests link (CMake's cs_registry_pure): descriptors
+ * without their MPI calls, which those tests never make. Whether persistent forms exist
+ * is known only where MPI is. */
+#define CS_COLLECTIVE_CALLS(name, ...)
+#define CS_COLL_OPS(name)         NULL
+#define CS_PERSISTENT_UNAVAILABLE NULL
+#else
+#include <mpi.h>
+
 #include "core/hot.h"
 #include "core/pattern.h"
 
@@ -37,48 +47,58 @@ typedef struct cs_coll_ops {
     int (*init)(const cs_coll_args_t *a, MPI_Request *req); /* NULL: the library has no MPI-4 form */
 } cs_coll_ops_t;
 
-#define CS_SEND(a) ((a)->in_place ? MPI_IN_PLACE : (a)->sbuf)
+#define CS_SEND(a)             ((a)->in_place ? MPI_IN_PLACE : (a)->sbuf)
 #define CS_RECV_OR_IN_PLACE(a) ((a)->in_place ? MPI_IN_PLACE : (a)->rbuf) /* scatter's root */
-#define CS_BCAST_BUF(a) ((a)->rank == (a)->root ? (void *)(a)->sbuf : (a)->rbuf)
+#define CS_BCAST_BUF(a)        ((a)->rank == (a)->root ? (void *)(a)->sbuf : (a)->rbuf)
 
 /* MPI-4 persistent collectives exist only where CMake found them (CS_HAVE_PERSISTENT_COLL). */
 #ifdef CS_HAVE_PERSISTENT_COLL
-#define CS_PERSISTENT_FORM(name, call, ...) \
-    CS_HOT static int name##_init(const cs_coll_args_t *a, MPI_Request *req) { return call(__VA_ARGS__, MPI_INFO_NULL, req); }
-#define CS_PERSISTENT_PTR(name) name##_init
+#define CS_PERSISTENT_FORM(name, call, ...)                                                                            \
+    CS_HOT static int name##_init(const cs_coll_args_t *a, MPI_Request *req)                                           \
+    {                                                                                                                  \
+        return call(__VA_ARGS__, MPI_INFO_NULL, req);                                                                  \
+    }
+#define CS_PERSISTENT_PTR(name)   name##_init
 #define CS_PERSISTENT_UNAVAILABLE NULL
 #else
 #define CS_PERSISTENT_FORM(name, call, ...)
 #define CS_PERSISTENT_PTR(name) NULL
-#define CS_PERSISTENT_UNAVAILABLE \
+#define CS_PERSISTENT_UNAVAILABLE                                                                                      \
     "built against an MPI library without MPI-4 persistent collectives (MPI_Allreduce_init, ...)"
 #endif
 
 /* The three forms of one collective from one argument list (`a` is the cs_coll_args_t). */
-#define CS_COLLECTIVE_CALLS(name, blocking_call, start_call, init_call, ...)                          \
-    CS_HOT static int name##_blocking(const cs_coll_args_t *a) { return blocking_call(__VA_ARGS__); }\
+#define CS_COLLECTIVE_CALLS(name, blocking_call, start_call, init_call, ...)                                           \
+    CS_HOT static int name##_blocking(const cs_coll_args_t *a) { return blocking_call(__VA_ARGS__); }                  \
     CS_HOT static int name##_start(const cs_coll_args_t *a, MPI_Request *req) { return start_call(__VA_ARGS__, req); } \
-    CS_PERSISTENT_FORM(name, init_call, __VA_ARGS__)                                                   \
+    CS_PERSISTENT_FORM(name, init_call, __VA_ARGS__)                                                                   \
     static const cs_coll_ops_t name##_ops = {name##_blocking, name##_start, CS_PERSISTENT_PTR(name)};
+#define CS_COLL_OPS(name) (&name##_ops)
 
-#define CS_COLL_DESCRIPTOR(bench_name, title, desc, pattern_, label, layout, flow_, ops_, caps_, unavailable_) \
-    {.name = bench_name, .description = desc, .osu_title = title, .osu_value_label = label,                 \
-     .osu_leading_blank = true, .pattern = &pattern_, .metric = CS_METRIC_LATENCY,                            \
-     .iter_class = CS_ITERS_COLLECTIVE, .caps = CS_CAP_COLLECTIVE | (caps_), .default_min_size = 1,           \
-     .directions = 1, .default_max_size = CS_COLL_MAX_SIZE, .osu_layout = layout, .flow = &flow_,            \
-     .coll = &ops_, .unavailable = unavailable_}
+#endif /* CS_DESCRIPTORS_ONLY */
+
+#define CS_COLL_DESCRIPTOR(bench_name, title, desc, pattern_, label, layout, flow_, ops_, caps_, unavailable_)         \
+    {                                                                                                                  \
+        .name = bench_name, .description = desc, .osu_title = title, .osu_value_label = label,                         \
+        .osu_leading_blank = true, .pattern = pattern_, .metric = CS_METRIC_LATENCY,                                   \
+        .iter_class = CS_ITERS_COLLECTIVE, .caps = CS_CAP_COLLECTIVE | (caps_), .default_min_size = 1,                 \
+        .directions = 1, .default_max_size = CS_COLL_MAX_SIZE, .osu_layout = layout, .flow = &flow_, .coll = ops_,     \
+        .unavailable = unavailable_                                                                                    \
+    }
 
 /* cs_bench_NAME, cs_bench_iNAME and cs_bench_NAME_persistent, as OMB's osu_NAME,
  * osu_iNAME and osu_NAME_persistent. */
-#define CS_COLLECTIVE_BENCHES(name, title, desc, flow_, caps_)                                                  \
-    const cs_bench_t cs_bench_##name = CS_COLL_DESCRIPTOR(#name, title " Latency Test", desc,                   \
-        cs_pattern_collective, "Avg Latency(us)", CS_OSU_COLLECTIVE, flow_, name##_ops, caps_, NULL);           \
-    const cs_bench_t cs_bench_i##name = CS_COLL_DESCRIPTOR("i" #name, "Non-blocking " title " Latency Test",    \
-        "non-blocking form, overlap with a dummy compute: " desc, cs_pattern_nbc, "Overall(us)", CS_OSU_NBC,     \
-        flow_, name##_ops, (caps_) | CS_CAP_OVERLAP, NULL);                                                      \
-    const cs_bench_t cs_bench_##name##_persistent = CS_COLL_DESCRIPTOR(#name "_persistent",                     \
-        "Persistent " title " Latency Test", "MPI-4 persistent form: " desc, cs_pattern_persistent,             \
-        "Avg Latency(us)", CS_OSU_COLLECTIVE, flow_, name##_ops, caps_, CS_PERSISTENT_UNAVAILABLE);
+#define CS_COLLECTIVE_BENCHES(name, title, desc, flow_, caps_)                                                         \
+    const cs_bench_t cs_bench_##name =                                                                                 \
+        CS_COLL_DESCRIPTOR(#name, title " Latency Test", desc, CS_PATTERN_COLLECTIVE, "Avg Latency(us)",               \
+                           CS_OSU_COLLECTIVE, flow_, CS_COLL_OPS(name), caps_, NULL);                                  \
+    const cs_bench_t cs_bench_i##name = CS_COLL_DESCRIPTOR(                                                            \
+        "i" #name, "Non-blocking " title " Latency Test", "non-blocking form, overlap with a dummy compute: " desc,    \
+        CS_PATTERN_NBC, "Overall(us)", CS_OSU_NBC, flow_, CS_COLL_OPS(name), (caps_) | CS_CAP_OVERLAP, NULL);          \
+    const cs_bench_t cs_bench_##name##_persistent =                                                                    \
+        CS_COLL_DESCRIPTOR(#name "_persistent", "Persistent " title " Latency Test", "MPI-4 persistent form: " desc,   \
+                           CS_PATTERN_PERSISTENT, "Avg Latency(us)", CS_OSU_COLLECTIVE, flow_, CS_COLL_OPS(name),      \
+                           caps_, CS_PERSISTENT_UNAVAILABLE);
 
 /* Caps most collectives with data share. */
 #define CS_COLL_DATA (CS_CAP_DATATYPES | CS_CAP_BUSBW)

@@ -1,27 +1,14 @@
-/* One-sided benchmarks: an operation (MPI_Put, MPI_Get, ...) as a small row, and the
- * descriptor macros. The epochs around it (-s), the window (-w) and validation are the
- * one-sided pattern's (pattern_rma.c). */
+/* The MPI side of one-sided benchmarks: the arguments of one operation. The operation
+ * rows and descriptor macros are MPI-free in rma_op.h; the epochs (-s), the window (-w)
+ * and validation are the one-sided pattern's (patterns/rma.c). */
 #ifndef CS_RMA_H
 #define CS_RMA_H
 
 #include <mpi.h>
 #include <stdbool.h>
 
-#include "core/bench.h"
 #include "core/pattern.h"
-
-/* The MPI call of a one-sided benchmark. pattern_rma.c makes the call itself, inlined
- * into a loop compiled once per call, so that between two operations only the MPI calls
- * run: a put + flush takes 30-50 ns here, and a function pointer per operation cost
- * 5-10 % of that (docs/PERFORMANCE.md). */
-typedef enum cs_rma_call {
-    CS_RMA_PUT,
-    CS_RMA_GET,
-    CS_RMA_ACCUMULATE,     /* MPI_SUM */
-    CS_RMA_GET_ACCUMULATE, /* MPI_SUM */
-    CS_RMA_FETCH_AND_OP,   /* MPI_SUM, one element */
-    CS_RMA_COMPARE_AND_SWAP,
-} cs_rma_call_t;
+#include "patterns/rma_op.h"
 
 /* One operation of `count` elements at byte offset `off` of the local buffers and of the
  * target's window. */
@@ -35,33 +22,7 @@ typedef struct cs_rma_args {
     MPI_Win win;
 } cs_rma_args_t;
 
-/* What the target's window holds after the operation, for validation. */
-typedef enum cs_rma_update {
-    CS_RMA_KEEP,    /* get */
-    CS_RMA_REPLACE, /* put: the origin's data */
-    CS_RMA_SUM,     /* accumulate, fetch-and-op: old + origin (MPI_SUM) */
-    CS_RMA_SWAP,    /* compare-and-swap with the old value as comparand: the origin's data */
-} cs_rma_update_t;
-
-typedef struct cs_rma_op {
-    cs_rma_call_t call;
-    bool fetches; /* the origin's result buffer receives the target's old data */
-    cs_rma_update_t update;
-} cs_rma_op_t;
-
 #define CS_RMA_AT(buf, a) ((char *)(buf) + (a)->off)
-#define CS_RMA_DISP(a) ((a)->disp + (MPI_Aint)(a)->off)
-
-/* Every synchronisation OMB offers, and the ones its active-target-only tests take. */
-#define CS_RMA_ALL_SYNCS ((1u << CS_NSYNC_MODES) - 1)
-#define CS_RMA_ACTIVE_SYNCS (CS_MASK(CS_SYNC_PSCW) | CS_MASK(CS_SYNC_FENCE))
-
-#define CS_RMA_BENCH(bench_name, title, desc, pattern_, op_, metric_, caps_, syncs, sync_default, dirs)        \
-    {.name = bench_name, .description = desc, .osu_title = title,                                               \
-     .osu_value_label = (metric_) == CS_METRIC_LATENCY ? "Latency (us)" : "Bandwidth (MB/s)",                   \
-     .osu_leading_blank = false, .pattern = &pattern_, .metric = metric_,                                       \
-     .iter_class = (metric_) == CS_METRIC_LATENCY ? CS_ITERS_LATENCY : CS_ITERS_BANDWIDTH,                      \
-     .caps = CS_CAP_TWO_RANKS | CS_CAP_RMA | (caps_), .default_min_size = 1, .directions = dirs,                \
-     .osu_layout = CS_OSU_POINT_TO_POINT, .rma = &op_, .rma_syncs = syncs, .default_sync = sync_default}
+#define CS_RMA_DISP(a)    ((a)->disp + (MPI_Aint)(a)->off)
 
 #endif

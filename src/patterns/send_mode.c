@@ -12,13 +12,21 @@ static cs_status_t no_setup(cs_p2p_t *p, size_t max_size)
     p->attached = NULL;
     return CS_OK;
 }
-static cs_status_t no_teardown(cs_p2p_t *p) { (void)p; return CS_OK; }
+static cs_status_t no_teardown(cs_p2p_t *p)
+{
+    (void)p;
+    return CS_OK;
+}
 static cs_status_t no_begin(cs_p2p_t *p, void *rbuf, int n, int peer, bool initiator)
 {
     (void)p, (void)rbuf, (void)n, (void)peer, (void)initiator;
     return CS_OK;
 }
-static cs_status_t no_end(cs_p2p_t *p) { (void)p; return CS_OK; }
+static cs_status_t no_end(cs_p2p_t *p)
+{
+    (void)p;
+    return CS_OK;
+}
 
 /* MPI_Bsend: a ping-pong has one message in flight per rank, so room for two messages
  * (and MPI's per-message overhead) is always enough. */

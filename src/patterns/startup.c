@@ -10,7 +10,6 @@ static cs_status_t idle(cs_ctx_t *c)
     return CS_OK;
 }
 
-
 static cs_status_t no_iterations(cs_ctx_t *c, long first, long n)
 {
     (void)c, (void)first, (void)n;
@@ -19,9 +18,20 @@ static cs_status_t no_iterations(cs_ctx_t *c, long first, long n)
 
 static double init_seconds(const cs_ctx_t *c) { return c->info->init_seconds; }
 
-const cs_pattern_t cs_pattern_init = {
-    .name = "startup", .time_divisor = 1.0, .timers = CS_TIMERS_EVERY, .setup = idle, .teardown = cs_pattern_nothing,
-    .begin = cs_pattern_nothing, .iterations = no_iterations, .end = cs_pattern_nothing, .given_seconds = init_seconds};
-const cs_pattern_t cs_pattern_hello = {
-    .name = "none", .time_divisor = 1.0, .timers = CS_TIMERS_SOME, .setup = idle, .teardown = cs_pattern_nothing,
-    .begin = cs_pattern_nothing, .iterations = no_iterations, .end = cs_pattern_nothing};
+const cs_pattern_t cs_pattern_init = {.name = "startup",
+                                      .time_divisor = 1.0,
+                                      .timers = CS_TIMERS_EVERY,
+                                      .setup = idle,
+                                      .teardown = cs_pattern_nothing,
+                                      .begin = cs_pattern_nothing,
+                                      .iterations = no_iterations,
+                                      .end = cs_pattern_nothing,
+                                      .given_seconds = init_seconds};
+const cs_pattern_t cs_pattern_hello = {.name = "none",
+                                       .time_divisor = 1.0,
+                                       .timers = CS_TIMERS_SOME,
+                                       .setup = idle,
+                                       .teardown = cs_pattern_nothing,
+                                       .begin = cs_pattern_nothing,
+                                       .iterations = no_iterations,
+                                       .end = cs_pattern_nothing};

@@ -1,5 +1,5 @@
 /* JSON document (--format json, --json-out) and JSON Lines stream (--jsonl-out) of the
- * same records; schema/result.schema.json is the contract. */
+ * same records; python/commscope/records/schema/result.schema.json is the contract. */
 #include <string.h>
 
 #include "util/flow.h"
@@ -215,6 +215,7 @@ static void write_header_fields(FILE *out, const cs_run_info_t *info)
     write_benchmark(out, info);
     cs_json_key(out, "options", 0);
     write_options(out, info);
+    write_long(out, "planned_records", (long)cs_bench_planned_records(info->bench, info->opts, info->plan), 0);
     cs_json_key(out, "mpi", 0);
     fputc('{', out);
     cs_json_key(out, "library_version", 1);

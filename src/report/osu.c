@@ -8,9 +8,9 @@
 #include "report/report.h"
 #include "util/topo.h"
 
-#define SIZE_W 10
+#define SIZE_W  10
 #define FIELD_W 18
-#define ITER_W 12
+#define ITER_W  12
 
 typedef enum col_kind { COL_VALUE, COL_ITERATIONS, COL_VALIDATION, COL_PERCENTILES } col_kind_t;
 typedef enum col_when { WHEN_ALWAYS, WHEN_FULL, WHEN_BRIEF, WHEN_RATE, WHEN_BUSBW } col_when_t;
@@ -24,7 +24,7 @@ typedef struct osu_column {
 } osu_column_t;
 
 #define REC(field) offsetof(cs_record_t, field)
-#define ANY (-1)
+#define ANY        (-1)
 
 static const osu_column_t point_to_point[] = {
     {NULL, COL_VALUE, REC(latency_us), WHEN_ALWAYS, CS_METRIC_LATENCY},
@@ -67,8 +67,8 @@ static const osu_column_t nbc[] = {
 /* Line layouts: one line per record instead of a table. */
 static void init_line(FILE *out, const cs_run_info_t *info, const cs_record_t *rec)
 {
-    fprintf(out, "nprocs: %d, min: %.0f ms, max: %.0f ms, avg: %.0f ms\n", info->nranks,
-            rec->min_latency_us / 1e3, rec->max_latency_us / 1e3, rec->latency_us / 1e3);
+    fprintf(out, "nprocs: %d, min: %.0f ms, max: %.0f ms, avg: %.0f ms\n", info->nranks, rec->min_latency_us / 1e3,
+            rec->max_latency_us / 1e3, rec->latency_us / 1e3);
 }
 
 static void hello_intro(FILE *out, const cs_run_info_t *info)
@@ -184,8 +184,7 @@ static void osu_begin(cs_reporter_t *r, const cs_run_info_t *info)
     fprintf(out, strncmp(b->osu_title, "MPI_", 4) == 0 ? "# commscope %s v%s\n" : "# commscope MPI %s v%s\n",
             b->osu_title, info->tool_version);
     if (b->caps & CS_CAP_PAIRS) {
-        if (info->opts->vary_window)
-            fprintf(out, "# [ pairs: %d ] [ window size: Varied ]\n", plan->pairs);
+        if (info->opts->vary_window) fprintf(out, "# [ pairs: %d ] [ window size: Varied ]\n", plan->pairs);
         else if (b->caps & CS_CAP_WINDOW)
             fprintf(out, "# [ pairs: %d ] [ window size: %d ]\n", plan->pairs, plan->window);
     }

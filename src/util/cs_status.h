@@ -12,13 +12,12 @@ typedef enum cs_status {
 } cs_status_t;
 
 /* Trace where an error came from, then hand it to the caller. */
-#define CS_TRACE(st) \
-    (fprintf(stderr, "commscope-bench: error at %s:%d\n", __FILE__, __LINE__), (st))
+#define CS_TRACE(st) (fprintf(stderr, "commscope-bench: error at %s:%d\n", __FILE__, __LINE__), (st))
 
-#define CS_CHECK(expr)                        \
-    do {                                      \
-        cs_status_t cs_st_ = (expr);          \
-        if (cs_st_ != CS_OK) return cs_st_;   \
+#define CS_CHECK(expr)                                                                                                 \
+    do {                                                                                                               \
+        cs_status_t cs_st_ = (expr);                                                                                   \
+        if (cs_st_ != CS_OK) return cs_st_;                                                                            \
     } while (0)
 
 #endif

@@ -24,10 +24,26 @@ void cs_dtype_store(cs_dtype_t t, void *buf, size_t i, long long v)
 {
     char *at = (char *)buf + i * types[t].size;
     switch (t) {
-    case CS_DT_CHAR: { char x = (char)v; memcpy(at, &x, sizeof x); break; }
-    case CS_DT_INT: { int x = (int)v; memcpy(at, &x, sizeof x); break; }
-    case CS_DT_FLOAT: { float x = (float)v; memcpy(at, &x, sizeof x); break; }
-    case CS_DT_DOUBLE: { double x = (double)v; memcpy(at, &x, sizeof x); break; }
+    case CS_DT_CHAR: {
+        char x = (char)v;
+        memcpy(at, &x, sizeof x);
+        break;
+    }
+    case CS_DT_INT: {
+        int x = (int)v;
+        memcpy(at, &x, sizeof x);
+        break;
+    }
+    case CS_DT_FLOAT: {
+        float x = (float)v;
+        memcpy(at, &x, sizeof x);
+        break;
+    }
+    case CS_DT_DOUBLE: {
+        double x = (double)v;
+        memcpy(at, &x, sizeof x);
+        break;
+    }
     default: memcpy(at, &v, sizeof v); break;
     }
 }
@@ -36,10 +52,30 @@ bool cs_dtype_equals(cs_dtype_t t, const void *buf, size_t i, long long v)
 {
     const char *at = (const char *)buf + i * types[t].size;
     switch (t) {
-    case CS_DT_CHAR: { char x; memcpy(&x, at, sizeof x); return x == (char)v; }
-    case CS_DT_INT: { int x; memcpy(&x, at, sizeof x); return x == (int)v; }
-    case CS_DT_FLOAT: { float x; memcpy(&x, at, sizeof x); return x == (float)v; }
-    case CS_DT_DOUBLE: { double x; memcpy(&x, at, sizeof x); return x == (double)v; }
-    default: { long long x; memcpy(&x, at, sizeof x); return x == v; }
+    case CS_DT_CHAR: {
+        char x;
+        memcpy(&x, at, sizeof x);
+        return x == (char)v;
+    }
+    case CS_DT_INT: {
+        int x;
+        memcpy(&x, at, sizeof x);
+        return x == (int)v;
+    }
+    case CS_DT_FLOAT: {
+        float x;
+        memcpy(&x, at, sizeof x);
+        return x == (float)v;
+    }
+    case CS_DT_DOUBLE: {
+        double x;
+        memcpy(&x, at, sizeof x);
+        return x == (double)v;
+    }
+    default: {
+        long long x;
+        memcpy(&x, at, sizeof x);
+        return x == v;
+    }
     }
 }

@@ -16,7 +16,7 @@ typedef enum cs_dtype {
 } cs_dtype_t;
 
 #define CS_DT_SELECTABLE 4 /* -T chooses among the first four */
-#define CS_DT_MASK(t) (1u << (t))
+#define CS_DT_MASK(t)    (1u << (t))
 
 const char *cs_dtype_name(cs_dtype_t t);   /* "MPI_CHAR": what the tables print */
 const char *cs_dtype_option(cs_dtype_t t); /* "mpi_char": what -T takes */

@@ -6,8 +6,11 @@
 size_t cs_span_blocks(cs_span_t s, int nranks, int indegree, int outdegree)
 {
     static const int none = 0, one = 1;
-    const int *by_span[] = {[CS_SPAN_NONE] = &none, [CS_SPAN_ONE] = &one, [CS_SPAN_ALL] = &nranks,
-                            [CS_SPAN_IN] = &indegree, [CS_SPAN_OUT] = &outdegree};
+    const int *by_span[] = {[CS_SPAN_NONE] = &none,
+                            [CS_SPAN_ONE] = &one,
+                            [CS_SPAN_ALL] = &nranks,
+                            [CS_SPAN_IN] = &indegree,
+                            [CS_SPAN_OUT] = &outdegree};
     return (size_t)*by_span[s];
 }
 
@@ -20,7 +23,9 @@ size_t cs_flow_buffer_bytes(const cs_flow_t *f, size_t size, int nranks, int ind
 double cs_busbw_factor(cs_busbw_kind_t k, int nranks)
 {
     double n = nranks;
-    const double by_kind[] = {[CS_BUSBW_NONE] = NAN, [CS_BUSBW_ONE] = 1.0, [CS_BUSBW_RING] = (n - 1) / n,
+    const double by_kind[] = {[CS_BUSBW_NONE] = NAN,
+                              [CS_BUSBW_ONE] = 1.0,
+                              [CS_BUSBW_RING] = (n - 1) / n,
                               [CS_BUSBW_ALLREDUCE] = 2 * (n - 1) / n};
     return by_kind[k];
 }
@@ -49,9 +54,7 @@ void cs_flow_segment(const cs_flow_t *f, size_t count, int nranks, int r, size_t
         *len = base;
         *offset = ur * base;
         return;
-    default:
-        *offset = 0;
-        *len = count;
+    default: *offset = 0; *len = count;
     }
 }
 
@@ -81,8 +84,16 @@ long long cs_flow_sum(int nranks, size_t element, long long bound)
 
 /* ---- the flows: who sends which blocks, who receives them from whom ---- */
 
-static int zero(const cs_flow_env_t *e) { (void)e; return 0; }
-static int one(const cs_flow_env_t *e) { (void)e; return 1; }
+static int zero(const cs_flow_env_t *e)
+{
+    (void)e;
+    return 0;
+}
+static int one(const cs_flow_env_t *e)
+{
+    (void)e;
+    return 1;
+}
 static int all(const cs_flow_env_t *e) { return e->nranks; }
 static int at_root_one(const cs_flow_env_t *e) { return e->me == e->root; }
 static int at_root_all(const cs_flow_env_t *e) { return e->me == e->root ? e->nranks : 0; }
@@ -92,64 +103,185 @@ static int outdegree(const cs_flow_env_t *e) { return e->outdegree; }
 /* scatter in place: the root keeps its own block and receives nothing */
 static int scatter_receives(const cs_flow_env_t *e) { return !(e->in_place && e->me == e->root); }
 
-static int untagged(const cs_flow_env_t *e, int k) { (void)e, (void)k; return -1; }
-static int for_rank(const cs_flow_env_t *e, int k) { (void)e; return k; }
+static int untagged(const cs_flow_env_t *e, int k)
+{
+    (void)e, (void)k;
+    return -1;
+}
+static int for_rank(const cs_flow_env_t *e, int k)
+{
+    (void)e;
+    return k;
+}
 static int for_destination(const cs_flow_env_t *e, int k) { return e->destinations[k]; }
 
-static void from_root(const cs_flow_env_t *e, int j, int *s, int *tag) { (void)j; *s = e->root; *tag = -1; }
-static void from_root_for_me(const cs_flow_env_t *e, int j, int *s, int *tag) { (void)j; *s = e->root; *tag = e->me; }
-static void from_rank(const cs_flow_env_t *e, int j, int *s, int *tag) { (void)e; *s = j; *tag = -1; }
-static void from_rank_for_me(const cs_flow_env_t *e, int j, int *s, int *tag) { *s = j; *tag = e->me; }
-static void from_source(const cs_flow_env_t *e, int j, int *s, int *tag) { *s = e->sources[j]; *tag = -1; }
-static void from_source_for_me(const cs_flow_env_t *e, int j, int *s, int *tag) { *s = e->sources[j]; *tag = e->me; }
+static void from_root(const cs_flow_env_t *e, int j, int *s, int *tag)
+{
+    (void)j;
+    *s = e->root;
+    *tag = -1;
+}
+static void from_root_for_me(const cs_flow_env_t *e, int j, int *s, int *tag)
+{
+    (void)j;
+    *s = e->root;
+    *tag = e->me;
+}
+static void from_rank(const cs_flow_env_t *e, int j, int *s, int *tag)
+{
+    (void)e;
+    *s = j;
+    *tag = -1;
+}
+static void from_rank_for_me(const cs_flow_env_t *e, int j, int *s, int *tag)
+{
+    *s = j;
+    *tag = e->me;
+}
+static void from_source(const cs_flow_env_t *e, int j, int *s, int *tag)
+{
+    *s = e->sources[j];
+    *tag = -1;
+}
+static void from_source_for_me(const cs_flow_env_t *e, int j, int *s, int *tag)
+{
+    *s = e->sources[j];
+    *tag = e->me;
+}
 /* reductions: the block holds sums, checked with cs_flow_sum */
-static void summed(const cs_flow_env_t *e, int j, int *s, int *tag) { (void)e, (void)j; *s = -1; *tag = -1; }
+static void summed(const cs_flow_env_t *e, int j, int *s, int *tag)
+{
+    (void)e, (void)j;
+    *s = -1;
+    *tag = -1;
+}
 
-const cs_flow_t cs_flow_barrier = {
-    .name = "barrier", .send = CS_SPAN_NONE, .recv = CS_SPAN_NONE, .algbw_bytes = CS_SPAN_NONE,
-    .busbw = CS_BUSBW_NONE, .send_blocks = zero, .send_tag = untagged, .recv_blocks = zero, .recv_from = from_rank};
-const cs_flow_t cs_flow_bcast = {
-    .name = "bcast", .send = CS_SPAN_ONE, .recv = CS_SPAN_ONE, .algbw_bytes = CS_SPAN_ONE, .busbw = CS_BUSBW_ONE,
-    .rooted = true, .send_blocks = at_root_one, .send_tag = untagged, .recv_blocks = not_root_one,
-    .recv_from = from_root};
-const cs_flow_t cs_flow_gather = {
-    .name = "gather", .send = CS_SPAN_ONE, .recv = CS_SPAN_ALL, .algbw_bytes = CS_SPAN_ALL,
-    .busbw = CS_BUSBW_RING, .rooted = true, .inplace = CS_INPLACE_OWN_BLOCK, .inplace_root_only = true,
-    .send_blocks = one, .send_tag = untagged, .recv_blocks = at_root_all, .recv_from = from_rank};
-const cs_flow_t cs_flow_scatter = {
-    .name = "scatter", .send = CS_SPAN_ALL, .recv = CS_SPAN_ONE, .algbw_bytes = CS_SPAN_ALL,
-    .busbw = CS_BUSBW_RING, .rooted = true, .inplace = CS_INPLACE_ROOT_KEEPS, .inplace_root_only = true,
-    .send_blocks = at_root_all, .send_tag = for_rank, .recv_blocks = scatter_receives,
-    .recv_from = from_root_for_me};
-const cs_flow_t cs_flow_allgather = {
-    .name = "allgather", .send = CS_SPAN_ONE, .recv = CS_SPAN_ALL, .algbw_bytes = CS_SPAN_ALL,
-    .busbw = CS_BUSBW_RING, .inplace = CS_INPLACE_OWN_BLOCK, .send_blocks = one, .send_tag = untagged,
-    .recv_blocks = all, .recv_from = from_rank};
-const cs_flow_t cs_flow_alltoall = {
-    .name = "alltoall", .send = CS_SPAN_ALL, .recv = CS_SPAN_ALL, .algbw_bytes = CS_SPAN_ALL,
-    .busbw = CS_BUSBW_RING, .inplace = CS_INPLACE_WHOLE, .send_blocks = all, .send_tag = for_rank,
-    .recv_blocks = all, .recv_from = from_rank_for_me};
-const cs_flow_t cs_flow_reduce = {
-    .name = "reduce", .send = CS_SPAN_ONE, .recv = CS_SPAN_ONE, .algbw_bytes = CS_SPAN_ONE, .busbw = CS_BUSBW_ONE,
-    .rooted = true, .reduces = true, .inplace = CS_INPLACE_WHOLE, .inplace_root_only = true, .send_blocks = one,
-    .send_tag = untagged, .recv_blocks = at_root_one, .recv_from = summed};
-const cs_flow_t cs_flow_allreduce = {
-    .name = "allreduce", .send = CS_SPAN_ONE, .recv = CS_SPAN_ONE, .algbw_bytes = CS_SPAN_ONE,
-    .busbw = CS_BUSBW_ALLREDUCE, .reduces = true, .inplace = CS_INPLACE_WHOLE, .send_blocks = one,
-    .send_tag = untagged, .recv_blocks = one, .recv_from = summed};
-const cs_flow_t cs_flow_reduce_scatter = {
-    .name = "reduce_scatter", .send = CS_SPAN_ONE, .recv = CS_SPAN_ONE, .algbw_bytes = CS_SPAN_ONE,
-    .busbw = CS_BUSBW_RING, .reduces = true, .segment = CS_SEGMENT_SPLIT, .inplace = CS_INPLACE_WHOLE,
-    .send_blocks = one, .send_tag = untagged, .recv_blocks = one, .recv_from = summed};
-const cs_flow_t cs_flow_reduce_scatter_block = {
-    .name = "reduce_scatter_block", .send = CS_SPAN_ONE, .recv = CS_SPAN_ONE, .algbw_bytes = CS_SPAN_ONE,
-    .busbw = CS_BUSBW_RING, .reduces = true, .segment = CS_SEGMENT_BLOCK, .inplace = CS_INPLACE_WHOLE,
-    .send_blocks = one, .send_tag = untagged, .recv_blocks = one, .recv_from = summed};
-const cs_flow_t cs_flow_neighbor_allgather = {
-    .name = "neighbor_allgather", .send = CS_SPAN_ONE, .recv = CS_SPAN_IN, .algbw_bytes = CS_SPAN_NONE,
-    .busbw = CS_BUSBW_NONE, .send_blocks = one, .send_tag = untagged, .recv_blocks = indegree,
-    .recv_from = from_source};
-const cs_flow_t cs_flow_neighbor_alltoall = {
-    .name = "neighbor_alltoall", .send = CS_SPAN_OUT, .recv = CS_SPAN_IN, .algbw_bytes = CS_SPAN_NONE,
-    .busbw = CS_BUSBW_NONE, .send_blocks = outdegree, .send_tag = for_destination, .recv_blocks = indegree,
-    .recv_from = from_source_for_me};
+const cs_flow_t cs_flow_barrier = {.name = "barrier",
+                                   .send = CS_SPAN_NONE,
+                                   .recv = CS_SPAN_NONE,
+                                   .algbw_bytes = CS_SPAN_NONE,
+                                   .busbw = CS_BUSBW_NONE,
+                                   .send_blocks = zero,
+                                   .send_tag = untagged,
+                                   .recv_blocks = zero,
+                                   .recv_from = from_rank};
+const cs_flow_t cs_flow_bcast = {.name = "bcast",
+                                 .send = CS_SPAN_ONE,
+                                 .recv = CS_SPAN_ONE,
+                                 .algbw_bytes = CS_SPAN_ONE,
+                                 .busbw = CS_BUSBW_ONE,
+                                 .rooted = true,
+                                 .send_blocks = at_root_one,
+                                 .send_tag = untagged,
+                                 .recv_blocks = not_root_one,
+                                 .recv_from = from_root};
+const cs_flow_t cs_flow_gather = {.name = "gather",
+                                  .send = CS_SPAN_ONE,
+                                  .recv = CS_SPAN_ALL,
+                                  .algbw_bytes = CS_SPAN_ALL,
+                                  .busbw = CS_BUSBW_RING,
+                                  .rooted = true,
+                                  .inplace = CS_INPLACE_OWN_BLOCK,
+                                  .inplace_root_only = true,
+                                  .send_blocks = one,
+                                  .send_tag = untagged,
+                                  .recv_blocks = at_root_all,
+                                  .recv_from = from_rank};
+const cs_flow_t cs_flow_scatter = {.name = "scatter",
+                                   .send = CS_SPAN_ALL,
+                                   .recv = CS_SPAN_ONE,
+                                   .algbw_bytes = CS_SPAN_ALL,
+                                   .busbw = CS_BUSBW_RING,
+                                   .rooted = true,
+                                   .inplace = CS_INPLACE_ROOT_KEEPS,
+                                   .inplace_root_only = true,
+                                   .send_blocks = at_root_all,
+                                   .send_tag = for_rank,
+                                   .recv_blocks = scatter_receives,
+                                   .recv_from = from_root_for_me};
+const cs_flow_t cs_flow_allgather = {.name = "allgather",
+                                     .send = CS_SPAN_ONE,
+                                     .recv = CS_SPAN_ALL,
+                                     .algbw_bytes = CS_SPAN_ALL,
+                                     .busbw = CS_BUSBW_RING,
+                                     .inplace = CS_INPLACE_OWN_BLOCK,
+                                     .send_blocks = one,
+                                     .send_tag = untagged,
+                                     .recv_blocks = all,
+                                     .recv_from = from_rank};
+const cs_flow_t cs_flow_alltoall = {.name = "alltoall",
+                                    .send = CS_SPAN_ALL,
+                                    .recv = CS_SPAN_ALL,
+                                    .algbw_bytes = CS_SPAN_ALL,
+                                    .busbw = CS_BUSBW_RING,
+                                    .inplace = CS_INPLACE_WHOLE,
+                                    .send_blocks = all,
+                                    .send_tag = for_rank,
+                                    .recv_blocks = all,
+                                    .recv_from = from_rank_for_me};
+const cs_flow_t cs_flow_reduce = {.name = "reduce",
+                                  .send = CS_SPAN_ONE,
+                                  .recv = CS_SPAN_ONE,
+                                  .algbw_bytes = CS_SPAN_ONE,
+                                  .busbw = CS_BUSBW_ONE,
+                                  .rooted = true,
+                                  .reduces = true,
+                                  .inplace = CS_INPLACE_WHOLE,
+                                  .inplace_root_only = true,
+                                  .send_blocks = one,
+                                  .send_tag = untagged,
+                                  .recv_blocks = at_root_one,
+                                  .recv_from = summed};
+const cs_flow_t cs_flow_allreduce = {.name = "allreduce",
+                                     .send = CS_SPAN_ONE,
+                                     .recv = CS_SPAN_ONE,
+                                     .algbw_bytes = CS_SPAN_ONE,
+                                     .busbw = CS_BUSBW_ALLREDUCE,
+                                     .reduces = true,
+                                     .inplace = CS_INPLACE_WHOLE,
+                                     .send_blocks = one,
+                                     .send_tag = untagged,
+                                     .recv_blocks = one,
+                                     .recv_from = summed};
+const cs_flow_t cs_flow_reduce_scatter = {.name = "reduce_scatter",
+                                          .send = CS_SPAN_ONE,
+                                          .recv = CS_SPAN_ONE,
+                                          .algbw_bytes = CS_SPAN_ONE,
+                                          .busbw = CS_BUSBW_RING,
+                                          .reduces = true,
+                                          .segment = CS_SEGMENT_SPLIT,
+                                          .inplace = CS_INPLACE_WHOLE,
+                                          .send_blocks = one,
+                                          .send_tag = untagged,
+                                          .recv_blocks = one,
+                                          .recv_from = summed};
+const cs_flow_t cs_flow_reduce_scatter_block = {.name = "reduce_scatter_block",
+                                                .send = CS_SPAN_ONE,
+                                                .recv = CS_SPAN_ONE,
+                                                .algbw_bytes = CS_SPAN_ONE,
+                                                .busbw = CS_BUSBW_RING,
+                                                .reduces = true,
+                                                .segment = CS_SEGMENT_BLOCK,
+                                                .inplace = CS_INPLACE_WHOLE,
+                                                .send_blocks = one,
+                                                .send_tag = untagged,
+                                                .recv_blocks = one,
+                                                .recv_from = summed};
+const cs_flow_t cs_flow_neighbor_allgather = {.name = "neighbor_allgather",
+                                              .send = CS_SPAN_ONE,
+                                              .recv = CS_SPAN_IN,
+                                              .algbw_bytes = CS_SPAN_NONE,
+                                              .busbw = CS_BUSBW_NONE,
+                                              .send_blocks = one,
+                                              .send_tag = untagged,
+                                              .recv_blocks = indegree,
+                                              .recv_from = from_source};
+const cs_flow_t cs_flow_neighbor_alltoall = {.name = "neighbor_alltoall",
+                                             .send = CS_SPAN_OUT,
+                                             .recv = CS_SPAN_IN,
+                                             .algbw_bytes = CS_SPAN_NONE,
+                                             .busbw = CS_BUSBW_NONE,
+                                             .send_blocks = outdegree,
+                                             .send_tag = for_destination,
+                                             .recv_blocks = indegree,
+                                             .recv_from = from_source_for_me};

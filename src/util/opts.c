@@ -16,7 +16,7 @@
 
 /* getopt_long's value of an option: its short letter, or 256 + its id when it has none */
 #define OPTION_VALUE(id, short_letter) ((short_letter) ? (short_letter) : 256 + (id))
-#define LONG_ONLY(id) (256 + CS_OPT_##id)
+#define LONG_ONLY(id)                  (256 + CS_OPT_##id)
 
 static const struct option long_options[] = {
 #define CS_OPTION(id, s, l, arg, ...) {l, arg##_argument, NULL, OPTION_VALUE(CS_OPT_##id, s)},
@@ -88,7 +88,6 @@ void cs_opts_init(cs_opts_t *o)
     o->nbr_kind = CS_NBR_CART;
     o->nbr_dims = 1; /* OMB's default neighbourhood: cart:1:1 */
     o->nbr_radius = 1;
-    o->win_modes = CS_MASK(CS_WIN_ALLOCATE);
 }
 
 _Static_assert(CS_NOPTIONS <= 64, "cs_opts_t.given holds one bit per option");
@@ -103,9 +102,21 @@ bool cs_parse_bytes(const char *s, size_t *out)
     unsigned shift = 0;
     switch (*end) {
     case '\0': break;
-    case 'k': case 'K': shift = 10; end++; break;
-    case 'm': case 'M': shift = 20; end++; break;
-    case 'g': case 'G': shift = 30; end++; break;
+    case 'k':
+    case 'K':
+        shift = 10;
+        end++;
+        break;
+    case 'm':
+    case 'M':
+        shift = 20;
+        end++;
+        break;
+    case 'g':
+    case 'G':
+        shift = 30;
+        end++;
+        break;
     default: return false;
     }
     if (*end != '\0') return false;
@@ -128,7 +139,10 @@ static bool parse_long(const char *s, long min, long max, long *out)
 
 /* A finite number in [min, max] followed by one of `suffixes` (each with its factor) or
  * nothing. */
-typedef struct unit { const char *suffix; double factor; } unit_t;
+typedef struct unit {
+    const char *suffix;
+    double factor;
+} unit_t;
 static bool parse_scaled(const char *s, double min, double max, const unit_t *units, double *out)
 {
     if (s == NULL || *s == '\0') return false;
@@ -157,12 +171,16 @@ static cs_status_t parse_precision(int c, const char *arg, cs_opts_t *o, char *e
     long v;
     if (c == LONG_ONLY(PRECISION)) {
         if (!parse_scaled(arg, 1e-6, 100, percent, &o->precision.target_pct) || o->precision.target_pct <= 0)
-            return cs_usage_error(err, errlen, "--precision %s: give a percentage above 0 and at most 100, "
-                                            "e.g. 2 or 2%%", arg);
+            return cs_usage_error(err, errlen,
+                                  "--precision %s: give a percentage above 0 and at most 100, "
+                                  "e.g. 2 or 2%%",
+                                  arg);
     } else if (c == LONG_ONLY(MAX_TIME)) {
         if (!parse_scaled(arg, 1e-3, 86400, seconds, &o->precision.max_time_s))
-            return cs_usage_error(err, errlen, "--max-time %s: give seconds from 0.001 to 86400, e.g. 2, 0.5s "
-                                            "or 200ms", arg);
+            return cs_usage_error(err, errlen,
+                                  "--max-time %s: give seconds from 0.001 to 86400, e.g. 2, 0.5s "
+                                  "or 200ms",
+                                  arg);
     } else {
         if (!parse_long(arg, 2, 1 << 20, &v))
             return cs_usage_error(err, errlen, "--min-samples %s: give a whole number from 2 to 1048576", arg);
@@ -176,13 +194,16 @@ static cs_status_t check_precision(const cs_opts_t *o, char *err, size_t errlen)
 {
     bool target = cs_opts_given(o, CS_OPT_PRECISION);
     if (!target && cs_opts_given(o, CS_OPT_MAX_TIME))
-        return cs_usage_error(err, errlen, "--max-time %s needs --precision (without it the iteration count "
-                                        "is fixed: -i)", o->given_value[CS_OPT_MAX_TIME]);
+        return cs_usage_error(err, errlen,
+                              "--max-time %s needs --precision (without it the iteration count "
+                              "is fixed: -i)",
+                              o->given_value[CS_OPT_MAX_TIME]);
     if (!target && cs_opts_given(o, CS_OPT_MIN_SAMPLES))
         return cs_usage_error(err, errlen, "--min-samples %s needs --precision", o->given_value[CS_OPT_MIN_SAMPLES]);
     if (target && o->iterations_set)
-        return cs_usage_error(err, errlen, "-i %s and --precision %s: choose one (-i fixes the iterations, "
-                                        "--precision measures until the result is known well enough)",
+        return cs_usage_error(err, errlen,
+                              "-i %s and --precision %s: choose one (-i fixes the iterations, "
+                              "--precision measures until the result is known well enough)",
                               o->given_value[CS_OPT_ITERATIONS], o->given_value[CS_OPT_PRECISION]);
     return CS_OK;
 }
@@ -199,13 +220,11 @@ static cs_status_t parse_sizes(const char *arg, cs_opts_t *o, char *err, size_t 
     }
     char min_part[64];
     size_t min_len = (size_t)(colon - arg);
-    if (min_len >= sizeof min_part)
-        return cs_usage_error(err, errlen, "-m %s: MIN is too long", arg);
+    if (min_len >= sizeof min_part) return cs_usage_error(err, errlen, "-m %s: MIN is too long", arg);
     memcpy(min_part, arg, min_len);
     min_part[min_len] = '\0';
     const char *max_part = colon + 1;
-    if (min_len == 0 && *max_part == '\0')
-        return cs_usage_error(err, errlen, "-m %s: give MIN, MAX or both", arg);
+    if (min_len == 0 && *max_part == '\0') return cs_usage_error(err, errlen, "-m %s: give MIN, MAX or both", arg);
     if (min_len > 0) {
         if (!cs_parse_bytes(min_part, &o->min_size))
             return cs_usage_error(err, errlen, "-m %s: MIN '%s' is not a message size", arg, min_part);
@@ -219,6 +238,34 @@ static cs_status_t parse_sizes(const char *arg, cs_opts_t *o, char *err, size_t 
     if (o->min_size_set && o->max_size_set && o->min_size > o->max_size)
         return cs_usage_error(err, errlen, "-m %s: MIN %zu is larger than MAX %zu", arg, o->min_size, o->max_size);
     return CS_OK;
+}
+
+/* OMB's trailing buffer placement words. */
+static bool parse_mem_kind(const char *word, cs_mem_kind_t *kind)
+{
+    static const struct {
+        const char *word;
+        cs_mem_kind_t kind;
+    } words[] = {{"H", CS_MEM_HOST},
+                 {"D", CS_MEM_DEVICE},
+                 {"M", CS_MEM_MANAGED_DEVICE},
+                 {"MD", CS_MEM_MANAGED_DEVICE},
+                 {"MH", CS_MEM_MANAGED_HOST}};
+    for (size_t i = 0; i < sizeof words / sizeof words[0]; i++)
+        if (strcmp(word, words[i].word) == 0) {
+            *kind = words[i].kind;
+            return true;
+        }
+    return false;
+}
+
+/* "50", "50,90,99.9": what may follow -z as its own word */
+static bool is_percentile_list(const char *word)
+{
+    if (!isdigit((unsigned char)word[0])) return false;
+    for (const char *p = word; *p; p++)
+        if (!isdigit((unsigned char)*p) && *p != '.' && *p != ',') return false;
+    return true;
 }
 
 /* -z or -z50,90,99.9: up to CS_MAX_PERCENTILES values in (0, 100). */
@@ -237,7 +284,8 @@ static cs_status_t parse_percentiles(const char *arg, cs_opts_t *o, char *err, s
         errno = 0;
         double v = strtod(p, &end);
         if (end == p || errno == ERANGE || !(v > 0.0 && v < 100.0) || (*end != ',' && *end != '\0'))
-            return cs_usage_error(err, errlen, "-z %s: percentiles must be numbers between 0 and 100, separated by commas", arg);
+            return cs_usage_error(err, errlen,
+                                  "-z %s: percentiles must be numbers between 0 and 100, separated by commas", arg);
         if (o->npercentiles == CS_MAX_PERCENTILES)
             return cs_usage_error(err, errlen, "-z %s: at most %d percentiles", arg, CS_MAX_PERCENTILES);
         o->percentiles[o->npercentiles++] = v;
@@ -374,8 +422,10 @@ static cs_status_t apply_option(int c, const char *arg, cs_opts_t *o, char *err,
     case 'V': o->vary_window = true; return CS_OK;
     case 'c':
         if (arg != NULL)
-            return cs_usage_error(err, errlen, "-c%s: validation logs are not supported; use -c alone "
-                                            "(failures are counted per size in the output)", arg);
+            return cs_usage_error(err, errlen,
+                                  "-c%s: validation logs are not supported; use -c alone "
+                                  "(failures are counted per size in the output)",
+                                  arg);
         o->validate = true;
         return CS_OK;
     case 'f': o->full = true; return CS_OK;
@@ -398,9 +448,12 @@ static cs_status_t apply_option(int c, const char *arg, cs_opts_t *o, char *err,
         return CS_OK;
     case 'T':
         if (!parse_name_set(arg, dtype_option, CS_DT_SELECTABLE, &o->dtypes))
-            return cs_usage_error(err, errlen, "-T %s: choose mpi_char, mpi_int, mpi_float, mpi_double, a "
-                                            "comma-separated list of them, or all", arg);
+            return cs_usage_error(err, errlen,
+                                  "-T %s: choose mpi_char, mpi_int, mpi_float, mpi_double, a "
+                                  "comma-separated list of them, or all",
+                                  arg);
         o->dtypes_set = true;
+        o->dtypes_all = strcmp(arg, "all") == 0;
         return CS_OK;
     case 'k': return parse_root(arg, o, err, errlen);
     case 'l': o->in_place = true; return CS_OK;
@@ -413,14 +466,18 @@ static cs_status_t apply_option(int c, const char *arg, cs_opts_t *o, char *err,
     case 'N': return parse_nbr(arg, o, err, errlen);
     case 'w':
         if (!parse_name_set(arg, win_option, CS_NWIN_MODES, &o->win_modes))
-            return cs_usage_error(err, errlen, "-w %s: choose create, allocate, dynamic, a comma-separated list "
-                                            "of them, or all", arg);
+            return cs_usage_error(err, errlen,
+                                  "-w %s: choose create, allocate, dynamic, a comma-separated list "
+                                  "of them, or all",
+                                  arg);
         o->win_modes_set = true;
         return CS_OK;
     case 's':
         if (!parse_name_set(arg, sync_option, CS_NSYNC_MODES, &o->sync_modes))
-            return cs_usage_error(err, errlen, "-s %s: choose lock, pscw, fence, flush, flush_local, lock_all, a "
-                                            "comma-separated list of them, or all", arg);
+            return cs_usage_error(err, errlen,
+                                  "-s %s: choose lock, pscw, fence, flush, flush_local, lock_all, a "
+                                  "comma-separated list of them, or all",
+                                  arg);
         o->sync_modes_set = true;
         o->sync_all = strcmp(arg, "all") == 0;
         return CS_OK;
@@ -433,7 +490,10 @@ static cs_status_t apply_option(int c, const char *arg, cs_opts_t *o, char *err,
     case LONG_ONLY(JSONL_OUT): o->jsonl_out = arg; return CS_OK;
     case LONG_ONLY(SEND_MODE): return parse_send_mode(arg, o, err, errlen);
     case LONG_ONLY(BATCH):
-        if (strcmp(arg, "auto") == 0) { o->batch = 0; return CS_OK; }
+        if (strcmp(arg, "auto") == 0) {
+            o->batch = 0;
+            return CS_OK;
+        }
         if (!parse_long(arg, 1, INT_MAX, &v))
             return cs_usage_error(err, errlen, "--batch %s: give auto or a whole number >= 1", arg);
         o->batch = v;
@@ -443,8 +503,7 @@ static cs_status_t apply_option(int c, const char *arg, cs_opts_t *o, char *err,
             return cs_usage_error(err, errlen, "--debug-corrupt %s: give a message size", arg);
         o->corrupt_size = v;
         return CS_OK;
-    default:
-        return cs_usage_error(err, errlen, "internal: unhandled option %d", c);
+    default: return cs_usage_error(err, errlen, "internal: unhandled option %d", c);
     }
 }
 
@@ -461,8 +520,7 @@ static void describe_bad_flag(int c, int argc, char **argv, char *buf, size_t le
     snprintf(buf, len, "%s", argv[idx]);
 }
 
-cs_status_t cs_opts_parse(int argc, char **argv, const char *implied_bench, cs_opts_t *o,
-                          char *err, size_t errlen)
+cs_status_t cs_opts_parse(int argc, char **argv, const char *implied_bench, cs_opts_t *o, char *err, size_t errlen)
 {
     cs_opts_init(o);
     o->bench_name = implied_bench;
@@ -480,23 +538,34 @@ cs_status_t cs_opts_parse(int argc, char **argv, const char *implied_bench, cs_o
             describe_bad_flag(optopt, argc, argv, flag, sizeof flag);
             return cs_usage_error(err, errlen, "option %s needs a value", flag);
         }
+        /* -z 50,90: OMB's users put the list in the next word too */
+        if (c == 'z' && optarg == NULL && optind < argc && is_percentile_list(argv[optind])) optarg = argv[optind++];
         int id = option_id(c);
         if (id < 0) return cs_usage_error(err, errlen, "internal: unhandled option %d", c);
         cs_opts_mark(o, (cs_option_id_t)id, optarg);
         CS_CHECK(apply_option(c, optarg, o, err, errlen));
     }
+    int nkinds = 0;
     for (int i = optind; i < argc; i++) {
         if (o->bench_name == NULL) {
             o->bench_name = argv[i];
             continue;
         }
-        return cs_usage_error(err, errlen, "unexpected argument '%s' (benchmark is already '%s')", argv[i],
-                           o->bench_name);
+        cs_mem_kind_t kind;
+        if (nkinds < 2 && parse_mem_kind(argv[i], &kind)) {
+            o->mem_kinds[nkinds++] = kind;
+            continue;
+        }
+        return cs_usage_error(err, errlen,
+                              "unexpected argument '%s' (benchmark is already '%s'; buffer placements are two of "
+                              "H, D, M, MH, MD)",
+                              argv[i], o->bench_name);
     }
+    if (nkinds == 1) o->mem_kinds[1] = o->mem_kinds[0];
+    o->mem_kinds_set = nkinds > 0;
     if (o->help || o->version || o->list) return CS_OK;
     CS_CHECK(check_precision(o, err, errlen));
-    if (o->bench_name == NULL)
-        return cs_usage_error(err, errlen, "no benchmark named (see --list)");
+    if (o->bench_name == NULL) return cs_usage_error(err, errlen, "no benchmark named (see --list)");
     return CS_OK;
 }
 
@@ -527,8 +596,9 @@ const char *cs_sync_option(cs_rma_sync_t s)
 const char *cs_sync_calls(cs_rma_sync_t s)
 {
     /* as OMB's header names them */
-    static const char *const names[] = {"MPI_Win_lock/unlock", "MPI_Win_post/start/complete/wait", "MPI_Win_fence",
-                                        "MPI_Win_flush", "MPI_Win_flush_local", "MPI_Win_lock_all/unlock_all"};
+    static const char *const names[] = {"MPI_Win_lock/unlock", "MPI_Win_post/start/complete/wait",
+                                        "MPI_Win_fence",       "MPI_Win_flush",
+                                        "MPI_Win_flush_local", "MPI_Win_lock_all/unlock_all"};
     return names[s];
 }
 

@@ -10,7 +10,7 @@
 #include "util/cs_status.h"
 #include "util/precision.h"
 
-#define CS_MAX_PERCENTILES 5
+#define CS_MAX_PERCENTILES  5
 #define CS_MAX_REPORT_FILES 2
 
 typedef enum cs_format { CS_FORMAT_OSU, CS_FORMAT_JSON, CS_FORMAT_CSV } cs_format_t;
@@ -42,6 +42,10 @@ typedef enum cs_rma_sync {
     CS_NSYNC_MODES
 } cs_rma_sync_t;
 
+/* Where a side's buffer lives, as OMB's trailing arguments name it (`osu_latency D H`):
+ * H host, D device, M or MD managed memory preferring the device, MH preferring the host. */
+typedef enum cs_mem_kind { CS_MEM_HOST, CS_MEM_DEVICE, CS_MEM_MANAGED_DEVICE, CS_MEM_MANAGED_HOST } cs_mem_kind_t;
+
 /* -N: the neighbourhood of the neighbourhood collectives */
 typedef enum cs_nbr_kind { CS_NBR_CART, CS_NBR_GRAPH } cs_nbr_kind_t;
 
@@ -56,9 +60,9 @@ typedef enum cs_option_id {
 } cs_option_id_t;
 
 typedef struct cs_opts {
-    const char *bench_name; /* positional, or implied by an osu_* program name */
-    unsigned long long given;                /* options typed: bit CS_OPT_<ID> */
-    const char *given_value[CS_NOPTIONS];    /* the last value typed for each ("" without one) */
+    const char *bench_name;               /* positional, or implied by an osu_* program name */
+    unsigned long long given;             /* options typed: bit CS_OPT_<ID> */
+    const char *given_value[CS_NOPTIONS]; /* the last value typed for each ("" without one) */
 
     size_t min_size, max_size;
     bool min_size_set, max_size_set;
@@ -81,15 +85,15 @@ typedef struct cs_opts {
     long batch; /* iterations per timed sample; 0 = chosen from the warm-up */
 
     /* collectives */
-    unsigned dtypes; /* -T: CS_MASK of cs_dtype_t; the driver sweeps them in order */
-    bool dtypes_set;
-    cs_root_mode_t root_mode; /* -k */
+    unsigned dtypes;             /* -T: CS_MASK of cs_dtype_t; the driver sweeps them in order */
+    bool dtypes_set, dtypes_all; /* -T all: every type the benchmark takes */
+    cs_root_mode_t root_mode;    /* -k */
     int root;
     bool root_set;
-    bool in_place;  /* -l */
-    int num_tests;  /* -t: MPI_Test calls during the dummy compute of non-blocking collectives */
+    bool in_place; /* -l */
+    int num_tests; /* -t: MPI_Test calls during the dummy compute of non-blocking collectives */
     bool num_tests_set;
-    bool busbw;     /* --busbw: algorithm and bus bandwidth columns */
+    bool busbw;             /* --busbw: algorithm and bus bandwidth columns */
     cs_nbr_kind_t nbr_kind; /* -N */
     int nbr_dims, nbr_radius;
     const char *nbr_file;
@@ -97,6 +101,12 @@ typedef struct cs_opts {
     /* one-sided: CS_MASK sets; "all" takes every mode the benchmark accepts */
     unsigned win_modes, sync_modes;
     bool win_modes_set, sync_modes_set, sync_all;
+
+    /* OMB's trailing buffer placement: sender's and receiver's side (one word names both).
+     * Kept for device memory; a build without it ignores them, as OMB built without an
+     * accelerator does. */
+    cs_mem_kind_t mem_kinds[2];
+    bool mem_kinds_set;
 
     cs_format_t format;
     const char *json_out;  /* --json-out FILE: JSON document beside the text */
@@ -111,9 +121,9 @@ typedef struct cs_opts {
 } cs_opts_t;
 
 /* Defaults as OMB has them; see docs/core.md. */
-#define CS_DEFAULT_WINDOW 64
+#define CS_DEFAULT_WINDOW    64
 #define CS_DEFAULT_MEM_LIMIT ((size_t)512 << 20)
-#define CS_MIN_MEM_LIMIT ((size_t)1 << 20)
+#define CS_MIN_MEM_LIMIT     ((size_t)1 << 20)
 
 void cs_opts_init(cs_opts_t *o);
 
@@ -130,17 +140,16 @@ const char *cs_option_flag(cs_option_id_t id, char *buf, size_t len);
 /* Parses argv into o. `implied_bench` is the benchmark named by the program name
  * (osu_latency -> "latency") or NULL. On a usage error returns CS_ERR_USAGE and
  * writes one line naming the flag and value into err. */
-cs_status_t cs_opts_parse(int argc, char **argv, const char *implied_bench, cs_opts_t *o,
-                          char *err, size_t errlen);
+cs_status_t cs_opts_parse(int argc, char **argv, const char *implied_bench, cs_opts_t *o, char *err, size_t errlen);
 
 /* "123", "4K", "2M", "1G" (powers of 1024). Returns false on anything else. */
 bool cs_parse_bytes(const char *s, size_t *out);
 
 const char *cs_send_mode_name(cs_send_mode_t m);
-const char *cs_win_mode_option(cs_win_mode_t w);  /* "allocate" */
-const char *cs_win_mode_call(cs_win_mode_t w);    /* "MPI_Win_allocate" */
-const char *cs_sync_option(cs_rma_sync_t s);      /* "flush" */
-const char *cs_sync_calls(cs_rma_sync_t s);       /* "MPI_Win_flush" */
+const char *cs_win_mode_option(cs_win_mode_t w); /* "allocate" */
+const char *cs_win_mode_call(cs_win_mode_t w);   /* "MPI_Win_allocate" */
+const char *cs_sync_option(cs_rma_sync_t s);     /* "flush" */
+const char *cs_sync_calls(cs_rma_sync_t s);      /* "MPI_Win_flush" */
 const char *cs_format_name(cs_format_t f);
 
 /* The usage text printed for -h and after usage errors. */

@@ -18,15 +18,15 @@
 #include <stddef.h>
 
 /* Round slots kept; when full, neighbours merge (a power of two keeps them equal). */
-#define CS_PRECISION_SLOTS 32
+#define CS_PRECISION_SLOTS      32
 /* Fewer rounds than this give no interval worth trusting (t with 4 degrees of freedom
  * is 2.78; with 1 it is 12.7). */
 #define CS_PRECISION_MIN_ROUNDS 5
 /* How long a round of small operations lasts at first (seconds): short enough that the
  * easy sizes end within a few milliseconds, long enough to hold many batches. */
-#define CS_PRECISION_ROUND_S 1e-3
+#define CS_PRECISION_ROUND_S    1e-3
 
-#define CS_PRECISION_DEFAULT_MAX_TIME_S 2.0
+#define CS_PRECISION_DEFAULT_MAX_TIME_S  2.0
 #define CS_PRECISION_DEFAULT_MIN_SAMPLES 10
 
 typedef struct cs_precision_cfg {
@@ -44,14 +44,14 @@ typedef enum cs_stop {
 
 typedef struct cs_precision {
     cs_precision_cfg_t cfg;
-    size_t capacity;      /* samples the caller has room for */
+    size_t capacity; /* samples the caller has room for */
     double slot_time[CS_PRECISION_SLOTS];
     long slot_iterations[CS_PRECISION_SLOTS];
-    int width;            /* rounds per complete slot */
-    int nslots, filling;  /* complete slots; rounds in the slot being filled */
+    int width;           /* rounds per complete slot */
+    int nslots, filling; /* complete slots; rounds in the slot being filled */
     long rounds, iterations;
     size_t samples;
-    double time;          /* seconds of all rounds, per operation summed over iterations */
+    double time; /* seconds of all rounds, per operation summed over iterations */
 } cs_precision_t;
 
 /* cfg with the defaults for what it leaves 0 (target 0 stays 0: precision off). */

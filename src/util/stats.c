@@ -19,18 +19,14 @@ size_t cs_percentile_index(size_t n, double p)
     return (size_t)idx;
 }
 
-double cs_percentile_sorted(const double *sorted, size_t n, double p)
-{
-    return sorted[cs_percentile_index(n, p)];
-}
+double cs_percentile_sorted(const double *sorted, size_t n, double p) { return sorted[cs_percentile_index(n, p)]; }
 
 double cs_t975(size_t df)
 {
     /* Exact table for small samples, where the normal approximation is poor. */
     static const double table[] = {
-        0,      12.706, 4.303, 3.182, 2.776, 2.571, 2.447, 2.365, 2.306, 2.262, 2.228,
-        2.201,  2.179,  2.160, 2.145, 2.131, 2.120, 2.110, 2.101, 2.093, 2.086,
-        2.080,  2.074,  2.069, 2.064, 2.060, 2.056, 2.052, 2.048, 2.045, 2.042,
+        0,     12.706, 4.303, 3.182, 2.776, 2.571, 2.447, 2.365, 2.306, 2.262, 2.228, 2.201, 2.179, 2.160, 2.145, 2.131,
+        2.120, 2.110,  2.101, 2.093, 2.086, 2.080, 2.074, 2.069, 2.064, 2.060, 2.056, 2.052, 2.048, 2.045, 2.042,
     };
     if (df == 0) return NAN;
     if (df < sizeof table / sizeof table[0]) return table[df];

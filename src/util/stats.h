@@ -8,8 +8,8 @@ typedef struct cs_stats {
     size_t n;
     double min, max, mean, median;
     double p50, p90, p99;
-    double stddev;               /* sample standard deviation (n - 1) */
-    double ci95_low, ci95_high;  /* 95% confidence interval of the mean (Student's t) */
+    double stddev;              /* sample standard deviation (n - 1) */
+    double ci95_low, ci95_high; /* 95% confidence interval of the mean (Student's t) */
 } cs_stats_t;
 
 /* Sorts `samples` in place (ascending) and fills st. n must be >= 1. */

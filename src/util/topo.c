@@ -41,8 +41,7 @@ static void finish_degrees(cs_topo_t *t)
     }
 }
 
-cs_status_t cs_topo_cart(int nranks, const int *dims, int ndims, int radius, cs_topo_t *t, char *err,
-                         size_t errlen)
+cs_status_t cs_topo_cart(int nranks, const int *dims, int ndims, int radius, cs_topo_t *t, char *err, size_t errlen)
 {
     memset(t, 0, sizeof *t);
     if (ndims < 1 || ndims > CS_MAX_NBR_DIMS)
@@ -54,10 +53,11 @@ cs_status_t cs_topo_cart(int nranks, const int *dims, int ndims, int radius, cs_
         char grid[128] = "";
         for (int d = 0; d < ndims; d++)
             snprintf(grid + strlen(grid), sizeof grid - strlen(grid), d ? "x%d" : "%d", dims[d]);
-        return cs_usage_error(err, errlen,
-                          "-N cart:%d:%d: %d ranks make a %s grid; radius %d needs at least %d ranks along every "
-                          "dimension (no duplicate neighbours); use more ranks, fewer dimensions or a smaller radius",
-                          ndims, radius, nranks, grid, radius, 2 * radius + 1);
+        return cs_usage_error(
+            err, errlen,
+            "-N cart:%d:%d: %d ranks make a %s grid; radius %d needs at least %d ranks along every "
+            "dimension (no duplicate neighbours); use more ranks, fewer dimensions or a smaller radius",
+            ndims, radius, nranks, grid, radius, 2 * radius + 1);
     }
     CS_CHECK(topo_alloc(t, nranks));
     t->ndims = ndims;
@@ -131,8 +131,7 @@ static bool parse_rank(const char *s, const char **end, long *out)
     return true;
 }
 
-cs_status_t cs_topo_parse_graph(const char *text, const char *file, int nranks, cs_topo_t *t, char *err,
-                                size_t errlen)
+cs_status_t cs_topo_parse_graph(const char *text, const char *file, int nranks, cs_topo_t *t, char *err, size_t errlen)
 {
     CS_CHECK(topo_alloc(t, nranks));
     int *incap = calloc((size_t)nranks, sizeof *incap), *outcap = calloc((size_t)nranks, sizeof *outcap);
@@ -158,12 +157,12 @@ cs_status_t cs_topo_parse_graph(const char *text, const char *file, int nranks, 
         const char *after;
         if (!parse_rank(s, &after, &src) || *after != ',' || !parse_rank(after + 1, &after, &dst) || *after) {
             st = cs_usage_error(err, errlen, "%s:%d: expected 'SRC,DST' (two rank numbers and a comma), got '%s'", file,
-                            line, s);
+                                line, s);
             break;
         }
         if (src >= nranks || dst >= nranks) {
             st = cs_usage_error(err, errlen, "%s:%d: rank %ld is outside the communicator of %d ranks", file, line,
-                            src >= nranks ? src : dst, nranks);
+                                src >= nranks ? src : dst, nranks);
             break;
         }
         if (append(&t->destinations[src], &t->outdegree[src], &outcap[src], (int)dst) ||

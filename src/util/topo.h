@@ -24,13 +24,11 @@ typedef struct cs_topo {
  * row-major rank order (MPI_Cart_create without reordering). Every rank within `radius`
  * steps along every dimension is a neighbour, in both directions; OMB's rule that the
  * radius stays below half the smallest dimension (no duplicate neighbours) holds. */
-cs_status_t cs_topo_cart(int nranks, const int *dims, int ndims, int radius, cs_topo_t *t, char *err,
-                         size_t errlen);
+cs_status_t cs_topo_cart(int nranks, const int *dims, int ndims, int radius, cs_topo_t *t, char *err, size_t errlen);
 
 /* An edge list: one "SRC,DST" pair of ranks per line; blank lines and lines starting
  * with '#' are skipped. Errors name "FILE:LINE: ...". */
-cs_status_t cs_topo_parse_graph(const char *text, const char *file, int nranks, cs_topo_t *t, char *err,
-                                size_t errlen);
+cs_status_t cs_topo_parse_graph(const char *text, const char *file, int nranks, cs_topo_t *t, char *err, size_t errlen);
 
 void cs_topo_free(cs_topo_t *t);
 

@@ -82,8 +82,8 @@ int main(void)
 
     /* who sends and receives what */
     int dst[] = {2, 0}, src[] = {0, 2};
-    cs_flow_env_t e = {.me = 1, .nranks = 4, .root = 2, .indegree = 2, .outdegree = 2, .sources = src,
-                       .destinations = dst};
+    cs_flow_env_t e = {
+        .me = 1, .nranks = 4, .root = 2, .indegree = 2, .outdegree = 2, .sources = src, .destinations = dst};
     int s, tag;
     CHECK(cs_flow_bcast.send_blocks(&e) == 0 && cs_flow_bcast.recv_blocks(&e) == 1);
     cs_flow_bcast.recv_from(&e, 0, &s, &tag);

@@ -15,8 +15,15 @@ int main(void)
 
     /* latency: one-way seconds in, microseconds out */
     double lat[] = {4e-6, 1e-6, 3e-6, 2e-6};
-    cs_measurement_t m = {.size = 8, .window = 1, .pairs = 1, .iterations = 4, .warmup = 1, .batch = 1,
-                          .mean_iteration_s = 2.5e-6, .samples_s = lat, .nsamples = 4};
+    cs_measurement_t m = {.size = 8,
+                          .window = 1,
+                          .pairs = 1,
+                          .iterations = 4,
+                          .warmup = 1,
+                          .batch = 1,
+                          .mean_iteration_s = 2.5e-6,
+                          .samples_s = lat,
+                          .nsamples = 4};
     cs_record_compute(&latency, &o, &m, &r);
     CHECK(r.size == 8 && r.iterations == 4 && r.warmup == 1 && r.batch == 1);
     CHECK_NEAR(r.latency_us, 2.5, 1e-12);
@@ -28,8 +35,15 @@ int main(void)
 
     /* bandwidth: 1000 B x window 10 per iteration; 10 us and 20 us samples, 15 us mean */
     double win[] = {20e-6, 10e-6};
-    cs_measurement_t b = {.size = 1000, .window = 10, .pairs = 1, .iterations = 2, .warmup = 0, .batch = 1,
-                          .mean_iteration_s = 15e-6, .samples_s = win, .nsamples = 2};
+    cs_measurement_t b = {.size = 1000,
+                          .window = 10,
+                          .pairs = 1,
+                          .iterations = 2,
+                          .warmup = 0,
+                          .batch = 1,
+                          .mean_iteration_s = 15e-6,
+                          .samples_s = win,
+                          .nsamples = 2};
     cs_record_compute(&bw, &o, &b, &r);
     CHECK_NEAR(r.bandwidth_MBps, 10000.0 / 15, 1e-9);
     CHECK_NEAR(r.min_bandwidth_MBps, 500, 1e-9);
@@ -41,18 +55,35 @@ int main(void)
 
     /* bibw counts both directions; multi-pair counts every pair */
     double bi[] = {10e-6};
-    cs_measurement_t two = {.size = 1000, .window = 10, .pairs = 3, .iterations = 1, .samples_s = bi,
-                            .nsamples = 1, .mean_iteration_s = 10e-6};
+    cs_measurement_t two = {.size = 1000,
+                            .window = 10,
+                            .pairs = 3,
+                            .iterations = 1,
+                            .samples_s = bi,
+                            .nsamples = 1,
+                            .mean_iteration_s = 10e-6};
     cs_record_compute(&bibw, &o, &two, &r);
     CHECK_NEAR(r.bandwidth_MBps, 2.0 * 1000 * 10 * 3 / 10, 1e-9);
     CHECK_NEAR(r.message_rate, 60 / 10e-6, 1e-3);
     /* collectives: Min/Max are the fastest and slowest rank's mean; busbw from the flow */
-    static const cs_bench_t allreduce = {.name = "allreduce", .metric = CS_METRIC_LATENCY, .directions = 1,
-                                         .caps = CS_CAP_COLLECTIVE, .flow = &cs_flow_allreduce};
+    static const cs_bench_t allreduce = {.name = "allreduce",
+                                         .metric = CS_METRIC_LATENCY,
+                                         .directions = 1,
+                                         .caps = CS_CAP_COLLECTIVE,
+                                         .flow = &cs_flow_allreduce};
     double avg[] = {2e-6, 4e-6};
-    cs_measurement_t c = {.size = 1000, .window = 1, .pairs = 1, .iterations = 2, .samples_s = avg, .nsamples = 2,
-                          .mean_iteration_s = 3e-6, .across_ranks = true, .rank_min_s = 1e-6, .rank_max_s = 5e-6,
-                          .nranks = 4, .dtype = CS_DT_INT};
+    cs_measurement_t c = {.size = 1000,
+                          .window = 1,
+                          .pairs = 1,
+                          .iterations = 2,
+                          .samples_s = avg,
+                          .nsamples = 2,
+                          .mean_iteration_s = 3e-6,
+                          .across_ranks = true,
+                          .rank_min_s = 1e-6,
+                          .rank_max_s = 5e-6,
+                          .nranks = 4,
+                          .dtype = CS_DT_INT};
     cs_record_compute(&allreduce, &o, &c, &r);
     CHECK_NEAR(r.latency_us, 3, 1e-12);
     CHECK_NEAR(r.min_latency_us, 1, 1e-12);
@@ -60,18 +91,27 @@ int main(void)
     CHECK(r.dtype == CS_DT_INT);
     CHECK_NEAR(r.algbw_GBps, 1000 / 3e-6 / 1e9, 1e-12);
     CHECK_NEAR(r.busbw_GBps, r.algbw_GBps * 1.5, 1e-12); /* 2(n-1)/n at n = 4 */
-    CHECK(r.overall_us == 0 && r.overlap_pct == 0); /* no overlap phase */
+    CHECK(r.overall_us == 0 && r.overlap_pct == 0);      /* no overlap phase */
 
     /* non-blocking: OMB's overlap = max(0, 100 - (overall - (compute - test)) / pure * 100) */
     CHECK_NEAR(cs_overlap_pct(10, 8, 1, 5), 100 - (10 - 7) / 5.0 * 100, 1e-12);
-    CHECK_NEAR(cs_overlap_pct(10, 5, 0, 5), 0, 1e-12);   /* nothing hidden */
-    CHECK_NEAR(cs_overlap_pct(20, 5, 0, 5), 0, 1e-12);   /* never negative */
-    CHECK_NEAR(cs_overlap_pct(5, 5, 0, 5), 100, 1e-12);  /* all of it hidden */
-    CHECK_NEAR(cs_overlap_pct(5, 5, 0, 0), 0, 1e-12);    /* no communication time measured */
+    CHECK_NEAR(cs_overlap_pct(10, 5, 0, 5), 0, 1e-12);  /* nothing hidden */
+    CHECK_NEAR(cs_overlap_pct(20, 5, 0, 5), 0, 1e-12);  /* never negative */
+    CHECK_NEAR(cs_overlap_pct(5, 5, 0, 5), 100, 1e-12); /* all of it hidden */
+    CHECK_NEAR(cs_overlap_pct(5, 5, 0, 0), 0, 1e-12);   /* no communication time measured */
     double nb[] = {5e-6};
-    cs_measurement_t n = {.size = 8, .window = 1, .pairs = 1, .iterations = 1, .samples_s = nb, .nsamples = 1,
-                          .mean_iteration_s = 5e-6, .across_ranks = true, .rank_min_s = 4e-6, .rank_max_s = 6e-6,
-                          .nranks = 2, .has_overlap = true,
+    cs_measurement_t n = {.size = 8,
+                          .window = 1,
+                          .pairs = 1,
+                          .iterations = 1,
+                          .samples_s = nb,
+                          .nsamples = 1,
+                          .mean_iteration_s = 5e-6,
+                          .across_ranks = true,
+                          .rank_min_s = 4e-6,
+                          .rank_max_s = 6e-6,
+                          .nranks = 2,
+                          .has_overlap = true,
                           .overlap = {.overall = 8e-6, .compute = 6e-6, .test = 1e-6, .wait = 1.5e-6, .init = 0.5e-6}};
     cs_record_compute(&allreduce, &o, &n, &r);
     CHECK_NEAR(r.overall_us, 8, 1e-9);

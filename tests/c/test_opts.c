@@ -13,18 +13,18 @@ static cs_status_t parse(cs_opts_t *o, char *err, const char *implied, const cha
     return cs_opts_parse(argc, argv, implied, o, err, 256);
 }
 
-#define PARSE_OK(...)                                                           \
-    do {                                                                        \
-        const char *w_[] = {__VA_ARGS__, NULL};                                 \
-        CHECK(parse(&o, err, NULL, w_) == CS_OK);                               \
+#define PARSE_OK(...)                                                                                                  \
+    do {                                                                                                               \
+        const char *w_[] = {__VA_ARGS__, NULL};                                                                        \
+        CHECK(parse(&o, err, NULL, w_) == CS_OK);                                                                      \
     } while (0)
 
 /* A bad input must be a usage error whose message names the flag and value. */
-#define PARSE_BAD(expect, ...)                                                  \
-    do {                                                                        \
-        const char *w_[] = {__VA_ARGS__, NULL};                                 \
-        CHECK(parse(&o, err, NULL, w_) == CS_ERR_USAGE);                        \
-        CHECK_CONTAINS(err, expect);                                            \
+#define PARSE_BAD(expect, ...)                                                                                         \
+    do {                                                                                                               \
+        const char *w_[] = {__VA_ARGS__, NULL};                                                                        \
+        CHECK(parse(&o, err, NULL, w_) == CS_ERR_USAGE);                                                               \
+        CHECK_CONTAINS(err, expect);                                                                                   \
     } while (0)
 
 int main(void)
@@ -79,6 +79,28 @@ int main(void)
     CHECK(parse(&o, err, "latency", extra) == CS_ERR_USAGE);
     CHECK_CONTAINS(err, "unexpected argument 'bw'");
 
+    /* OMB-valid lines of issue 11: -z's list as its own word, trailing buffer placements */
+    PARSE_OK("latency", "-z", "50,90", "-m", "8:8");
+    CHECK(o.npercentiles == 2 && o.percentiles[0] == 50 && o.percentiles[1] == 90 && o.max_size == 8);
+    PARSE_OK("latency", "-z", "-m", "8:8");
+    CHECK(o.npercentiles == 3 && o.max_size == 8);
+    PARSE_OK("latency", "-m", "8:8", "-x", "5", "-i", "100", "-c", "D", "D");
+    CHECK(o.mem_kinds_set && o.mem_kinds[0] == CS_MEM_DEVICE && o.mem_kinds[1] == CS_MEM_DEVICE && o.validate);
+    PARSE_OK("bw", "D", "H");
+    CHECK(o.mem_kinds[0] == CS_MEM_DEVICE && o.mem_kinds[1] == CS_MEM_HOST);
+    PARSE_OK("bw", "H", "H");
+    CHECK(o.mem_kinds[0] == CS_MEM_HOST && o.mem_kinds[1] == CS_MEM_HOST);
+    PARSE_OK("bw", "M", "MH");
+    CHECK(o.mem_kinds[0] == CS_MEM_MANAGED_DEVICE && o.mem_kinds[1] == CS_MEM_MANAGED_HOST);
+    PARSE_OK("put_latency", "D");
+    CHECK(o.mem_kinds[0] == CS_MEM_DEVICE && o.mem_kinds[1] == CS_MEM_DEVICE);
+    PARSE_OK("latency");
+    CHECK(!o.mem_kinds_set);
+    const char *osu_dd[] = {"-m", "8:8", "D", "D", NULL};
+    CHECK(parse(&o, err, "latency", osu_dd) == CS_OK && o.mem_kinds_set);
+    PARSE_BAD("unexpected argument 'D'", "latency", "D", "D", "D");
+    PARSE_BAD("unexpected argument 'X' (benchmark is already 'latency'; buffer placements are", "latency", "X");
+
     PARSE_OK("--help");
     CHECK(o.help);
     PARSE_OK("--list");
@@ -130,7 +152,7 @@ int main(void)
     PARSE_OK("allreduce");
     CHECK(o.dtypes == CS_MASK(CS_DT_CHAR) && !o.dtypes_set && o.root_mode == CS_ROOT_FIXED && o.root == 0);
     CHECK(!o.in_place && o.num_tests == 0 && !o.busbw && o.nbr_kind == CS_NBR_CART && o.nbr_dims == 1 &&
-          o.nbr_radius == 1 && o.win_modes == CS_MASK(CS_WIN_ALLOCATE) && !o.sync_modes_set);
+          o.nbr_radius == 1 && !o.win_modes_set && !o.sync_modes_set); /* -w, -s defaults are per benchmark */
     PARSE_OK("allreduce", "-T", "all", "-l", "--busbw");
     CHECK(o.dtypes == 0xfu && o.dtypes_set && o.in_place && o.busbw);
     PARSE_OK("allreduce", "-T", "mpi_double,mpi_int");
@@ -157,7 +179,7 @@ int main(void)
 
     PARSE_BAD("-T mpi_long: choose mpi_char, mpi_int, mpi_float, mpi_double", "allreduce", "-T", "mpi_long");
     PARSE_BAD("-T mpi_int,: choose", "allreduce", "-T", "mpi_int,");
-    PARSE_BAD("-T MPI_INT: choose", "allreduce", "-T", "MPI_INT"); /* OMB's spelling is lower case */
+    PARSE_BAD("-T MPI_INT: choose", "allreduce", "-T", "MPI_INT");             /* OMB's spelling is lower case */
     PARSE_BAD("-T mpi_long_long: choose", "allreduce", "-T", "mpi_long_long"); /* internal to the atomics */
     PARSE_BAD("option -T needs a value", "allreduce", "-T");
     PARSE_BAD("-k middle: choose fixed:RANK (a rank number) or rotate", "bcast", "-k", "middle");

@@ -93,7 +93,7 @@ int main(void)
     CHECK(cs_precision_round_batches(20e-6) == 50);
     CHECK(cs_precision_round_batches(5e-3) == 1);
     CHECK(cs_precision_rescale_round(50, 0.1e-3, 100000) == 500); /* the warm-up overestimated 10 times */
-    CHECK(cs_precision_rescale_round(50, 10e-3, 100000) == 50); /* a stretched round: never shorter */
+    CHECK(cs_precision_rescale_round(50, 10e-3, 100000) == 50);   /* a stretched round: never shorter */
     CHECK(cs_precision_rescale_round(50, 1e-9, 1000) == 1000);
     CHECK(cs_precision_rescale_round(1, 1.0, 1000) == 1);
     CHECK(strcmp(cs_stop_name(CS_STOP_MAX_TIME), "max_time") == 0);

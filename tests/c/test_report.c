@@ -10,20 +10,35 @@
 #error "CS_GOLDEN_DIR must name tests/c/golden"
 #endif
 
-static const cs_bench_t latency = {
-    .name = "latency", .description = "ping-pong latency", .osu_title = "Latency Test",
-    .osu_value_label = "Avg Latency(us)", .osu_leading_blank = true, .metric = CS_METRIC_LATENCY,
-    .iter_class = CS_ITERS_LATENCY, .caps = CS_CAP_TWO_RANKS | CS_CAP_SEND_MODE, .directions = 1};
-static const cs_bench_t bw = {
-    .name = "bw", .description = "one-way bandwidth", .osu_title = "Bandwidth Test",
-    .osu_value_label = "Bandwidth (MB/s)", .osu_leading_blank = true, .metric = CS_METRIC_BANDWIDTH,
-    .iter_class = CS_ITERS_BANDWIDTH, .caps = CS_CAP_TWO_RANKS | CS_CAP_WINDOW, .default_min_size = 1,
-    .directions = 1};
-static const cs_bench_t mbw_mr = {
-    .name = "mbw_mr", .description = "multi-pair \"bandwidth\"", .osu_title = "Multiple Bandwidth / Message Rate Test",
-    .osu_value_label = "MB/s", .metric = CS_METRIC_BANDWIDTH, .iter_class = CS_ITERS_BANDWIDTH,
-    .caps = CS_CAP_PAIRS | CS_CAP_ALL_PAIRS | CS_CAP_WINDOW | CS_CAP_VARY_WINDOW | CS_CAP_RATE,
-    .default_min_size = 1, .directions = 1};
+static const cs_bench_t latency = {.name = "latency",
+                                   .description = "ping-pong latency",
+                                   .osu_title = "Latency Test",
+                                   .osu_value_label = "Avg Latency(us)",
+                                   .osu_leading_blank = true,
+                                   .metric = CS_METRIC_LATENCY,
+                                   .iter_class = CS_ITERS_LATENCY,
+                                   .caps = CS_CAP_TWO_RANKS | CS_CAP_SEND_MODE,
+                                   .directions = 1};
+static const cs_bench_t bw = {.name = "bw",
+                              .description = "one-way bandwidth",
+                              .osu_title = "Bandwidth Test",
+                              .osu_value_label = "Bandwidth (MB/s)",
+                              .osu_leading_blank = true,
+                              .metric = CS_METRIC_BANDWIDTH,
+                              .iter_class = CS_ITERS_BANDWIDTH,
+                              .caps = CS_CAP_TWO_RANKS | CS_CAP_WINDOW,
+                              .default_min_size = 1,
+                              .directions = 1};
+static const cs_bench_t mbw_mr = {.name = "mbw_mr",
+                                  .description = "multi-pair \"bandwidth\"",
+                                  .osu_title = "Multiple Bandwidth / Message Rate Test",
+                                  .osu_value_label = "MB/s",
+                                  .metric = CS_METRIC_BANDWIDTH,
+                                  .iter_class = CS_ITERS_BANDWIDTH,
+                                  .caps = CS_CAP_PAIRS | CS_CAP_ALL_PAIRS | CS_CAP_WINDOW | CS_CAP_VARY_WINDOW |
+                                          CS_CAP_RATE,
+                                  .default_min_size = 1,
+                                  .directions = 1};
 
 static char *slurp(const char *path)
 {
@@ -47,9 +62,17 @@ static cs_record_t make_record(size_t size, int window, double value, long error
     r.iterations = size > 8192 ? 1000 : 10000;
     r.warmup = size > 8192 ? 10 : 100;
     r.batch = 50;
-    r.stats = (cs_stats_t){.n = 200, .min = value * 0.9, .max = value * 1.5, .mean = value, .median = value,
-                           .p50 = value, .p90 = value * 1.1, .p99 = value * 1.4, .stddev = value * 0.05,
-                           .ci95_low = value * 0.99, .ci95_high = value * 1.01};
+    r.stats = (cs_stats_t){.n = 200,
+                           .min = value * 0.9,
+                           .max = value * 1.5,
+                           .mean = value,
+                           .median = value,
+                           .p50 = value,
+                           .p90 = value * 1.1,
+                           .p99 = value * 1.4,
+                           .stddev = value * 0.05,
+                           .ci95_low = value * 0.99,
+                           .ci95_high = value * 1.01};
     r.latency_us = value;
     r.min_latency_us = value * 0.9;
     r.max_latency_us = value * 1.5;
@@ -65,8 +88,8 @@ static cs_record_t make_record(size_t size, int window, double value, long error
     return r;
 }
 
-static void golden(const char *name, const cs_reporter_ops_t *ops, const cs_run_info_t *info,
-                   const cs_record_t *recs, size_t n, cs_run_status_t status)
+static void golden(const char *name, const cs_reporter_ops_t *ops, const cs_run_info_t *info, const cs_record_t *recs,
+                   size_t n, cs_run_status_t status)
 {
     char path[512];
     snprintf(path, sizeof path, "%s/%s", CS_GOLDEN_DIR, name);
@@ -102,38 +125,59 @@ static void golden(const char *name, const cs_reporter_ops_t *ops, const cs_run_
 }
 
 /* Descriptors of issue 3's families as src/collective.h, src/rma.h and src/bench build them. */
-#define COLL(n, title, label, layout, f, c)                                                                  \
-    {.name = n, .description = "collective " n, .osu_title = title, .osu_value_label = label,               \
-     .osu_leading_blank = true, .metric = CS_METRIC_LATENCY, .iter_class = CS_ITERS_COLLECTIVE,              \
-     .caps = CS_CAP_COLLECTIVE | (c), .default_min_size = 1, .directions = 1,                                 \
-     .default_max_size = CS_COLL_MAX_SIZE, .osu_layout = layout, .flow = &f}
+#define COLL(n, title, label, layout, f, c)                                                                            \
+    {                                                                                                                  \
+        .name = n, .description = "collective " n, .osu_title = title, .osu_value_label = label,                       \
+        .osu_leading_blank = true, .metric = CS_METRIC_LATENCY, .iter_class = CS_ITERS_COLLECTIVE,                     \
+        .caps = CS_CAP_COLLECTIVE | (c), .default_min_size = 1, .directions = 1, .default_max_size = CS_COLL_MAX_SIZE, \
+        .osu_layout = layout, .flow = &f                                                                               \
+    }
 static const cs_bench_t allreduce = COLL("allreduce", "Allreduce Latency Test", "Avg Latency(us)", CS_OSU_COLLECTIVE,
                                          cs_flow_allreduce, CS_CAP_DATATYPES | CS_CAP_BUSBW | CS_CAP_IN_PLACE);
 static const cs_bench_t bcast = COLL("bcast", "Broadcast Latency Test", "Avg Latency(us)", CS_OSU_COLLECTIVE,
                                      cs_flow_bcast, CS_CAP_DATATYPES | CS_CAP_BUSBW | CS_CAP_ROOT);
-static const cs_bench_t barrier = COLL("barrier", "Barrier Latency Test", "Avg Latency(us)", CS_OSU_COLLECTIVE,
-                                       cs_flow_barrier, CS_CAP_SIZELESS);
-static const cs_bench_t iallreduce = COLL("iallreduce", "Non-blocking Allreduce Latency Test", "Overall(us)",
-                                          CS_OSU_NBC, cs_flow_allreduce,
-                                          CS_CAP_DATATYPES | CS_CAP_BUSBW | CS_CAP_IN_PLACE | CS_CAP_OVERLAP);
+static const cs_bench_t barrier =
+    COLL("barrier", "Barrier Latency Test", "Avg Latency(us)", CS_OSU_COLLECTIVE, cs_flow_barrier, CS_CAP_SIZELESS);
+static const cs_bench_t iallreduce =
+    COLL("iallreduce", "Non-blocking Allreduce Latency Test", "Overall(us)", CS_OSU_NBC, cs_flow_allreduce,
+         CS_CAP_DATATYPES | CS_CAP_BUSBW | CS_CAP_IN_PLACE | CS_CAP_OVERLAP);
 static const cs_bench_t ibarrier = COLL("ibarrier", "Non-blocking Barrier Latency Test", "Overall(us)", CS_OSU_NBC,
                                         cs_flow_barrier, CS_CAP_SIZELESS | CS_CAP_OVERLAP);
-static const cs_bench_t put_latency = {
-    .name = "put_latency", .description = "one-sided MPI_Put latency", .osu_title = "MPI_Put Latency Test",
-    .osu_value_label = "Latency (us)", .metric = CS_METRIC_LATENCY, .iter_class = CS_ITERS_LATENCY,
-    .caps = CS_CAP_TWO_RANKS | CS_CAP_RMA, .default_min_size = 1, .directions = 1, .rma_syncs = 0x3f,
-    .default_sync = CS_SYNC_FLUSH};
-static const cs_bench_t init = {.name = "init", .description = "MPI_Init", .osu_title = "Init Test",
-                                .osu_value_label = "Avg Latency(us)", .metric = CS_METRIC_LATENCY,
-                                .caps = CS_CAP_STARTUP | CS_CAP_SIZELESS, .osu_layout = CS_OSU_INIT};
-static const cs_bench_t hello = {.name = "hello", .description = "MPI start", .osu_title = "Hello World Test",
-                                 .osu_value_label = "", .metric = CS_METRIC_LATENCY,
+static const cs_bench_t put_latency = {.name = "put_latency",
+                                       .description = "one-sided MPI_Put latency",
+                                       .osu_title = "MPI_Put Latency Test",
+                                       .osu_value_label = "Latency (us)",
+                                       .metric = CS_METRIC_LATENCY,
+                                       .iter_class = CS_ITERS_LATENCY,
+                                       .caps = CS_CAP_TWO_RANKS | CS_CAP_RMA,
+                                       .default_min_size = 1,
+                                       .directions = 1,
+                                       .rma_syncs = 0x3f,
+                                       .default_sync = CS_SYNC_FLUSH};
+static const cs_bench_t init = {.name = "init",
+                                .description = "MPI_Init",
+                                .osu_title = "Init Test",
+                                .osu_value_label = "Avg Latency(us)",
+                                .metric = CS_METRIC_LATENCY,
+                                .caps = CS_CAP_STARTUP | CS_CAP_SIZELESS,
+                                .osu_layout = CS_OSU_INIT};
+static const cs_bench_t hello = {.name = "hello",
+                                 .description = "MPI start",
+                                 .osu_title = "Hello World Test",
+                                 .osu_value_label = "",
+                                 .metric = CS_METRIC_LATENCY,
                                  .caps = CS_CAP_STARTUP | CS_CAP_SIZELESS | CS_CAP_NO_MEASURE,
                                  .osu_layout = CS_OSU_HELLO};
-static const cs_bench_t fan_in = {.name = "bw_fan_in", .description = "fan-in", .osu_title = "Fan-in Bandwidth Test",
-                                  .osu_value_label = "Bandwidth (MB/s)", .osu_leading_blank = true,
-                                  .metric = CS_METRIC_BANDWIDTH, .iter_class = CS_ITERS_BANDWIDTH,
-                                  .caps = CS_CAP_FAN | CS_CAP_WINDOW, .default_min_size = 1, .directions = 1};
+static const cs_bench_t fan_in = {.name = "bw_fan_in",
+                                  .description = "fan-in",
+                                  .osu_title = "Fan-in Bandwidth Test",
+                                  .osu_value_label = "Bandwidth (MB/s)",
+                                  .osu_leading_blank = true,
+                                  .metric = CS_METRIC_BANDWIDTH,
+                                  .iter_class = CS_ITERS_BANDWIDTH,
+                                  .caps = CS_CAP_FAN | CS_CAP_WINDOW,
+                                  .default_min_size = 1,
+                                  .directions = 1};
 
 /* What the collective pattern's reduction yields: across-rank Min/Max, busbw, overlap. */
 static cs_record_t collective_record(size_t size, cs_dtype_t t, double avg, long errors, bool validated)
@@ -166,14 +210,19 @@ static void issue3_goldens(cs_run_info_t info, cs_opts_t *o, cs_plan_t *plan)
     cs_opts_init(o);
     o->full = o->validate = o->busbw = true;
     o->dtypes = CS_MASK(CS_DT_CHAR) | CS_MASK(CS_DT_INT), o->dtypes_set = true;
-    *plan = (cs_plan_t){.min_size = 1, .max_size = 16384, .pairs = 1, .window = 1, .buffer_bytes = 32768,
-                        .ndtypes = 2, .dtypes = {CS_DT_CHAR, CS_DT_INT}, .root = 0};
+    *plan = (cs_plan_t){.min_size = 1,
+                        .max_size = 16384,
+                        .pairs = 1,
+                        .window = 1,
+                        .buffer_bytes = 32768,
+                        .ndtypes = 2,
+                        .dtypes = {CS_DT_CHAR, CS_DT_INT},
+                        .root = 0};
     info.bench = &allreduce;
     info.pattern_name = "collective";
-    cs_record_t coll[] = {collective_record(1, CS_DT_CHAR, 1.02, 0, true),
-                          collective_record(16384, CS_DT_CHAR, 12.5, 0, true),
-                          collective_record(4, CS_DT_INT, 1.08, 0, true),
-                          collective_record(8, CS_DT_INT, 1.09, 0, true)};
+    cs_record_t coll[] = {
+        collective_record(1, CS_DT_CHAR, 1.02, 0, true), collective_record(16384, CS_DT_CHAR, 12.5, 0, true),
+        collective_record(4, CS_DT_INT, 1.08, 0, true), collective_record(8, CS_DT_INT, 1.09, 0, true)};
     golden("allreduce_full.osu", &cs_report_osu, &info, coll, 4, CS_RUN_COMPLETE);
     golden("allreduce_full.json", &cs_report_json, &info, coll, 4, CS_RUN_COMPLETE);
     golden("allreduce_full.csv", &cs_report_csv, &info, coll, 4, CS_RUN_COMPLETE);
@@ -199,7 +248,8 @@ static void issue3_goldens(cs_run_info_t info, cs_opts_t *o, cs_plan_t *plan)
     *plan = (cs_plan_t){.min_size = 4, .max_size = 8, .pairs = 1, .window = 1, .ndtypes = 1};
     info.bench = &iallreduce;
     info.pattern_name = "nbc_overlap";
-    cs_record_t nbc[] = {collective_record(4, CS_DT_CHAR, 1.4, 0, false), collective_record(8, CS_DT_CHAR, 1.41, 0, false)};
+    cs_record_t nbc[] = {collective_record(4, CS_DT_CHAR, 1.4, 0, false),
+                         collective_record(8, CS_DT_CHAR, 1.41, 0, false)};
     golden("iallreduce.osu", &cs_report_osu, &info, nbc, 2, CS_RUN_COMPLETE);
     o->full = o->validate = true;
     o->num_tests = 4, o->num_tests_set = true;
@@ -218,8 +268,14 @@ static void issue3_goldens(cs_run_info_t info, cs_opts_t *o, cs_plan_t *plan)
     o->validate = true;
     o->win_modes = CS_MASK(CS_WIN_CREATE) | CS_MASK(CS_WIN_ALLOCATE), o->win_modes_set = true;
     o->sync_modes = CS_MASK(CS_SYNC_LOCK) | CS_MASK(CS_SYNC_FLUSH), o->sync_modes_set = true;
-    *plan = (cs_plan_t){.min_size = 1, .max_size = 2, .pairs = 1, .window = 1, .ndtypes = 1, .nwin_modes = 2,
-                        .nsync_modes = 2, .win_modes = {CS_WIN_CREATE, CS_WIN_ALLOCATE},
+    *plan = (cs_plan_t){.min_size = 1,
+                        .max_size = 2,
+                        .pairs = 1,
+                        .window = 1,
+                        .ndtypes = 1,
+                        .nwin_modes = 2,
+                        .nsync_modes = 2,
+                        .win_modes = {CS_WIN_CREATE, CS_WIN_ALLOCATE},
                         .sync_modes = {CS_SYNC_LOCK, CS_SYNC_FLUSH}};
     info.bench = &put_latency;
     info.pattern_name = "one_sided";
@@ -265,12 +321,24 @@ int main(void)
     char *argv[] = {"commscope-bench", "latency", "-m", "0:4", "--label=\"quoted\"\\path"};
     cs_opts_t o;
     cs_opts_init(&o);
-    cs_plan_t plan = {.min_size = 0, .max_size = 4, .pairs = 1, .window = 1, .buffer_bytes = 8};
-    cs_run_info_t info = {.bench = &latency, .opts = &o, .plan = &plan, .pattern_name = "pingpong",
-                          .tool_version = "0.1.0", .git_commit = "abc123", .argc = 5, .argv = argv,
-                          .mpi_library = "MPICH Version: 4.0.2", .mpi_standard = "4.0", .nranks = 2,
-                          .hosts = hosts, .nhosts = 2, .cpu_model = "Test CPU @ 2.0GHz",
-                          .start_time = "2026-11-21T10:00:00Z", .environment = env, .nenvironment = 2};
+    cs_plan_t plan = {.min_size = 0, .max_size = 4, .pairs = 1, .window = 1, .buffer_bytes = 8, .ndtypes = 1};
+    cs_run_info_t info = {.bench = &latency,
+                          .opts = &o,
+                          .plan = &plan,
+                          .pattern_name = "pingpong",
+                          .tool_version = "0.1.0",
+                          .git_commit = "abc123",
+                          .argc = 5,
+                          .argv = argv,
+                          .mpi_library = "MPICH Version: 4.0.2",
+                          .mpi_standard = "4.0",
+                          .nranks = 2,
+                          .hosts = hosts,
+                          .nhosts = 2,
+                          .cpu_model = "Test CPU @ 2.0GHz",
+                          .start_time = "2026-11-21T10:00:00Z",
+                          .environment = env,
+                          .nenvironment = 2};
     cs_record_t lat[] = {make_record(0, 1, 0.21, 0, false), make_record(1, 1, 0.25, 0, false),
                          make_record(2, 1, 0.255, 0, false), make_record(4, 1, 1234.5678, 0, false)};
     golden("latency.osu", &cs_report_osu, &info, lat, 4, CS_RUN_COMPLETE);
@@ -291,7 +359,8 @@ int main(void)
     cs_opts_init(&o);
     info.bench = &bw;
     info.pattern_name = "window_uni";
-    plan = (cs_plan_t){.min_size = 1, .max_size = 65536, .pairs = 1, .window = 64};
+    plan = (cs_plan_t){
+        .min_size = 1, .max_size = 65536, .pairs = 1, .window = 64, .ndtypes = 1}; /* records: two of its 17 */
     cs_record_t b[] = {make_record(1, 64, 9.53, 0, false), make_record(65536, 64, 3.63632, 0, false)};
     golden("bw.osu", &cs_report_osu, &info, b, 2, CS_RUN_COMPLETE);
     golden("bw.json", &cs_report_json, &info, b, 2, CS_RUN_COMPLETE);
@@ -305,8 +374,8 @@ int main(void)
     golden("mbw_mr_norate.osu", &cs_report_osu, &info, b, 2, CS_RUN_COMPLETE);
     o.print_rate = true;
     o.vary_window = true;
-    cs_record_t v[] = {make_record(1, 1, 1, 0, false), make_record(1, 2, 2, 0, false),
-                       make_record(2, 1, 3, 0, false), make_record(2, 2, 4, 0, false)};
+    cs_record_t v[] = {make_record(1, 1, 1, 0, false), make_record(1, 2, 2, 0, false), make_record(2, 1, 3, 0, false),
+                       make_record(2, 2, 4, 0, false)};
     golden("mbw_mr_vary.osu", &cs_report_osu, &info, v, 4, CS_RUN_COMPLETE);
     golden("mbw_mr_vary.csv", &cs_report_csv, &info, v, 4, CS_RUN_COMPLETE);
 

@@ -12,11 +12,11 @@ static int contains(const int *list, int n, int v)
     return 0;
 }
 
-#define GRAPH_BAD(text, expect)                                                         \
-    do {                                                                                \
-        cs_topo_t t_;                                                                   \
-        CHECK(cs_topo_parse_graph(text, "nbr.adj", 4, &t_, err, sizeof err) == CS_ERR_USAGE); \
-        CHECK_CONTAINS(err, expect);                                                    \
+#define GRAPH_BAD(text, expect)                                                                                        \
+    do {                                                                                                               \
+        cs_topo_t t_;                                                                                                  \
+        CHECK(cs_topo_parse_graph(text, "nbr.adj", 4, &t_, err, sizeof err) == CS_ERR_USAGE);                          \
+        CHECK_CONTAINS(err, expect);                                                                                   \
     } while (0)
 
 int main(void)

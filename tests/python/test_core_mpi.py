@@ -11,20 +11,13 @@ from pathlib import Path
 import jsonschema
 import pytest
 
+from benchmarks_def import ALL_BENCHMARKS, COLLECTIVES, family
+from commscope.ingest.parse.commscope_json import load_schema
 from mpi_flavours import REPO, flavour_params, need
 
-SCHEMA = json.loads((REPO / "schema" / "result.schema.json").read_text())
-POINT_TO_POINT = ["latency", "bw", "bibw", "mbw_mr", "multi_lat"]
-COLLECTIVES = ["allgather", "allgatherv", "allreduce", "alltoall", "alltoallv", "alltoallw", "barrier", "bcast",
-               "gather", "gatherv", "reduce", "reduce_scatter", "reduce_scatter_block", "scatter", "scatterv",
-               "neighbor_allgather", "neighbor_allgatherv", "neighbor_alltoall", "neighbor_alltoallv",
-               "neighbor_alltoallw"]
-ONE_SIDED = ["put_latency", "get_latency", "put_bw", "get_bw", "put_bibw", "acc_latency", "get_acc_latency",
-             "fop_latency", "cas_latency"]
-# --list order: a collective is listed with its non-blocking and persistent forms
-ALL_BENCHMARKS = (POINT_TO_POINT + ["bw_fan_in", "bw_fan_out"]
-                  + [name for c in COLLECTIVES for name in (c, f"i{c}", f"{c}_persistent")]
-                  + ONE_SIDED + ["init", "hello"])
+SCHEMA = load_schema()  # the one copy: python/commscope/records/schema/result.schema.json
+POINT_TO_POINT = family("pt2pt")
+ONE_SIDED = family("one_sided")
 SEND_MODES = ["send", "ssend", "bsend", "rsend", "isend"]
 QUICK = ["-i", "20", "-x", "5"]
 
@@ -249,3 +242,24 @@ def test_list_help_version_answer_without_a_launcher(mpi):
         alone = subprocess.run([str(mpi.bench), flag], capture_output=True, text=True, env=env, timeout=30)
         assert alone.returncode == 0 and alone.stdout
         assert alone.stdout == mpi.run(2, flag).stdout  # printed once, by rank 0
+
+
+@pytest.mark.parametrize("args", [
+    ["allreduce", "-T", "mpi_char,mpi_int", "-m", "1:8"],  # 4 + 2 sizes: MPI_INT starts at 4 B
+    ["put_latency", "-w", "create,allocate", "-s", "lock,flush", "-m", "1:4"],  # 2 x 2 x 3
+    ["mbw_mr", "-V", "-m", "1:2"],  # 2 sizes x 8 windows
+    ["init"],
+])
+def test_planned_records_match_the_records_written(mpi, tmp_path, args):
+    """The header's planned_records is the number of records a complete sweep writes,
+    in the JSON document and in the JSONL stream's header line."""
+    stream = tmp_path / "run.jsonl"
+    res = mpi.run(2, *args, *([] if args == ["init"] else ["-i", "2", "-x", "1"]), "--format", "json",
+                  "--jsonl-out", str(stream))
+    assert res.returncode == 0, res.stderr
+    doc = json.loads(res.stdout)
+    jsonschema.validate(doc, SCHEMA)
+    assert doc["planned_records"] == len(doc["results"]) > 0
+    lines = [json.loads(line) for line in stream.read_text().splitlines()]
+    assert lines[0]["header"]["planned_records"] == doc["planned_records"]
+    assert sum("record" in line for line in lines) == doc["planned_records"]

@@ -7,9 +7,10 @@ import statistics
 import jsonschema
 import pytest
 
-from mpi_flavours import REPO, flavour_params, need
+from commscope.ingest.parse.commscope_json import load_schema
+from mpi_flavours import flavour_params, need
 
-SCHEMA = json.loads((REPO / "schema" / "result.schema.json").read_text())
+SCHEMA = load_schema()  # the one copy: python/commscope/records/schema/result.schema.json
 
 
 @pytest.fixture(params=flavour_params())

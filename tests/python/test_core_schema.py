@@ -6,9 +6,10 @@ import json
 import jsonschema
 import pytest
 
+from commscope.ingest.parse.commscope_json import load_schema
 from mpi_flavours import REPO
 
-SCHEMA = json.loads((REPO / "schema" / "result.schema.json").read_text())
+SCHEMA = load_schema()  # the one copy: python/commscope/records/schema/result.schema.json
 GOLDEN = REPO / "tests" / "c" / "golden"
 
 

@@ -4,5 +4,6 @@
 
 CS_COLLECTIVE_CALLS(neighbor_allgather, MPI_Neighbor_allgather, MPI_Ineighbor_allgather, MPI_Neighbor_allgather_init,
                     a->sbuf, a->count, a->type, a->rbuf, a->count, a->type, a->comm)
-CS_COLLECTIVE_BENCHES(neighbor_allgather, "Neighborhood Allgather", "each rank's block to its out-neighbours (MPI_Neighbor_allgather, -N)",
+CS_COLLECTIVE_BENCHES(neighbor_allgather, "Neighborhood Allgather",
+                      "each rank's block to its out-neighbours (MPI_Neighbor_allgather, -N)",
                       cs_flow_neighbor_allgather, CS_CAP_DATATYPES | CS_CAP_NEIGHBOR)

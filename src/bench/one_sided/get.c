@@ -1,11 +1,11 @@
 /* MPI_Get: osu_get_latency and osu_get_bw (a window of gets per epoch). */
-#include "patterns/rma.h"
+#include "patterns/rma_op.h"
 
 static const cs_rma_op_t op = {.call = CS_RMA_GET, .fetches = true, .update = CS_RMA_KEEP};
 
-const cs_bench_t cs_bench_get_latency = CS_RMA_BENCH(
-    "get_latency", "MPI_Get latency Test", "one-sided MPI_Get latency: one get per epoch (us); -w, -s",
-    cs_pattern_rma, op, CS_METRIC_LATENCY, 0, CS_RMA_ALL_SYNCS, CS_SYNC_FLUSH, 1);
+const cs_bench_t cs_bench_get_latency =
+    CS_RMA_BENCH("get_latency", "MPI_Get latency Test", "one-sided MPI_Get latency: one get per epoch (us); -w, -s",
+                 CS_PATTERN_RMA, op, CS_METRIC_LATENCY, 0, CS_RMA_ALL_SYNCS, CS_WIN_ALLOCATE, CS_SYNC_FLUSH, 1);
 const cs_bench_t cs_bench_get_bw = CS_RMA_BENCH(
-    "get_bw", "MPI_Get Bandwidth Test", "one-sided MPI_Get bandwidth: -W gets per epoch (MB/s); -w, -s",
-    cs_pattern_rma, op, CS_METRIC_BANDWIDTH, CS_CAP_WINDOW, CS_RMA_ALL_SYNCS, CS_SYNC_FLUSH, 1);
+    "get_bw", "MPI_Get Bandwidth Test", "one-sided MPI_Get bandwidth: -W gets per epoch (MB/s); -w, -s", CS_PATTERN_RMA,
+    op, CS_METRIC_BANDWIDTH, CS_CAP_WINDOW, CS_RMA_ALL_SYNCS, CS_WIN_ALLOCATE, CS_SYNC_FLUSH, 1);

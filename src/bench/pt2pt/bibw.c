@@ -1,6 +1,5 @@
 /* osu_bibw: both ranks send a window to each other at the same time. */
 #include "core/bench.h"
-#include "core/pattern.h"
 
 const cs_bench_t cs_bench_bibw = {
     .name = "bibw",
@@ -8,7 +7,7 @@ const cs_bench_t cs_bench_bibw = {
     .osu_title = "Bi-Directional Bandwidth Test",
     .osu_value_label = "Bandwidth (MB/s)",
     .osu_leading_blank = true,
-    .pattern = &cs_pattern_window_bi,
+    .pattern = CS_PATTERN_WINDOW_BI,
     .metric = CS_METRIC_BANDWIDTH,
     .iter_class = CS_ITERS_BANDWIDTH,
     .caps = CS_CAP_TWO_RANKS | CS_CAP_WINDOW,

@@ -1,6 +1,5 @@
 /* osu_bw: a window of non-blocking sends from rank 0 to rank 1, then an acknowledgement. */
 #include "core/bench.h"
-#include "core/pattern.h"
 
 const cs_bench_t cs_bench_bw = {
     .name = "bw",
@@ -8,7 +7,7 @@ const cs_bench_t cs_bench_bw = {
     .osu_title = "Bandwidth Test",
     .osu_value_label = "Bandwidth (MB/s)",
     .osu_leading_blank = true,
-    .pattern = &cs_pattern_window_uni,
+    .pattern = CS_PATTERN_WINDOW_UNI,
     .metric = CS_METRIC_BANDWIDTH,
     .iter_class = CS_ITERS_BANDWIDTH,
     .caps = CS_CAP_TWO_RANKS | CS_CAP_WINDOW,

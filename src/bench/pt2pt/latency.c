@@ -1,6 +1,5 @@
 /* osu_latency: ping-pong between two ranks, half the round trip. */
 #include "core/bench.h"
-#include "core/pattern.h"
 
 const cs_bench_t cs_bench_latency = {
     .name = "latency",
@@ -8,7 +7,7 @@ const cs_bench_t cs_bench_latency = {
     .osu_title = "Latency Test",
     .osu_value_label = "Avg Latency(us)",
     .osu_leading_blank = true,
-    .pattern = &cs_pattern_pingpong,
+    .pattern = CS_PATTERN_PINGPONG,
     .metric = CS_METRIC_LATENCY,
     .iter_class = CS_ITERS_LATENCY,
     .caps = CS_CAP_TWO_RANKS | CS_CAP_SEND_MODE,

@@ -1,13 +1,12 @@
 /* osu_hello: start MPI on every rank and say how many there are; time it with `time mpirun`. */
 #include "core/bench.h"
-#include "core/pattern.h"
 
 const cs_bench_t cs_bench_hello = {
     .name = "hello",
     .description = "start MPI and report the number of ranks (wrap it in `time mpirun`)",
     .osu_title = "Hello World Test",
     .osu_value_label = "",
-    .pattern = &cs_pattern_hello,
+    .pattern = CS_PATTERN_HELLO,
     .metric = CS_METRIC_LATENCY,
     .iter_class = CS_ITERS_LATENCY,
     .caps = CS_CAP_STARTUP | CS_CAP_SIZELESS | CS_CAP_NO_MEASURE,

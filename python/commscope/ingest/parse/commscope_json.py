@@ -1,8 +1,8 @@
 """Reader for the JSON document ``commscope-bench --format json`` prints.
 
 The document is checked against the schema shipped with the package
-(``commscope/schema/result.schema.json``, a copy of the repository's
-``schema/result.schema.json``) before anything is taken from it, so a
+(``commscope/records/schema/result.schema.json``, the project's only copy, the
+contract of the core's output) before anything is taken from it, so a
 document from a newer or broken core is rejected with the line of the
 offending value instead of being half-imported.
 """
