@@ -18,11 +18,21 @@
 typedef struct cs_sweep {
     cs_ctx_t ctx;
     const cs_pattern_t *pattern;
-    int ntimers;          /* CS_TIMERS_SOME: ranks whose samples count */
-    double *samples;      /* this rank's samples, room for the most iterations */
-    double *gathered;     /* rank 0: the timing ranks' samples, or their per-iteration sum */
-    int *counts, *displs; /* rank 0: for the gather */
+    int ntimers;                  /* CS_TIMERS_SOME: ranks whose samples count */
+    double *samples;              /* this rank's samples, room for the most iterations */
+    double *gathered;             /* rank 0: the timing ranks' samples, or their per-iteration sum */
+    int *counts, *displs;         /* rank 0: for the gather */
+    cs_precision_cfg_t precision; /* target 0: OMB's fixed counts */
+    long capacity;                /* samples room per rank */
 } cs_sweep_t;
+
+/* The options' --precision with the defaults of what was left unsaid; start-up benchmarks
+ * measure once. */
+static cs_precision_cfg_t precision_config(const cs_run_info_t *info)
+{
+    if (cs_pattern_of(info->bench->pattern)->given_seconds) return (cs_precision_cfg_t){0}; /* nothing to repeat */
+    return cs_precision_resolve(&info->opts->precision);
+}
 
 static long most_iterations(const cs_run_info_t *info)
 {
@@ -32,6 +42,20 @@ static long most_iterations(const cs_run_info_t *info)
     return small > large ? small : large;
 }
 
+/* --precision: samples per timing rank, so that rank 0's gathered copy stays within
+ * CS_PRECISION_GATHERED samples whatever the rank count (a round of single-iteration
+ * samples, -z, fills them fastest; the rule stops a size when they are full). */
+#define CS_PRECISION_SAMPLES  65536
+#define CS_PRECISION_GATHERED (1L << 21)
+
+static long sample_capacity(const cs_sweep_t *s, long max_iters, int per_iteration)
+{
+    if (s->precision.target_pct <= 0) return max_iters;
+    long room = CS_PRECISION_GATHERED / per_iteration;
+    if (room > CS_PRECISION_SAMPLES) room = CS_PRECISION_SAMPLES;
+    return room > max_iters ? room : max_iters;
+}
+
 static cs_status_t sweep_setup(cs_sweep_t *s, long max_iters)
 {
     cs_ctx_t *c = &s->ctx;
@@ -39,6 +63,7 @@ static cs_status_t sweep_setup(cs_sweep_t *s, long max_iters)
     int timer = c->timer;
     CS_MPI(MPI_Allreduce(&timer, &s->ntimers, 1, MPI_INT, MPI_SUM, c->comm));
     int per_iteration = s->pattern->timers == CS_TIMERS_EVERY ? 1 : (s->ntimers > 0 ? s->ntimers : 1);
+    max_iters = s->capacity = sample_capacity(s, max_iters, per_iteration);
     s->samples = malloc((size_t)max_iters * sizeof *s->samples);
     if (!s->samples) return CS_TRACE(CS_ERR_RUNTIME);
     if (c->rank == 0) {
@@ -134,20 +159,28 @@ static cs_status_t measure(cs_sweep_t *s, cs_record_t *rec)
     if (s->pattern->given_seconds) loop.iterations = 1, loop.warmup = 0;
     /* -z wants the tail of single operations, as OMB reports it */
     loop.batch = o->npercentiles > 0 ? 1 : o->batch;
+    if (s->precision.target_pct > 0) {
+        loop.precision = &s->precision;
+        loop.capacity = (size_t)s->capacity;
+    }
     cs_timing_t timing;
     CS_CHECK(cs_pattern_run(s->pattern, c, &loop, s->samples, &timing));
     cs_measurement_t m = {.size = c->size,
                           .window = c->window,
                           .pairs = info->plan->pairs,
-                          .iterations = loop.iterations,
+                          .iterations = timing.iterations,
                           .warmup = loop.warmup,
                           .batch = timing.batch,
                           .nranks = c->nranks,
                           .dtype = c->dtype,
                           .win_mode = c->win_mode,
-                          .sync_mode = c->sync_mode};
-    if (s->pattern->timers == CS_TIMERS_EVERY) CS_CHECK(collect_every(s, &timing, loop.iterations, &m));
-    else CS_CHECK(collect_some(s, &timing, loop.iterations, &m));
+                          .sync_mode = c->sync_mode,
+                          .has_precision = loop.precision != NULL,
+                          .rounds = timing.rounds,
+                          .achieved_pct = timing.achieved_pct,
+                          .stop = timing.stop};
+    if (s->pattern->timers == CS_TIMERS_EVERY) CS_CHECK(collect_every(s, &timing, timing.iterations, &m));
+    else CS_CHECK(collect_some(s, &timing, timing.iterations, &m));
     memset(rec, 0, sizeof *rec);
     if (c->rank == 0) cs_record_compute(info->bench, o, &m, rec);
     if (o->validate && s->pattern->fill) {
@@ -218,7 +251,7 @@ static cs_status_t sweep(cs_sweep_t *s, const cs_output_t *out, cs_run_status_t 
 cs_status_t cs_driver_run(MPI_Comm comm, const cs_run_info_t *info, const cs_mem_ops_t *mem, const cs_output_t *output,
                           cs_run_status_t *status)
 {
-    cs_sweep_t s = {.pattern = cs_pattern_of(info->bench->pattern)};
+    cs_sweep_t s = {.pattern = cs_pattern_of(info->bench->pattern), .precision = precision_config(info)};
     s.ctx.comm = comm;
     s.ctx.info = info;
     s.ctx.mem = mem;

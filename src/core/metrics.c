@@ -37,6 +37,11 @@ void cs_record_compute(const cs_bench_t *b, const cs_opts_t *o, cs_measurement_t
     rec->win_mode = m->win_mode;
     rec->sync_mode = m->sync_mode;
     rec->algbw_GBps = rec->busbw_GBps = NAN;
+    rec->has_precision = m->has_precision;
+    rec->target_pct = o->precision.target_pct;
+    rec->achieved_pct = m->achieved_pct;
+    rec->rounds = m->rounds;
+    rec->stop = m->stop;
     for (size_t i = 0; i < m->nsamples; i++) m->samples_s[i] *= 1e6;
     double *us = m->samples_s;
     cs_stats_compute(us, m->nsamples, &rec->stats); /* sorts ascending */

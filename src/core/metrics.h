@@ -25,6 +25,11 @@ typedef struct cs_measurement {
     cs_rma_sync_t sync_mode;
     bool has_overlap;
     cs_overlap_t overlap;
+    /* --precision: the rounds, the interval reached and why the size stopped */
+    bool has_precision;
+    long rounds;
+    double achieved_pct;
+    cs_stop_t stop;
 } cs_measurement_t;
 
 /* Fills rec (validation fields untouched). Samples become microseconds. */

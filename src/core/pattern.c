@@ -2,6 +2,7 @@
  * phase of non-blocking collectives and the validation pass. */
 #include "core/pattern.h"
 
+#include <limits.h>
 #include <math.h>
 #include <string.h>
 
@@ -35,13 +36,14 @@ static cs_status_t warm_up(const cs_pattern_t *p, cs_ctx_t *c, const cs_loop_t *
     return CS_OK;
 }
 
-static long choose_batch(const cs_pattern_t *p, const cs_loop_t *loop, double per_iter)
+/* Iterations per sample, at most `most`. */
+static long choose_batch(const cs_pattern_t *p, const cs_loop_t *loop, double per_iter, long most)
 {
     if (p->barrier_each_iteration) return 1; /* the barrier separates iterations */
-    if (loop->batch > 0) return loop->batch < loop->iterations ? loop->batch : loop->iterations;
+    if (loop->batch > 0) return loop->batch < most ? loop->batch : most;
     if (per_iter <= 0) return 1;
     double b = ceil(CS_BATCH_TARGET_S / per_iter);
-    return b >= (double)loop->iterations ? loop->iterations : (long)b;
+    return b >= (double)most ? most : (long)b;
 }
 
 /* Batched: one clock read per batch; consecutive stamps, so no time goes unaccounted. */
@@ -79,6 +81,68 @@ static cs_status_t timed_synchronised(const cs_pattern_t *p, cs_ctx_t *c, const 
     }
     out->nsamples = (size_t)loop->iterations;
     out->total = total / p->time_divisor;
+    return CS_OK;
+}
+
+/* One sample: a batch of iterations, or one iteration after a barrier outside the clock.
+ * Returns its seconds of operation (before the pattern's divisor). */
+static inline cs_status_t one_sample(const cs_pattern_t *p, cs_ctx_t *c, long first, long batch, double *t_prev,
+                                     double *seconds)
+{
+    if (p->barrier_each_iteration) {
+        CS_MPI(MPI_Barrier(c->comm));
+        *t_prev = MPI_Wtime();
+    }
+    CS_CHECK(steps(p, c, first, batch));
+    double t = MPI_Wtime();
+    *seconds = t - *t_prev;
+    *t_prev = t;
+    return CS_OK;
+}
+
+/* --precision: rounds of samples until the stopping rule (util/precision.h) ends the size.
+ * Every rank runs the same rounds: batch and round length come from the slowest rank's
+ * warm-up, and the decision after each round from values agreed in one allreduce, which
+ * lies outside the clock (each round's clock starts after it). */
+static cs_status_t timed_rounds(const cs_pattern_t *p, cs_ctx_t *c, const cs_loop_t *loop, double per_iter,
+                                double *samples, cs_timing_t *out)
+{
+    double slowest;
+    CS_MPI(MPI_Allreduce(&per_iter, &slowest, 1, MPI_DOUBLE, MPI_MAX, c->comm));
+    long batch = choose_batch(p, loop, slowest, LONG_MAX / 4);
+    long per_round = cs_precision_round_batches(slowest * (double)batch);
+    long room = (long)(loop->capacity / CS_PRECISION_MIN_ROUNDS);
+    if (per_round > room) per_round = room > 0 ? room : 1;
+    out->batch = batch;
+    cs_precision_t pr;
+    cs_precision_start(&pr, loop->precision, loop->capacity);
+    bool counts = p->timers == CS_TIMERS_EVERY || c->timer; /* whose interval matters */
+    double t_start = MPI_Wtime(), total = 0;
+    size_t k = 0;
+    long done = 0;
+    do {
+        double t_round = MPI_Wtime(), t_prev = t_round, round = 0;
+        for (long b = 0; b < per_round; b++, done += batch) {
+            double dt = 0;
+            CS_CHECK(one_sample(p, c, loop->warmup + done, batch, &t_prev, &dt));
+            samples[k++] = dt / (double)batch / p->time_divisor;
+            round += dt;
+        }
+        double t_end = MPI_Wtime();
+        total += round / p->time_divisor;
+        cs_precision_add_round(&pr, round / p->time_divisor, per_round * batch, (size_t)per_round);
+        double mine[3] = {counts ? cs_precision_achieved_pct(&pr) : 0.0, t_end - t_start, t_end - t_round}, agreed[3];
+        CS_MPI(MPI_Allreduce(mine, agreed, 3, MPI_DOUBLE, MPI_MAX, c->comm));
+        out->achieved_pct = agreed[0];
+        /* the warm-up's estimate may be far off (it is short, and a busy machine stretches
+         * it): the first round, timed on every rank, sets the length of the others */
+        if (pr.rounds == 1) per_round = cs_precision_rescale_round(per_round, agreed[2], room);
+        out->stop = cs_precision_decide(&pr, agreed[0], agreed[1], agreed[2], (size_t)per_round);
+    } while (out->stop == CS_STOP_NONE);
+    out->nsamples = k;
+    out->iterations = done;
+    out->rounds = pr.rounds;
+    out->total = total;
     return CS_OK;
 }
 
@@ -148,6 +212,7 @@ CS_HOT cs_status_t cs_pattern_run(const cs_pattern_t *p, cs_ctx_t *c, const cs_l
         samples[0] = p->given_seconds(c);
         out->nsamples = 1;
         out->batch = 1;
+        out->iterations = 1;
         out->total = samples[0];
         return CS_OK;
     }
@@ -155,16 +220,24 @@ CS_HOT cs_status_t cs_pattern_run(const cs_pattern_t *p, cs_ctx_t *c, const cs_l
     CS_MPI(MPI_Barrier(c->comm));
     double per_iter = 0;
     CS_CHECK(warm_up(p, c, loop, &per_iter));
-    out->batch = choose_batch(p, loop, per_iter);
-    CS_MPI(MPI_Barrier(c->comm));
-    if (p->barrier_each_iteration) CS_CHECK(timed_synchronised(p, c, loop, samples, out));
-    else CS_CHECK(timed_batches(p, c, loop, out->batch, samples, out));
+    if (loop->precision) {
+        CS_MPI(MPI_Barrier(c->comm));
+        CS_CHECK(timed_rounds(p, c, loop, per_iter, samples, out));
+    } else {
+        out->batch = choose_batch(p, loop, per_iter, loop->iterations);
+        out->iterations = loop->iterations;
+        CS_MPI(MPI_Barrier(c->comm));
+        if (p->barrier_each_iteration) CS_CHECK(timed_synchronised(p, c, loop, samples, out));
+        else CS_CHECK(timed_batches(p, c, loop, out->batch, samples, out));
+    }
     CS_CHECK(p->end(c));
     CS_MPI(MPI_Barrier(c->comm));
     if (p->start) {
         out->has_overlap = true;
-        double pure = loop->iterations > 0 ? out->total / (double)loop->iterations : 0;
-        CS_CHECK(overlap_phase(p, c, loop, pure, &out->overlap));
+        cs_loop_t measured = *loop;
+        measured.iterations = out->iterations; /* as many as the timed phase ran */
+        double pure = out->iterations > 0 ? out->total / (double)out->iterations : 0;
+        CS_CHECK(overlap_phase(p, c, &measured, pure, &out->overlap));
     }
     return CS_OK;
 }

@@ -12,6 +12,7 @@
 #include <stddef.h>
 
 #include "util/cs_status.h"
+#include "util/precision.h"
 #include "mem/mem.h"
 #include "core/metrics.h"
 #include "core/record.h"
@@ -98,6 +99,10 @@ typedef struct cs_loop {
     long iterations, warmup;
     long batch;    /* 0: choose from the warm-up so one sample lasts about CS_BATCH_TARGET_S */
     int num_tests; /* MPI_Test calls during the overlap phase's compute (-t) */
+    /* --precision: rounds until the interval is narrow enough (iterations is then unused);
+     * NULL: OMB's fixed iteration count */
+    const cs_precision_cfg_t *precision;
+    size_t capacity; /* samples the caller has room for (with precision) */
 } cs_loop_t;
 
 #define CS_BATCH_TARGET_S 20e-6
@@ -105,9 +110,14 @@ typedef struct cs_loop {
 typedef struct cs_timing {
     size_t nsamples;
     long batch;
-    double total; /* seconds for all timed iterations, after time_divisor */
+    long iterations; /* timed iterations run: loop->iterations, or what the rounds took */
+    double total;    /* seconds for all timed iterations, after time_divisor */
     bool has_overlap;
     cs_overlap_t overlap; /* seconds summed over the timed iterations of the overlap phase */
+    /* with --precision: rounds run, the interval every rank agreed on, why it stopped */
+    long rounds;
+    double achieved_pct;
+    cs_stop_t stop;
 } cs_timing_t;
 
 /* The pattern a descriptor names. */
@@ -116,8 +126,8 @@ const cs_pattern_t *cs_pattern_of(cs_pattern_id_t id);
 /* A setup/teardown/begin/end hook for patterns that need none. */
 cs_status_t cs_pattern_nothing(cs_ctx_t *c);
 
-/* Runs warm-up and timed iterations; samples (room for loop->iterations) receive seconds
- * per iteration. Every rank of the communicator must call it. */
+/* Runs warm-up and timed iterations; samples (room for loop->iterations, or
+ * loop->capacity with precision) receive seconds per iteration. Every rank of the communicator must call it. */
 cs_status_t cs_pattern_run(const cs_pattern_t *p, cs_ctx_t *c, const cs_loop_t *loop, double *samples,
                            cs_timing_t *out);
 

@@ -29,12 +29,21 @@ typedef struct cs_record {
     /* non-blocking collectives, as OMB prints them: means over ranks of per-rank means */
     double overall_us, compute_us, init_us, test_us, wait_us;
     double pure_comm_us, min_comm_us, max_comm_us, overlap_pct;
+    /* --precision: the target and what was reached (percent of the mean, 95% interval) */
+    bool has_precision;
+    double target_pct, achieved_pct;
+    long rounds;
+    cs_stop_t stop;
 } cs_record_t;
+
+#define CS_AFFINITY_LEN 128
 
 typedef struct cs_host {
     char name[256];
     int *ranks;
     int nranks;
+    int cpu_count;                     /* online CPUs the host reports; 0: unknown */
+    char (*affinity)[CS_AFFINITY_LEN]; /* per rank, the CPUs it may run on ("0-3"); "" unknown */
 } cs_host_t;
 
 struct cs_topo;

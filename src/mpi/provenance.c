@@ -1,10 +1,14 @@
+#define _GNU_SOURCE /* sched_getaffinity */
 #include "mpi/provenance.h"
 
+#include <sched.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "mpi/check.h"
+#include "util/cpulist.h"
 
 /* Variables that select or tune the MPI transport or identify the job. */
 static const char *const kept_prefixes[] = {
@@ -73,23 +77,51 @@ void cs_utc_now(char *buf, size_t len)
     strftime(buf, len, "%Y-%m-%dT%H:%M:%SZ", &tm);
 }
 
-/* Rank 0 groups the gathered processor names into hosts, in order of first rank. */
-static cs_status_t group_hosts(const char *names, int nranks, cs_run_info_t *info)
+/* What each rank tells rank 0 about where it runs. */
+typedef struct where {
+    char name[MPI_MAX_PROCESSOR_NAME];
+    char affinity[CS_AFFINITY_LEN]; /* the CPUs this rank may run on: the binding in effect */
+    int cpu_count;
+} where_t;
+
+static void where_am_i(where_t *w)
+{
+    int len;
+    memset(w, 0, sizeof *w);
+    MPI_Get_processor_name(w->name, &len);
+    long online = sysconf(_SC_NPROCESSORS_ONLN);
+    w->cpu_count = online > 0 ? (int)online : 0;
+#ifdef __linux__
+    cpu_set_t set;
+    if (sched_getaffinity(0, sizeof set, &set) == 0) {
+        int cpus[CPU_SETSIZE], n = 0;
+        for (int c = 0; c < CPU_SETSIZE; c++)
+            if (CPU_ISSET(c, &set)) cpus[n++] = c;
+        cs_cpulist_format(cpus, n, w->affinity, sizeof w->affinity);
+    }
+#endif
+}
+
+/* Rank 0 groups the gathered places into hosts, in order of first rank. */
+static cs_status_t group_hosts(const where_t *all, int nranks, cs_run_info_t *info)
 {
     info->hosts = calloc((size_t)nranks, sizeof *info->hosts);
     if (info->hosts == NULL) return CS_TRACE(CS_ERR_RUNTIME);
     info->nhosts = 0;
     for (int r = 0; r < nranks; r++) {
-        const char *name = names + (size_t)r * MPI_MAX_PROCESSOR_NAME;
+        const where_t *w = &all[r];
         int h = 0;
-        while (h < info->nhosts && strcmp(info->hosts[h].name, name) != 0) h++;
+        while (h < info->nhosts && strcmp(info->hosts[h].name, w->name) != 0) h++;
         cs_host_t *host = &info->hosts[h];
         if (h == info->nhosts) {
-            snprintf(host->name, sizeof host->name, "%s", name);
+            snprintf(host->name, sizeof host->name, "%s", w->name);
             host->ranks = calloc((size_t)nranks, sizeof *host->ranks);
-            if (host->ranks == NULL) return CS_TRACE(CS_ERR_RUNTIME);
+            host->affinity = calloc((size_t)nranks, sizeof *host->affinity);
+            if (host->ranks == NULL || host->affinity == NULL) return CS_TRACE(CS_ERR_RUNTIME);
+            host->cpu_count = w->cpu_count;
             info->nhosts++;
         }
+        memcpy(host->affinity[host->nranks], w->affinity, sizeof w->affinity);
         host->ranks[host->nranks++] = r;
     }
     return CS_OK;
@@ -109,17 +141,16 @@ cs_status_t cs_provenance_collect(MPI_Comm comm, char **envp, cs_run_info_t *inf
     CS_MPI(MPI_Get_version(&major, &minor));
     snprintf(info->mpi_standard, sizeof info->mpi_standard, "%d.%d", major, minor);
 
-    char me[MPI_MAX_PROCESSOR_NAME] = {0};
-    CS_MPI(MPI_Get_processor_name(me, &len));
-    char *names = NULL;
+    where_t me, *all = NULL;
+    where_am_i(&me);
     if (rank == 0) {
-        names = calloc((size_t)info->nranks, MPI_MAX_PROCESSOR_NAME);
-        if (names == NULL) return CS_TRACE(CS_ERR_RUNTIME);
+        all = calloc((size_t)info->nranks, sizeof *all);
+        if (all == NULL) return CS_TRACE(CS_ERR_RUNTIME);
     }
-    int rc = MPI_Gather(me, MPI_MAX_PROCESSOR_NAME, MPI_CHAR, names, MPI_MAX_PROCESSOR_NAME, MPI_CHAR, 0, comm);
+    int rc = MPI_Gather(&me, (int)sizeof me, MPI_BYTE, all, (int)sizeof me, MPI_BYTE, 0, comm);
     cs_status_t st = rc == MPI_SUCCESS ? CS_OK : CS_TRACE(CS_ERR_RUNTIME);
-    if (st == CS_OK && rank == 0) st = group_hosts(names, info->nranks, info);
-    free(names);
+    if (st == CS_OK && rank == 0) st = group_hosts(all, info->nranks, info);
+    free(all);
     CS_CHECK(st);
     if (rank == 0) {
         read_cpu_model(info->cpu_model, sizeof info->cpu_model);
@@ -130,7 +161,10 @@ cs_status_t cs_provenance_collect(MPI_Comm comm, char **envp, cs_run_info_t *inf
 
 void cs_provenance_free(cs_run_info_t *info)
 {
-    for (int h = 0; h < info->nhosts; h++) free(info->hosts[h].ranks);
+    for (int h = 0; h < info->nhosts; h++) {
+        free(info->hosts[h].ranks);
+        free(info->hosts[h].affinity);
+    }
     free(info->hosts);
     free((void *)info->environment);
     info->hosts = NULL;

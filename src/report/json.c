@@ -47,6 +47,12 @@ static void write_bool(FILE *out, const char *key, bool v)
     fputs(v ? "true" : "false", out);
 }
 
+static void write_number_field(FILE *out, const char *key, double v, int first)
+{
+    cs_json_key(out, key, first);
+    cs_json_number(out, v);
+}
+
 static void write_string_list(FILE *out, const char *key, int n, const char *(*name)(int, const cs_plan_t *),
                               const cs_plan_t *plan)
 {
@@ -127,8 +133,31 @@ static void write_options(FILE *out, const cs_run_info_t *info)
     }
     fputc(']', out);
     write_bool(out, "full", o->full);
+    if (o->precision.target_pct > 0) {
+        cs_precision_cfg_t pc = cs_precision_resolve(&o->precision);
+        cs_json_key(out, "precision", 0);
+        fputc('{', out);
+        write_number_field(out, "target_pct", pc.target_pct, 1);
+        write_number_field(out, "max_time_s", pc.max_time_s, 0);
+        write_long(out, "min_samples", pc.min_samples, 0);
+        fputc('}', out);
+    }
     write_family_options(out, info);
     fputc('}', out);
+}
+
+/* The host's CPU count and each rank's CPU set (the binding in effect), where known. */
+static void write_host_binding(FILE *out, const cs_host_t *host)
+{
+    if (host->cpu_count > 0) write_long(out, "cpu_count", host->cpu_count, 0);
+    if (host->affinity == NULL) return;
+    cs_json_key(out, "affinity", 0);
+    fputc('[', out);
+    for (int i = 0; i < host->nranks; i++) {
+        if (i) fputc(',', out);
+        cs_json_string(out, host->affinity[i]);
+    }
+    fputc(']', out);
 }
 
 static void write_hosts(FILE *out, const cs_run_info_t *info)
@@ -142,7 +171,9 @@ static void write_hosts(FILE *out, const cs_run_info_t *info)
         cs_json_key(out, "ranks", 0);
         fputc('[', out);
         for (int i = 0; i < info->hosts[h].nranks; i++) fprintf(out, i ? ",%d" : "%d", info->hosts[h].ranks[i]);
-        fputs("]}", out);
+        fputc(']', out);
+        write_host_binding(out, &info->hosts[h]);
+        fputc('}', out);
     }
     fputc(']', out);
 }
@@ -203,12 +234,6 @@ static void write_header_fields(FILE *out, const cs_run_info_t *info)
     write_environment(out, info);
 }
 
-static void write_number_field(FILE *out, const char *key, double v, int first)
-{
-    cs_json_key(out, key, first);
-    cs_json_number(out, v);
-}
-
 static void write_stats(FILE *out, const cs_stats_t *s)
 {
     fputc('{', out);
@@ -265,6 +290,22 @@ static void write_metrics(FILE *out, const cs_run_info_t *info, const cs_record_
     fputc('}', out);
 }
 
+/* --precision: the target, what the size reached (null: too few rounds for an interval),
+ * its rounds and why it stopped. Written only with --precision, so a document of OMB's
+ * fixed counts is what it always was. */
+static void write_precision(FILE *out, const cs_record_t *r)
+{
+    cs_json_key(out, "precision", 0);
+    fputc('{', out);
+    write_number_field(out, "target_pct", r->target_pct, 1);
+    write_number_field(out, "achieved_pct", r->achieved_pct, 0);
+    write_bool(out, "met", r->achieved_pct <= r->target_pct);
+    write_long(out, "rounds", r->rounds, 0);
+    cs_json_key(out, "stop", 0);
+    cs_json_string(out, cs_stop_name(r->stop));
+    fputc('}', out);
+}
+
 static void write_record(FILE *out, const cs_run_info_t *info, const cs_record_t *r)
 {
     fputc('{', out);
@@ -289,6 +330,7 @@ static void write_record(FILE *out, const cs_run_info_t *info, const cs_record_t
     cs_json_key(out, "validation", 0);
     if (r->validated) fprintf(out, "{\"errors\":%ld}", r->errors);
     else fputs("null", out);
+    if (r->has_precision) write_precision(out, r);
     if (info->bench->caps & CS_CAP_DATATYPES) {
         cs_json_key(out, "datatype", 0);
         cs_json_string(out, cs_dtype_name(r->dtype));

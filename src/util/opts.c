@@ -7,6 +7,7 @@
 
 #include <ctype.h>
 #include <errno.h>
+#include <math.h>
 #include <getopt.h>
 #include <limits.h>
 #include <stdint.h>
@@ -134,6 +135,77 @@ static bool parse_long(const char *s, long min, long max, long *out)
     if (*end != '\0' || errno == ERANGE || v < min || v > max) return false;
     *out = v;
     return true;
+}
+
+/* A finite number in [min, max] followed by one of `suffixes` (each with its factor) or
+ * nothing. */
+typedef struct unit {
+    const char *suffix;
+    double factor;
+} unit_t;
+static bool parse_scaled(const char *s, double min, double max, const unit_t *units, double *out)
+{
+    if (s == NULL || *s == '\0') return false;
+    errno = 0;
+    char *end = NULL;
+    double v = strtod(s, &end);
+    if (end == s || errno == ERANGE || !isfinite(v)) return false;
+    double factor = 1;
+    if (*end != '\0') {
+        const unit_t *u = units;
+        while (u->suffix && strcmp(end, u->suffix) != 0) u++;
+        if (!u->suffix) return false;
+        factor = u->factor;
+    }
+    v *= factor;
+    if (v < min || v > max) return false;
+    *out = v;
+    return true;
+}
+
+/* --precision, --max-time and --min-samples. */
+static cs_status_t parse_precision(int c, const char *arg, cs_opts_t *o, char *err, size_t errlen)
+{
+    static const unit_t percent[] = {{"%", 1}, {NULL, 0}};
+    static const unit_t seconds[] = {{"s", 1}, {"ms", 1e-3}, {NULL, 0}};
+    long v;
+    if (c == LONG_ONLY(PRECISION)) {
+        if (!parse_scaled(arg, 1e-6, 100, percent, &o->precision.target_pct) || o->precision.target_pct <= 0)
+            return cs_usage_error(err, errlen,
+                                  "--precision %s: give a percentage above 0 and at most 100, "
+                                  "e.g. 2 or 2%%",
+                                  arg);
+    } else if (c == LONG_ONLY(MAX_TIME)) {
+        if (!parse_scaled(arg, 1e-3, 86400, seconds, &o->precision.max_time_s))
+            return cs_usage_error(err, errlen,
+                                  "--max-time %s: give seconds from 0.001 to 86400, e.g. 2, 0.5s "
+                                  "or 200ms",
+                                  arg);
+    } else {
+        if (!parse_long(arg, 2, 1 << 20, &v))
+            return cs_usage_error(err, errlen, "--min-samples %s: give a whole number from 2 to 1048576", arg);
+        o->precision.min_samples = v;
+    }
+    return CS_OK;
+}
+
+/* --max-time and --min-samples shape --precision; -i fixes the count it would choose. */
+static cs_status_t check_precision(const cs_opts_t *o, char *err, size_t errlen)
+{
+    bool target = cs_opts_given(o, CS_OPT_PRECISION);
+    if (!target && cs_opts_given(o, CS_OPT_MAX_TIME))
+        return cs_usage_error(err, errlen,
+                              "--max-time %s needs --precision (without it the iteration count "
+                              "is fixed: -i)",
+                              o->given_value[CS_OPT_MAX_TIME]);
+    if (!target && cs_opts_given(o, CS_OPT_MIN_SAMPLES))
+        return cs_usage_error(err, errlen, "--min-samples %s needs --precision", o->given_value[CS_OPT_MIN_SAMPLES]);
+    if (target && o->iterations_set)
+        return cs_usage_error(err, errlen,
+                              "-i %s and --precision %s: choose one (-i fixes the iterations, "
+                              "--precision measures until the result is known well enough)",
+                              o->given_value[CS_OPT_ITERATIONS], o->given_value[CS_OPT_PRECISION]);
+    return CS_OK;
 }
 
 /* -m [MIN:]MAX, also MIN: and :MAX. */
@@ -409,6 +481,9 @@ static cs_status_t apply_option(int c, const char *arg, cs_opts_t *o, char *err,
         o->sync_modes_set = true;
         o->sync_all = strcmp(arg, "all") == 0;
         return CS_OK;
+    case LONG_ONLY(PRECISION):
+    case LONG_ONLY(MAX_TIME):
+    case LONG_ONLY(MIN_SAMPLES): return parse_precision(c, arg, o, err, errlen);
     case LONG_ONLY(BUSBW): o->busbw = true; return CS_OK;
     case LONG_ONLY(FORMAT): return parse_format(arg, o, err, errlen);
     case LONG_ONLY(JSON_OUT): o->json_out = arg; return CS_OK;
@@ -489,6 +564,7 @@ cs_status_t cs_opts_parse(int argc, char **argv, const char *implied_bench, cs_o
     if (nkinds == 1) o->mem_kinds[1] = o->mem_kinds[0];
     o->mem_kinds_set = nkinds > 0;
     if (o->help || o->version || o->list) return CS_OK;
+    CS_CHECK(check_precision(o, err, errlen));
     if (o->bench_name == NULL) return cs_usage_error(err, errlen, "no benchmark named (see --list)");
     return CS_OK;
 }

@@ -8,6 +8,7 @@
 #include <stdio.h>
 
 #include "util/cs_status.h"
+#include "util/precision.h"
 
 #define CS_MAX_PERCENTILES  5
 #define CS_MAX_REPORT_FILES 2
@@ -113,6 +114,10 @@ typedef struct cs_opts {
 
     bool help, version, list;
     long corrupt_size; /* --debug-corrupt SIZE: flip a received byte at SIZE (tests of -c) */
+
+    /* --precision, --max-time, --min-samples; target 0: OMB's fixed counts. A time or count
+     * left 0 takes its default (util/precision.h) when a target is given. */
+    cs_precision_cfg_t precision;
 } cs_opts_t;
 
 /* Defaults as OMB has them; see docs/core.md. */

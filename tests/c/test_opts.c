@@ -61,6 +61,13 @@ int main(void)
     CHECK(strcmp(o.json_out, "x.json") == 0);
     PARSE_OK("latency", "--batch", "10");
     CHECK(o.batch == 10);
+    /* --precision and its limits; without it nothing changes */
+    PARSE_OK("latency");
+    CHECK(o.precision.target_pct == 0);
+    PARSE_OK("latency", "--precision", "2%", "--max-time", "500ms", "--min-samples", "20");
+    CHECK(o.precision.target_pct == 2 && fabs(o.precision.max_time_s - 0.5) < 1e-12 && o.precision.min_samples == 20);
+    PARSE_OK("bw", "--precision", "0.5", "--max-time", "1s");
+    CHECK(o.precision.target_pct == 0.5 && o.precision.max_time_s == 1);
     PARSE_OK("-M", "1M", "latency");
     CHECK(o.mem_limit == 1u << 20);
 
@@ -131,6 +138,13 @@ int main(void)
     PARSE_BAD("--format xml: choose osu, json or csv", "latency", "--format", "xml");
     PARSE_BAD("-clog:out: validation logs are not supported", "latency", "-clog:out");
     PARSE_BAD("--batch 0: give auto or a whole number", "latency", "--batch", "0");
+    PARSE_BAD("--precision 0: give a percentage above 0", "latency", "--precision", "0");
+    PARSE_BAD("--precision 2x: give a percentage", "latency", "--precision", "2x");
+    PARSE_BAD("--max-time 2h: give seconds", "latency", "--precision", "2", "--max-time", "2h");
+    PARSE_BAD("--min-samples 1: give a whole number from 2", "latency", "--precision", "2", "--min-samples", "1");
+    PARSE_BAD("--max-time 1 needs --precision", "latency", "--max-time", "1");
+    PARSE_BAD("--min-samples 5 needs --precision", "latency", "--min-samples", "5");
+    PARSE_BAD("-i 100 and --precision 2: choose one", "latency", "-i", "100", "--precision", "2");
     PARSE_BAD("unexpected argument 'bw'", "latency", "bw");
     PARSE_BAD("no benchmark named", "-m", "8");
 

@@ -316,7 +316,7 @@ static void issue3_goldens(cs_run_info_t info, cs_opts_t *o, cs_plan_t *plan)
 int main(void)
 {
     int ranks0[] = {0}, ranks1[] = {1};
-    cs_host_t hosts[] = {{"node01", ranks0, 1}, {"node02", ranks1, 1}};
+    cs_host_t hosts[] = {{"node01", ranks0, 1, 0, NULL}, {"node02", ranks1, 1, 0, NULL}};
     const char *env[] = {"UCX_TLS=tcp,self", "SLURM_JOB_ID=4242"};
     char *argv[] = {"commscope-bench", "latency", "-m", "0:4", "--label=\"quoted\"\\path"};
     cs_opts_t o;

@@ -83,3 +83,28 @@ def test_timeout_stops_every_rank(mpi, tmp_path):
         run = store.run(row.id)
     assert run.status == "incomplete" and run.status_reason.startswith("timed out after 2 s; ")
     assert running_cores(mpi.bench) == []
+
+
+def test_ranks_are_bound_and_report_their_cpus(mpi, tmp_path):
+    """Bound by default, each rank on a CPU set of its own; unbound, with a warning, when
+    there are more ranks than cores (Open MPI would refuse to bind) or on request."""
+    cores = len(os.sched_getaffinity(0))
+    db = tmp_path / "results.db"
+    done = commscope_run(mpi, db, "latency", "--np", "2", "--", "-m", "1:1", "-i", "20", "-x", "2")
+    assert done.returncode == 0, done.stderr
+    with Store(db, create=False) as store:
+        run = store.run(store.last_run_id())
+    (host,) = run.hosts
+    assert host["cpu_count"] >= 1 and len(host["affinity"]) == 2 and all(host["affinity"])
+    if cores >= 2:
+        assert run.provenance["binding"] == {"asked": "core", "requested": "core", "reason": None}
+        assert host["affinity"][0] != host["affinity"][1]  # a core each
+        assert "not bound" not in done.stderr
+    if cores <= 4:  # multi_lat on twice as many ranks as cores: starts, unbound, says so
+        over = commscope_run(mpi, db, "multi_lat", "--np", str(2 * cores), "--", "-m", "1:1", "-i", "20", "-x", "2")
+        assert over.returncode == 0, over.stderr
+        assert f"ranks are not bound to cores (oversubscribed: {2 * cores} ranks on {cores} core(s))" in over.stderr
+    unbound = commscope_run(mpi, db, "latency", "--np", "2", "--bind", "none", "--", "-m", "1:1", "-i", "20")
+    assert unbound.returncode == 0 and "ranks are not bound to cores (--bind none)" in unbound.stderr
+    with Store(db, create=False) as store:
+        assert store.run(store.last_run_id()).provenance["binding"]["asked"] == "none"

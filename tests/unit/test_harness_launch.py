@@ -7,7 +7,7 @@ from pathlib import Path
 import pytest
 
 from commscope.errors import CommscopeError, UsageError
-from commscope.execute.launchers import (LAUNCHERS, Command, HydraLauncher, LaunchSpec, OpenMpiLauncher, SrunLauncher,
+from commscope.execute.launchers import (LAUNCHERS, Binding, Command, HydraLauncher, LaunchSpec, OpenMpiLauncher, SrunLauncher,
                               hostfile_nodes, program_flavour, register_launcher, resolve_launcher)
 
 ROOT_ENV = {"OMPI_ALLOW_RUN_AS_ROOT": "1", "OMPI_ALLOW_RUN_AS_ROOT_CONFIRM": "1"}
@@ -48,13 +48,15 @@ def test_register_launcher_adds_a_class_under_its_name():
 def test_mpirun_on_this_machine():
     spec = LaunchSpec(np=2, local_cores=2)
     assert OpenMpiLauncher("mpirun").command(spec, ["bench", "latency"]) == Command(
-        ["mpirun", "-np", "2", "bench", "latency"], {})
+        ["mpirun", "-np", "2", "--bind-to", "core", "bench", "latency"], {})
 
 
 def test_mpirun_oversubscribes_only_beyond_the_cores():
-    assert OpenMpiLauncher("mpirun").argv(LaunchSpec(np=2, local_cores=2)) == ["mpirun", "-np", "2"]
+    assert OpenMpiLauncher("mpirun").argv(LaunchSpec(np=2, local_cores=2)) == ["mpirun", "-np", "2", "--bind-to",
+                                                                               "core"]
+    # oversubscribed: Open MPI refuses to bind more ranks than cores, so they stay unbound
     assert OpenMpiLauncher("mpirun").argv(LaunchSpec(np=4, local_cores=2)) == [
-        "mpirun", "-np", "4", "--oversubscribe"]
+        "mpirun", "-np", "4", "--oversubscribe", "--bind-to", "none"]
 
 
 def test_mpirun_as_root_sets_the_variables_not_a_flag():
@@ -71,22 +73,23 @@ def test_mpirun_as_root_sets_the_variables_not_a_flag():
 ])
 def test_mpirun_hosts_get_slots_by_placement(placement, np, expected):
     spec = LaunchSpec(np=np, hosts=("a", "b"), placement=placement, local_cores=1)
-    assert OpenMpiLauncher("mpirun").argv(spec) == ["mpirun", "-np", str(np), "--host", expected]
+    assert OpenMpiLauncher("mpirun").argv(spec) == ["mpirun", "-np", str(np), "--host", expected, "--bind-to", "core"]
 
 
 def test_mpirun_keeps_slots_the_user_gave_and_oversubscribes_past_them():
     spec = LaunchSpec(np=8, hosts=("a:4", "b:4"), placement="inter-node")
-    assert OpenMpiLauncher("mpirun").argv(spec) == ["mpirun", "-np", "8", "--host", "a:4,b:4"]
+    assert OpenMpiLauncher("mpirun").argv(spec) == ["mpirun", "-np", "8", "--host", "a:4,b:4", "--bind-to", "core"]
     spec = LaunchSpec(np=10, hosts=("a:4", "b:4"))
-    assert OpenMpiLauncher("mpirun").argv(spec)[-1] == "--oversubscribe"
+    assert OpenMpiLauncher("mpirun").argv(spec)[-3:] == ["--oversubscribe", "--bind-to", "none"]
 
 
 def test_mpirun_hostfile_maps_ranks_per_node():
     spec = LaunchSpec(np=4, hostfile="hosts.txt", placement="inter-node", known_nodes=2, local_cores=1)
     assert OpenMpiLauncher("mpirun").argv(spec) == [
-        "mpirun", "-np", "4", "--hostfile", "hosts.txt", "--map-by", "ppr:2:node"]
+        "mpirun", "-np", "4", "--hostfile", "hosts.txt", "--map-by", "ppr:2:node", "--bind-to", "core"]
     spec = LaunchSpec(np=4, hostfile="hosts.txt", placement="any", local_cores=1)
-    assert OpenMpiLauncher("mpirun").argv(spec) == ["mpirun", "-np", "4", "--hostfile", "hosts.txt"]
+    assert OpenMpiLauncher("mpirun").argv(spec) == ["mpirun", "-np", "4", "--hostfile", "hosts.txt", "--bind-to",
+                                                    "core"]
 
 
 # -- MPICH Hydra --------------------------------------------------------------
@@ -94,43 +97,62 @@ def test_mpirun_hostfile_maps_ranks_per_node():
 def test_mpiexec_on_this_machine_never_needs_oversubscribe():
     spec = LaunchSpec(np=4, local_cores=2, as_root=True)
     command = HydraLauncher("mpiexec.mpich").command(spec, ["bench", "bw"])
-    assert command == Command(["mpiexec.mpich", "-n", "4", "bench", "bw"], {})
+    assert command == Command(["mpiexec.mpich", "-n", "4", "-bind-to", "none", "bench", "bw"], {})
+    spec = LaunchSpec(np=2, local_cores=2)
+    assert HydraLauncher("mpiexec").argv(spec) == ["mpiexec", "-n", "2", "-bind-to", "core"]
 
 
 @pytest.mark.parametrize("placement, expected", [("inter-node", "a:1,b:1"), ("intra-node", "a:2")])
 def test_mpiexec_hosts(placement, expected):
     spec = LaunchSpec(np=2, hosts=("a", "b"), placement=placement)
-    assert HydraLauncher("mpiexec").argv(spec) == ["mpiexec", "-n", "2", "-hosts", expected]
+    assert HydraLauncher("mpiexec").argv(spec) == ["mpiexec", "-n", "2", "-hosts", expected, "-bind-to", "core"]
 
 
 def test_mpiexec_hostfile_with_ranks_per_node():
     spec = LaunchSpec(np=2, hostfile="hf", placement="intra-node", known_nodes=3)
-    assert HydraLauncher("mpiexec").argv(spec) == ["mpiexec", "-n", "2", "-f", "hf", "-ppn", "2"]
+    assert HydraLauncher("mpiexec").argv(spec) == ["mpiexec", "-n", "2", "-f", "hf", "-ppn", "2", "-bind-to", "core"]
     spec = LaunchSpec(np=2, hostfile="hf", placement="inter-node", known_nodes=2)
-    assert HydraLauncher("mpiexec").argv(spec) == ["mpiexec", "-n", "2", "-f", "hf", "-ppn", "1"]
+    assert HydraLauncher("mpiexec").argv(spec) == ["mpiexec", "-n", "2", "-f", "hf", "-ppn", "1", "-bind-to", "core"]
 
 
 # -- Slurm --------------------------------------------------------------------
 
 @pytest.mark.parametrize("flavour, pmi", [("openmpi", ["--mpi=pmix"]), ("mpich", ["--mpi=pmi2"]), (None, [])])
 def test_srun_picks_the_pmi_of_the_core(flavour, pmi):
-    assert SrunLauncher("srun").argv(LaunchSpec(np=2, core_flavour=flavour)) == ["srun", "-n", "2", *pmi]
+    assert SrunLauncher("srun").argv(LaunchSpec(np=2, core_flavour=flavour)) == ["srun", "-n", "2", *pmi,
+                                                                                 "--cpu-bind=cores"]
 
 
 def test_srun_placement_in_an_allocation():
     inter = LaunchSpec(np=4, placement="inter-node", known_nodes=2, core_flavour="mpich")
-    assert SrunLauncher("srun").argv(inter) == ["srun", "-n", "4", "--mpi=pmi2", "-N", "2"]
+    assert SrunLauncher("srun").argv(inter) == ["srun", "-n", "4", "--mpi=pmi2", "-N", "2", "--cpu-bind=cores"]
     intra = LaunchSpec(np=2, placement="intra-node", known_nodes=2)
-    assert SrunLauncher("srun").argv(intra) == ["srun", "-n", "2", "-N", "1"]
+    assert SrunLauncher("srun").argv(intra) == ["srun", "-n", "2", "-N", "1", "--cpu-bind=cores"]
 
 
 def test_srun_hosts_and_hostfile():
     spec = LaunchSpec(np=2, hosts=("a:1", "b:1"), placement="inter-node")
-    assert SrunLauncher("srun").argv(spec) == ["srun", "-n", "2", "-w", "a,b", "-N", "2"]
+    assert SrunLauncher("srun").argv(spec) == ["srun", "-n", "2", "-w", "a,b", "-N", "2", "--cpu-bind=cores"]
     spec = LaunchSpec(np=2, hosts=("a", "b"), placement="intra-node")
-    assert SrunLauncher("srun").argv(spec) == ["srun", "-n", "2", "-w", "a", "-N", "1"]
+    assert SrunLauncher("srun").argv(spec) == ["srun", "-n", "2", "-w", "a", "-N", "1", "--cpu-bind=cores"]
     spec = LaunchSpec(np=2, hostfile="hf")
-    assert SrunLauncher("srun").argv(spec) == ["srun", "-n", "2", "-w", os.path.abspath("hf")]
+    assert SrunLauncher("srun").argv(spec) == ["srun", "-n", "2", "-w", os.path.abspath("hf"), "--cpu-bind=cores"]
+
+
+@pytest.mark.parametrize("launcher, unbound", [(OpenMpiLauncher, ["--bind-to", "none"]),
+                                               (HydraLauncher, ["-bind-to", "none"]),
+                                               (SrunLauncher, ["--cpu-bind=none"])])
+def test_bind_none_leaves_ranks_unbound_and_says_why(launcher, unbound):
+    spec = LaunchSpec(np=2, local_cores=4, bind="none")
+    assert launcher("x").argv(spec)[-len(unbound):] == unbound
+    assert launcher("x").binding(spec) == Binding("none", "none", "--bind none")
+
+
+def test_oversubscribed_binding_is_recorded_with_its_reason():
+    spec = LaunchSpec(np=4, local_cores=2)
+    assert OpenMpiLauncher("x").binding(spec) == Binding("none", "core", "oversubscribed: 4 ranks on 2 core(s)")
+    assert HydraLauncher("x").binding(spec) == Binding("none", "core", "oversubscribed: 4 ranks on 2 core(s)")
+    assert OpenMpiLauncher("x").binding(LaunchSpec(np=2, local_cores=2)) == Binding("core", "core")
 
 
 def test_command_shell_line_quotes_and_prefixes_the_environment():

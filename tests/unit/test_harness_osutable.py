@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 from commscope.output.osutable import render, render_run
+from commscope.records.text import precision_line
 from commscope.records.run import Point, Run
 
 
@@ -79,3 +80,16 @@ def test_run_title_and_rate_hidden_for_single_pair_bandwidth():
         "# Size      Bandwidth (MB/s)", "4                      40.00"]
     run.provenance = {"benchmark": {"pattern": "multi_pair_window"}}
     assert "Messages/s" in render_run(run)
+
+
+def test_precision_outcome_is_a_line_under_the_table_not_columns():
+    def point(size, stop, achieved):
+        return Point(size=size, metrics={"latency_us": 1.5, "precision_achieved_pct": achieved,
+                                         "precision_target_pct": 2, "precision_rounds": 9, "precision_stop": stop})
+
+    run = Run(benchmark="latency", points=[point(1, "target", 1.5), point(2, "max_time", 7.25)])
+    table = render_run(run)
+    assert "precision" not in table and table.splitlines()[-1].split() == ["2", "1.50"]
+    assert precision_line(run) == ("precision: +-2% asked; 1 of 2 sizes reached it, 1 stopped at max-time; "
+                                   "widest interval 7.2%")
+    assert precision_line(Run(benchmark="latency", points=[Point(size=1, metrics={"latency_us": 1.0})])) is None

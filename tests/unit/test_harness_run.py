@@ -90,8 +90,11 @@ def test_success_stores_runs_points_and_provenance(cli, fake_core, db):
         assert (run.mpi_library, run.mpi_version) == ("MPICH", "4.0.2")
         assert run.hosts == [{"name": "fakehost", "ranks": [0, 1]}] and run.nodes == 1 and run.ranks == 2
         assert run.cpu_model == "Fake CPU" and run.tool_version == "0.0.0-fake"
-        assert run.launcher_argv[:3] == [str(FAKES / "mpirun"), "-np", "2"]
-        assert run.launcher_argv[3:6] == [str(FAKE_CORE), run.benchmark, "-m"]
+        binding = ["--bind-to", "core"] if len(os.sched_getaffinity(0)) >= 2 else ["--oversubscribe", "--bind-to",
+                                                                                  "none"]
+        assert run.launcher_argv[:5] == [str(FAKES / "mpirun"), "-np", "2", *binding][:5]
+        assert run.launcher_argv[3 + len(binding):6 + len(binding)] == [str(FAKE_CORE), run.benchmark, "-m"]
+        assert run.provenance["binding"]["requested"] == "core"
         assert run.launcher_argv[-4:-1] == ["--format", "osu", "--jsonl-out"]
         assert run.commscope_version == "0.1.0" and run.options["max_size"] == 8
         assert set(run.points[0].stats) == set(STATS) and run.points[0].iterations == 10
@@ -193,11 +196,11 @@ def test_dry_run_prints_exact_commands_and_runs_nothing(cli, fake_core, db, clea
     clean_env.setenv("FAKE_CORE_TRACE", str(tmp_path / "trace"))
     result = cli("run", "quick", "--dry-run", "--launcher", "mpirun", "--repeat", "2", "--db", db)
     assert result.exit_code == 0
-    oversubscribe = " --oversubscribe" if len(os.sched_getaffinity(0)) < 2 else ""
-    expected = [f"{ROOT_PREFIX}{FAKES}/mpirun -np 2{oversubscribe} {FAKE_CORE} {bench} {flags} "
-                "--format osu --jsonl-out JSONL"
-                for bench, flags in (("latency", "-m 1:64K -i 200 -x 20"), ("bw", "-m 1:64K -i 100 -x 10"),
-                                     ("bibw", "-m 1:64K -i 100 -x 10"))]
+    launch = " --oversubscribe --bind-to none" if len(os.sched_getaffinity(0)) < 2 else " --bind-to core"
+    expected = [f"{ROOT_PREFIX}{FAKES}/mpirun -np 2{launch} {FAKE_CORE} {bench} {flags} "
+                "--precision 5 --max-time 0.2 --format osu --jsonl-out JSONL"
+                for bench, flags in (("latency", "-m 1:64K -x 20"), ("bw", "-m 1:64K -x 10"),
+                                     ("bibw", "-m 1:64K -x 10"))]
     commands = [line for line in result.stdout.splitlines() if not line.startswith("#")]
     assert commands == expected
     assert "# latency: 2 ranks, placement any, 2 times" in result.stdout
@@ -208,7 +211,7 @@ def test_dry_run_with_hosts_and_placement(cli, fake_core, db):
     result = cli("run", "procurement", "--dry-run", "--launcher", "mpirun", "--hosts", "n1,n2", "--db", db)
     assert result.exit_code == 0
     first = [line for line in result.stdout.splitlines() if not line.startswith("#")][0]
-    assert f"{FAKES}/mpirun -np 2 --host n1:1,n2:1 {FAKE_CORE} bibw -m 64M:64M" in first
+    assert f"{FAKES}/mpirun -np 2 --host n1:1,n2:1 --bind-to core {FAKE_CORE} bibw -m 64M:64M" in first
 
 
 def test_dry_run_with_a_hostfile_maps_ranks_per_node(cli, fake_core, db, tmp_path):
@@ -216,7 +219,7 @@ def test_dry_run_with_a_hostfile_maps_ranks_per_node(cli, fake_core, db, tmp_pat
     hostfile.write_text("n1 slots=2\nn2 slots=2\n")
     result = cli("run", "procurement", "--dry-run", "--launcher", "mpirun", "--hostfile", hostfile, "--db", db)
     first = [line for line in result.stdout.splitlines() if not line.startswith("#")][0]
-    assert f"mpirun -np 2 --hostfile {hostfile} --map-by ppr:1:node {FAKE_CORE} bibw" in first
+    assert f"mpirun -np 2 --hostfile {hostfile} --map-by ppr:1:node --bind-to core {FAKE_CORE} bibw" in first
 
 
 def test_dry_run_inside_a_slurm_allocation_uses_srun(cli, fake_core, db, clean_env, tmp_path):
@@ -230,7 +233,7 @@ def test_dry_run_inside_a_slurm_allocation_uses_srun(cli, fake_core, db, clean_e
     result = cli("run", "procurement", "--dry-run", "--db", db)
     assert result.exit_code == 0, result.output
     first = [line for line in result.stdout.splitlines() if not line.startswith("#")][0]
-    assert first == f"{srun} -n 2 -N 2 {FAKE_CORE} bibw -m 64M:64M --format osu --jsonl-out JSONL"
+    assert first == f"{srun} -n 2 -N 2 --cpu-bind=cores {FAKE_CORE} bibw -m 64M:64M --format osu --jsonl-out JSONL"
 
 
 def test_suite_benchmarks_the_core_lacks_are_skipped_with_a_warning(cli, fake_core, db):
@@ -311,7 +314,7 @@ def test_suite_flags_come_before_extra_flags_and_np_overrides_ranks(cli, fake_co
     result = cli("run", "quick", "--np", "3", "--launcher", "mpirun", "--db", db, "--", "-m", "1:2", "-c")
     assert result.exit_code == 0
     latency = stored_runs(db)[0]
-    assert latency.flags == ["-m", "1:64K", "-i", "200", "-x", "20", "-m", "1:2", "-c"]
+    assert latency.flags == ["-m", "1:64K", "-x", "20", "--precision", "5", "--max-time", "0.2", "-m", "1:2", "-c"]
     assert latency.launcher_argv[:3] == [str(FAKES / "mpirun"), "-np", "3"]
 
 

@@ -27,17 +27,50 @@ def test_shipped_suites_are_valid():
         assert expand(path), path
 
 
-def test_quick_is_pt2pt_essentials_with_small_counts():
+def test_quick_is_pt2pt_essentials_measured_to_5_percent():
     entries = expand(builtin_suites()["quick"])
     assert [entry.benchmark for entry in entries] == ["latency", "bw", "bibw"]
     for entry in entries:
-        assert entry.flags[:2] == ["-m", "1:64K"] and "-i" in entry.flags and entry.ranks == 2
+        assert entry.flags[:2] == ["-m", "1:64K"] and "-i" not in entry.flags and entry.ranks == 2
+        assert entry.core_flags()[-4:] == ["--precision", "5", "--max-time", "0.2"]
 
 
-def test_pt2pt_uses_omb_defaults():
+def test_pt2pt_uses_omb_sizes_with_precision():
     entries = expand(builtin_suites()["pt2pt"])
     assert [entry.benchmark for entry in entries] == ["latency", "bw", "bibw", "mbw_mr", "multi_lat"]
     assert all(entry.flags == [] for entry in entries)
+    assert all(entry.core_flags() == ["--precision", "2", "--max-time", "0.5"] for entry in entries)
+
+
+def test_procurement_keeps_the_rule_s_omb_counts():
+    assert all(entry.core_flags() == entry.flags for entry in expand(builtin_suites()["procurement"]))
+
+
+def test_suite_precision_is_inherited_overridden_and_yields_to_typed_counts(tmp_path):
+    path = tmp_path / "p.yaml"
+    path.write_text("description: p\nprecision: 2%\nmax_time: 500ms\nbenchmarks:\n"
+                    "  - benchmark: latency\n"
+                    "  - benchmark: bw\n    precision: off\n"
+                    "  - benchmark: bibw\n    flags: [-i, '100']\n"
+                    "  - benchmark: mbw_mr\n    precision: 0.5\n    max_time: 2\n")
+    latency, bw, bibw, mbw_mr = expand(path)
+    assert latency.core_flags() == ["--precision", "2", "--max-time", "0.5"]
+    assert latency.core_flags(["-i", "1000"]) == []  # `-- -i N` restores fixed counts
+    assert bw.core_flags() == [] and bibw.core_flags() == ["-i", "100"]
+    assert mbw_mr.core_flags() == ["--precision", "0.5", "--max-time", "2"]
+
+
+@pytest.mark.parametrize("key, value, message", [
+    ("precision", "200%", "5: benchmarks[0].precision: Value error, give a percentage above 0 and at most 100"),
+    ("precision", "on", "5: benchmarks[0].precision: Value error, give a percentage"),
+    ("max_time", "3h", "5: benchmarks[0].max_time: Value error, give a time from 1ms to 86400s"),
+])
+def test_bad_precision_keys_name_file_line_and_key(tmp_path, key, value, message):
+    path = tmp_path / "bad.yaml"
+    path.write_text(f"description: d\nbenchmarks:\n  - benchmark: latency\n    ranks: 2\n    {key}: {value}\n")
+    with pytest.raises(SuiteError) as info:
+        expand(path)
+    assert f"{path}:{message}" in str(info.value)
 
 
 def test_full_is_pt2pt_then_collectives():

@@ -139,6 +139,8 @@ def column_names(runs: Sequence[Run]) -> list[str]:
 class Row:
     key: Key
     values: list[float | None]
+    #: per column, for repeated launches: the median's interval (analysis.repeats), else None
+    intervals: list = field(default_factory=list)
 
     def ratios(self) -> list[float | None]:
         """Each other run's value over the first run's (None where either is missing)."""
@@ -155,6 +157,8 @@ class Comparison:
     ratio: bool = False
     pdiff: bool = False
     axes: tuple[str, ...] = ()  # sweep axes that vary among the runs: a column each
+    #: the runs behind each column: one, or the repeats whose median it shows
+    groups: list[list[Run]] = field(default_factory=list)
 
     @property
     def unit(self) -> str:
@@ -180,16 +184,28 @@ class Comparison:
         text = f"{metric_title(self.metric)}, {direction_text(self.metric) or 'no known direction'}"
         if self.ratio or self.pdiff:
             text += f"; ratios against {self.names[0]}"
+        if any(len(group) > 1 for group in self.groups):
+            text += "; median of repeated launches [its order-statistic interval, 95% from 6 launches]"
         return text
 
 
 def compare(runs: Sequence[Run], metric: str | None = None, *, ratio: bool = False,
             pdiff: bool = False) -> Comparison:
+    """A column per run; repeats of one benchmark, label and system (`run --repeat`) share
+    one column: their per-size median with its interval."""
+    from commscope.analysis.repeats import median_series  # it builds on this module
+
     runs = list(runs)
     metric = common_metric(runs, metric)
     axes = varying_axes(runs)
-    columns = [series(run, metric, axes) for run in runs]
+    groups = repeat_groups(runs)
+    medians = [median_series(group, metric, axes) if len(group) > 1 else None for group in groups]
+    columns = [{key: cell.median for key, cell in median.items()} if median is not None
+               else series(group[0], metric, axes) for group, median in zip(groups, medians)]
     keys = sort_keys(key for column in columns for key in column)
-    rows = [Row(key, [column.get(key) for column in columns]) for key in keys]
-    return Comparison(metric, runs, column_names(runs), rows, ratio=ratio and len(runs) > 1,
-                      pdiff=pdiff and len(runs) > 1, axes=axes)
+    rows = [Row(key, [column.get(key) for column in columns],
+                [median.get(key) if median is not None else None for median in medians]) for key in keys]
+    names = [f"{name} (median of {len(group)})" if len(group) > 1 else name
+             for name, group in zip(column_names([group[0] for group in groups]), groups)]
+    return Comparison(metric, [group[0] for group in groups], names, rows, ratio=ratio and len(groups) > 1,
+                      pdiff=pdiff and len(groups) > 1, axes=axes, groups=groups)

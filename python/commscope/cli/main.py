@@ -191,6 +191,11 @@ class RunCommand(click.Command):
                    "different nodes; shm: shared memory; auto: as the MPI library chooses. Sets the library's "
                    "own variables (Open MPI: OMPI_MCA_pml/btl; MPICH: MPIR_CVAR_NOLOCAL with UCX_TLS or "
                    "FI_PROVIDER), shown by --dry-run. Default: each suite entry's `transport`, else auto.")
+@click.option("--bind", type=click.Choice(["core", "none"]), default="core", show_default=True,
+              help="core: pin each rank to a core of its own (Open MPI --bind-to core, Hydra -bind-to core, "
+                   "srun --cpu-bind=cores), unless there are more ranks than cores; none: leave ranks to the "
+                   "OS scheduler (a warning says the numbers may wander). The binding asked for and each "
+                   "rank's CPU set are stored with the run.")
 @click.option("--dry-run", is_flag=True, help="Print the exact command lines and run nothing.")
 @click.option("--wrap", metavar="'CMD ...'",
               help="Run every benchmark under this tool (profiler, tracer, `perf stat`, valgrind), placed between "
@@ -207,7 +212,7 @@ class RunCommand(click.Command):
 @db_option()
 @click.pass_context
 def run(ctx: click.Context, targets, np, launcher, hosts, hostfile, label, system, repeat, timeout, transport,
-        dry_run, wrap, suite_files, output_dir, no_store, db) -> None:
+        bind, dry_run, wrap, suite_files, output_dir, no_store, db) -> None:
     """Run benchmark suites or single benchmarks and store the results.
 
     SUITE is a shipped suite (quick, pt2pt, collectives, full, procurement, transports) or a
@@ -238,9 +243,9 @@ def run(ctx: click.Context, targets, np, launcher, hosts, hostfile, label, syste
     wrappers = ((parse_wrapper(wrap),) if wrap is not None else ((),))
     request = RunRequest(targets=targets, suite_files=suite_files, np=np, launcher=launcher, hosts=hosts,
                          hostfile=hostfile, label=label, system=system, repeat=repeat, timeout=timeout,
-                         dry_run=dry_run, extra_flags=ctx.meta.get("core_flags", []), wrappers=wrappers,
-                         transport=transport, output_dir=output_dir.absolute() if output_dir else None,
-                         store=not no_store)
+                         bind=bind, dry_run=dry_run, extra_flags=ctx.meta.get("core_flags", []),
+                         wrappers=wrappers, transport=transport,
+                         output_dir=output_dir.absolute() if output_dir else None, store=not no_store)
     ctx.exit(run_benchmarks(request, db))
 
 
@@ -335,13 +340,19 @@ def show(run_id, raw, db: Path) -> None:
     imported OMB table, its lines as the file has them; otherwise it is
     rendered from the stored points.
     """
+    from commscope.analysis.repeats import siblings
+    from commscope.output.views import osu_text, provenance_lines, repeat_lines
+    from commscope.records.text import precision_line
     from commscope.store.db import Store
-    from commscope.output.views import osu_text, provenance_lines
 
     with Store(db, readonly=True) as store:
         run_id = _resolve(store, run_id)
         run = store.run(run_id)
         outputs = store.raw_outputs(run_id)
+        # a launch of `run --repeat`: the median across its repeats follows its own table
+        same = [store.run(summary.id) for summary in store.summaries(invocation_id=run.invocation_id)
+                if summary.id != run_id and summary.benchmark == run.benchmark] if run.invocation_id else []
+        group = siblings(run, [run, *same])
     if raw:
         if raw not in outputs:
             raise UsageError(f"run {run_id} has no raw output {raw!r}; it has: {', '.join(outputs) or 'none'}")
@@ -351,6 +362,12 @@ def show(run_id, raw, db: Path) -> None:
     click.echo()
     text = terminal(osu_text(run, outputs))
     click.echo(text, nl=not text.endswith("\n"))
+    line = precision_line(run)
+    if line:
+        click.echo(f"# {line}")
+    if len(group) > 1:
+        click.echo()
+        click.echo("\n".join(repeat_lines(group)))
 
 
 @main.command()

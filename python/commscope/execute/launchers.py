@@ -29,6 +29,8 @@ from commscope.errors import CommscopeError, UsageError
 SLURM = "slurm"
 PLACEMENTS = ("intra-node", "inter-node", "any")
 LAUNCHER_CHOICES = ("auto", "mpirun", "mpiexec", "srun")
+#: --bind: each rank pinned to a core of its own (the default), or left to the scheduler
+BIND_CHOICES = ("core", "none")
 
 
 @dataclass(frozen=True)
@@ -43,6 +45,30 @@ class LaunchSpec:
     known_nodes: int | None = None  # nodes a hostfile or Slurm allocation offers
     core_flavour: str | None = None  # MPI the core was built with, if known
     as_root: bool = False
+    bind: str = "core"  # BIND_CHOICES: what the user asked for
+
+
+@dataclass(frozen=True)
+class Binding:
+    """The binding a launch asks its launcher for, and why, when it is not the one requested."""
+
+    asked: str  # "core" or "none"
+    requested: str
+    reason: str | None = None
+
+
+def binding(spec: LaunchSpec, slots: int | None = None) -> Binding:
+    """Ranks are pinned to cores unless told not to, or unless there are fewer cores (this
+    machine's, or the `slots` a launcher counted) than ranks: then pinning would stack
+    several busy-polling ranks on one core (Open MPI refuses it outright), and leaving
+    them to the scheduler is the lesser harm."""
+    if spec.bind == "none":
+        return Binding("none", "none", "--bind none")
+    if slots is None and not spec.hosts and not spec.hostfile and spec.known_nodes is None:
+        slots = spec.local_cores
+    if slots is not None and spec.np > slots:
+        return Binding("none", spec.bind, f"oversubscribed: {spec.np} ranks on {slots} core(s)")
+    return Binding("core", spec.bind)
 
 
 @dataclass(frozen=True)
@@ -120,6 +146,10 @@ class Launcher:
     def env(self, spec: LaunchSpec) -> dict[str, str]:
         return {}
 
+    def binding(self, spec: LaunchSpec) -> Binding:
+        """The binding argv asks for (recorded with every run)."""
+        return binding(spec)
+
     def command(self, spec: LaunchSpec, program_argv: Sequence[str]) -> Command:
         return Command([*self.argv(spec), *program_argv], self.env(spec))
 
@@ -150,24 +180,33 @@ class OpenMpiLauncher(Launcher):
     summary = "Open MPI's mpirun"
     programs = ("mpirun", "mpiexec", "mpirun.openmpi", "mpiexec.openmpi")
 
+    @staticmethod
+    def _slots(spec: LaunchSpec) -> int | None:
+        """The slots Open MPI will count: this machine's cores, the hosts' counts, or None
+        where a hostfile's slot counts decide."""
+        if spec.hosts:
+            return sum(count for _, count in host_slots(spec))
+        return None if spec.hostfile else spec.local_cores
+
     def argv(self, spec: LaunchSpec) -> list[str]:
         argv = [self.program, "-np", str(spec.np)]
-        slots: int | None = spec.local_cores
         if spec.hosts:
-            hosts = host_slots(spec)
-            argv += ["--host", ",".join(f"{name}:{count}" for name, count in hosts)]
-            slots = sum(count for _, count in hosts)
+            argv += ["--host", ",".join(f"{name}:{count}" for name, count in host_slots(spec))]
         elif spec.hostfile:
             argv += ["--hostfile", spec.hostfile]
             per_node = ranks_per_node(spec)
             if per_node:
                 argv += ["--map-by", f"ppr:{per_node}:node"]
-            slots = None  # the hostfile's slot counts decide
         # Open MPI refuses more ranks than slots; benchmarks on a small machine
         # (or 4 ranks on 2 cores in CI) must still start.
+        slots = self._slots(spec)
         if slots is not None and spec.np > slots:
             argv.append("--oversubscribe")
-        return argv
+        # Open MPI binds to core by default only up to two ranks; say it either way
+        return [*argv, "--bind-to", self.binding(spec).asked]
+
+    def binding(self, spec: LaunchSpec) -> Binding:
+        return binding(spec, self._slots(spec))
 
     def env(self, spec: LaunchSpec) -> dict[str, str]:
         # Open MPI refuses to run as root unless told twice; the variables do that
@@ -192,6 +231,7 @@ class HydraLauncher(Launcher):
             per_node = ranks_per_node(spec)
             if per_node:
                 argv += ["-ppn", str(per_node)]
+        argv += ["-bind-to", self.binding(spec).asked]  # Hydra binds nothing unless asked
         return argv
 
 
@@ -219,7 +259,12 @@ class SrunLauncher(Launcher):
             argv += ["-N", "1"]
         elif spec.placement == "inter-node" and nodes:
             argv += ["-N", str(min(spec.np, nodes))]  # srun's default block distribution
+        argv.append("--cpu-bind=cores" if self.binding(spec).asked == "core" else "--cpu-bind=none")
         return argv
+
+    def binding(self, spec: LaunchSpec) -> Binding:
+        # Slurm knows its CPUs and refuses to overcommit them unless told: only --bind counts
+        return Binding(spec.bind, spec.bind, "--bind none" if spec.bind == "none" else None)
 
 
 _FLAVOUR_LAUNCHER = {cls.flavour: cls for cls in LAUNCHERS.values()}

@@ -33,10 +33,11 @@ from commscope import ui
 from commscope.execute.core import MPICH, OPENMPI, core_mpi_flavour, find_core, list_benchmarks
 from commscope.errors import EXIT_FAILED, EXIT_INTERRUPTED, EXIT_OK, EXIT_STORE, CommscopeError, UsageError
 from commscope.execute.keep import store_or_keep
-from commscope.execute.launchers import Command, Launcher, LaunchSpec, hostfile_nodes, resolve_launcher
+from commscope.execute.launchers import Binding, Command, Launcher, LaunchSpec, hostfile_nodes, resolve_launcher
 from commscope.execute.provenance import compiler_of, default_system, job_id
 from commscope.records.invocation import invocation, now
 from commscope.records.run import Axes, Run, apply_header, point_from_core
+from commscope.records.text import precision_line
 from commscope.store.db import Store
 from commscope.execute.signals import StopSignals as _StopSignals
 from commscope.execute.stream import CoreStream
@@ -65,6 +66,7 @@ class RunRequest:
     system: str | None = None
     repeat: int = 1
     timeout: float | None = None
+    bind: str = "core"  # launchers.BIND_CHOICES
     dry_run: bool = False
     extra_flags: Sequence[str] = ()
     #: Each benchmark is launched once per wrapper (execute/wrap.py); () runs it plain.
@@ -88,6 +90,7 @@ class Planned:
     flags: list[str]
     command: Command
     transport: TransportChoice
+    binding: Binding
     wrapper: tuple[str, ...] = ()  # a profiler or tracer between the launcher and the core (--wrap)
 
 
@@ -319,6 +322,8 @@ def run_from_files(meta: dict, folder: Path, returncode: int | None, stopped: st
                           "transport": {**meta.get("transport", {}), "observed": observed(run.environment)}}
     if meta.get("wrapper"):
         run.provenance = {**(run.provenance or {}), "wrapper": meta["wrapper"]}
+    if meta.get("binding"):
+        run.provenance = {**(run.provenance or {}), "binding": meta["binding"]}
     run.ended_at = stream.end["end_time"] if stream.end else (ended_at or now())
     return run
 
@@ -370,6 +375,7 @@ class Runner:
                     "transport": planned.transport.provenance(), "env": planned.command.env}
             if planned.wrapper:
                 meta["wrapper"] = list(planned.wrapper)
+            meta["binding"] = dataclasses.asdict(planned.binding)  # asked; the header says what each rank got
             if keep is not None:
                 _write_json(folder / META, meta)
             begin = time.monotonic()
@@ -414,6 +420,9 @@ class Runner:
         table = run.raw["stdout"].decode(errors="replace")
         if table:
             sys.stdout.write(table if table.endswith("\n") else table + "\n")
+        line = precision_line(run)
+        if line:
+            sys.stdout.write(f"# {line}\n")
             sys.stdout.flush()
         if run.status != "complete":
             ui.warn(f"{run.benchmark}: {run.status}: {run.status_reason}")
@@ -441,18 +450,18 @@ def plan(request: RunRequest, entries: Sequence[Entry], core: Path, launcher: La
         known_nodes = int(allocation) if allocation.isdigit() else None
     where = LaunchSpec(np=1, hosts=tuple(request.hosts), hostfile=request.hostfile,
                        local_cores=len(os.sched_getaffinity(0)), known_nodes=known_nodes,
-                       core_flavour=core_flavour, as_root=os.geteuid() == 0)
+                       core_flavour=core_flavour, as_root=os.geteuid() == 0, bind=request.bind)
     steered = any((request.transport or entry.transport or "auto") != "auto" for entry in entries)
     device = core_device(str(core), core_flavour) if steered else None
     planned = []
     for entry in entries:
         spec = dataclasses.replace(where, np=request.np or entry.ranks, placement=entry.placement)
-        flags = [*entry.flags, *request.extra_flags]
+        flags = [*entry.core_flags(request.extra_flags), *request.extra_flags]
         transport = choose_transport(request.transport or entry.transport or "auto", core_flavour, device)
         for wrapper in request.wrappers:
             command = launcher.command(spec, [*wrapper, str(core), entry.benchmark, *flags, "--format", "osu"])
             command = Command(command.argv, {**command.env, **transport.env})
-            planned.append(Planned(entry, spec, flags, command, transport, tuple(wrapper)))
+            planned.append(Planned(entry, spec, flags, command, transport, launcher.binding(spec), tuple(wrapper)))
     return planned
 
 
@@ -477,6 +486,9 @@ def run_benchmarks(request: RunRequest, db: Path) -> int:
         ui.warn(f"commscope-bench is built with {core_flavour} but {launcher.program} is "
                 f"{launcher.summary}; its ranks will probably not find each other")
     planned = plan(request, entries, core, launcher, core_flavour)
+    for reason in dict.fromkeys(item.binding.reason for item in planned if item.binding.asked == "none"):
+        ui.warn(f"ranks are not bound to cores ({reason}): the OS may move them between cores, and "
+                "latencies wander with it; compare such numbers with care")
 
     if request.dry_run:
         print(f"# {JSONL_PLACEHOLDER} stands for a temporary file commscope reads while the benchmark runs")

@@ -32,7 +32,9 @@ def text_cells(comparison: Comparison) -> tuple[list[str], list[list[str]]]:
     header = [*(AXIS_TITLES[name] for name in comparison.axes), "Size (B)", *comparison.names,
               *comparison.extra_headers()]
     rows = [[*(cell or "-" for cell in axis_cells(comparison, row)), format_key(row.key),
-             *map(format_value, row.values), *_format_extras(comparison, row)]
+             *(interval.text() if interval is not None else format_value(value)
+               for value, interval in zip(row.values, row.intervals or [None] * len(row.values))),
+             *_format_extras(comparison, row)]
             for row in comparison.rows]
     return header, rows
 
@@ -52,10 +54,14 @@ def to_csv(comparison: Comparison) -> str:
     buffer = io.StringIO()
     writer = csv.writer(buffer, lineterminator="\n")
     varies = any(row.key.window is not None for row in comparison.rows)
+    spans = [i for i, group in enumerate(comparison.groups) if len(group) > 1]  # repeat medians' intervals
     writer.writerow([*comparison.axes, "size", *(["window"] if varies else []), *map(csv_cell, comparison.names),
-                     *map(csv_cell, comparison.extra_headers())])
+                     *map(csv_cell, comparison.extra_headers()),
+                     *(csv_cell(f"{comparison.names[i]} {end}") for i in spans for end in ("low", "high"))])
     for row in comparison.rows:
-        cells = [*row.values, *(value for _, value in comparison.extras(row))]
+        cells = [*row.values, *(value for _, value in comparison.extras(row)),
+                 *(getattr(row.intervals[i], end) if row.intervals and row.intervals[i] else None
+                   for i in spans for end in ("low", "high"))]
         writer.writerow([*axis_cells(comparison, row), row.key.size, *([row.key.window] if varies else []),
                          *("" if cell is None else cell for cell in cells)])
     return buffer.getvalue()
@@ -70,9 +76,12 @@ def to_json(comparison: Comparison) -> str:
         "unit": comparison.unit,
         "better": {True: "lower", False: "higher", None: None}[higher_is_worse(comparison.metric)],
         "runs": [{"id": run.id, "name": name, "benchmark": run.benchmark, "label": run.label,
-                  "system": run.system} for run, name in zip(comparison.runs, comparison.names)],
+                  "system": run.system, **({"repeats": [r.id for r in group]} if len(group) > 1 else {})}
+                 for run, name, group in zip(comparison.runs, comparison.names, comparison.groups)],
         "rows": [{**dict(zip(comparison.axes, axis_cells(comparison, row))), "size": row.key.size,
                   "window": row.key.window, "values": [number(v) for v in row.values],
+                  **({"intervals": [None if cell is None else [cell.low, cell.high, cell.n] for cell in row.intervals]}
+                     if any(row.intervals) else {}),
                   **({"ratios": [number(r) for r in row.ratios()]} if comparison.ratio or comparison.pdiff else {})}
                  for row in comparison.rows],
     }

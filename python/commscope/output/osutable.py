@@ -34,8 +34,10 @@ _TITLES = {
 _MAIN = ("latency_us", "bandwidth_MBps", "message_rate")
 _FULL = ("min_latency_us", "max_latency_us", "min_bandwidth_MBps", "max_bandwidth_MBps")
 _BUSBW = ("algbw_GBps", "busbw_GBps")  # after the percentiles, as the core's collective layout has them
-# Per-point bookkeeping that has its own Point field or column, not a metric column.
-_NOT_COLUMNS = {"iterations", "warmup", "batch", "validation", "validation_errors"}
+# Per-point bookkeeping that has its own Point field or column, not a metric column;
+# --precision's outcome is not one of OMB's columns either (records.text.precision_line).
+_NOT_COLUMNS = {"iterations", "warmup", "batch", "validation", "validation_errors", "precision_achieved_pct",
+                "precision_target_pct", "precision_rounds", "precision_stop"}
 _PERCENTILE = re.compile(r"p(?P<whole>\d+)(?:_(?P<frac>\d+))?_(?P<unit>us|MBps)")
 
 

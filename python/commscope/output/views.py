@@ -46,6 +46,18 @@ def _transport_text(provenance: dict | None) -> str | None:
         return None
     seen = " ".join(f"{key}={value}" for key, value in (transport.get("observed") or {}).items())
     return f"{transport.get('requested')}" + (f" ({seen})" if seen else "")
+def binding_text(run: Run) -> str | None:
+    """What binding was asked for (and why not the one requested) and the CPUs each rank
+    reported it may run on: "core; CPUs of ranks: vm 0 | 1"."""
+    asked = (run.provenance or {}).get("binding") or {}
+    text = asked.get("asked", "")
+    if asked.get("reason"):
+        text += f" ({asked['reason']})"
+    cpus = [f"{host['name']} {' | '.join(cpu or '?' for cpu in host['affinity'])}"
+            for host in run.hosts or [] if host.get("affinity")]
+    if cpus:
+        text += ("; " if text else "") + "CPUs of ranks: " + ", ".join(cpus)
+    return text or None
 
 
 def provenance_items(run: Run) -> list[tuple[str, str]]:
@@ -63,6 +75,7 @@ def provenance_items(run: Run) -> list[tuple[str, str]]:
         ("time", " .. ".join(t for t in (run.started_at, run.ended_at) if t) or None),
         ("ranks", placement),
         ("hosts", hosts or None),
+        ("binding", binding_text(run)),
         ("flags", shlex.join(run.flags) if run.flags else None),
         ("pass", f"{run.repeat_index + 1} of a --repeat" if run.repeat_index else None),
         ("core", " ".join(part for part in (run.tool_name, _with_commit(run.tool_version, run.tool_git_commit))
@@ -201,3 +214,26 @@ def verdict_cells(curve: CurveVerdict) -> list[list[str]]:
 
 def verdict_table(curve: CurveVerdict) -> Table:
     return rich_table(VERDICT_HEADER, verdict_cells(curve))
+
+
+def repeat_lines(group: Sequence[Run]) -> list[str]:
+    """The per-size median of a metric across the repeats of one launch, with its interval
+    (analysis.repeats) and the spread of the launches, as `show` prints it."""
+    from commscope.analysis.compare import primary, sort_keys
+    from commscope.analysis.repeats import median_series
+    from commscope.records.metrics import metric_title
+    from commscope.records.text import format_key
+
+    metric = primary(group[0])
+    if metric is None:
+        return []
+    medians = median_series(group, metric)
+    coverage = min(cell.coverage for cell in medians.values()) if medians else 0
+    lines = [f"# median of {len(group)} repeats (runs {', '.join(str(run.id) for run in group)}), "
+             f"{metric_title(metric)}, {100 * coverage:.1f}% interval of the median across launches",
+             f"# {'Size':<8} {'Median':>12} {'Low':>12} {'High':>12} {'Launches':>9}"]
+    for key in sort_keys(medians):
+        cell = medians[key]
+        lines.append(f"{format_key(key):<10} {cell.median:>12.2f} {cell.low:>12.2f} {cell.high:>12.2f} {cell.n:>9}")
+    return lines
+

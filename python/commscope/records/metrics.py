@@ -54,6 +54,11 @@ METRIC_UNITS: dict[str, str] = {
     # commscope JSON per-record bookkeeping
     "warmup": "count",
     "batch": "count",
+    # --precision: the 95% interval's half-width reached and asked for, % of the mean
+    "precision_achieved_pct": "% of mean",
+    "precision_target_pct": "% of mean",
+    "precision_rounds": "count",
+    "precision_stop": "target/max_time/max_samples",
     # IMB
     "repetitions": "count",
     "t_us": "us",

@@ -172,6 +172,10 @@ def point_from_core(record: dict, metric_kind: str) -> Point:
     suffix = "us" if metric_kind == "latency" else "MBps"
     for percentile in record.get("percentiles", []):
         metrics[percentile_metric(percentile["p"], suffix)] = percentile["value"]
+    precision = record.get("precision")
+    if precision:  # --precision: what the size reached and why it stopped (docs/precision.md)
+        metrics.update({f"precision_{key}": precision[key] for key in ("achieved_pct", "target_pct", "rounds", "stop")
+                        if precision[key] is not None})
     stats = record["stats"]
     validation = record.get("validation")
     return Point(

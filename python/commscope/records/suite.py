@@ -11,6 +11,9 @@ A suite file looks like::
         placement: intra-node       # intra-node | inter-node | any
         transport: net              # auto | shm | net (ranks on one node: shared memory or TCP)
         label: one node, net        # added to the run's label, so compare can tell entries apart
+        precision: 2%               # optional, also for the whole suite: --precision
+        max_time: 1s                #   and --max-time of commscope-bench; `precision: off`
+                                    #   keeps OMB's fixed iteration counts
 
 Problems are reported as ``file:line: key: message``, the line taken from
 PyYAML's node marks, so a typo in a long file is found at once.
@@ -24,6 +27,8 @@ benchmark directly, does not need to spend.
 from __future__ import annotations
 
 import functools
+import re
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Literal
@@ -43,6 +48,11 @@ Transport = Literal["auto", "shm", "net"]
 MAX_RANKS = 1_000_000
 
 
+#: Flags that fix what --precision would choose: with any of them (in the entry's flags or
+#: after `--`) the suite's precision is left out, so the flags typed win.
+_COUNT_FLAGS = ("-i", "--iterations", "--precision", "--max-time", "--min-samples")
+
+
 @dataclass
 class Entry:
     """One benchmark run of a suite."""
@@ -53,6 +63,17 @@ class Entry:
     placement: Placement = "any"
     transport: Transport | None = None  # None: what `run --transport` says (auto by default)
     label: str | None = None  # this entry's part of the run's label
+    precision: str | None = None  # "2" (percent) or "off"; None: the suite's
+    max_time: str | None = None  # seconds, "1"; None: the suite's, else the core's default
+
+    def core_flags(self, extra: Sequence[str] = ()) -> list[str]:
+        """The flags for commscope-bench: the entry's, then --precision/--max-time unless
+        precision is off or the entry's or `extra` flags fix the counts themselves."""
+        typed = [*self.flags, *extra]
+        if self.precision in (None, "off") or any(flag.split("=")[0] in _COUNT_FLAGS for flag in typed):
+            return list(self.flags)
+        return [*self.flags, "--precision", self.precision,
+                *(["--max-time", self.max_time] if self.max_time else [])]
 
 
 @dataclass
@@ -61,6 +82,31 @@ class Suite:
     name: str | None = None  # defaults to the file name without suffix
     include: list[str] = field(default_factory=list)
     benchmarks: list[Entry] = field(default_factory=list)
+    precision: str | None = None  # for entries that do not say
+    max_time: str | None = None
+
+
+_PERCENT = re.compile(r"\s*(?P<value>\d+(?:\.\d*)?|\.\d+)\s*%?\s*")
+_SECONDS = re.compile(r"\s*(?P<value>\d+(?:\.\d*)?|\.\d+)\s*(?P<unit>s|ms)?\s*")
+
+
+def precision_value(value: str | int | float | bool) -> str:
+    """`precision:` as the core takes it: 2%, 2, 0.5 -> "2", "2", "0.5"; off/false -> "off"."""
+    if value is False or (isinstance(value, str) and value.strip().lower() == "off"):
+        return "off"
+    match = _PERCENT.fullmatch(str(value)) if not isinstance(value, bool) else None
+    if not match or not 0 < float(match["value"]) <= 100:
+        raise ValueError("give a percentage above 0 and at most 100 (2%, 0.5) or off")
+    return f"{float(match['value']):g}"
+
+
+def seconds_value(value: str | int | float) -> str:
+    """`max_time:` in seconds as the core takes it: 1s, 500ms, 2 -> "1", "0.5", "2"."""
+    match = _SECONDS.fullmatch(str(value)) if not isinstance(value, bool) else None
+    seconds = float(match["value"]) * (1e-3 if match and match["unit"] == "ms" else 1) if match else 0
+    if not 1e-3 <= seconds <= 86400:
+        raise ValueError("give a time from 1ms to 86400s (1s, 500ms, 2)")
+    return f"{seconds:g}"
 
 
 @functools.cache
@@ -68,9 +114,16 @@ def _file_models() -> tuple[type[BaseModel], type[BaseModel]]:
     """The pydantic models (Suite, Entry) a suite file is checked with: the fields of the
     dataclasses above with their constraints. They carry the dataclasses' names because
     pydantic's messages name them."""
-    from pydantic import ConfigDict, Field, create_model
+    from typing import Annotated
+
+    from pydantic import AfterValidator, ConfigDict, Field, create_model
 
     config = ConfigDict(extra="forbid", strict=True)
+    # YAML reads 2% as text and 2 as a number, off as text and false as a boolean
+    precision = (Annotated[str | bool | int | float | None, AfterValidator(
+        lambda v: None if v is None else precision_value(v))], None)
+    max_time = (Annotated[str | int | float | None, AfterValidator(
+        lambda v: None if v is None else seconds_value(v))], None)
     entry = create_model(
         "Entry", __config__=config,
         benchmark=(str, Field(min_length=1, description="commscope-bench benchmark name")),
@@ -78,13 +131,15 @@ def _file_models() -> tuple[type[BaseModel], type[BaseModel]]:
         ranks=(int, Field(default=2, ge=1, le=MAX_RANKS, description="number of MPI ranks")),
         placement=(Placement, "any"),
         transport=(Transport | None, None),
-        label=(str | None, Field(default=None, min_length=1)))
+        label=(str | None, Field(default=None, min_length=1)),
+        precision=precision, max_time=max_time)
     suite = create_model(
         "Suite", __config__=config,
         name=(str | None, None),
         description=(str, ...),
         include=(list[str], Field(default_factory=list)),
-        benchmarks=(list[entry], Field(default_factory=list)))
+        benchmarks=(list[entry], Field(default_factory=list)),
+        precision=precision, max_time=max_time)
     return suite, entry
 
 
@@ -152,8 +207,14 @@ def load_suite_file(path: Path) -> Suite:
         checked = suite_model.model_validate(data)
     except ValidationError as exc:
         raise SuiteError([_problem(path, root, error) for error in exc.errors()]) from exc
+    entries = []
+    for entry in checked.benchmarks:
+        fields_ = entry.model_dump()
+        for key in ("precision", "max_time"):  # the suite's value where the entry has none
+            fields_[key] = fields_[key] if fields_[key] is not None else getattr(checked, key)
+        entries.append(Entry(**fields_))
     return Suite(name=checked.name or path.stem, description=checked.description, include=checked.include,
-                 benchmarks=[Entry(**entry.model_dump()) for entry in checked.benchmarks])
+                 benchmarks=entries, precision=checked.precision, max_time=checked.max_time)
 
 
 def _duplicate_key(node: yaml.Node, loc: tuple) -> tuple[int, str] | None:

@@ -150,9 +150,10 @@ def build(runs: Sequence[Run], database: str, check: CheckResult | None = None,
             section.figure_svg = plot.render(plot.figure(group, comparison.metric), "svg")
         except UsageError as exc:
             section.notes.append(str(exc))
-        for run, name in zip(group, comparison.names):
-            models, fit_lines[run.id] = _fit(run, f"run {run.id} ({name})")
-            section.fits += models
+        for column, name in zip(comparison.groups, comparison.names):
+            for run in column:
+                models, fit_lines[run.id] = _fit(run, f"run {run.id} ({name})")
+                section.fits += models
         section.verdicts = [_verdict(curve) for curve in curves.get(benchmark, [])]
         note = warnings.unlike(group, benchmark)
         if note:
