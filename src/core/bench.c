@@ -43,7 +43,7 @@ static cs_status_t check_ranks(const cs_bench_t *b, const cs_opts_t *o, int nran
         if (nranks != 2) return cs_usage_error(err, errlen, "%s needs exactly 2 ranks, got %d", b->name, nranks);
         return CS_OK;
     }
-    if (b->caps & CS_CAP_STARTUP) return CS_OK;
+    if (b->caps & (CS_CAP_STARTUP | CS_CAP_NCCL)) return CS_OK; /* NCCL collectives run on one GPU too */
     if (b->caps & (CS_CAP_COLLECTIVE | CS_CAP_FAN)) {
         if (nranks < 2) return cs_usage_error(err, errlen, "%s needs at least 2 ranks, got %d", b->name, nranks);
         if (!(b->caps & CS_CAP_FAN)) return CS_OK;

@@ -27,12 +27,17 @@ typedef enum cs_pattern_id {
     CS_PATTERN_FAN_OUT,
     CS_PATTERN_INIT,
     CS_PATTERN_HELLO,
+    CS_PATTERN_NCCL_PINGPONG, /* patterns/nccl: built with NCCL only */
+    CS_PATTERN_NCCL_WINDOW_UNI,
+    CS_PATTERN_NCCL_WINDOW_BI,
+    CS_PATTERN_NCCL_COLLECTIVE,
     CS_NPATTERNS
 } cs_pattern_id_t;
 
 struct cs_coll_ops; /* a collective's MPI calls (collective.h) */
 struct cs_rma_op;   /* a one-sided operation (pattern_rma.c) */
 struct cs_flow;     /* how a collective moves data (flow.h, MPI-free) */
+struct cs_nccl_op;  /* an NCCL collective's launch (patterns/nccl/nccl.h) */
 
 typedef enum cs_metric { CS_METRIC_LATENCY, CS_METRIC_BANDWIDTH } cs_metric_t;
 
@@ -92,9 +97,10 @@ typedef struct cs_bench {
     unsigned rma_syncs;             /* one-sided: CS_MASK of the cs_rma_sync_t it accepts */
     cs_win_mode_t default_win;      /* one-sided: OMB's -w default for it */
     cs_rma_sync_t default_sync;
-    unsigned dtypes_allowed; /* CS_MASK of the -T types the operation is defined on (0: all) */
-    const char *unavailable; /* why this build cannot run it (NULL: it can) */
-    cs_dtype_t dtype;        /* the element type when -T does not apply (default MPI_CHAR) */
+    unsigned dtypes_allowed;       /* CS_MASK of the -T types the operation is defined on (0: all) */
+    const char *unavailable;       /* why this build cannot run it (NULL: it can) */
+    cs_dtype_t dtype;              /* the element type when -T does not apply (default MPI_CHAR) */
+    const struct cs_nccl_op *nccl; /* NCCL collectives: the call */
 } cs_bench_t;
 
 #define CS_LARGE_MESSAGE_SIZE 8192u /* OMB's small/large split for iteration counts */

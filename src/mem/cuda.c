@@ -59,6 +59,9 @@ static cs_status_t gpu_from_host(void *dst, const void *host_src, size_t bytes)
 {
     if (bytes == 0) return CS_OK;
     CS_CUDA(cudaMemcpy(dst, host_src, bytes, cudaMemcpyHostToDevice));
+    /* from pageable memory cudaMemcpy may return before the DMA lands; work on another
+     * stream (NCCL's) must see the data */
+    CS_CUDA(cudaDeviceSynchronize());
     return CS_OK;
 }
 
