@@ -391,7 +391,7 @@ def plan(request: RunRequest, entries: Sequence[Entry], core: Path, launcher: La
     planned = []
     for entry in entries:
         spec = dataclasses.replace(where, np=request.np or entry.ranks, placement=entry.placement)
-        flags = [*entry.flags, *request.extra_flags]
+        flags = [*entry.core_flags(), *request.extra_flags]
         for wrapper in request.wrappers:
             command = launcher.command(spec, [*wrapper, str(core), entry.benchmark, *flags, "--format", "osu"])
             planned.append(Planned(entry, spec, flags, command, tuple(wrapper)))

@@ -9,6 +9,8 @@ A suite file looks like::
         flags: ["-m", "1:64K"]      # commscope-bench flags (OMB's)
         ranks: 2
         placement: intra-node       # intra-node | inter-node | any
+        device: cuda                # optional, OMB's -d: cuda | managed
+        buffers: [D, D]             # optional, OMB's trailing words: H, D, M, MH, MD per side
 
 Problems are reported as ``file:line: key: message``, the line taken from
 PyYAML's node marks, so a typo in a long file is found at once.
@@ -35,6 +37,8 @@ if TYPE_CHECKING:
 BUILTIN_DIR = Path(__file__).parents[1] / "suites"
 SUFFIXES = (".yaml", ".yml")
 Placement = Literal["intra-node", "inter-node", "any"]
+Device = Literal["cuda", "managed"]
+Buffer = Literal["H", "D", "M", "MH", "MD"]
 
 
 @dataclass
@@ -45,6 +49,12 @@ class Entry:
     flags: list[str] = field(default_factory=list)  # flags passed to commscope-bench
     ranks: int = 2  # number of MPI ranks
     placement: Placement = "any"
+    device: Device | None = None  # OMB's -d
+    buffers: list[Buffer] = field(default_factory=list)  # OMB's trailing placement words, one per side
+
+    def core_flags(self) -> list[str]:
+        """The flags, then -d and the buffer words: what commscope-bench is given."""
+        return [*self.flags, *(["-d", self.device] if self.device else []), *self.buffers]
 
 
 @dataclass
@@ -68,7 +78,10 @@ def _file_models() -> tuple[type[BaseModel], type[BaseModel]]:
         benchmark=(str, Field(min_length=1, description="commscope-bench benchmark name")),
         flags=(list[str], Field(default_factory=list, description="flags passed to commscope-bench")),
         ranks=(int, Field(default=2, ge=1, description="number of MPI ranks")),
-        placement=(Placement, "any"))
+        placement=(Placement, "any"),
+        device=(Device | None, Field(default=None, description="OMB's -d: GPU buffers")),
+        buffers=(list[Buffer], Field(default_factory=list, max_length=2,
+                                     description="OMB's buffer placement words, sender's side first")))
     suite = create_model(
         "Suite", __config__=config,
         name=(str | None, None),
