@@ -10,7 +10,7 @@ CMAKE_FLAGS ?= -DCMAKE_BUILD_TYPE=Release
 # CI sets WERROR=ON
 WERROR ?= OFF
 
-.PHONY: all run test venv build unit sanitize flavours pytest quick bench-overhead bench-instructions clean
+.PHONY: all run test venv build unit sanitize flavours cuda-build pytest quick bench-overhead bench-instructions clean
 
 all: build
 
@@ -55,18 +55,27 @@ sanitize:
 	cmake --build build/sanitize -j $(NPROC)
 	ctest --test-dir build/sanitize --output-on-failure
 
+# the builds the MPI tests run: without CUDA, whether or not this machine has it
 flavours: build
-	scripts/build-flavours $$(cat build/mpi.env) -DCS_WERROR=$(WERROR)
+	scripts/build-flavours $$(cat build/mpi.env) -DCS_WITH_CUDA=OFF -DCS_WERROR=$(WERROR)
+
+# GPU buffers and NCCL benchmarks, per MPI library, with warnings as errors: build/cuda/NAME,
+# listed in build/cuda/flavours.txt. Part of `make test` where nvcc is found.
+NVCC := $(shell command -v nvcc 2>/dev/null || { test -x /usr/local/cuda/bin/nvcc && echo /usr/local/cuda/bin/nvcc; })
+CUDA_BUILD := $(if $(NVCC),cuda-build)
+cuda-build: build/mpi.env
+	PATH=$(dir $(NVCC)):$$PATH CS_FLAVOUR_DIR=build/cuda scripts/build-flavours $$(cat build/mpi.env) \
+	    -DCS_WITH_CUDA=ON -DCS_WITH_NCCL=ON -DCS_WERROR=ON
 
 # tests/python, and tests/cluster (the virtual cluster: needs root and Slurm, skips without)
-pytest: venv flavours
+pytest: venv flavours $(CUDA_BUILD)
 	$(VBIN)/python -m pytest
 
 # The tests that need neither MPI, nor a browser, nor root: seconds, not minutes.
 quick: venv
 	$(VBIN)/python -m pytest -m "not mpi and not browser and not cluster"
 
-test: venv build unit sanitize flavours pytest
+test: venv build unit sanitize flavours $(CUDA_BUILD) pytest
 
 bench-overhead: flavours
 	$(VBIN)/python performance/overhead/run.py

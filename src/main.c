@@ -8,7 +8,10 @@
 #include <time.h>
 
 #include "core/driver.h"
+#include "mem/gpu.h"
 #include "mpi/check.h"
+#include "mpi/gpu_aware.h"
+#include "util/gpu_env.h"
 #include "core/pattern.h"
 #include "mpi/provenance.h"
 #include "core/registry.h"
@@ -71,9 +74,18 @@ static int add_reporters(const cs_opts_t *o, const cs_files_t *f, cs_reporter_t 
     return n;
 }
 
+/* The GPU chosen before MPI_Init, where the launcher told the local rank (CUDA-aware
+ * MPI libraries want the device current before they start, OMB does the same). */
+typedef struct cs_early_gpu {
+    bool tried;
+    cs_status_t status;
+    char err[512];
+} cs_early_gpu_t;
+
 /* What main knows before anything else runs. */
 typedef struct cs_startup {
     double init_seconds; /* MPI_Init, timed from the first line of main (osu_init) */
+    cs_early_gpu_t gpu;
 } cs_startup_t;
 
 static cs_status_t run(MPI_Comm comm, int rank, int argc, char **argv, char **envp, const cs_opts_t *o,
@@ -101,7 +113,7 @@ static cs_status_t run(MPI_Comm comm, int rank, int argc, char **argv, char **en
         for (int i = 0; i < out.nreporters; i++) reps[i].ops->begin(&reps[i], &info);
     }
     cs_run_status_t run_status = CS_RUN_ERROR;
-    cs_status_t st = cs_driver_run(comm, &info, &cs_mem_host, &out, &run_status);
+    cs_status_t st = cs_driver_run(comm, &info, &out, &run_status);
     if (st != CS_OK) run_status = CS_RUN_ERROR;
     if (rank == 0) {
         cs_run_end_t end = {.status = run_status};
@@ -166,15 +178,38 @@ static bool answered_without_mpi(int argc, char **argv)
     return true;
 }
 
+static bool wants_gpu(const cs_opts_t *o)
+{
+    if (cs_opts_want_gpu(o)) return true;
+    const cs_bench_t *b = o->bench_name ? cs_registry_find(o->bench_name) : NULL;
+    return b && (b->caps & CS_CAP_NCCL);
+}
+
+/* Before MPI_Init: the device of this rank, where the launcher's environment tells the
+ * local rank (or the user named the GPU). Failures are told after MPI_Init, by one rank. */
+static void select_gpu_early(int argc, char **argv, cs_early_gpu_t *g)
+{
+    cs_opts_t opts;
+    char err[512];
+    if (parse_copy(argc, argv, &opts, err, sizeof err) != CS_OK || !wants_gpu(&opts) || !cs_gpu_built()) return;
+    int device, local = cs_env_local_rank(NULL);
+    if (cs_gpu_requested(&opts, &device, err, sizeof err) != CS_OK) return; /* told after MPI_Init */
+    if (local < 0 && device < 0) return;                                    /* MPI will tell the local rank */
+    g->tried = true;
+    g->status = cs_gpu_select(local, device, g->err, sizeof g->err);
+}
+
 int main(int argc, char **argv, char **envp)
 {
     if (answered_without_mpi(argc, argv)) return 0;
+    cs_startup_t startup = {0};
+    select_gpu_early(argc, argv, &startup.gpu);
     /* the init benchmark times MPI_Init from here, as osu_init does */
     struct timespec before_init, after_init;
     clock_gettime(CLOCK_MONOTONIC, &before_init);
     int init_rc = MPI_Init(&argc, &argv);
     clock_gettime(CLOCK_MONOTONIC, &after_init);
-    cs_startup_t startup = {.init_seconds = seconds_between(&before_init, &after_init)};
+    startup.init_seconds = seconds_between(&before_init, &after_init);
     if (init_rc != MPI_SUCCESS) {
         fprintf(stderr, "commscope-bench: MPI_Init failed\n");
         return CS_ERR_RUNTIME;
@@ -203,7 +238,7 @@ int main(int argc, char **argv, char **envp)
 static cs_status_t plan_with_topology(MPI_Comm comm, int nranks, const cs_bench_t *bench, const cs_opts_t *o,
                                       cs_plan_t *plan, cs_topo_t *topo, bool *has_topo, char *err, size_t errlen)
 {
-    cs_world_t world = {.nranks = nranks};
+    cs_world_t world = {.nranks = nranks, .cuda_built = cs_gpu_built()};
     CS_CHECK(cs_bench_plan_world(bench, o, &world, plan, err, errlen));
     if (!(bench->caps & CS_CAP_NEIGHBOR)) return CS_OK;
     CS_CHECK(cs_topo_load(comm, o, topo, err, errlen));
@@ -211,6 +246,57 @@ static cs_status_t plan_with_topology(MPI_Comm comm, int nranks, const cs_bench_
     world.max_indegree = topo->max_indegree;
     world.max_outdegree = topo->max_outdegree;
     return cs_bench_plan_world(bench, o, &world, plan, err, errlen);
+}
+
+/* This rank's part of getting the GPU ready: the MPI library must take GPU memory where
+ * the plan hands it some, and the device must exist. Returns the reason it cannot. */
+static bool gpu_problem(MPI_Comm comm, const cs_opts_t *o, const cs_plan_t *plan, const cs_early_gpu_t *early,
+                        char *err, size_t errlen)
+{
+    if (plan->mpi_gpu_mem) {
+        char how[160];
+        cs_cuda_aware_t aware = cs_mpi_cuda_aware(how, sizeof how);
+        if (aware == CS_CUDA_AWARE_NO) {
+            char where[160];
+            snprintf(err, errlen,
+                     "-d %s (%s): this MPI library is not CUDA-aware (%s says no), so it cannot send from or receive "
+                     "into GPU memory; use a CUDA-aware MPI, host buffers (H H) or the nccl_* benchmarks",
+                     cs_accel_name(o->accel_set ? o->accel : CS_ACCEL_CUDA),
+                     cs_bench_placement(cs_registry_find(o->bench_name), plan, where, sizeof where), how);
+            return true;
+        }
+        int rank;
+        MPI_Comm_rank(comm, &rank);
+        if (aware == CS_CUDA_AWARE_UNKNOWN && rank == 0)
+            fprintf(stderr, "commscope-bench: warning: cannot ask whether the MPI library is CUDA-aware (%s)\n", how);
+    }
+    if (early->tried) {
+        if (early->status == CS_OK) return false;
+        snprintf(err, errlen, "%s", early->err);
+        return true;
+    }
+    int device;
+    if (cs_gpu_requested(o, &device, err, errlen) != CS_OK) return true;
+    /* no launcher variable: the rank among those sharing this node */
+    MPI_Comm node;
+    int local = 0;
+    if (MPI_Comm_split_type(comm, MPI_COMM_TYPE_SHARED, 0, MPI_INFO_NULL, &node) == MPI_SUCCESS) {
+        MPI_Comm_rank(node, &local);
+        MPI_Comm_free(&node);
+    }
+    return cs_gpu_select(local, device, err, errlen) != CS_OK;
+}
+
+/* Collective: every rank learns whether any failed; the lowest failing rank tells why. */
+static bool gpu_ready(MPI_Comm comm, int rank, int nranks, const char *prog, const cs_opts_t *o, const cs_plan_t *plan,
+                      const cs_early_gpu_t *early)
+{
+    char err[768] = "";
+    int mine = gpu_problem(comm, o, plan, early, err, sizeof err) ? rank : nranks, first = nranks;
+    MPI_Allreduce(&mine, &first, 1, MPI_INT, MPI_MIN, comm);
+    if (first == nranks) return true;
+    if (rank == first) fprintf(stderr, "%s: %s\n", prog, err);
+    return false;
 }
 
 /* Flushes (and closes, unless it is stdout) one output; false, with a message naming it
@@ -256,6 +342,11 @@ static int run_parsed(MPI_Comm comm, int rank, int nranks, int argc, char **argv
     if (planned != CS_OK) {
         if (has_topo) cs_topo_free(&topo);
         return usage_exit(rank, prog, err);
+    }
+    if (plan.gpu && !gpu_ready(comm, rank, nranks, prog, &opts, &plan, &startup->gpu)) {
+        if (has_topo) cs_topo_free(&topo);
+        MPI_Finalize();
+        return CS_ERR_USAGE;
     }
     if (plan.max_size_clipped && rank == 0)
         fprintf(stderr,

@@ -43,7 +43,7 @@ static cs_status_t check_ranks(const cs_bench_t *b, const cs_opts_t *o, int nran
         if (nranks != 2) return cs_usage_error(err, errlen, "%s needs exactly 2 ranks, got %d", b->name, nranks);
         return CS_OK;
     }
-    if (b->caps & CS_CAP_STARTUP) return CS_OK;
+    if (b->caps & (CS_CAP_STARTUP | CS_CAP_NCCL)) return CS_OK; /* NCCL collectives run on one GPU too */
     if (b->caps & (CS_CAP_COLLECTIVE | CS_CAP_FAN)) {
         if (nranks < 2) return cs_usage_error(err, errlen, "%s needs at least 2 ranks, got %d", b->name, nranks);
         if (!(b->caps & CS_CAP_FAN)) return CS_OK;
@@ -179,6 +179,77 @@ static cs_status_t plan_memory(const cs_bench_t *b, const cs_opts_t *o, const cs
     return CS_OK;
 }
 
+/* OMB's buffer placement. -d names the accelerator; without it a device word implies
+ * CUDA in a build that has it (OMB's setAccel) and is ignored in one that does not (as
+ * OMB built without an accelerator ignores it). Point-to-point and one-sided sides take
+ * the trailing words (default H H, OMB's); collectives put every buffer on the device. */
+static cs_status_t plan_placement(const cs_bench_t *b, const cs_opts_t *o, const cs_world_t *w, cs_plan_t *p, char *err,
+                                  size_t errlen)
+{
+    p->mem[0] = p->mem[1] = CS_MEM_HOST;
+    bool device_words = o->mem_kinds_set && (o->mem_kinds[0] != CS_MEM_HOST || o->mem_kinds[1] != CS_MEM_HOST);
+    cs_accel_t accel = o->accel;
+    if (accel != CS_ACCEL_NONE && !w->cuda_built)
+        return cs_usage_error(err, errlen,
+                              "-d %s: GPU buffers are not supported by this build (it was built without CUDA; "
+                              "configure with -DCS_WITH_CUDA=ON on a machine with the CUDA toolkit)",
+                              cs_accel_name(accel));
+    if (!w->cuda_built) return CS_OK;
+    if (b->caps & CS_CAP_NCCL) { /* MPI never sees these buffers */
+        p->gpu = true;
+        p->mem[0] = p->mem[1] = accel == CS_ACCEL_MANAGED ? CS_MEM_MANAGED_DEVICE : CS_MEM_DEVICE;
+        return CS_OK;
+    }
+    if (accel == CS_ACCEL_NONE && device_words) {
+        if (b->caps & (CS_CAP_COLLECTIVE | CS_CAP_STARTUP))
+            return cs_usage_error(err, errlen,
+                                  "%s: buffer placement words are for point-to-point and one-sided benchmarks; "
+                                  "collectives take -d cuda (every buffer on the GPU)",
+                                  b->name);
+        accel = CS_ACCEL_CUDA;
+    }
+    if (accel == CS_ACCEL_NONE) return CS_OK;
+    p->gpu = true;
+    cs_mem_kind_t device = accel == CS_ACCEL_MANAGED ? CS_MEM_MANAGED_DEVICE : CS_MEM_DEVICE;
+    for (int side = 0; side < 2; side++) {
+        cs_mem_kind_t k = CS_MEM_HOST;
+        if (b->caps & CS_CAP_COLLECTIVE) k = device;
+        else if (o->mem_kinds_set) k = o->mem_kinds[side] == CS_MEM_DEVICE ? device : o->mem_kinds[side];
+        p->mem[side] = k;
+        if (k != CS_MEM_HOST) p->mpi_gpu_mem = true;
+    }
+    /* MPI_Win_allocate makes host memory: GPU windows are made with MPI_Win_create (OMB does
+     * the same with its default), and the record says so */
+    if ((b->caps & CS_CAP_RMA) && p->mpi_gpu_mem) {
+        int n = 0;
+        bool has_create = false;
+        for (int i = 0; i < p->nwin_modes; i++) has_create |= p->win_modes[i] == CS_WIN_CREATE;
+        for (int i = 0; i < p->nwin_modes; i++) {
+            cs_win_mode_t m = p->win_modes[i] == CS_WIN_ALLOCATE ? CS_WIN_CREATE : p->win_modes[i];
+            if (m == CS_WIN_CREATE && p->win_modes[i] == CS_WIN_ALLOCATE && has_create) continue;
+            p->win_modes[n++] = m;
+        }
+        p->nwin_modes = n;
+    }
+    return CS_OK;
+}
+
+const char *cs_bench_placement(const cs_bench_t *b, const cs_plan_t *plan, char *buf, size_t len)
+{
+    static const char *const where[] = {"host memory", "device memory", "managed memory",
+                                        "managed memory (host preferred)"};
+    if ((b->caps & (CS_CAP_COLLECTIVE | CS_CAP_NCCL)) || plan->mem[0] == plan->mem[1])
+        snprintf(buf, len, "every buffer in %s", where[plan->mem[0]]);
+    else snprintf(buf, len, "rank 0's buffers in %s, its peer's in %s", where[plan->mem[0]], where[plan->mem[1]]);
+    return buf;
+}
+
+int cs_bench_side(const cs_bench_t *b, const cs_plan_t *plan, int rank)
+{
+    if (b->caps & CS_CAP_FAN) return rank == 0 ? 0 : 1;
+    return rank < plan->pairs ? 0 : 1;
+}
+
 cs_status_t cs_bench_plan_world(const cs_bench_t *b, const cs_opts_t *o, const cs_world_t *w, cs_plan_t *p, char *err,
                                 size_t errlen)
 {
@@ -188,6 +259,7 @@ cs_status_t cs_bench_plan_world(const cs_bench_t *b, const cs_opts_t *o, const c
     CS_CHECK(check_applicable(b, o, err, errlen));
     CS_CHECK(check_ranks(b, o, w->nranks, p, err, errlen));
     CS_CHECK(plan_axes(b, o, w->nranks, p, err, errlen));
+    CS_CHECK(plan_placement(b, o, w, p, err, errlen));
     size_t default_max = b->default_max_size ? b->default_max_size : CS_DEFAULT_MAX_SIZE;
     p->min_size = o->min_size_set ? o->min_size : b->default_min_size;
     p->max_size = o->max_size_set ? o->max_size : default_max;

@@ -27,12 +27,17 @@ typedef enum cs_pattern_id {
     CS_PATTERN_FAN_OUT,
     CS_PATTERN_INIT,
     CS_PATTERN_HELLO,
+    CS_PATTERN_NCCL_PINGPONG, /* patterns/nccl: built with NCCL only */
+    CS_PATTERN_NCCL_WINDOW_UNI,
+    CS_PATTERN_NCCL_WINDOW_BI,
+    CS_PATTERN_NCCL_COLLECTIVE,
     CS_NPATTERNS
 } cs_pattern_id_t;
 
 struct cs_coll_ops; /* a collective's MPI calls (collective.h) */
 struct cs_rma_op;   /* a one-sided operation (pattern_rma.c) */
 struct cs_flow;     /* how a collective moves data (flow.h, MPI-free) */
+struct cs_nccl_op;  /* an NCCL collective's launch (patterns/nccl/nccl.h) */
 
 typedef enum cs_metric { CS_METRIC_LATENCY, CS_METRIC_BANDWIDTH } cs_metric_t;
 
@@ -60,6 +65,7 @@ enum cs_caps {
     CS_CAP_FAN = 1u << 17,        /* one hub and -p peers (fan-in/out) */
     CS_CAP_STARTUP = 1u << 18,    /* init, hello: nothing is iterated */
     CS_CAP_NO_MEASURE = 1u << 19, /* hello: no records at all */
+    CS_CAP_NCCL = 1u << 20,       /* NCCL: every buffer on the GPU, MPI only starts it */
 };
 
 /* The osu reporter's table layouts (report_osu.c holds their columns). */
@@ -91,9 +97,10 @@ typedef struct cs_bench {
     unsigned rma_syncs;             /* one-sided: CS_MASK of the cs_rma_sync_t it accepts */
     cs_win_mode_t default_win;      /* one-sided: OMB's -w default for it */
     cs_rma_sync_t default_sync;
-    unsigned dtypes_allowed; /* CS_MASK of the -T types the operation is defined on (0: all) */
-    const char *unavailable; /* why this build cannot run it (NULL: it can) */
-    cs_dtype_t dtype;        /* the element type when -T does not apply (default MPI_CHAR) */
+    unsigned dtypes_allowed;       /* CS_MASK of the -T types the operation is defined on (0: all) */
+    const char *unavailable;       /* why this build cannot run it (NULL: it can) */
+    cs_dtype_t dtype;              /* the element type when -T does not apply (default MPI_CHAR) */
+    const struct cs_nccl_op *nccl; /* NCCL collectives: the call */
 } cs_bench_t;
 
 #define CS_LARGE_MESSAGE_SIZE 8192u /* OMB's small/large split for iteration counts */
@@ -117,12 +124,18 @@ typedef struct cs_plan {
     cs_win_mode_t win_modes[CS_NWIN_MODES];
     cs_rma_sync_t sync_modes[CS_NSYNC_MODES];
     int root; /* fixed root; -1 with -k rotate */
+    /* where buffers live, per side: [0] rank 0's (OMB's sender, one-sided origin, the fan's
+     * hub, the first half of the pairs), [1] the other ranks'; collectives: both the same */
+    cs_mem_kind_t mem[2];
+    bool gpu;         /* a GPU is selected for every rank (-d, or a device word) */
+    bool mpi_gpu_mem; /* MPI is handed GPU memory: the library must be CUDA-aware */
 } cs_plan_t;
 
 /* What the plan needs to know about the world beyond the rank count. */
 typedef struct cs_world {
     int nranks;
     int max_indegree, max_outdegree; /* neighbourhood collectives (-N) */
+    bool cuda_built;                 /* this build has GPU memory (-d, D words) */
 } cs_world_t;
 
 /* Checks that the options fit this benchmark and the rank count, and works out the
@@ -131,6 +144,13 @@ cs_status_t cs_bench_plan(const cs_bench_t *b, const cs_opts_t *o, int nranks, c
                           size_t errlen);
 cs_status_t cs_bench_plan_world(const cs_bench_t *b, const cs_opts_t *o, const cs_world_t *world, cs_plan_t *plan,
                                 char *err, size_t errlen);
+
+/* Where the plan puts buffers, in words for messages: "every buffer in device memory", or
+ * "rank 0's buffers in device memory, its peer's in host memory". */
+const char *cs_bench_placement(const cs_bench_t *b, const cs_plan_t *plan, char *buf, size_t len);
+
+/* Which side's memory this rank uses (cs_plan_t.mem): 0 or 1. */
+int cs_bench_side(const cs_bench_t *b, const cs_plan_t *plan, int rank);
 
 /* The sweep for one datatype: OMB's sizes from MIN to MAX, starting no lower than one
  * element and rounded down to whole elements. Same contract as cs_sizes. */

@@ -248,15 +248,15 @@ static cs_status_t sweep(cs_sweep_t *s, const cs_output_t *out, cs_run_status_t 
     return CS_OK;
 }
 
-cs_status_t cs_driver_run(MPI_Comm comm, const cs_run_info_t *info, const cs_mem_ops_t *mem, const cs_output_t *output,
-                          cs_run_status_t *status)
+cs_status_t cs_driver_run(MPI_Comm comm, const cs_run_info_t *info, const cs_output_t *output, cs_run_status_t *status)
 {
     cs_sweep_t s = {.pattern = cs_pattern_of(info->bench->pattern), .precision = precision_config(info)};
     s.ctx.comm = comm;
     s.ctx.info = info;
-    s.ctx.mem = mem;
     CS_MPI(MPI_Comm_rank(comm, &s.ctx.rank));
     CS_MPI(MPI_Comm_size(comm, &s.ctx.nranks));
+    s.ctx.mem = cs_mem_of(info->plan->mem[cs_bench_side(info->bench, info->plan, s.ctx.rank)]);
+    if (s.ctx.mem == NULL) return CS_TRACE(CS_ERR_RUNTIME); /* the plan refuses GPU kinds without CUDA */
     *status = CS_RUN_COMPLETE;
     cs_status_t st = sweep_setup(&s, most_iterations(info));
     if (st == CS_OK && !(info->bench->caps & CS_CAP_NO_MEASURE)) st = sweep(&s, output, status);

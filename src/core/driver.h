@@ -14,7 +14,7 @@ typedef struct cs_output {
 } cs_output_t;
 
 /* Collective. *status tells how the run ended (complete or validation failed). */
-cs_status_t cs_driver_run(MPI_Comm comm, const cs_run_info_t *info, const cs_mem_ops_t *mem, const cs_output_t *output,
-                          cs_run_status_t *status);
+/* Each rank's buffers are of the memory kind of its side (plan->mem). */
+cs_status_t cs_driver_run(MPI_Comm comm, const cs_run_info_t *info, const cs_output_t *output, cs_run_status_t *status);
 
 #endif

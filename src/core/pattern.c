@@ -312,6 +312,12 @@ const cs_pattern_t *cs_pattern_of(cs_pattern_id_t id)
         [CS_PATTERN_FAN_OUT] = &cs_pattern_fan_out,
         [CS_PATTERN_INIT] = &cs_pattern_init,
         [CS_PATTERN_HELLO] = &cs_pattern_hello,
+#if CS_HAVE_NCCL
+        [CS_PATTERN_NCCL_PINGPONG] = &cs_pattern_nccl_pingpong,
+        [CS_PATTERN_NCCL_WINDOW_UNI] = &cs_pattern_nccl_window_uni,
+        [CS_PATTERN_NCCL_WINDOW_BI] = &cs_pattern_nccl_window_bi,
+        [CS_PATTERN_NCCL_COLLECTIVE] = &cs_pattern_nccl_collective,
+#endif
     };
     return patterns[id];
 }

@@ -33,6 +33,7 @@ typedef struct cs_ctx {
     bool active; /* runs iterations (false: only joins the barriers) */
     bool timer;  /* its samples count (CS_TIMERS_SOME) */
     void *state;
+    void *nccl; /* NCCL patterns: the communicator and stream (patterns/nccl/nccl.h) */
 } cs_ctx_t;
 
 /* Whose clock makes the result. */
@@ -94,6 +95,12 @@ extern const cs_pattern_t cs_pattern_fan_in;
 extern const cs_pattern_t cs_pattern_fan_out;
 extern const cs_pattern_t cs_pattern_init;
 extern const cs_pattern_t cs_pattern_hello;
+#if CS_HAVE_NCCL
+extern const cs_pattern_t cs_pattern_nccl_pingpong;
+extern const cs_pattern_t cs_pattern_nccl_window_uni;
+extern const cs_pattern_t cs_pattern_nccl_window_bi;
+extern const cs_pattern_t cs_pattern_nccl_collective;
+#endif
 
 typedef struct cs_loop {
     long iterations, warmup;

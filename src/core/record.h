@@ -6,6 +6,7 @@
 #include <stddef.h>
 
 #include "core/bench.h"
+#include "mem/gpu.h"
 #include "util/opts.h"
 #include "util/stats.h"
 
@@ -67,6 +68,8 @@ typedef struct cs_run_info {
     int nenvironment;
     const struct cs_topo *topo; /* neighbourhood collectives: every rank's neighbours */
     double init_seconds;        /* this rank's MPI_Init, timed from the start of main */
+    cs_gpu_info_t *gpus;        /* rank 0, when the plan uses a GPU: each rank's, by rank */
+    int ngpus;
 } cs_run_info_t;
 
 typedef enum cs_run_status { CS_RUN_COMPLETE, CS_RUN_VALIDATION_FAILED, CS_RUN_ERROR } cs_run_status_t;

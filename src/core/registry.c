@@ -8,6 +8,11 @@
 #include "core/benchmarks.def"
 #undef CS_BENCH
 #undef CS_COLLECTIVE
+#if CS_HAVE_NCCL
+#define CS_NCCL_BENCH(name) extern const cs_bench_t cs_bench_##name;
+#include "core/nccl.def"
+#undef CS_NCCL_BENCH
+#endif
 
 static const cs_bench_t *const registry[] = {
 #define CS_BENCH(name, family)      &cs_bench_##name,
@@ -15,6 +20,11 @@ static const cs_bench_t *const registry[] = {
 #include "core/benchmarks.def"
 #undef CS_BENCH
 #undef CS_COLLECTIVE
+#if CS_HAVE_NCCL
+#define CS_NCCL_BENCH(name) &cs_bench_##name,
+#include "core/nccl.def"
+#undef CS_NCCL_BENCH
+#endif
 };
 
 #define NBENCH (sizeof registry / sizeof registry[0])

@@ -127,6 +127,20 @@ static cs_status_t group_hosts(const where_t *all, int nranks, cs_run_info_t *in
     return CS_OK;
 }
 
+/* Which GPU each rank uses, gathered on rank 0 (as bytes: the struct is plain data). */
+static cs_status_t gather_gpus(MPI_Comm comm, int rank, cs_run_info_t *info)
+{
+    cs_gpu_info_t mine;
+    CS_CHECK(cs_gpu_describe(&mine));
+    if (rank == 0) {
+        info->gpus = calloc((size_t)info->nranks, sizeof *info->gpus);
+        if (info->gpus == NULL) return CS_TRACE(CS_ERR_RUNTIME);
+        info->ngpus = info->nranks;
+    }
+    CS_MPI(MPI_Gather(&mine, (int)sizeof mine, MPI_BYTE, info->gpus, (int)sizeof mine, MPI_BYTE, 0, comm));
+    return CS_OK;
+}
+
 cs_status_t cs_provenance_collect(MPI_Comm comm, char **envp, cs_run_info_t *info)
 {
     int rank, len, major, minor;
@@ -156,6 +170,7 @@ cs_status_t cs_provenance_collect(MPI_Comm comm, char **envp, cs_run_info_t *inf
         read_cpu_model(info->cpu_model, sizeof info->cpu_model);
         CS_CHECK(filter_environment(envp, info));
     }
+    if (info->plan->gpu) CS_CHECK(gather_gpus(comm, rank, info));
     return CS_OK;
 }
 
@@ -167,6 +182,9 @@ void cs_provenance_free(cs_run_info_t *info)
     }
     free(info->hosts);
     free((void *)info->environment);
+    free(info->gpus);
+    info->gpus = NULL;
+    info->ngpus = 0;
     info->hosts = NULL;
     info->environment = NULL;
     info->nhosts = info->nenvironment = 0;

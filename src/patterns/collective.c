@@ -32,7 +32,7 @@ typedef struct cs_coll {
 
 static cs_coll_t *coll_of(const cs_ctx_t *c) { return c->state; }
 
-static cs_status_t coll_setup(cs_ctx_t *c)
+cs_status_t cs_coll_setup(cs_ctx_t *c)
 {
     const cs_run_info_t *info = c->info;
     cs_coll_t *s = calloc(1, sizeof *s);
@@ -89,7 +89,7 @@ static cs_status_t coll_setup(cs_ctx_t *c)
     return CS_OK;
 }
 
-static cs_status_t coll_teardown(cs_ctx_t *c)
+cs_status_t cs_coll_teardown(cs_ctx_t *c)
 {
     cs_coll_t *s = coll_of(c);
     if (s == NULL) return CS_OK;
@@ -167,7 +167,13 @@ static void place(cs_ctx_t *c, long i)
     s->args.in_place = passes_in_place(c, s->args.root);
 }
 
-static cs_status_t coll_begin(cs_ctx_t *c)
+const cs_coll_args_t *cs_coll_place(cs_ctx_t *c, long i)
+{
+    place(c, i);
+    return &coll_of(c)->args;
+}
+
+cs_status_t cs_coll_begin(cs_ctx_t *c)
 {
     prepare(c);
     return CS_OK;
@@ -267,7 +273,7 @@ static cs_flow_env_t env_of(const cs_ctx_t *c)
                            .in_place = s->args.in_place};
 }
 
-static cs_status_t coll_fill(cs_ctx_t *c, long iteration)
+cs_status_t cs_coll_fill(cs_ctx_t *c, long iteration)
 {
     cs_coll_t *s = coll_of(c);
     const cs_flow_t *f = s->flow;
@@ -295,7 +301,7 @@ static cs_status_t coll_fill(cs_ctx_t *c, long iteration)
     return CS_OK;
 }
 
-static cs_status_t coll_check(cs_ctx_t *c, long iteration, long *wrong)
+cs_status_t cs_coll_check(cs_ctx_t *c, long iteration, long *wrong)
 {
     cs_coll_t *s = coll_of(c);
     const cs_flow_t *f = s->flow;
@@ -327,11 +333,12 @@ static cs_status_t coll_check(cs_ctx_t *c, long iteration, long *wrong)
 #define COLL_PATTERN(name_, begin_, iter_, end_, start_)                                                               \
     {                                                                                                                  \
         .name = name_, .barrier_each_iteration = true, .time_divisor = 1.0, .timers = CS_TIMERS_EVERY,                 \
-        .setup = coll_setup, .teardown = coll_teardown, .begin = begin_, .iterations = iter_, .end = end_,             \
-        .fill = coll_fill, .check = coll_check, .start = start_                                                        \
+        .setup = cs_coll_setup, .teardown = cs_coll_teardown, .begin = begin_, .iterations = iter_, .end = end_,       \
+        .fill = cs_coll_fill, .check = cs_coll_check, .start = start_                                                  \
     }
 
-const cs_pattern_t cs_pattern_collective = COLL_PATTERN("collective", coll_begin, blocking_iterations, coll_end, NULL);
-const cs_pattern_t cs_pattern_nbc = COLL_PATTERN("nbc_overlap", coll_begin, nbc_iterations, coll_end, nbc_start);
+const cs_pattern_t cs_pattern_collective =
+    COLL_PATTERN("collective", cs_coll_begin, blocking_iterations, coll_end, NULL);
+const cs_pattern_t cs_pattern_nbc = COLL_PATTERN("nbc_overlap", cs_coll_begin, nbc_iterations, coll_end, nbc_start);
 const cs_pattern_t cs_pattern_persistent =
     COLL_PATTERN("persistent_collective", persistent_begin, persistent_iterations, persistent_end, NULL);

@@ -75,6 +75,16 @@ typedef struct cs_coll_ops {
     static const cs_coll_ops_t name##_ops = {name##_blocking, name##_start, CS_PERSISTENT_PTR(name)};
 #define CS_COLL_OPS(name) (&name##_ops)
 
+/* The collective family's buffers, arguments and checks, shared with patterns that make
+ * the same collective another way (patterns/nccl). cs_coll_place: the arguments of
+ * iteration i (its root with -k rotate). */
+cs_status_t cs_coll_setup(cs_ctx_t *c);
+cs_status_t cs_coll_teardown(cs_ctx_t *c);
+cs_status_t cs_coll_begin(cs_ctx_t *c);
+cs_status_t cs_coll_fill(cs_ctx_t *c, long iteration);
+cs_status_t cs_coll_check(cs_ctx_t *c, long iteration, long *wrong);
+const cs_coll_args_t *cs_coll_place(cs_ctx_t *c, long i);
+
 #endif /* CS_DESCRIPTORS_ONLY */
 
 #define CS_COLL_DESCRIPTOR(bench_name, title, desc, pattern_, label, layout, flow_, ops_, caps_, unavailable_)         \

@@ -7,6 +7,7 @@
 #include "util/sizes.h"
 #include "mpi/check.h"
 #include "core/pattern.h"
+#include "patterns/p2p.h"
 #include "patterns/send_mode.h"
 #include "util/validate.h"
 
@@ -34,7 +35,7 @@ static int largest_window(const cs_run_info_t *info)
     return info->opts->vary_window ? CS_VARY_WINDOW_MAX : info->plan->window;
 }
 
-static cs_status_t pair_setup(cs_ctx_t *c)
+cs_status_t cs_pair_setup(cs_ctx_t *c)
 {
     const cs_run_info_t *info = c->info;
     cs_pair_t *s = calloc(1, sizeof *s);
@@ -68,7 +69,7 @@ static cs_status_t pair_setup(cs_ctx_t *c)
     return CS_OK;
 }
 
-static cs_status_t pair_teardown(cs_ctx_t *c)
+cs_status_t cs_pair_teardown(cs_ctx_t *c)
 {
     cs_pair_t *s = pair_of(c);
     if (s == NULL) return CS_OK;
@@ -83,6 +84,12 @@ static cs_status_t pair_teardown(cs_ctx_t *c)
     free(s);
     c->state = NULL;
     return st;
+}
+
+cs_pair_view_t cs_pair_view(const cs_ctx_t *c)
+{
+    const cs_pair_t *s = pair_of(c);
+    return (cs_pair_view_t){s->peer, s->initiator, s->send_slots, s->recv_slots};
 }
 
 /* ---- ping-pong: one message there, one back ---- */
@@ -179,7 +186,7 @@ CS_HOT static cs_status_t window_bi_iterations(cs_ctx_t *c, long first, long ite
 
 /* ---- validation: each (sender, size, slot) has its own byte sequence ---- */
 
-static cs_status_t pair_fill(cs_ctx_t *c, long iteration)
+cs_status_t cs_pair_fill(cs_ctx_t *c, long iteration)
 {
     (void)iteration;
     cs_pair_t *s = pair_of(c);
@@ -207,12 +214,12 @@ static cs_status_t pair_check(cs_ctx_t *c, bool receives, long *wrong)
 }
 
 /* ping-pong and two-way windows: both sides receive data; one-way: only the responder */
-static cs_status_t check_both(cs_ctx_t *c, long iteration, long *wrong)
+cs_status_t cs_pair_check_both(cs_ctx_t *c, long iteration, long *wrong)
 {
     (void)iteration;
     return pair_check(c, true, wrong);
 }
-static cs_status_t check_responder(cs_ctx_t *c, long iteration, long *wrong)
+cs_status_t cs_pair_check_responder(cs_ctx_t *c, long iteration, long *wrong)
 {
     (void)iteration;
     return pair_check(c, !pair_of(c)->initiator, wrong);
@@ -221,17 +228,18 @@ static cs_status_t check_responder(cs_ctx_t *c, long iteration, long *wrong)
 #define PAIR_PATTERN(name_, barrier, divisor, begin_, iter_, end_, check_)                                             \
     {                                                                                                                  \
         .name = name_, .barrier_each_iteration = barrier, .time_divisor = divisor, .timers = CS_TIMERS_SOME,           \
-        .setup = pair_setup, .teardown = pair_teardown, .begin = begin_, .iterations = iter_, .end = end_,             \
-        .fill = pair_fill, .check = check_                                                                             \
+        .setup = cs_pair_setup, .teardown = cs_pair_teardown, .begin = begin_, .iterations = iter_, .end = end_,       \
+        .fill = cs_pair_fill, .check = check_                                                                          \
     }
 
 const cs_pattern_t cs_pattern_pingpong =
-    PAIR_PATTERN("pingpong", false, 2.0, pingpong_begin, pingpong_iterations, pingpong_end, check_both);
-const cs_pattern_t cs_pattern_multi_pingpong =
-    PAIR_PATTERN("multi_pair_pingpong", true, 2.0, pingpong_begin, pingpong_iterations, pingpong_end, check_both);
-const cs_pattern_t cs_pattern_window_uni = PAIR_PATTERN("window_uni", false, 1.0, cs_pattern_nothing,
-                                                        window_uni_iterations, cs_pattern_nothing, check_responder);
-const cs_pattern_t cs_pattern_multi_window_uni = PAIR_PATTERN(
-    "multi_pair_window", true, 1.0, cs_pattern_nothing, window_uni_iterations, cs_pattern_nothing, check_responder);
-const cs_pattern_t cs_pattern_window_bi =
-    PAIR_PATTERN("window_bi", false, 1.0, cs_pattern_nothing, window_bi_iterations, cs_pattern_nothing, check_both);
+    PAIR_PATTERN("pingpong", false, 2.0, pingpong_begin, pingpong_iterations, pingpong_end, cs_pair_check_both);
+const cs_pattern_t cs_pattern_multi_pingpong = PAIR_PATTERN("multi_pair_pingpong", true, 2.0, pingpong_begin,
+                                                            pingpong_iterations, pingpong_end, cs_pair_check_both);
+const cs_pattern_t cs_pattern_window_uni = PAIR_PATTERN(
+    "window_uni", false, 1.0, cs_pattern_nothing, window_uni_iterations, cs_pattern_nothing, cs_pair_check_responder);
+const cs_pattern_t cs_pattern_multi_window_uni =
+    PAIR_PATTERN("multi_pair_window", true, 1.0, cs_pattern_nothing, window_uni_iterations, cs_pattern_nothing,
+                 cs_pair_check_responder);
+const cs_pattern_t cs_pattern_window_bi = PAIR_PATTERN("window_bi", false, 1.0, cs_pattern_nothing,
+                                                       window_bi_iterations, cs_pattern_nothing, cs_pair_check_both);

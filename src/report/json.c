@@ -99,6 +99,46 @@ static void write_family_options(FILE *out, const cs_run_info_t *info)
     }
 }
 
+/* Where each side's buffers were: "send" is rank 0's side (OMB's "Send Buffer"), "recv"
+ * its peer's; written only for runs with a GPU, so host runs' documents are unchanged. */
+static void write_memory(FILE *out, const cs_plan_t *p)
+{
+    cs_json_key(out, "memory", 0);
+    fputc('{', out);
+    cs_json_key(out, "send", 1);
+    cs_json_string(out, cs_mem_kind_name(p->mem[0]));
+    cs_json_key(out, "recv", 0);
+    cs_json_string(out, cs_mem_kind_name(p->mem[1]));
+    fputc('}', out);
+}
+
+static void write_gpus(FILE *out, const cs_run_info_t *info)
+{
+    cs_json_key(out, "gpus", 0);
+    fputc('[', out);
+    for (int r = 0; r < info->ngpus; r++) {
+        const cs_gpu_info_t *g = &info->gpus[r];
+        const char *host = "";
+        for (int h = 0; h < info->nhosts; h++)
+            for (int i = 0; i < info->hosts[h].nranks; i++)
+                if (info->hosts[h].ranks[i] == r) host = info->hosts[h].name;
+        fputs(r ? ",{" : "{", out);
+        write_long(out, "rank", r, 1);
+        cs_json_key(out, "host", 0);
+        cs_json_string(out, host);
+        write_long(out, "device", g->device, 0);
+        write_long(out, "visible_devices", g->visible, 0);
+        cs_json_key(out, "name", 0);
+        cs_json_string(out, g->name);
+        cs_json_key(out, "pci_bus_id", 0);
+        cs_json_string(out, g->pci_bus_id);
+        write_long(out, "driver_version", g->driver_version, 0);
+        write_long(out, "runtime_version", g->runtime_version, 0);
+        fputc('}', out);
+    }
+    fputc(']', out);
+}
+
 static void write_options(FILE *out, const cs_run_info_t *info)
 {
     const cs_opts_t *o = info->opts;
@@ -143,6 +183,11 @@ static void write_options(FILE *out, const cs_run_info_t *info)
         fputc('}', out);
     }
     write_family_options(out, info);
+    if (info->plan->gpu) {
+        cs_json_key(out, "accelerator", 0);
+        cs_json_string(out, cs_accel_name(o->accel_set ? o->accel : CS_ACCEL_CUDA));
+        write_memory(out, info->plan);
+    }
     fputc('}', out);
 }
 
@@ -232,6 +277,7 @@ static void write_header_fields(FILE *out, const cs_run_info_t *info)
     cs_json_string(out, info->start_time);
     cs_json_key(out, "environment", 0);
     write_environment(out, info);
+    if (info->plan->gpu) write_gpus(out, info);
 }
 
 static void write_stats(FILE *out, const cs_stats_t *s)
@@ -341,6 +387,7 @@ static void write_record(FILE *out, const cs_run_info_t *info, const cs_record_t
         cs_json_key(out, "synchronization", 0);
         cs_json_string(out, cs_sync_option(r->sync_mode));
     }
+    if (info->plan->gpu) write_memory(out, info->plan);
     fputc('}', out);
 }
 

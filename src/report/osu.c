@@ -174,15 +174,33 @@ static void print_neighbourhood(FILE *out, const cs_run_info_t *info)
     fprintf(out, "# Neighborhood: cart %s, radius %d, %d neighbours per rank\n", grid, t->radius, t->max_outdegree);
 }
 
+/* OMB's words for a side's buffer */
+static const char *buffer_word(cs_mem_kind_t k)
+{
+    switch (k) {
+    case CS_MEM_DEVICE: return "DEVICE (D)";
+    case CS_MEM_HOST: return "HOST (H)";
+    default: return "MANAGED (M)";
+    }
+}
+
 static void osu_begin(cs_reporter_t *r, const cs_run_info_t *info)
 {
     FILE *out = r->out;
     const cs_bench_t *b = info->bench;
     const cs_plan_t *plan = info->plan;
     if (b->osu_leading_blank) fputc('\n', out);
-    /* OMB's one-sided titles read "MPI_Put Latency Test" */
-    fprintf(out, strncmp(b->osu_title, "MPI_", 4) == 0 ? "# commscope %s v%s\n" : "# commscope MPI %s v%s\n",
-            b->osu_title, info->tool_version);
+    /* OMB's one-sided titles read "MPI_Put Latency Test"; with -d, "MPI-CUDA Latency Test"
+     * (and "MPI-CUDA MANAGED"); NCCL's titles name NCCL themselves */
+    const char *accel = "";
+    if (plan->gpu && !(b->caps & CS_CAP_NCCL))
+        accel = info->opts->accel == CS_ACCEL_MANAGED ? "-CUDA MANAGED" : "-CUDA";
+    if (strncmp(b->osu_title, "MPI_", 4) == 0 || (b->caps & CS_CAP_NCCL))
+        fprintf(out, "# commscope %s v%s\n", b->osu_title, info->tool_version);
+    else fprintf(out, "# commscope MPI%s %s v%s\n", accel, b->osu_title, info->tool_version);
+    if (plan->gpu && !(b->caps & (CS_CAP_COLLECTIVE | CS_CAP_NCCL)))
+        fprintf(out, "# Send Buffer on %s and Receive Buffer on %s\n", buffer_word(plan->mem[0]),
+                buffer_word(plan->mem[1]));
     if (b->caps & CS_CAP_PAIRS) {
         if (info->opts->vary_window) fprintf(out, "# [ pairs: %d ] [ window size: Varied ]\n", plan->pairs);
         else if (b->caps & CS_CAP_WINDOW)

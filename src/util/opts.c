@@ -13,6 +13,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 /* getopt_long's value of an option: its short letter, or 256 + its id when it has none */
 #define OPTION_VALUE(id, short_letter) ((short_letter) ? (short_letter) : 256 + (id))
@@ -387,6 +388,21 @@ static cs_status_t parse_nbr(const char *arg, cs_opts_t *o, char *err, size_t er
     return CS_OK;
 }
 
+/* -d cuda|managed, OMB's spelling (case-insensitive, as OMB compares); OMB's other
+ * accelerators are named so that the user knows why they are refused. */
+static cs_status_t parse_accel(const char *arg, cs_opts_t *o, char *err, size_t errlen)
+{
+    if (strcasecmp(arg, "cuda") == 0) o->accel = CS_ACCEL_CUDA;
+    else if (strcasecmp(arg, "managed") == 0) o->accel = CS_ACCEL_MANAGED;
+    else if (strcasecmp(arg, "openacc") == 0 || strcasecmp(arg, "rocm") == 0)
+        return cs_usage_error(err, errlen,
+                              "-d %s: %s buffers are not supported by this build (commscope has cuda and managed)", arg,
+                              strcasecmp(arg, "rocm") == 0 ? "ROCm" : "OpenACC");
+    else return cs_usage_error(err, errlen, "-d %s: choose cuda or managed", arg);
+    o->accel_set = true;
+    return CS_OK;
+}
+
 static cs_status_t apply_option(int c, const char *arg, cs_opts_t *o, char *err, size_t errlen)
 {
     long v;
@@ -484,6 +500,13 @@ static cs_status_t apply_option(int c, const char *arg, cs_opts_t *o, char *err,
     case LONG_ONLY(PRECISION):
     case LONG_ONLY(MAX_TIME):
     case LONG_ONLY(MIN_SAMPLES): return parse_precision(c, arg, o, err, errlen);
+    case 'd': return parse_accel(arg, o, err, errlen);
+    case LONG_ONLY(GPU_DEVICE):
+        if (!parse_long(arg, 0, 1023, &v))
+            return cs_usage_error(err, errlen, "--gpu-device %s: give a GPU index from 0 to 1023", arg);
+        o->gpu_device = (int)v;
+        o->gpu_device_set = true;
+        return CS_OK;
     case LONG_ONLY(BUSBW): o->busbw = true; return CS_OK;
     case LONG_ONLY(FORMAT): return parse_format(arg, o, err, errlen);
     case LONG_ONLY(JSON_OUT): o->json_out = arg; return CS_OK;
@@ -600,6 +623,18 @@ const char *cs_sync_calls(cs_rma_sync_t s)
                                         "MPI_Win_fence",       "MPI_Win_flush",
                                         "MPI_Win_flush_local", "MPI_Win_lock_all/unlock_all"};
     return names[s];
+}
+
+const char *cs_accel_name(cs_accel_t a)
+{
+    static const char *const names[] = {"none", "cuda", "managed"};
+    return names[a];
+}
+
+const char *cs_mem_kind_name(cs_mem_kind_t k)
+{
+    static const char *const names[] = {"host", "device", "managed", "managed_host"};
+    return names[k];
 }
 
 const char *cs_format_name(cs_format_t f)

@@ -44,7 +44,17 @@ typedef enum cs_rma_sync {
 
 /* Where a side's buffer lives, as OMB's trailing arguments name it (`osu_latency D H`):
  * H host, D device, M or MD managed memory preferring the device, MH preferring the host. */
-typedef enum cs_mem_kind { CS_MEM_HOST, CS_MEM_DEVICE, CS_MEM_MANAGED_DEVICE, CS_MEM_MANAGED_HOST } cs_mem_kind_t;
+typedef enum cs_mem_kind {
+    CS_MEM_HOST,
+    CS_MEM_DEVICE,
+    CS_MEM_MANAGED_DEVICE,
+    CS_MEM_MANAGED_HOST,
+    CS_NMEM_KINDS
+} cs_mem_kind_t;
+
+/* -d: OMB's accelerator. CUDA device memory (cudaMalloc), or managed memory
+ * (cudaMallocManaged) for the device words. */
+typedef enum cs_accel { CS_ACCEL_NONE, CS_ACCEL_CUDA, CS_ACCEL_MANAGED } cs_accel_t;
 
 /* -N: the neighbourhood of the neighbourhood collectives */
 typedef enum cs_nbr_kind { CS_NBR_CART, CS_NBR_GRAPH } cs_nbr_kind_t;
@@ -107,6 +117,10 @@ typedef struct cs_opts {
      * accelerator does. */
     cs_mem_kind_t mem_kinds[2];
     bool mem_kinds_set;
+    cs_accel_t accel; /* -d */
+    bool accel_set;
+    int gpu_device; /* --gpu-device N: the GPU among the visible ones (else the local rank's) */
+    bool gpu_device_set;
 
     cs_format_t format;
     const char *json_out;  /* --json-out FILE: JSON document beside the text */
@@ -151,6 +165,8 @@ const char *cs_win_mode_call(cs_win_mode_t w);   /* "MPI_Win_allocate" */
 const char *cs_sync_option(cs_rma_sync_t s);     /* "flush" */
 const char *cs_sync_calls(cs_rma_sync_t s);      /* "MPI_Win_flush" */
 const char *cs_format_name(cs_format_t f);
+const char *cs_accel_name(cs_accel_t a);       /* "none", "cuda", "managed" */
+const char *cs_mem_kind_name(cs_mem_kind_t k); /* "host", "device", "managed", "managed_host" */
 
 /* The usage text printed for -h and after usage errors. */
 void cs_opts_usage(FILE *out, const char *prog);

@@ -101,6 +101,35 @@ int main(void)
     PARSE_BAD("unexpected argument 'D'", "latency", "D", "D", "D");
     PARSE_BAD("unexpected argument 'X' (benchmark is already 'latency'; buffer placements are", "latency", "X");
 
+    /* issue 14: OMB's -d (accelerator) and --gpu-device, every form and bad form */
+    PARSE_OK("latency");
+    CHECK(!o.accel_set && o.accel == CS_ACCEL_NONE && !o.gpu_device_set);
+    PARSE_OK("latency", "-d", "cuda", "D", "D");
+    CHECK(o.accel_set && o.accel == CS_ACCEL_CUDA && o.mem_kinds[0] == CS_MEM_DEVICE &&
+          o.mem_kinds[1] == CS_MEM_DEVICE);
+    PARSE_OK("bw", "-d", "managed", "M", "M");
+    CHECK(o.accel == CS_ACCEL_MANAGED && o.mem_kinds[0] == CS_MEM_MANAGED_DEVICE);
+    PARSE_OK("bw", "-dcuda", "H", "D");
+    CHECK(o.accel == CS_ACCEL_CUDA && o.mem_kinds[0] == CS_MEM_HOST && o.mem_kinds[1] == CS_MEM_DEVICE);
+    PARSE_OK("bibw", "--accelerator=CUDA", "D", "H"); /* OMB compares without case */
+    CHECK(o.accel == CS_ACCEL_CUDA && o.mem_kinds[0] == CS_MEM_DEVICE && o.mem_kinds[1] == CS_MEM_HOST);
+    PARSE_OK("allreduce", "-d", "cuda");
+    CHECK(o.accel == CS_ACCEL_CUDA && !o.mem_kinds_set);
+    PARSE_OK("-m", "67108864:67108864", "-d", "cuda", "bw", "D", "D"); /* seed 004's line */
+    CHECK(o.accel == CS_ACCEL_CUDA && o.max_size == 67108864 && o.mem_kinds_set);
+    PARSE_BAD("-d openacc: OpenACC buffers are not supported by this build", "latency", "-d", "openacc");
+    PARSE_BAD("-d rocm: ROCm buffers are not supported by this build", "latency", "-d", "rocm", "D", "D");
+    PARSE_BAD("-d gpu: choose cuda or managed", "latency", "-d", "gpu");
+    PARSE_BAD("-d : choose cuda or managed", "latency", "-d", "");
+    PARSE_BAD("option -d needs a value", "latency", "-d");
+    PARSE_OK("latency", "--gpu-device", "3", "-d", "cuda");
+    CHECK(o.gpu_device_set && o.gpu_device == 3);
+    PARSE_BAD("--gpu-device -1: give a GPU index from 0 to 1023", "latency", "--gpu-device", "-1");
+    PARSE_BAD("--gpu-device x: give a GPU index", "latency", "--gpu-device", "x");
+    PARSE_BAD("--gpu-device 1024: give a GPU index", "latency", "--gpu-device", "1024");
+    CHECK(strcmp(cs_accel_name(CS_ACCEL_MANAGED), "managed") == 0);
+    CHECK(strcmp(cs_mem_kind_name(CS_MEM_DEVICE), "device") == 0);
+
     PARSE_OK("--help");
     CHECK(o.help);
     PARSE_OK("--list");

@@ -220,8 +220,80 @@ static void check_issue3_families(void)
     PLAN_BAD("bw_fan_in", 5, "-p 5: 5 ranks have at most 4 peers besides the hub");
 }
 
+/* Issue 14: OMB's buffer placement. A build with CUDA (cuda_built) puts sides where the
+ * words say (default H H), collectives' buffers all on the device, and a device word
+ * without -d implies cuda; a build without CUDA refuses -d and ignores the words. */
+static void check_gpu_placement(void)
+{
+    cs_opts_t o;
+    cs_plan_t p;
+    char err[512];
+    cs_world_t gpu = {.nranks = 2, .cuda_built = true}, plain = {.nranks = 2};
+#define PLAN_W(name, world) cs_bench_plan_world(bench(name), &o, &(world), &p, err, sizeof err)
+
+    cs_opts_init(&o);
+    CHECK(PLAN_W("latency", gpu) == CS_OK && !p.gpu && !p.mpi_gpu_mem);
+    CHECK(p.mem[0] == CS_MEM_HOST && p.mem[1] == CS_MEM_HOST);
+
+    o.accel = CS_ACCEL_CUDA, o.accel_set = true; /* -d cuda alone: OMB's H H, a GPU context */
+    CHECK(PLAN_W("latency", gpu) == CS_OK && p.gpu && !p.mpi_gpu_mem && p.mem[0] == CS_MEM_HOST);
+    o.mem_kinds[0] = CS_MEM_DEVICE, o.mem_kinds[1] = CS_MEM_HOST, o.mem_kinds_set = true;
+    CHECK(PLAN_W("bw", gpu) == CS_OK && p.mpi_gpu_mem && p.mem[0] == CS_MEM_DEVICE && p.mem[1] == CS_MEM_HOST);
+    CHECK(cs_bench_side(bench("bw"), &p, 0) == 0 && cs_bench_side(bench("bw"), &p, 1) == 1);
+    CHECK_CONTAINS(cs_bench_placement(bench("bw"), &p, err, sizeof err),
+                   "rank 0's buffers in device memory, its peer's in host memory");
+    o.accel = CS_ACCEL_MANAGED; /* D under -d managed is managed memory (OMB) */
+    CHECK(PLAN_W("bw", gpu) == CS_OK && p.mem[0] == CS_MEM_MANAGED_DEVICE && p.mem[1] == CS_MEM_HOST);
+    o.mem_kinds[1] = CS_MEM_MANAGED_HOST;
+    CHECK(PLAN_W("bw", gpu) == CS_OK && p.mem[1] == CS_MEM_MANAGED_HOST);
+
+    cs_opts_init(&o); /* a device word without -d: CUDA (OMB's setAccel) */
+    o.mem_kinds[0] = o.mem_kinds[1] = CS_MEM_DEVICE, o.mem_kinds_set = true;
+    CHECK(PLAN_W("latency", gpu) == CS_OK && p.gpu && p.mem[0] == CS_MEM_DEVICE && p.mem[1] == CS_MEM_DEVICE);
+    CHECK(PLAN_W("latency", plain) == CS_OK && !p.gpu && p.mem[0] == CS_MEM_HOST && p.mem[1] == CS_MEM_HOST);
+    CHECK(PLAN_W("allreduce", gpu) == CS_ERR_USAGE);
+    CHECK_CONTAINS(err, "allreduce: buffer placement words are for point-to-point and one-sided benchmarks");
+    CHECK(PLAN_W("allreduce", plain) == CS_OK && !p.gpu);
+
+    cs_opts_init(&o); /* collectives: every buffer on the device */
+    o.accel = CS_ACCEL_CUDA, o.accel_set = true;
+    cs_world_t four = {.nranks = 4, .cuda_built = true};
+    CHECK(PLAN_W("allreduce", four) == CS_OK && p.mpi_gpu_mem && p.mem[0] == CS_MEM_DEVICE &&
+          p.mem[1] == CS_MEM_DEVICE);
+    CHECK_CONTAINS(cs_bench_placement(bench("allreduce"), &p, err, sizeof err), "every buffer in device memory");
+    CHECK(PLAN_W("iallgather", four) == CS_OK && p.mem[1] == CS_MEM_DEVICE);
+
+    /* one-sided: a GPU window is made with MPI_Win_create (MPI_Win_allocate's is host memory) */
+    o.mem_kinds[0] = o.mem_kinds[1] = CS_MEM_DEVICE, o.mem_kinds_set = true;
+    CHECK(PLAN_W("put_latency", gpu) == CS_OK && p.nwin_modes == 1 && p.win_modes[0] == CS_WIN_CREATE);
+    o.win_modes = CS_MASK(CS_WIN_CREATE) | CS_MASK(CS_WIN_ALLOCATE) | CS_MASK(CS_WIN_DYNAMIC), o.win_modes_set = true;
+    CHECK(PLAN_W("put_bw", gpu) == CS_OK && p.nwin_modes == 2 && p.win_modes[0] == CS_WIN_CREATE &&
+          p.win_modes[1] == CS_WIN_DYNAMIC);
+    cs_opts_init(&o);
+    o.accel = CS_ACCEL_CUDA, o.accel_set = true; /* host windows keep MPI_Win_allocate */
+    CHECK(PLAN_W("put_latency", gpu) == CS_OK && p.win_modes[0] == CS_WIN_ALLOCATE);
+
+    CHECK(PLAN_W("latency", plain) == CS_ERR_USAGE);
+    CHECK_CONTAINS(err, "-d cuda: GPU buffers are not supported by this build (it was built without CUDA");
+    o.accel = CS_ACCEL_MANAGED;
+    CHECK(PLAN_W("allreduce", plain) == CS_ERR_USAGE);
+    CHECK_CONTAINS(err, "-d managed: GPU buffers are not supported by this build");
+
+    /* -d does not apply where OMB has no accelerator support */
+    cs_opts_init(&o);
+    o.accel = CS_ACCEL_CUDA, o.accel_set = true;
+    cs_opts_mark(&o, CS_OPT_ACCELERATOR, "cuda");
+    cs_world_t three = {.nranks = 3, .cuda_built = true};
+    CHECK(PLAN_W("neighbor_allgather", three) == CS_ERR_USAGE);
+    CHECK_CONTAINS(err, "-d does not apply to neighbor_allgather");
+    CHECK(PLAN_W("init", gpu) == CS_ERR_USAGE);
+    CHECK_CONTAINS(err, "-d does not apply to init");
+#undef PLAN_W
+}
+
 int main(void)
 {
+    check_gpu_placement();
     cs_opts_t o;
     cs_plan_t p;
     char err[256];

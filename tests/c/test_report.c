@@ -365,6 +365,21 @@ int main(void)
     golden("bw.osu", &cs_report_osu, &info, b, 2, CS_RUN_COMPLETE);
     golden("bw.json", &cs_report_json, &info, b, 2, CS_RUN_COMPLETE);
 
+    /* issue 14: -d cuda D H, two GPUs on two hosts (made by hand: no GPU here): OMB's title
+     * and buffer line, the memory per side in options and records, the GPU of each rank */
+    cs_gpu_info_t gpus[] = {{0, 2, "NVIDIA H100 80GB HBM3", "0000:17:00.0", 12040, 12080},
+                            {1, 2, "NVIDIA H100 80GB HBM3", "0000:65:00.0", 12040, 12080}};
+    o.accel = CS_ACCEL_CUDA, o.accel_set = true;
+    plan.gpu = plan.mpi_gpu_mem = true;
+    plan.mem[0] = CS_MEM_DEVICE, plan.mem[1] = CS_MEM_HOST;
+    info.gpus = gpus, info.ngpus = 2;
+    golden("bw_gpu.osu", &cs_report_osu, &info, b, 2, CS_RUN_COMPLETE);
+    golden("bw_gpu.json", &cs_report_json, &info, b, 2, CS_RUN_COMPLETE);
+    cs_opts_init(&o);
+    plan.gpu = plan.mpi_gpu_mem = false;
+    plan.mem[0] = CS_MEM_HOST;
+    info.gpus = NULL, info.ngpus = 0;
+
     info.bench = &mbw_mr;
     info.pattern_name = "multi_pair_window";
     info.nranks = 4;

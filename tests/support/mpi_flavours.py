@@ -109,3 +109,31 @@ def rows(stdout: str) -> list[list[str]]:
 def sizes_of(stdout: str) -> list[int]:
     """The message sizes of an OSU table, in order."""
     return [int(r[0]) for r in rows(stdout)]
+# The CUDA builds (make cuda-build: build/cuda/NAME, listed in build/cuda/flavours.txt).
+CUDA_FLAVOURS_FILE = Path(os.environ.get("COMMSCOPE_CUDA_FLAVOURS_FILE", REPO / "build" / "cuda" / "flavours.txt"))
+
+
+def nvcc() -> str | None:
+    from shutil import which
+    return which("nvcc") or ("/usr/local/cuda/bin/nvcc" if Path("/usr/local/cuda/bin/nvcc").exists() else None)
+
+
+def cuda_flavour_params() -> list:
+    """pytest params for the CUDA build of every MPI library: where nvcc exists `make test`
+    builds them, so a missing one fails; without nvcc they skip."""
+    found: dict[str, Flavour] = {}
+    if CUDA_FLAVOURS_FILE.exists():
+        for line in CUDA_FLAVOURS_FILE.read_text().splitlines():
+            if line.strip():
+                name, build, launcher = line.split()
+                found[name] = Flavour(name, Path(build), launcher)
+    params = []
+    for name in dict.fromkeys([*KNOWN, *found]):
+        if name in found:
+            params.append(pytest.param(found[name], id=f"cuda-{name}", marks=pytest.mark.mpi))
+        elif nvcc() and name in (required() | set(load_flavours())):
+            params.append(pytest.param(None, id=f"cuda-{name}", marks=pytest.mark.mpi))
+        else:
+            params.append(pytest.param(None, id=f"cuda-{name}", marks=[pytest.mark.mpi, pytest.mark.skip(
+                reason=f"no CUDA build of {name} in {CUDA_FLAVOURS_FILE} (make cuda-build, needs nvcc)")]))
+    return params

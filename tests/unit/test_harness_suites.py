@@ -22,7 +22,8 @@ def problems_of(path: Path) -> list[tuple[str, int, str, str]]:
 
 
 def test_shipped_suites_are_valid():
-    assert set(builtin_suites()) == {"quick", "pt2pt", "collectives", "full", "procurement", "transports"}
+    assert set(builtin_suites()) == {"quick", "pt2pt", "collectives", "full", "procurement", "procurement-gpu",
+                                     "transports"}
     for path in builtin_suites().values():
         assert expand(path), path
 
@@ -85,6 +86,27 @@ def test_procurement_follows_seed_004():
     assert entries["bibw"].flags == ["-m", "64M:64M"]
     assert entries["latency"].flags == ["-m", "0:0"]
     assert all(entry.placement == "inter-node" and entry.ranks == 2 for entry in entries.values())
+
+
+def test_procurement_gpu_is_seed_004s_gpu_lines():
+    entries = expand(builtin_suites()["procurement-gpu"])
+    assert {(e.benchmark, e.placement) for e in entries} == {
+        (b, p) for b in ("bw", "bibw", "latency") for p in ("inter-node", "intra-node")}
+    for entry in entries:
+        size = "0:0" if entry.benchmark == "latency" else "64M:64M"
+        # OMB's `-m ${msg_size}:${msg_size} -d cuda D D`
+        assert entry.core_flags() == ["-m", size, "-d", "cuda", "D", "D"] and entry.ranks == 2
+
+
+def test_device_and_buffers_are_checked(tmp_path):
+    path = write(tmp_path, "description: d\nbenchmarks:\n  - benchmark: bw\n    device: rocm\n"
+                           "  - benchmark: bw\n    buffers: [D, X]\n  - benchmark: bw\n    buffers: [D, D, D]\n")
+    found = {(line, key) for _, line, key, _ in problems_of(path)}
+    assert (4, "benchmarks[0].device") in found
+    assert (6, "benchmarks[1].buffers[1]") in found and (8, "benchmarks[2].buffers") in found
+    entry = load_suite_file(write(tmp_path, "description: d\nbenchmarks:\n  - benchmark: allreduce\n"
+                                            "    device: managed\n")).benchmarks[0]
+    assert entry.core_flags() == ["-d", "managed"]
 
 
 def test_defaults_of_an_entry(tmp_path):

@@ -14,6 +14,8 @@ A suite file looks like::
         precision: 2%               # optional, also for the whole suite: --precision
         max_time: 1s                #   and --max-time of commscope-bench; `precision: off`
                                     #   keeps OMB's fixed iteration counts
+        device: cuda                # optional, OMB's -d: cuda | managed
+        buffers: [D, D]             # optional, OMB's trailing words: H, D, M, MH, MD per side
 
 Problems are reported as ``file:line: key: message``, the line taken from
 PyYAML's node marks, so a typo in a long file is found at once.
@@ -43,6 +45,8 @@ BUILTIN_DIR = Path(__file__).parents[1] / "suites"
 SUFFIXES = (".yaml", ".yml")
 Placement = Literal["intra-node", "inter-node", "any"]
 Transport = Literal["auto", "shm", "net"]
+Device = Literal["cuda", "managed"]
+Buffer = Literal["H", "D", "M", "MH", "MD"]
 #: The most MPI ranks an entry (or `run --np`) may ask for: more is a typo that would start
 #: that many processes.
 MAX_RANKS = 1_000_000
@@ -65,15 +69,18 @@ class Entry:
     label: str | None = None  # this entry's part of the run's label
     precision: str | None = None  # "2" (percent) or "off"; None: the suite's
     max_time: str | None = None  # seconds, "1"; None: the suite's, else the core's default
+    device: Device | None = None  # OMB's -d
+    buffers: list[Buffer] = field(default_factory=list)  # OMB's trailing placement words, one per side
 
     def core_flags(self, extra: Sequence[str] = ()) -> list[str]:
-        """The flags for commscope-bench: the entry's, then --precision/--max-time unless
-        precision is off or the entry's or `extra` flags fix the counts themselves."""
+        """The flags for commscope-bench: the entry's, -d and the buffer words, then
+        --precision/--max-time unless precision is off or the entry's or `extra` flags fix
+        the counts themselves."""
+        own = [*self.flags, *(["-d", self.device] if self.device else []), *self.buffers]
         typed = [*self.flags, *extra]
         if self.precision in (None, "off") or any(flag.split("=")[0] in _COUNT_FLAGS for flag in typed):
-            return list(self.flags)
-        return [*self.flags, "--precision", self.precision,
-                *(["--max-time", self.max_time] if self.max_time else [])]
+            return own
+        return [*own, "--precision", self.precision, *(["--max-time", self.max_time] if self.max_time else [])]
 
 
 @dataclass
@@ -132,6 +139,9 @@ def _file_models() -> tuple[type[BaseModel], type[BaseModel]]:
         placement=(Placement, "any"),
         transport=(Transport | None, None),
         label=(str | None, Field(default=None, min_length=1)),
+        device=(Device | None, Field(default=None, description="OMB's -d: GPU buffers")),
+        buffers=(list[Buffer], Field(default_factory=list, max_length=2,
+                                     description="OMB's buffer placement words, sender's side first")),
         precision=precision, max_time=max_time)
     suite = create_model(
         "Suite", __config__=config,

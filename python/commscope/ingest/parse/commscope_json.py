@@ -32,7 +32,7 @@ _SCHEMA_RESOURCE = ("records", "schema", "result.schema.json")
 _RECORD_COUNTS = ("iterations", "warmup", "batch")
 # Provenance: everything at the top level that is not the results themselves.
 _PROVENANCE_KEYS = ("schema_version", "tool", "argv", "benchmark", "options", "mpi", "hosts",
-                    "cpu_model", "start_time", "end_time", "environment", "status")
+                    "cpu_model", "start_time", "end_time", "environment", "status", "gpus")
 
 
 def looks_like_commscope_json(text: str) -> bool:
@@ -154,6 +154,9 @@ def _runs(document: dict[str, Any], lines: _LineFinder, source: str) -> list[Par
         parameters: dict[str, Any] = {"datatype": options["datatype"], "window_size": window,
                                       "pairs": options["pairs"], "buffers": options["buffers"],
                                       "send_mode": options["send_mode"], **dict(axes)}
+        if "memory" in options:  # GPU runs: where each side's buffers were (a run option, not an axis)
+            parameters.update(accelerator=options["accelerator"],
+                              memory=f"{options['memory']['send']}/{options['memory']['recv']}")
         runs.append(ParsedRun(
             benchmark=name, source_format="commscope-json", source=source, line=1, metrics=metrics,
             points=points, tool=document["tool"]["name"], tool_version=document["tool"]["version"],
