@@ -788,3 +788,10 @@ from commscope.cli.systemwide import DELEGATED, hpl, overhead, storage  # noqa: 
 DELEGATED_RUNS = {"hpl": hpl, "storage": storage}
 assert set(DELEGATED_RUNS) == set(DELEGATED)
 main.add_command(overhead)
+
+# -- the installation: where things are, and an environment module ------------------
+
+from commscope.cli.install import info, modulefile  # noqa: E402
+
+main.add_command(info)
+main.add_command(modulefile)
