@@ -575,10 +575,15 @@ Exit status:
 @click.option("--allow-failing", type=click.IntRange(min=0), default=0, show_default=True, metavar="K",
               help="A benchmark still passes with up to K failing sizes.")
 @click.option("--metric", metavar="NAME", help="Metric to check (default: each benchmark's main metric).")
+@click.option("--format", "fmt", type=click.Choice(["table", "json"]), default="table", show_default=True,
+              help="table for reading; json: the verdict of every size as a JSON document on stdout.")
+@click.option("--junit", metavar="FILE",
+              help="Also write JUnit XML: a test case per benchmark x size, failing sizes as failures with "
+                   "their evidence (GitLab, Jenkins and GitHub show it as a test report).")
 @db_option()
 @click.pass_context
 def check(ctx: click.Context, selectors, benchmark, since, last_invocation, baseline_name, tolerance, floor,
-          allow_failing, metric, db: Path) -> None:
+          allow_failing, metric, fmt, junit, db: Path) -> None:
     """Check new runs against a baseline, size by size.
 
     Per message size, the median of the new runs is compared with the median
@@ -605,6 +610,15 @@ def check(ctx: click.Context, selectors, benchmark, since, last_invocation, base
             raise UsageError(f"baseline {baseline_name!r} has no runs left (they were deleted)")
         base_runs = [store.run(run_id) for run_id in base_ids]
     result = judge(baseline_name, base_runs, runs, Policy(tolerance, floor, allow_failing), metric)
+    if junit:
+        from commscope.output.ci import junit_xml
+
+        _write(Path(junit), junit_xml(result))
+    if fmt == "json":
+        from commscope.output.ci import check_json
+
+        click.echo(check_json(result), nl=False)
+        ctx.exit(EXIT_OK if result.passed else EXIT_FAILED)
     console = ui.table_console()
     for curve in result.curves:
         console.print(curve.summary(), markup=False, highlight=False)
