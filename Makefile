@@ -31,7 +31,7 @@ build/mpi.env: venv FORCE
 FORCE:
 
 build: build/mpi.env
-	cmake -S . -B build/default -DCMAKE_C_COMPILER=$$(cut -d' ' -f1 build/mpi.env) \
+	cmake -S . -B build/default -DCMAKE_C_COMPILER=$$(cut -d' ' -f1 build/mpi.env) -DMPI_C_COMPILER=$$(cut -d' ' -f1 build/mpi.env) \
 	      -DCS_WERROR=$(WERROR) $(CMAKE_FLAGS) > build/default.configure.log
 	cmake --build build/default -j $(NPROC)
 
