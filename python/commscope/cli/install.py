@@ -9,13 +9,16 @@ from pathlib import Path
 import click
 
 from commscope import __version__, ui
-from commscope.errors import UsageError
+from commscope.errors import CommscopeError, UsageError
 
 
 @click.command()
 @click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text", show_default=True,
               help="text for reading; json for scripts.")
-def info(fmt: str) -> None:
+@click.option("--compat", "compat_only", is_flag=True,
+              help="Print only the compat folder, for scripts: export PATH=$(commscope info --compat):$PATH. "
+                   "Exit status 1 when the core has none.")
+def info(fmt: str, compat_only: bool) -> None:
     """Where the harness and the core are, which MPI the core was built with, and the
     folder of osu_* programs to put on PATH for job scripts written for the OSU
     Micro-Benchmarks.
@@ -27,6 +30,11 @@ def info(fmt: str) -> None:
 
     core = find_core()
     compat = compat_dir(core)
+    if compat_only:
+        if compat is None:
+            raise CommscopeError(f"{core} has no folder of osu_* programs beside it")
+        click.echo(str(compat))
+        return
     facts = {
         "commscope": __version__,
         "harness": str(Path(__file__).resolve().parents[1]),
