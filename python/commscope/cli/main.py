@@ -335,24 +335,32 @@ def delete(run_ids, db: Path) -> None:
               help="Label for the imported runs. A run the file itself names (a column of a side-by-side "
                    "table) is labelled 'TEXT: column'; without --label, by the column alone.")
 @click.option("--system", metavar="NAME", help="System (cluster) the results were measured on.")
+@click.option("--force", is_flag=True,
+              help="Import files whose content is already stored (by SHA-256 of the bytes), storing their runs again.")
 @db_option()
 @click.pass_context
-def import_(ctx: click.Context, files, label, system, db: Path) -> None:
+def import_(ctx: click.Context, files, label, system, force, db: Path) -> None:
     """Import result files: OSU Micro-Benchmarks output (5.x-7.x), Intel MPI
-    Benchmarks output, OMB tables pasted into Markdown/reStructuredText, and
-    commscope-bench JSON documents.
+    Benchmarks output, OMB tables pasted into Markdown/reStructuredText, JUBE
+    result tables (`jube result`, pretty or csv), and commscope-bench JSON
+    documents.
 
     A file that cannot be read is reported as FILE:LINE: problem and nothing
     from it is stored; the other files are still imported, and the exit
     status is 1.
+
+    A file whose bytes are already stored (imported before, under any name) is
+    skipped with a message naming its runs; --force stores it again.
     """
     from commscope.ingest.importer import import_files
     from commscope.store.db import Store
 
     with Store(db) as store:
-        result = import_files(store, files, label, system, sys.argv)
+        result = import_files(store, files, label, system, sys.argv, force=force)
     for name, ids in result.stored.items():
         ui.note(f"{name}: stored {len(ids)} run(s): {', '.join(map(str, ids))}")
+    for name, earlier in result.skipped.items():
+        ui.note(f"{name}: already imported (same content as {earlier}); not stored again (--force stores it)")
     for problem in result.errors:
         ui.error(problem)
     if result.errors:

@@ -87,6 +87,7 @@ class Run:
     notes: list[str] | None = field(default=None, metadata=_JSON)
     source_format: str | None = None  # imports: omb, imb, commscope-json, table
     source_file: str | None = None
+    source_sha256: str | None = None  # imports: SHA-256 of the file's bytes; the same file is stored once
     # Not columns of `runs`: kept in their own tables or filled in when loading.
     points: list[Point] = field(default_factory=list, metadata={"stored": False})
     raw: dict[str, bytes] = field(default_factory=dict, metadata={"stored": False})

@@ -132,8 +132,13 @@ _V3 = [
     "CREATE INDEX baseline_runs_by_run ON baseline_runs(run_id)",
     "CREATE INDEX runs_by_invocation ON runs(invocation_id)",
 ]
+_V4 = [
+    # The SHA-256 of an imported file's bytes: `commscope import` stores a file once.
+    "ALTER TABLE runs ADD COLUMN source_sha256 TEXT",
+    "CREATE INDEX runs_by_source_sha256 ON runs(source_sha256)",
+]
 #: Migration steps; a database at version N has had the first N applied.
-MIGRATIONS: list[list[str]] = [_V1, _V2, _V3]
+MIGRATIONS: list[list[str]] = [_V1, _V2, _V3, _V4]
 SCHEMA_VERSION = len(MIGRATIONS)
 
 
@@ -405,6 +410,11 @@ class Store:
         return Run(**fields, points=points, id=row["id"], system=row["system_name"],
                    invocation_id=row["invocation_id"], commscope_version=row["commscope_version"],
                    commscope_git_commit=row["commscope_git_commit"])
+
+    def runs_from_source(self, sha256: str) -> list[int]:
+        """Ids of the runs imported from a file with these bytes (SHA-256 in hex)."""
+        return [row[0] for row in self.conn.execute(
+            "SELECT id FROM runs WHERE source_sha256 = ? ORDER BY id", (sha256,))]
 
     def raw_outputs(self, run_id: int) -> dict[str, bytes]:
         return {row["kind"]: zlib.decompress(row["data"]) for row in self.conn.execute(
