@@ -13,7 +13,7 @@ PACKAGE = Path(__file__).resolve().parents[2] / "python" / "commscope"
 
 #: Top to bottom; parts in one tuple are siblings.
 LAYERS = (
-    ("cli",),
+    ("cli", "reframe"),  # reframe: ReFrame tests of commscope, a user of every part like the CLI
     ("cluster", "sweep"),
     ("output",),
     ("analysis",),
