@@ -83,6 +83,8 @@ def _module_shell(module_dir: Path, commands: str) -> str:
 def test_module_load_puts_the_installation_on_path(installed, tmp_path, name):
     """Lua (Lmod) and Tcl (Lmod and Environment Modules) modulefiles, loaded by Debian's Lmod."""
     if not LMOD_INIT.exists():
+        if os.environ.get("COMMSCOPE_REQUIRE_LMOD"):
+            pytest.fail(f"COMMSCOPE_REQUIRE_LMOD is set but {LMOD_INIT} does not exist")
         pytest.skip("Lmod is not installed (apt-get install lmod)")
     module_dir = tmp_path / "modulefiles"
     _run([installed / "bin" / "commscope", "modulefile", "--prefix", installed,
