@@ -125,3 +125,13 @@ def test_pip_install_without_an_mpi_uses_the_mpich_wheel(tmp_path):
     table = _run(["mpiexec", "-n", "2", "osu_latency", "-m", "1:8", "-i", "20", "-x", "2"], env=env,
                  timeout=300).stdout
     assert "# commscope MPI Latency Test" in table and re.search(r"^8\s+\d+\.\d+$", table, re.MULTILINE)
+
+
+@pytest.mark.skipif(not os.environ.get("COMMSCOPE_EASYBUILD"),
+                    reason="EasyBuild round trip (about 4-5 minutes): COMMSCOPE_EASYBUILD=1 runs it; "
+                           "or scripts/easybuild-check by hand")
+def test_easybuild_builds_installs_and_the_module_loads(tmp_path):
+    """scripts/easybuild-check: EasyBuild from PyPI, contrib/easybuild's easyconfig, Lmod."""
+    done = _run([REPO / "scripts" / "easybuild-check", tmp_path / "eb"], timeout=1200)
+    assert "easybuild-check: osu_latency -> " in done.stdout
+    assert "== COMPLETED: Installation ended successfully" in done.stdout
