@@ -14,10 +14,12 @@ WERROR ?= OFF
 
 all: build
 
-$(VBIN)/.installed: python/pyproject.toml
+# The harness alone, editable: the core is built by `make build` below (under build/, with
+# the MPI find-mpi chooses), not by pip. `pip install .` builds both (docs/install.md).
+$(VBIN)/.installed: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(VBIN)/pip install --quiet --upgrade pip
-	$(VBIN)/pip install --quiet -e 'python[test]'
+	COMMSCOPE_HARNESS_ONLY=1 $(VBIN)/pip install --quiet -e '.[test]'
 	touch $@
 
 venv: $(VBIN)/.installed
@@ -29,7 +31,7 @@ build/mpi.env: venv FORCE
 FORCE:
 
 build: build/mpi.env
-	cmake -S . -B build/default -DCMAKE_C_COMPILER=$$(cut -d' ' -f1 build/mpi.env) \
+	cmake -S . -B build/default -DCMAKE_C_COMPILER=$$(cut -d' ' -f1 build/mpi.env) -DMPI_C_COMPILER=$$(cut -d' ' -f1 build/mpi.env) \
 	      -DCS_WERROR=$(WERROR) $(CMAKE_FLAGS) > build/default.configure.log
 	cmake --build build/default -j $(NPROC)
 

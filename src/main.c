@@ -147,10 +147,24 @@ static cs_status_t parse_copy(int argc, char **argv, cs_opts_t *opts, char *err,
     return st;
 }
 
+/* The version, and the MPI library the binary runs with (which `commscope info` shows and
+ * an installer checks): MPI_Get_library_version and MPI_Get_version may be called before
+ * MPI_Init. Only the first line of the library's text: MPICH adds its configure flags. */
+static void print_version(void)
+{
+    printf("# commscope-bench v%s (%s)\n", CS_VERSION, CS_GIT_COMMIT);
+    char library[MPI_MAX_LIBRARY_VERSION_STRING];
+    int len = 0, major = 0, minor = 0;
+    if (MPI_Get_library_version(library, &len) != MPI_SUCCESS || MPI_Get_version(&major, &minor) != MPI_SUCCESS)
+        return;
+    library[len < MPI_MAX_LIBRARY_VERSION_STRING ? len : MPI_MAX_LIBRARY_VERSION_STRING - 1] = '\0';
+    printf("# MPI library: %.*s (MPI %d.%d)\n", (int)strcspn(library, "\r\n"), library, major, minor);
+}
+
 static void print_information(const cs_opts_t *o, const char *prog)
 {
     if (o->help) cs_opts_usage(stdout, prog);
-    else if (o->version) printf("# commscope-bench v%s (%s)\n", CS_VERSION, CS_GIT_COMMIT);
+    else if (o->version) print_version();
     else cs_registry_print(stdout);
 }
 

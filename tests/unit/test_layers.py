@@ -14,7 +14,7 @@ PACKAGE = REPO / "python" / "commscope"
 
 #: Top to bottom; parts in one tuple are siblings.
 LAYERS = (
-    ("cli",),
+    ("cli", "reframe"),  # reframe: ReFrame tests of commscope, a user of every part like the CLI
     ("cluster", "sweep"),
     ("output",),
     ("analysis",),

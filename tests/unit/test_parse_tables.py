@@ -116,10 +116,11 @@ def test_markdown_table_without_sizes_is_ignored():
 
 
 def test_jube_style_result_table_with_program_column():
-    runs = [r for r in parse_file(FIXTURES / "tables_markdown.md") if r.line == 30]
-    assert [(r.benchmark, r.label) for r in runs] == [
-        ("bibw", "nodes=1, Tasks / Node=2"), ("bibw", "nodes=2, Tasks / Node=1"),
-        ("latency", "nodes=2, Tasks / Node=1")]
+    """Read by the JUBE reader (test_parse_jube.py): nodes and tasks become the runs' fields."""
+    runs = [r for r in parse_file(FIXTURES / "tables_markdown.md") if r.source_format == "jube"]
+    assert [(r.benchmark, r.label, r.nodes, r.ranks, r.line) for r in runs] == [
+        ("bibw", "1 node, 2 tasks/node", 1, 2, 32), ("bibw", "2 nodes, 1 task/node", 2, 2, 33),
+        ("latency", "2 nodes, 1 task/node", 2, 2, 34)]
     assert runs[0].value(67108864, "bandwidth_MBps") == 176667.35
     assert runs[2].value(0, "latency_us") == 2.43
 

@@ -425,12 +425,15 @@ def delete(run_ids, db: Path) -> None:
               show_envvar=True, callback=import_size,
               help="Refuse files larger than this (K, M, G: binary units), rather than read a runaway log or "
                    "/dev/zero into memory.")
+@click.option("--force", is_flag=True,
+              help="Import files whose content is already stored (by SHA-256 of the bytes), storing their runs again.")
 @db_option()
 @click.pass_context
-def import_(ctx: click.Context, files, label, system, max_size, db: Path) -> None:
+def import_(ctx: click.Context, files, label, system, max_size, force, db: Path) -> None:
     """Import result files: OSU Micro-Benchmarks output (5.x-7.x), Intel MPI
-    Benchmarks output, OMB tables pasted into Markdown/reStructuredText, and
-    commscope-bench JSON documents.
+    Benchmarks output, OMB tables pasted into Markdown/reStructuredText, JUBE
+    result tables (`jube result`, pretty or csv), and commscope-bench JSON
+    documents.
 
     A file that cannot be read is reported as FILE:LINE: problem and nothing
     from it is stored; the other files are still imported, and the exit
@@ -439,14 +442,19 @@ def import_(ctx: click.Context, files, label, system, max_size, db: Path) -> Non
     FILE may also be a run that `commscope run` measured but could not store:
     the .jsonl file it names in the unsaved-results folder, read with the
     .run.json beside it (label, system, launcher, repeat index...).
+
+    A file whose bytes are already stored (imported before, under any name) is
+    skipped with a message naming its runs; --force stores it again.
     """
     from commscope.ingest.importer import import_files
     from commscope.store.db import Store
 
     with Store(db) as store:
-        result = import_files(store, files, label, system, sys.argv, max_size)
+        result = import_files(store, files, label, system, sys.argv, max_size, force=force)
     for name, ids in result.stored.items():
         ui.note(f"{name}: stored {len(ids)} run(s): {', '.join(map(str, ids))}")
+    for name, earlier in result.skipped.items():
+        ui.note(f"{name}: already imported (same content as {earlier}); not stored again (--force stores it)")
     for problem in result.errors:
         ui.error(problem)
     if result.errors:
@@ -671,10 +679,15 @@ Exit status:
 @click.option("--allow-failing", type=click.IntRange(min=0), default=0, show_default=True, metavar="K",
               help="A benchmark still passes with up to K failing sizes.")
 @click.option("--metric", metavar="NAME", help="Metric to check (default: each benchmark's main metric).")
+@click.option("--format", "fmt", type=click.Choice(["table", "json"]), default="table", show_default=True,
+              help="table for reading; json: the verdict of every size as a JSON document on stdout.")
+@click.option("--junit", metavar="FILE",
+              help="Also write JUnit XML: a test case per benchmark x size, failing sizes as failures with "
+                   "their evidence (GitLab, Jenkins and GitHub show it as a test report).")
 @db_option()
 @click.pass_context
 def check(ctx: click.Context, selectors, benchmark, since, last_invocation, baseline_name, tolerance, floor,
-          allow_failing, metric, db: Path) -> None:
+          allow_failing, metric, fmt, junit, db: Path) -> None:
     """Check new runs against a baseline, size by size.
 
     Per message size, the median of the new runs is compared with the median
@@ -701,6 +714,15 @@ def check(ctx: click.Context, selectors, benchmark, since, last_invocation, base
             raise UsageError(f"baseline {baseline_name!r} has no runs left (they were deleted)")
         base_runs = [store.run(run_id) for run_id in base_ids]
     result = judge(baseline_name, base_runs, runs, Policy(tolerance, floor, allow_failing), metric)
+    if junit:
+        from commscope.output.ci import junit_xml
+
+        _write(Path(junit), junit_xml(result))
+    if fmt == "json":
+        from commscope.output.ci import check_json
+
+        click.echo(check_json(result), nl=False)
+        ctx.exit(EXIT_OK if result.passed else EXIT_FAILED)
     console = ui.table_console()
     for curve in result.curves:
         console.print(curve.summary(), markup=False, highlight=False)
@@ -887,3 +909,10 @@ from commscope.cli.systemwide import DELEGATED, hpl, overhead, storage  # noqa: 
 DELEGATED_RUNS = {"hpl": hpl, "storage": storage}
 assert set(DELEGATED_RUNS) == set(DELEGATED)
 main.add_command(overhead)
+
+# -- the installation: where things are, and an environment module ------------------
+
+from commscope.cli.install import info, modulefile  # noqa: E402
+
+main.add_command(info)
+main.add_command(modulefile)

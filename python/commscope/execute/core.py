@@ -8,6 +8,7 @@ import re
 import signal
 import shutil
 import subprocess
+import sysconfig
 from collections.abc import Mapping
 from pathlib import Path
 
@@ -17,6 +18,10 @@ from commscope.errors import CommscopeError
 ENV_VAR = "COMMSCOPE_BENCH"
 PROGRAM = "commscope-bench"
 REPO_BUILD = REPO_ROOT / "build" / "default" / PROGRAM
+#: Where the osu_* compatibility programs are, relative to the folder of commscope-bench:
+#: an installation (pip, `cmake --install`, EasyBuild, a module) keeps them in
+#: <prefix>/libexec/commscope/compat beside <prefix>/bin; a build folder in compat/.
+COMPAT_PLACES = (Path("..") / "libexec" / "commscope" / "compat", Path("compat"))
 
 OPENMPI = "openmpi"
 MPICH = "mpich"
@@ -35,24 +40,56 @@ def _is_executable(path: Path) -> bool:
     return path.is_file() and os.access(path, os.X_OK)
 
 
+def installed_core() -> Path:
+    """Where `pip install .` puts commscope-bench: the scripts folder of the environment
+    this harness runs in (a virtual environment's bin/, ~/.local/bin for --user)."""
+    return Path(sysconfig.get_path("scripts")) / PROGRAM
+
+
 def find_core(environ: Mapping[str, str] = os.environ) -> Path:
-    """The commscope-bench to run: $COMMSCOPE_BENCH, then PATH, then the repository build."""
+    """The commscope-bench to run: $COMMSCOPE_BENCH, then the one installed with this
+    harness, then PATH, then the repository build."""
     explicit = environ.get(ENV_VAR)
     if explicit:
         path = Path(explicit).expanduser()
         if not _is_executable(path):
             raise CommscopeError(f"{ENV_VAR}={explicit} is not an executable file")
         return path.absolute()
+    if _is_executable(installed_core()):
+        return installed_core()
     on_path = shutil.which(PROGRAM, path=environ.get("PATH"))
     if on_path:
         return Path(on_path)
     if _is_executable(REPO_BUILD):
         return REPO_BUILD
     raise CommscopeError(
-        f"{PROGRAM} (the measurement core) was not found: not in ${ENV_VAR}, not on PATH, "
-        f"not at {REPO_BUILD}.\n"
-        f"Build it with `make build` in {REPO_ROOT}, or set {ENV_VAR}=/path/to/{PROGRAM}."
+        f"{PROGRAM} (the measurement core) was not found: not in ${ENV_VAR}, not installed with "
+        f"the harness ({installed_core()}), not on PATH, not at {REPO_BUILD}.\n"
+        f"Install both with `pip install .` in the repository, build it with `make build` in {REPO_ROOT}, "
+        f"or set {ENV_VAR}=/path/to/{PROGRAM}."
     )
+
+
+def compat_dir(core: Path) -> Path | None:
+    """The folder of osu_* programs that belongs to `core`, None if it has none."""
+    for place in COMPAT_PLACES:
+        folder = (core.parent / place).resolve()
+        if (folder / "osu_latency").exists():
+            return folder
+    return None
+
+
+def core_version(core: Path) -> str:
+    """What `commscope-bench --version` prints: its version, commit and MPI library."""
+    try:
+        done = subprocess.run([str(core), "--version"], capture_output=True, text=True, timeout=60,
+                              stdin=subprocess.DEVNULL)
+    except (OSError, subprocess.TimeoutExpired) as exc:
+        raise CommscopeError(f"cannot run {core} --version: {exc}") from exc
+    if done.returncode != 0:
+        detail = done.stderr.strip().splitlines()[-1:] or [f"exit status {done.returncode}"]
+        raise CommscopeError(f"{core} --version failed: {detail[0]}")
+    return done.stdout.strip()
 
 
 #: How long `commscope-bench --list` may take before the core is taken for hung: run's

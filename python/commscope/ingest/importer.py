@@ -31,6 +31,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TypeVar
 
+from commscope.ingest.dedupe import SeenSources
 from commscope.ingest.parse import ParsedRun, ParseError, parse_bytes
 from commscope.ingest.parse.model import Point as ParsedPoint
 from commscope.records.invocation import invocation
@@ -68,6 +69,7 @@ _Result = TypeVar("_Result")
 class ImportResult:
     stored: dict[str, list[int]] = field(default_factory=dict)  # file -> run ids
     errors: list[str] = field(default_factory=list)  # "file:line: message"
+    skipped: dict[str, str] = field(default_factory=dict)  # file -> what already holds its bytes
 
 
 def _label(user_label: str | None, own_label: str | None) -> str | None:
@@ -204,8 +206,11 @@ def _read_batch(names: Sequence[str], label: str | None, system: str | None,
 
 
 def import_files(store: Store, paths: Sequence[str], label: str | None, system: str | None,
-                 argv: Sequence[str], max_size: int = DEFAULT_MAX_SIZE) -> ImportResult:
+                 argv: Sequence[str], max_size: int = DEFAULT_MAX_SIZE, force: bool = False) -> ImportResult:
+    """Import the files; one whose bytes are already stored is skipped (named in
+    result.skipped) unless `force`."""
     result = ImportResult()
+    seen = SeenSources(store)
     invocation_id = store.add_invocation(invocation("import", argv))
     batches = [paths[start:start + FILES_PER_TRANSACTION] for start in range(0, len(paths), FILES_PER_TRANSACTION)]
     read = functools.partial(_read_batch, label=label, system=system, max_size=max_size)
@@ -213,9 +218,29 @@ def import_files(store: Store, paths: Sequence[str], label: str | None, system: 
         for batch in read_batches:
             readable = [(name, rows) for name, rows in batch if not isinstance(rows, str)]
             result.errors += [rows for _, rows in batch if isinstance(rows, str)]
+            if not force:
+                readable = _new_sources(readable, seen, result)
             ids = store.add_run_groups([rows for _, rows in readable], invocation_id)
             result.stored.update(zip((name for name, _ in readable), ids))
     return result
+
+
+def _new_sources(readable: list[tuple[str, list[RunRows]]], seen: SeenSources,
+                 result: ImportResult) -> list[tuple[str, list[RunRows]]]:
+    """The files whose bytes are not stored yet; the others go to result.skipped."""
+    new = []
+    for name, rows in readable:
+        if rows[0].source is None:  # a kept stream of `commscope run`, not a file of results
+            new.append((name, rows))
+            continue
+        sha256 = rows[0].source.sha256
+        earlier = seen.earlier(sha256)
+        if earlier is None:
+            seen.add(sha256, name)
+            new.append((name, rows))
+        else:
+            result.skipped[name] = earlier
+    return new
 
 
 def _map_in_workers(function: Callable[[_Item], _Result], items: Sequence[_Item]) -> Iterator[_Result]:

@@ -548,6 +548,12 @@ class Store:
                    invocation_id=row["invocation_id"], commscope_version=row["commscope_version"],
                    commscope_git_commit=row["commscope_git_commit"])
 
+    def runs_from_source(self, sha256: str) -> list[int]:
+        """Ids of the runs imported from a file with these bytes (SHA-256 in hex)."""
+        return [row[0] for row in self.conn.execute(
+            "SELECT runs.id FROM runs JOIN sources ON runs.source_id = sources.id WHERE sources.sha256 = ? "
+            "ORDER BY runs.id", (sha256,))]
+
     def raw_outputs(self, run_id: int) -> dict[str, bytes]:
         outputs = {row["kind"]: zlib.decompress(row["data"]) for row in self.conn.execute(
             "SELECT kind, data FROM raw_outputs WHERE run_id = ? ORDER BY kind", (run_id,))}

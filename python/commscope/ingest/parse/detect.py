@@ -8,6 +8,7 @@ from commscope.ingest.parse.commscope_json import looks_like_commscope_json, rea
 from commscope.ingest.parse.errors import ParseError
 from commscope.ingest.parse.hpl import HPCC_BANNER, looks_like_hpl, read_hpcc, read_hpl_out, read_hpl_tables
 from commscope.ingest.parse.imb import read_imb
+from commscope.ingest.parse.jube import read_jube_tables
 from commscope.ingest.parse.model import ParsedRun
 from commscope.ingest.parse.omb import read_omb
 from commscope.ingest.parse.storage import (looks_like_fio_json, looks_like_iozone, read_fio_json, read_iozone,
@@ -42,7 +43,7 @@ def parse_bytes(data: bytes, source_name: str = "<bytes>") -> list[ParsedRun]:
 
 def parse_text(text: str, source_name: str = "<text>") -> list[ParsedRun]:
     """Read every benchmark run in ``text``: OMB 5.x-7.x or commscope text
-    output, IMB output, a commscope JSON document, or Markdown /
+    output, IMB output, a commscope JSON document, JUBE result tables, or Markdown /
     reStructuredText / whitespace tables of OMB numbers. ``source_name``
     names the text in errors and in :attr:`ParsedRun.source`.
 
@@ -84,12 +85,16 @@ def _parse(text: str, source: str) -> list[ParsedRun]:
     imb_runs, imb_lines = read_imb(lines, source)
     omb_runs, omb_lines, dangling = read_omb(lines, source)
     claimed = imb_lines | omb_lines
+    # JUBE result tables of OSU runs (seed 004): before the generic tables, which would take
+    # their size and result columns for an OMB table without knowing the benchmark.
+    jube_runs, jube_lines = read_jube_tables(lines, claimed, source)
+    claimed |= jube_lines
     # Tables of the cluster beside the network (seed 001): HPL results, storage sweeps.
     hpl_runs, hpl_lines = read_hpl_tables(lines, claimed, source)
     storage_runs, storage_lines = read_storage_tables(lines, claimed | hpl_lines, source)
     claimed |= hpl_lines | storage_lines
     table_runs = read_tables(lines, claimed, source)
-    runs = imb_runs + omb_runs + hpl_runs + storage_runs + table_runs
+    runs = imb_runs + omb_runs + jube_runs + hpl_runs + storage_runs + table_runs
     for title in dangling:
         if not any(title.line < run.line <= title.line + _TITLE_REACH for run in table_runs):
             raise ParseError(source, title.line,

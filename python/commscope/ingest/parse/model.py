@@ -9,7 +9,7 @@ from typing import Any
 Value = float | int | str
 
 #: The source formats a run can come from.
-SOURCE_FORMATS = ("omb", "imb", "commscope-json", "table", "hpl", "hpcc", "fio", "iozone")
+SOURCE_FORMATS = ("omb", "imb", "commscope-json", "table", "hpl", "hpcc", "fio", "iozone", "jube")
 
 
 @dataclass

@@ -1,0 +1,100 @@
+"""`commscope info` and `commscope modulefile`: where this installation is, and a module for it."""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+import click
+
+from commscope import __version__, ui
+from commscope.errors import CommscopeError, UsageError
+
+
+@click.command()
+@click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text", show_default=True,
+              help="text for reading; json for scripts.")
+@click.option("--compat", "compat_only", is_flag=True,
+              help="Print only the compat folder, for scripts: export PATH=$(commscope info --compat):$PATH. "
+                   "Exit status 1 when the core has none.")
+def info(fmt: str, compat_only: bool) -> None:
+    """Where the harness and the core are, which MPI the core was built with, and the
+    folder of osu_* programs to put on PATH for job scripts written for the OSU
+    Micro-Benchmarks.
+
+    The core is found as `commscope run` finds it: $COMMSCOPE_BENCH, the one installed
+    with the harness (pip install .), PATH, the repository's build/default.
+    """
+    from commscope.execute.core import compat_dir, core_version, find_core
+
+    core = find_core()
+    compat = compat_dir(core)
+    if compat_only:
+        if compat is None:
+            raise CommscopeError(f"{core} has no folder of osu_* programs beside it")
+        click.echo(str(compat))
+        return
+    facts = {
+        "commscope": __version__,
+        "harness": str(Path(__file__).resolve().parents[1]),
+        "python": sys.executable,
+        "core": str(core),
+        "core_version": core_version(core).splitlines(),
+        "compat": str(compat) if compat else None,
+        "compat_programs": sorted(path.name for path in compat.glob("osu_*")) if compat else [],
+    }
+    if fmt == "json":
+        click.echo(json.dumps(facts, indent=2))
+        return
+    click.echo(f"commscope {facts['commscope']}")
+    click.echo(f"harness  {facts['harness']} (Python {sys.executable})")
+    click.echo(f"core     {core}")
+    for line in facts["core_version"]:
+        click.echo(f"         {line.lstrip('# ')}")
+    if compat is None:
+        click.echo("compat   none beside this core (osu_* programs are installed by `pip install .`, "
+                   "`cmake --install` and `make build`)")
+        return
+    click.echo(f"compat   {compat} ({len(facts['compat_programs'])} osu_* programs)")
+    click.echo("For job scripts written for the OSU Micro-Benchmarks (osu_latency, osu_bw, ...):")
+    click.echo(f"  export PATH={compat}:$PATH")
+
+
+@click.command()
+@click.option("--prefix", type=click.Path(file_okay=False, path_type=Path), default=lambda: Path(sys.prefix),
+              show_default="this installation's prefix", metavar="PREFIX",
+              help="The installation prefix the module loads: a virtual environment made with "
+                   "`python -m venv PREFIX` and `PREFIX/bin/pip install .`, or `pip install --prefix PREFIX .`.")
+@click.option("-o", "--output", type=click.Path(dir_okay=False, path_type=Path), metavar="FILE",
+              help="Write the modulefile here (its folder is created) instead of stdout. Name it "
+                   "MODULEPATH_DIR/commscope/VERSION (Tcl) or .../VERSION.lua (Lua).")
+@click.option("--format", "fmt", type=click.Choice(["tcl", "lua"]),
+              help="tcl: read by Environment Modules and Lmod; lua: Lmod only. Default: lua for a FILE "
+                   "ending in .lua, else tcl.")
+def modulefile(prefix: Path, output: Path | None, fmt: str | None) -> None:
+    """Write an environment module for a commscope installation: `module load
+    commscope` then puts commscope, commscope-bench and the osu_* programs on PATH.
+
+    \b
+    Example:
+      python3 -m venv /opt/commscope/0.1.0 && /opt/commscope/0.1.0/bin/pip install .
+      /opt/commscope/0.1.0/bin/commscope modulefile --prefix /opt/commscope/0.1.0 \\
+          --output /opt/modulefiles/commscope/0.1.0.lua
+      module use /opt/modulefiles && module load commscope
+    """
+    from commscope.execute.modulefile import RENDERERS, format_for, layout
+
+    where = layout(prefix)
+    for path in where.missing():
+        ui.warn(f"{path} does not exist (yet): is commscope installed in {where.prefix}?")
+    text = RENDERERS[format_for(output, fmt)](where)
+    if output is None:
+        click.echo(text, nl=False)
+        return
+    try:
+        output.parent.mkdir(parents=True, exist_ok=True)
+        output.write_text(text)
+    except OSError as exc:
+        raise UsageError(f"--output {output}: cannot write: {exc.strerror or exc}") from None
+    ui.note(f"wrote {output}")

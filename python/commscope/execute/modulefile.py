@@ -1,0 +1,95 @@
+"""Environment modules for an installed commscope: `commscope modulefile`.
+
+One modulefile puts the installation's bin/ (commscope, commscope-bench) and its folder
+of osu_* compatibility programs on PATH, so that `module load commscope` is all a job
+script written for the OSU Micro-Benchmarks needs. Tcl is read by Environment Modules
+and by Lmod; Lua by Lmod only.
+"""
+
+from __future__ import annotations
+
+import glob
+from dataclasses import dataclass
+from pathlib import Path
+
+from commscope import __version__
+
+COMPAT = Path("libexec") / "commscope" / "compat"
+FORMATS = ("tcl", "lua")
+
+_WHAT = "commscope: MPI communication benchmarks, an OSU Micro-Benchmarks successor"
+_HELP = ("commscope-bench measures MPI latency, bandwidth and collectives; commscope runs it, stores and "
+         "compares results. osu_latency, osu_bw, ... run the matching commscope benchmark, so job scripts "
+         "written for the OSU Micro-Benchmarks work unchanged.")
+
+
+@dataclass(frozen=True)
+class Layout:
+    """What the modulefile adds to the environment, for one installation prefix."""
+
+    prefix: Path
+    python_path: Path | None  # site-packages to add when the prefix is not a virtual environment
+
+    @property
+    def paths(self) -> list[Path]:
+        """PATH entries in the order they are prepended: the last one ends up first."""
+        return [self.prefix / COMPAT, self.prefix / "bin"]
+
+    def missing(self) -> list[Path]:
+        wanted = [self.prefix / "bin" / "commscope", self.prefix / "bin" / "commscope-bench",
+                  self.prefix / COMPAT / "osu_latency"]
+        return [path for path in wanted if not path.exists()]
+
+
+def layout(prefix: Path) -> Layout:
+    """A virtual environment (`python -m venv PREFIX; PREFIX/bin/pip install .`) needs PATH
+    alone; `pip install --prefix PREFIX .` also needs its site-packages on PYTHONPATH."""
+    prefix = prefix.absolute()
+    python_path = None
+    if not (prefix / "pyvenv.cfg").exists():
+        found = sorted(glob.glob(str(prefix / "lib" / "python3*" / "site-packages" / "commscope")))
+        python_path = Path(found[-1]).parent if found else None
+    return Layout(prefix, python_path)
+
+
+def _tcl_quote(text: str) -> str:
+    return "{" + text.replace("{", "\\{").replace("}", "\\}") + "}"
+
+
+def render_tcl(where: Layout) -> str:
+    lines = ["#%Module1.0",
+             f"## commscope {__version__}, written by `commscope modulefile`",
+             "proc ModulesHelp { } {",
+             f"    puts stderr {_tcl_quote(_HELP)}",
+             "}",
+             f"module-whatis {_tcl_quote(f'{_WHAT} (version {__version__})')}",
+             "conflict osu-micro-benchmarks"]
+    lines += [f"prepend-path PATH {_tcl_quote(str(path))}" for path in where.paths]
+    if where.python_path:
+        lines.append(f"prepend-path PYTHONPATH {_tcl_quote(str(where.python_path))}")
+    return "\n".join(lines) + "\n"
+
+
+def _lua_quote(text: str) -> str:
+    return "[==[" + text + "]==]"
+
+
+def render_lua(where: Layout) -> str:
+    lines = [f"-- commscope {__version__}, written by `commscope modulefile`",
+             f"help({_lua_quote(_HELP)})",
+             f"whatis({_lua_quote(f'{_WHAT} (version {__version__})')})",
+             'conflict("osu-micro-benchmarks")']
+    lines += [f'prepend_path("PATH", {_lua_quote(str(path))})' for path in where.paths]
+    if where.python_path:
+        lines.append(f'prepend_path("PYTHONPATH", {_lua_quote(str(where.python_path))})')
+    return "\n".join(lines) + "\n"
+
+
+RENDERERS = {"tcl": render_tcl, "lua": render_lua}
+
+
+def format_for(output: Path | None, chosen: str | None) -> str:
+    """The format asked for, else Lua for a FILE.lua, else Tcl (which both module systems read)."""
+    if chosen:
+        return chosen
+    return "lua" if output is not None and output.suffix == ".lua" else "tcl"

@@ -1,0 +1,57 @@
+"""Importing the same file again stores it once (SHA-256 of its bytes), unless --force."""
+from __future__ import annotations
+
+import shutil
+import sqlite3
+from pathlib import Path
+
+from commscope.store.db import Store, connect, migrate
+
+FIXTURES = Path(__file__).parent / "fixtures"
+LATENCY = FIXTURES / "parse" / "omb5_latency.txt"
+
+
+def run_count(db: Path) -> int:
+    with Store(db) as store:
+        return len(store.run_rows(limit=None))
+
+
+def test_a_second_import_of_the_same_bytes_is_skipped_with_a_message(cli, db, clean_env, tmp_path):
+    first = cli("import", LATENCY, "--db", db)
+    assert first.exit_code == 0 and "stored 1 run(s): 1" in first.stderr
+    renamed = tmp_path / "copy-of-latency.out"
+    shutil.copy(LATENCY, renamed)
+    again = cli("import", LATENCY, renamed, "--db", db)
+    assert again.exit_code == 0, again.output
+    assert f"{LATENCY}: already imported (same content as run 1)" in again.stderr
+    assert f"{renamed}: already imported (same content as run 1)" in again.stderr
+    assert run_count(db) == 1
+
+
+def test_force_stores_it_again_and_an_edited_file_is_new(cli, db, clean_env, tmp_path):
+    assert cli("import", LATENCY, "--db", db).exit_code == 0
+    forced = cli("import", LATENCY, "--force", "--db", db)
+    assert forced.exit_code == 0 and "stored 1 run(s): 2" in forced.stderr
+    edited = tmp_path / "edited.out"
+    edited.write_bytes(LATENCY.read_bytes() + b"\n")
+    assert "stored 1 run(s): 3" in cli("import", edited, "--db", db).stderr
+    with Store(db) as store:
+        hashes = dict(store.conn.execute("SELECT runs.id, sources.sha256 FROM runs JOIN sources "
+                                         "ON runs.source_id = sources.id"))
+    assert hashes[1] == hashes[2] != hashes[3] and len(hashes[1]) == 64
+
+
+def test_the_same_file_twice_in_one_command_is_stored_once(cli, db, clean_env):
+    result = cli("import", LATENCY, LATENCY, "--db", db)
+    assert result.exit_code == 0 and "earlier in this import" in result.stderr
+    assert run_count(db) == 1
+
+
+def test_a_database_from_before_the_sources_table_gains_it(cli, db, clean_env):
+    conn = connect(db)
+    migrate(conn, target=3)
+    conn.close()
+    assert cli("import", LATENCY, "--db", db).exit_code == 0
+    assert "already imported" in cli("import", LATENCY, "--db", db).stderr
+    tables = [row[0] for row in sqlite3.connect(db).execute("SELECT name FROM sqlite_master WHERE type = 'table'")]
+    assert "sources" in tables
