@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 
-from mpi_flavours import REPO
+from paths import REPO
 
 pytestmark = pytest.mark.slow
 LMOD_INIT = Path("/usr/share/lmod/lmod/init/bash")

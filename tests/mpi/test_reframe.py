@@ -12,7 +12,8 @@ from pathlib import Path
 import pytest
 
 from commscope.store.db import Store
-from mpi_flavours import REPO, load_flavours, required
+from mpi_flavours import load_flavours, required
+from paths import REPO
 
 pytestmark = pytest.mark.slow
 PACKAGE = REPO / "python" / "commscope" / "reframe"
@@ -91,7 +92,7 @@ def test_references_pass_and_fail_and_runs_land_in_the_commscope_store(reframe_r
     assert out["result"] == "fail" and out["fail_phase"] == "performance"
     assert "latency_us_1" in out["fail_reason"]
     with Store(db) as store:
-        [row] = store.run_rows(limit=None)
-        run = store.run(row["id"])
+        [row] = store.summaries()
+        run = store.run(row.id)
     assert run.benchmark == "latency" and [point.size for point in run.points] == SIZES
     assert run.label.startswith("reframe latency_within_reach")

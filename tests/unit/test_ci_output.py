@@ -9,8 +9,9 @@ import pytest
 import xmlschema
 
 from fixtures.analysis.handmade import SIZES, run_of, store_runs
+from paths import FIXTURES as SUPPORT_FIXTURES
 
-SCHEMA = xmlschema.XMLSchema(Path(__file__).parent / "fixtures" / "ci" / "junit.xsd")
+SCHEMA = xmlschema.XMLSchema(SUPPORT_FIXTURES / "ci" / "junit.xsd")
 BASE = {size: 1.0 + size / 5000 for size in SIZES}
 NOISE = [1.00, 1.02, 0.99, 0.98, 1.01]
 SLOW = {64, 4096, 1 << 20}

@@ -6,14 +6,14 @@ import sqlite3
 from pathlib import Path
 
 from commscope.store.db import Store, connect, migrate
+from paths import FIXTURES
 
-FIXTURES = Path(__file__).parent / "fixtures"
 LATENCY = FIXTURES / "parse" / "omb5_latency.txt"
 
 
 def run_count(db: Path) -> int:
     with Store(db) as store:
-        return len(store.run_rows(limit=None))
+        return len(store.summaries())
 
 
 def test_a_second_import_of_the_same_bytes_is_skipped_with_a_message(cli, db, clean_env, tmp_path):

@@ -88,7 +88,7 @@ def test_an_output_that_cannot_be_written_is_a_usage_error(cli, tmp_path):
 def test_the_easyconfig_is_for_this_version():
     """contrib/easybuild's file name and version follow commscope/__init__.py."""
     from commscope import __version__
-    from mpi_flavours import REPO
+    from paths import REPO
 
     easyconfig = REPO / "contrib" / "easybuild" / f"commscope-{__version__}.eb"
     assert f"version = '{__version__}'" in easyconfig.read_text()

@@ -12,9 +12,9 @@ import pytest
 
 from commscope.ingest.parse import ParseError, parse_file, parse_text
 from mpi_flavours import load_flavours
+from paths import FIXTURES as SUPPORT_FIXTURES, REPO
 
-FIXTURES = Path(__file__).parent / "fixtures" / "jube"
-REPO = Path(__file__).resolve().parents[2]
+FIXTURES = SUPPORT_FIXTURES / "jube"
 
 
 def test_seed_004s_table_gives_a_run_per_row_with_nodes_and_tasks():

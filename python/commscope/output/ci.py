@@ -16,7 +16,7 @@ import xml.etree.ElementTree as ET
 from typing import Any
 
 from commscope.analysis.check import FAILING, CheckResult, CurveVerdict, SizeVerdict
-from commscope.analysis.compare import format_key, format_value
+from commscope.records.text import format_key, format_value
 from commscope.records.metrics import unit_of
 
 

@@ -24,7 +24,7 @@ import reframe.utility.sanity as sn
 import reframe.utility.typecheck as typ
 from reframe.core.builtins import parameter, run_after, run_before, sanity_function, variable
 
-from commscope.analysis.compare import higher_is_worse
+from commscope.records.metrics import higher_is_worse
 from commscope.execute.core import find_core
 from commscope.ingest.parse import parse_file
 from commscope.records.benchmarks import primary_metric
