@@ -9,6 +9,7 @@
 #include "util/cs_status.h"
 #include "util/dtype.h"
 #include "util/opts.h"
+#include "util/pairs_spec.h"
 
 /* The timed loop a benchmark uses, by name: core/pattern.c maps each to its code (with
  * MPI), so descriptors stay plain data that MPI-free tests can read. */
@@ -27,6 +28,7 @@ typedef enum cs_pattern_id {
     CS_PATTERN_FAN_OUT,
     CS_PATTERN_INIT,
     CS_PATTERN_HELLO,
+    CS_PATTERN_PAIRS,
     CS_NPATTERNS
 } cs_pattern_id_t;
 
@@ -60,6 +62,7 @@ enum cs_caps {
     CS_CAP_FAN = 1u << 17,        /* one hub and -p peers (fan-in/out) */
     CS_CAP_STARTUP = 1u << 18,    /* init, hello: nothing is iterated */
     CS_CAP_NO_MEASURE = 1u << 19, /* hello: no records at all */
+    CS_CAP_SCHEDULE = 1u << 20,   /* pairs: a schedule of rank pairs (--schedule ...), a record per pair */
 };
 
 /* The osu reporter's table layouts (report_osu.c holds their columns). */
@@ -69,6 +72,7 @@ typedef enum cs_osu_layout {
     CS_OSU_NBC,            /* Overall, Compute, Pure Comm., Overlap(%) (more with -f) */
     CS_OSU_INIT,           /* "nprocs: N, min: X ms, max: Y ms, avg: Z ms" */
     CS_OSU_HELLO,          /* "This is a test with N processes" */
+    CS_OSU_PAIRS,          /* a line per pair: source, destination, a column per metric */
 } cs_osu_layout_t;
 
 typedef struct cs_bench {
@@ -115,6 +119,9 @@ typedef struct cs_plan {
     cs_win_mode_t win_modes[CS_NWIN_MODES];
     cs_rma_sync_t sync_modes[CS_NSYNC_MODES];
     int root;           /* fixed root; -1 with -k rotate */
+    /* pairs: what to measure, and how many pairs the schedule has (a FILE's once loaded) */
+    cs_pairs_spec_t pairs_spec;
+    long scheduled_pairs;
 } cs_plan_t;
 
 /* What the plan needs to know about the world beyond the rank count. */

@@ -211,6 +211,7 @@ static cs_status_t sweep(cs_sweep_t *s, const cs_output_t *out, cs_run_status_t 
 cs_status_t cs_driver_run(MPI_Comm comm, const cs_run_info_t *info, const cs_mem_ops_t *mem,
                           const cs_output_t *output, cs_run_status_t *status)
 {
+    if (info->bench->caps & CS_CAP_SCHEDULE) return cs_pairs_run(comm, info, mem, output, status); /* its own sweep */
     cs_sweep_t s = {.pattern = cs_pattern_of(info->bench->pattern)};
     s.ctx.comm = comm;
     s.ctx.info = info;

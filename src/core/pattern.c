@@ -236,6 +236,7 @@ const cs_pattern_t *cs_pattern_of(cs_pattern_id_t id)
         [CS_PATTERN_FAN_OUT] = &cs_pattern_fan_out,
         [CS_PATTERN_INIT] = &cs_pattern_init,
         [CS_PATTERN_HELLO] = &cs_pattern_hello,
+        [CS_PATTERN_PAIRS] = &cs_pattern_pairs,
     };
     return patterns[id];
 }

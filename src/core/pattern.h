@@ -93,6 +93,8 @@ extern const cs_pattern_t cs_pattern_fan_in;
 extern const cs_pattern_t cs_pattern_fan_out;
 extern const cs_pattern_t cs_pattern_init;
 extern const cs_pattern_t cs_pattern_hello;
+/* pairs: only its name; patterns/pairs.c runs the schedule with the three above */
+extern const cs_pattern_t cs_pattern_pairs;
 
 typedef struct cs_loop {
     long iterations, warmup;

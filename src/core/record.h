@@ -9,6 +9,16 @@
 #include "util/opts.h"
 #include "util/stats.h"
 
+/* The pairs benchmark: which pair a record measured and what (has_pair false elsewhere). */
+typedef struct cs_pair_record {
+    bool has_pair;
+    cs_pair_metric_t metric;
+    int src, dst;       /* ranks: src sends (bw), initiates the ping-pong (latency) */
+    long round, slot;   /* where in the schedule */
+    int src_host, dst_host; /* indexes into cs_run_info_t.hosts */
+    int src_cpu, dst_cpu;   /* the core each rank ran on (sched_getcpu at start; -1 unknown) */
+} cs_pair_record_t;
+
 typedef struct cs_record {
     size_t size;
     int window;
@@ -29,6 +39,7 @@ typedef struct cs_record {
     /* non-blocking collectives, as OMB prints them: means over ranks of per-rank means */
     double overall_us, compute_us, init_us, test_us, wait_us;
     double pure_comm_us, min_comm_us, max_comm_us, overlap_pct;
+    cs_pair_record_t pair;
 } cs_record_t;
 
 typedef struct cs_host {
@@ -58,6 +69,7 @@ typedef struct cs_run_info {
     int nenvironment;
     const struct cs_topo *topo; /* neighbourhood collectives: every rank's neighbours */
     double init_seconds;        /* this rank's MPI_Init, timed from the start of main */
+    const struct cs_schedule *schedule; /* pairs: the schedule (a FILE's pairs loaded) */
 } cs_run_info_t;
 
 typedef enum cs_run_status { CS_RUN_COMPLETE, CS_RUN_VALIDATION_FAILED, CS_RUN_ERROR } cs_run_status_t;

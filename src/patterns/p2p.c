@@ -7,6 +7,7 @@
 #include "util/sizes.h"
 #include "mpi/check.h"
 #include "core/pattern.h"
+#include "patterns/p2p.h"
 #include "patterns/send_mode.h"
 #include "util/validate.h"
 
@@ -65,6 +66,15 @@ static cs_status_t pair_setup(cs_ctx_t *c)
     s->p2p.comm = c->comm;
     if (c->active && (info->bench->caps & CS_CAP_SEND_MODE)) CS_CHECK(s->send_ops->setup(&s->p2p, info->plan->max_size));
     return CS_OK;
+}
+
+void cs_p2p_set_partner(cs_ctx_t *c, int peer, bool initiator)
+{
+    cs_pair_t *s = pair_of(c);
+    c->active = peer >= 0;
+    c->timer = c->active && initiator;
+    s->peer = peer;
+    s->initiator = initiator;
 }
 
 static cs_status_t pair_teardown(cs_ctx_t *c)
