@@ -22,7 +22,7 @@ def test_migrating_a_version_2_database_adds_baselines_and_keeps_runs(tmp_path):
     conn.close()
 
     with Store(path) as store:
-        assert schema_version(store.conn) == SCHEMA_VERSION == len(MIGRATIONS) == 3
+        assert schema_version(store.conn) == SCHEMA_VERSION == len(MIGRATIONS) == 4
         old = store.run(1)
         assert (old.label, old.system, old.points[0].metrics) == ("old", "alpha", {"latency_us": 1.25})
         assert store.set_baseline("ref", [1]) is None

@@ -37,12 +37,12 @@ from typing import Any
 
 from commscope.errors import CommscopeError
 from commscope.records.invocation import now
-from commscope.records.run import CORE_METRICS, RUN_COLUMNS, RUN_JSON_COLUMNS, STATS, TIME_COLUMNS, Point, Run
+from commscope.records.run import CORE_METRICS, RUN_COLUMNS, RUN_JSON_COLUMNS, STATS, TIME_COLUMNS, Pair, Point, Run
 
 BUSY_TIMEOUT_MS = 60_000
 
 POINT_COLUMNS = ("size", "window_size", "iterations", "warmup", "batch", "samples", *TIME_COLUMNS,
-                 *CORE_METRICS, "other_metrics", "validation_errors")
+                 *CORE_METRICS, "other_metrics", "validation_errors", "pair")
 
 # Each migration is a list of statements run in one transaction: executescript()
 # would commit on its own and break the all-or-nothing upgrade. Migrations are
@@ -132,8 +132,13 @@ _V3 = [
     "CREATE INDEX baseline_runs_by_run ON baseline_runs(run_id)",
     "CREATE INDEX runs_by_invocation ON runs(invocation_id)",
 ]
+# The pairs benchmark: the pair and metric of a point (records.run.Pair as JSON; NULL
+# for every other benchmark), part of its identity.
+_V4 = [
+    "ALTER TABLE points ADD COLUMN pair TEXT",
+]
 #: Migration steps; a database at version N has had the first N applied.
-MIGRATIONS: list[list[str]] = [_V1, _V2, _V3]
+MIGRATIONS: list[list[str]] = [_V1, _V2, _V3, _V4]
 SCHEMA_VERSION = len(MIGRATIONS)
 
 
@@ -214,7 +219,8 @@ def _point_row(point: Point) -> tuple:
     other = {name: value for name, value in metrics.items() if name not in CORE_METRICS}
     return (point.size, point.window, point.iterations, point.warmup, point.batch, point.samples,
             *map(point.stats.get, STATS), *map(metrics.get, CORE_METRICS),
-            _to_json(other) if other else None, point.validation_errors)
+            _to_json(other) if other else None, point.validation_errors,
+            _to_json(point.pair.as_dict()) if point.pair is not None else None)
 
 
 @dataclass(frozen=True)
@@ -251,7 +257,7 @@ def _point_from_row(row: sqlite3.Row) -> Point:
     stats = {key: row[column] for key, column in zip(STATS, TIME_COLUMNS) if row[column] is not None}
     return Point(size=row["size"], window=row["window_size"], iterations=row["iterations"],
                  warmup=row["warmup"], batch=row["batch"], samples=row["samples"], stats=stats,
-                 metrics=metrics, validation_errors=row["validation_errors"])
+                 metrics=metrics, validation_errors=row["validation_errors"], pair=Pair.of(_from_json(row["pair"])))
 
 
 _RUN_SELECT = """
