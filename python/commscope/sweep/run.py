@@ -29,10 +29,11 @@ from pathlib import Path
 import numpy as np
 
 from commscope import ui
-from commscope.analysis.sweep import (PAIR_METRICS, Cleared, Flag, Policy, SweepMatrix, Verdict, compare_to_baseline,
-                                      find_suspects, judge, matrix_from_run)
+from commscope.analysis.sweep import (PAIR_METRICS, UNIT, Cleared, Flag, Policy, SweepMatrix, Verdict,
+                                      compare_to_baseline, find_suspects, intra_groups, judge, matrix_from_run)
 from commscope.errors import EXIT_FAILED, EXIT_INTERRUPTED, EXIT_OK, CommscopeError, UsageError
 from commscope.execute.core import core_mpi_flavour, find_core
+from commscope.execute.cpu_topology import cpu_topology, relation
 from commscope.execute.launchers import resolve_launcher
 from commscope.execute.runner import Runner, RunRequest, _StopSignals, plan
 from commscope.output.sweep_view import heatmap_files, sweep_table
@@ -232,6 +233,19 @@ def matrix_document(result: SweepResult) -> dict:
     }
 
 
+def intra_table(run: Run) -> str:
+    """Per relation of the two cores (same L3, same socket, across sockets) and metric: the
+    worst pair's best value. The topology is this machine's: run intra on the node itself."""
+    topology = cpu_topology()
+    groups = intra_groups(run.points, lambda a, b: relation(topology.get(a), topology.get(b)))
+    lines = ["", "Core pairs by relation: the worst pair's best value (max bandwidth, min latency)",
+             f"{'Relation':<24}{'Metric':<9}{'Pairs':>6}  {'Worst pair (cpus)':<18}{'Value':>12}"]
+    for group in groups:
+        lines.append(f"{group.relation:<24}{group.metric:<9}{group.pairs:>6}  "
+                     f"{f'{group.src_cpu} - {group.dst_cpu}':<18}{group.value:>12.2f} {UNIT[group.metric]}")
+    return "\n".join(lines) + "\n"
+
+
 def run_sweep(request: SweepRequest, db: Path) -> int:
     sweeper = Sweeper(request)
     with Store(db) as store:
@@ -247,6 +261,8 @@ def run_sweep(request: SweepRequest, db: Path) -> int:
     for item in cleared_of(result):
         ui.note(f"contention, not a fault: {' <-> '.join(labels[i] for i in item.pair)} {item.metric} "
                 f"{item.value:.4g} in the sweep, {item.retest:.4g} alone")
+    if request.mode == "intra":
+        sys.stdout.write(intra_table(result.run))
     changes = []
     if baseline is not None:
         changes = compare_to_baseline(matrix_from_run(baseline), result.matrix, request.policy)
