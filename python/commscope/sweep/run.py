@@ -147,7 +147,12 @@ class Sweeper:
     def launch(self, flags: list[str], signals: _StopSignals) -> Run:
         run_request, item = self._planned(flags)
         ui.note(f"sweep: {item.command.shell()}")
-        return _QuietRunner(self.core, run_request, signals).execute(item, 0)
+        # rank 0 writes the core's JSONL stream, maybe on another host whose /tmp is its own
+        previous, tempfile.tempdir = tempfile.tempdir, _shared_tmp()
+        try:
+            return _QuietRunner(self.core, run_request, signals).execute(item, 0)
+        finally:
+            tempfile.tempdir = previous
 
     def schedule_flags(self) -> list[str]:
         schedule = "one-to-all:0" if self.request.mode == "one-to-all" else "all-pairs"
@@ -192,15 +197,14 @@ class Sweeper:
 
 class _Stopped(CommscopeError):
     def __init__(self, run: Run, signals: _StopSignals) -> None:
-        interrupted = bool(signals.received)
-        super().__init__(f"the sweep did not complete (run {run.id}: {run.status_reason or run.status})",
-                         EXIT_INTERRUPTED if interrupted else EXIT_FAILED)
+        super().__init__(f"the sweep did not complete (run {run.id}: {run.status_reason or run.status})")
+        self.exit_code = EXIT_INTERRUPTED if signals.received else EXIT_FAILED
 
 
 def _shared_tmp() -> str | None:
-    """Where the retest's schedule file goes: rank 0 reads it, maybe on another host, whose
-    /tmp may be its own; the current folder is more likely shared (COMMSCOPE_SWEEP_TMP
-    overrides)."""
+    """Where the core's result stream and the retest's schedule file go: rank 0 writes
+    and reads them, maybe on another host, whose /tmp may be its own; the current folder
+    is more likely shared (COMMSCOPE_SWEEP_TMP overrides)."""
     return os.environ.get("COMMSCOPE_SWEEP_TMP") or os.getcwd()
 
 
