@@ -105,7 +105,7 @@ def main() -> int:
         tracemalloc.start()
         start, cpu = time.perf_counter(), time.process_time()
         suspects = find_suspects(matrix, metric, DEFAULT_RULES[metric])
-        retest_pairs = suspects.retest_pairs(policy)
+        retest_pairs = suspects.retest_pairs(policy, matrix)
         # a measurement alone: the fault stays, the noise is new
         noise = 1 + NOISE * rng.standard_normal(len(retest_pairs))
         retest = {pair: true_value(metric, pair, bad_nodes, links) * float(k) for pair, k in zip(retest_pairs, noise)}

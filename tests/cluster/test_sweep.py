@@ -49,6 +49,8 @@ def environment(cluster: VCluster, core: Path) -> dict[str, str]:
     return cluster.environ(COMMSCOPE_BENCH=str(core), COMMSCOPE_DB=str(folder / "sweep-tests.db"),
                            COMMSCOPE_SWEEP_TMP=str(folder), OMPI_MCA_plm_rsh_agent=str(RSH),
                            HYDRA_LAUNCHER="ssh", HYDRA_LAUNCHER_EXEC=str(RSH),
+                           # four hosts share two cores: Open MPI ranks waiting at a barrier yield them
+                           OMPI_MCA_mpi_yield_when_idle="1",
                            PYTHONPATH=str(REPO / "python"))
 
 

@@ -35,12 +35,29 @@ def test_one_bad_node_of_four_is_named_although_it_is_half_the_pairs():
     assert m.labels == HOSTS
     suspects = find_suspects(m.values["bw"], "bw", DEFAULT_RULES["bw"])
     assert suspects.nodes == [2]
-    retest = {pair: 6.1 for pair in suspects.retest_pairs(Policy())}
+    retest = {pair: 6.1 for pair in suspects.retest_pairs(Policy(), m.values["bw"])}
     assert all(2 in pair for pair in retest)
     verdict = judge(suspects, DEFAULT_RULES["bw"], retest, m.values["bw"])
     assert verdict.bad_nodes() == {2} and verdict.bad_links() == set()
     (flag,) = verdict.flags
     assert "bad with 3 of 3 partners" in flag.evidence(m.labels) and "alone 6.1 MB/s" in flag.evidence(m.labels)
+
+
+def test_a_node_bad_with_noisy_partners_is_retested_and_confirmed():
+    """The sweep of the docs: the host is bad, but its partners vary so much that no single
+    pair of it is far from the pairs' median; its pairs are retested all the same."""
+    values = {(0, 1): 27.17, (0, 2): 4.97, (0, 3): 21.57, (1, 2): 4.21, (1, 3): 38.18, (2, 3): 5.15}
+    m = bw_matrix(values)
+    suspects = find_suspects(m.values["bw"], "bw", DEFAULT_RULES["bw"])
+    assert suspects.nodes == [2]
+    to_retest = suspects.retest_pairs(Policy(), m.values["bw"])
+    assert sorted(to_retest) == [(0, 2), (1, 2), (2, 3)]
+    verdict = judge(suspects, DEFAULT_RULES["bw"], {pair: 5.0 for pair in to_retest}, m.values["bw"])
+    (flag,) = verdict.flags
+    assert (flag.kind, flag.where, flag.retest, flag.partners_bad, flag.partners) == ("node", (2,), 5.0, 3, 3)
+    # measured alone at full speed: the node was contention, and nothing is flagged
+    verdict = judge(suspects, DEFAULT_RULES["bw"], {pair: 30.0 for pair in to_retest}, m.values["bw"])
+    assert verdict.flags == [] and len(verdict.cleared) == 3
 
 
 def test_one_bad_link_is_a_link_not_a_node():

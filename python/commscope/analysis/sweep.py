@@ -222,16 +222,23 @@ class Suspects:
     pairs: list[tuple[int, int]]     # suspect pairs (i < j), node candidates' included
     values: dict[tuple[int, int], float]
 
-    def retest_pairs(self, policy: Policy) -> list[tuple[int, int]]:
+    def node_pairs(self, node: int, matrix: np.ndarray) -> list[tuple[int, int]]:
+        """A node candidate's pairs with partners that are no candidates, worst first."""
+        candidates = set(self.nodes)
+        row = matrix[node].astype(np.float64)
+        partners = [j for j in np.flatnonzero(~np.isnan(row)).tolist() if j != node and j not in candidates]
+        partners.sort(key=lambda j: -row[j] if HIGHER_IS_WORSE[self.metric] else row[j])
+        return [(min(node, j), max(node, j)) for j in partners]
+
+    def retest_pairs(self, policy: Policy, matrix: np.ndarray) -> list[tuple[int, int]]:
         """The pairs to measure again alone: a few of each node candidate's (with partners
         that are no candidates, the worst first), then the other suspects, worst first."""
         chosen: list[tuple[int, int]] = []
         candidates = set(self.nodes)
         sign = -1 if HIGHER_IS_WORSE[self.metric] else 1
-        ranked = sorted(self.pairs, key=lambda pair: sign * self.values[pair])
         for node in self.nodes:
-            own = [pair for pair in ranked if node in pair and not (set(pair) - {node}) & candidates]
-            chosen += own[:policy.retest_per_node]
+            chosen += self.node_pairs(node, matrix)[:policy.retest_per_node]
+        ranked = sorted(self.pairs, key=lambda pair: sign * self.values[pair])
         chosen += [pair for pair in ranked if not set(pair) & candidates]
         return list(dict.fromkeys(chosen))[:policy.max_retests]
 
@@ -326,18 +333,21 @@ def judge(suspects: Suspects, rule: MetricRule, retest: Mapping[tuple[int, int],
     cleared: list[Cleared] = []
     nodes: set[int] = set()
     suspect_set = set(suspects.pairs)
+    host_pop = suspects.host_population
     for node in suspects.nodes:
-        own = [pair for pair in suspect_set if node in pair]
+        own = suspects.node_pairs(node, matrix)
         checked = [pair for pair in own if pair in retest]
-        if checked and not any(still_bad(pair) for pair in checked):
-            cleared += [Cleared(metric, pair, suspects.values[pair], retest[pair]) for pair in checked]
+        alone = [retest[pair] for pair in checked]
+        # the node stays bad when its pairs measured alone are still bad as a host's median is judged
+        if alone and not bool(worse(metric, float(np.median(alone)), host_pop, rule)):
+            cleared += [Cleared(metric, pair, float(matrix[pair]), retest[pair]) for pair in checked]
             continue
         nodes.add(node)
-        alone = [retest[pair] for pair in checked]
         row = matrix[node]
-        flags.append(Flag("node", metric, (node,), float(suspects.host_median[node]),
-                          suspects.host_population.median, float(np.median(alone)) if alone else None,
-                          partners_bad=len(own), partners=int(np.count_nonzero(~np.isnan(row)))))
+        measured = int(np.count_nonzero(~np.isnan(row)))
+        bad = int(np.count_nonzero(worse(metric, row[~np.isnan(row)], host_pop, rule)))
+        flags.append(Flag("node", metric, (node,), float(suspects.host_median[node]), host_pop.median,
+                          float(np.median(alone)) if alone else None, partners_bad=bad, partners=measured))
     for pair in sorted(suspect_set):
         if set(pair) & nodes:
             continue  # explained by its bad node

@@ -184,7 +184,8 @@ class Sweeper:
             matrix = matrix_from_run(run)
             suspects = {metric: find_suspects(values, metric, self.request.policy.rules[metric])
                         for metric, values in matrix.values.items()}
-            to_retest = {metric: found.retest_pairs(self.request.policy) for metric, found in suspects.items()}
+            to_retest = {metric: found.retest_pairs(self.request.policy, matrix.values[metric])
+                         for metric, found in suspects.items()}
             retest_run, retest_values = None, {}
             if self.request.retest and any(to_retest.values()):
                 with tempfile.TemporaryDirectory(prefix="commscope-sweep-", dir=_shared_tmp()) as folder:
