@@ -4,7 +4,8 @@ A sweep measures every pair of a schedule (the core's `pairs` benchmark). This m
 turns its points into one matrix per metric and judges it, in two steps:
 
 1. Suspects. A host whose pairs are bad with most partners is a node candidate: its
-   median over its pairs is far from the population of host medians (median and MAD)
+   median over its pairs is far from the population of host medians (median and MAD,
+   of the logs: rates and times vary by factors)
    *and* beyond an absolute margin. Then each pair is judged against the pairs that
    touch no candidate (so one bad node among four hosts, half the pairs, cannot drag
    the reference down): far from their median (k MADs) *and* beyond the margin
@@ -165,22 +166,30 @@ def upper_values(matrix: np.ndarray, skip: np.ndarray | None = None) -> np.ndarr
 
 @dataclass(frozen=True)
 class Population:
-    median: float
-    mad: float       # scaled to a standard deviation
+    """Where the values of a population lie, on the log scale: rates and times vary by
+    factors (a busy round halves a bandwidth whether it is 20 or 20,000 MB/s), so the
+    spread is measured in ratios and a four-host population is judged like a large one."""
+
+    median: float     # exp of the median of the logs (the median, for an odd count)
+    log_median: float
+    log_mad: float    # median absolute deviation of the logs, scaled to a standard deviation
     minimum: float
     count: int
 
 
 def population(values: np.ndarray) -> Population:
-    """Median, scaled MAD and minimum; `values` is used as scratch space (partitioned)."""
+    """Median and scaled MAD of the logs, and the minimum; `values` is used as scratch
+    space (logged and partitioned in place)."""
     if values.size == 0:
-        return Population(float("nan"), float("nan"), float("nan"), 0)
+        return Population(float("nan"), float("nan"), float("nan"), float("nan"), 0)
     minimum = float(values.min())
-    median = _median_in_place(values)
-    np.subtract(values, np.float32(median), out=values)
+    np.maximum(values, np.float32(1e-30), out=values)  # a zero bandwidth is the worst, not an error
+    np.log(values, out=values)
+    log_median = _median_in_place(values)
+    np.subtract(values, np.float32(log_median), out=values)
     np.abs(values, out=values)
-    mad = _median_in_place(values) * MAD_SCALE
-    return Population(median, mad, minimum, int(values.size))
+    log_mad = _median_in_place(values) * MAD_SCALE
+    return Population(float(np.exp(log_median)), log_median, log_mad, minimum, int(values.size))
 
 
 def _median_in_place(values: np.ndarray) -> float:
@@ -195,15 +204,17 @@ def _median_in_place(values: np.ndarray) -> float:
 
 def worse(metric: str, value, reference: Population, rule: MetricRule):
     """Whether `value` (a number or an array) is suspect against `reference`: far from its
-    median by more than mad_k MADs and beyond the absolute margin."""
+    median by more than mad_k MADs (of the logs) and beyond the absolute margin."""
     value = np.asarray(value)
     if value.dtype != np.float32:
         value = value.astype(np.float64)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        deviation = np.log(np.maximum(value, 1e-30)) - reference.log_median
     if HIGHER_IS_WORSE[metric]:
-        far = value - reference.median > rule.mad_k * reference.mad
+        far = deviation > rule.mad_k * reference.log_mad
         beyond = value > rule.margin * reference.minimum
     else:
-        far = reference.median - value > rule.mad_k * reference.mad
+        far = -deviation > rule.mad_k * reference.log_mad
         beyond = value < rule.margin * reference.median
     return far & beyond
 
@@ -348,7 +359,8 @@ def judge(suspects: Suspects, rule: MetricRule, retest: Mapping[tuple[int, int],
         bad = int(np.count_nonzero(worse(metric, row[~np.isnan(row)], host_pop, rule)))
         flags.append(Flag("node", metric, (node,), float(suspects.host_median[node]), host_pop.median,
                           float(np.median(alone)) if alone else None, partners_bad=bad, partners=measured))
-    for pair in sorted(suspect_set):
+    done = {item.pair for item in cleared}
+    for pair in sorted(suspect_set - done):
         if set(pair) & nodes:
             continue  # explained by its bad node
         if pair in retest and not still_bad(pair):
