@@ -15,6 +15,7 @@
 #include "core/pattern.h"
 #include "mpi/provenance.h"
 #include "core/registry.h"
+#include "mpi/schedule_load.h"
 #include "mpi/topo_load.h"
 
 #ifndef CS_VERSION
@@ -88,9 +89,23 @@ typedef struct cs_startup {
     cs_early_gpu_t gpu;
 } cs_startup_t;
 
+/* What the plan loaded from files: -N's neighbourhood, --schedule's pairs. */
+typedef struct cs_loaded {
+    cs_topo_t topo;
+    bool has_topo;
+    cs_schedule_t schedule;
+    bool has_schedule;
+} cs_loaded_t;
+
+static void loaded_free(cs_loaded_t *l)
+{
+    if (l->has_topo) cs_topo_free(&l->topo);
+    if (l->has_schedule) cs_schedule_free(&l->schedule);
+}
+
 static cs_status_t run(MPI_Comm comm, int rank, int argc, char **argv, char **envp, const cs_opts_t *o,
-                       const cs_bench_t *bench, const cs_plan_t *plan, const cs_files_t *files, const cs_topo_t *topo,
-                       const cs_startup_t *startup)
+                       const cs_bench_t *bench, const cs_plan_t *plan, const cs_files_t *files,
+                       const cs_loaded_t *loaded, const cs_startup_t *startup)
 {
     cs_run_info_t info = {.bench = bench,
                           .opts = o,
@@ -100,7 +115,8 @@ static cs_status_t run(MPI_Comm comm, int rank, int argc, char **argv, char **en
                           .git_commit = CS_GIT_COMMIT,
                           .argc = argc,
                           .argv = argv,
-                          .topo = topo,
+                          .topo = loaded->has_topo ? &loaded->topo : NULL,
+                          .schedule = loaded->has_schedule ? &loaded->schedule : NULL,
                           .init_seconds = startup->init_seconds};
     cs_utc_now(info.start_time, sizeof info.start_time);
     CS_CHECK(cs_provenance_collect(comm, envp, &info));
@@ -155,8 +171,7 @@ static void print_version(void)
     printf("# commscope-bench v%s (%s)\n", CS_VERSION, CS_GIT_COMMIT);
     char library[MPI_MAX_LIBRARY_VERSION_STRING];
     int len = 0, major = 0, minor = 0;
-    if (MPI_Get_library_version(library, &len) != MPI_SUCCESS || MPI_Get_version(&major, &minor) != MPI_SUCCESS)
-        return;
+    if (MPI_Get_library_version(library, &len) != MPI_SUCCESS || MPI_Get_version(&major, &minor) != MPI_SUCCESS) return;
     library[len < MPI_MAX_LIBRARY_VERSION_STRING ? len : MPI_MAX_LIBRARY_VERSION_STRING - 1] = '\0';
     printf("# MPI library: %.*s (MPI %d.%d)\n", (int)strcspn(library, "\r\n"), library, major, minor);
 }
@@ -248,15 +263,21 @@ int main(int argc, char **argv, char **envp)
 
 /* The plan; neighbourhood collectives first load -N (collective: every rank reaches the
  * same verdict) and plan again with the neighbour counts, which size their buffers. The
- * first plan checks the options, so -N on a benchmark without neighbours says so. */
+ * first plan checks the options, so -N on a benchmark without neighbours says so. The
+ * pairs benchmark loads its schedule, which counts a FILE's pairs. */
 static cs_status_t plan_with_topology(MPI_Comm comm, int nranks, const cs_bench_t *bench, const cs_opts_t *o,
-                                      cs_plan_t *plan, cs_topo_t *topo, bool *has_topo, char *err, size_t errlen)
+                                      cs_plan_t *plan, cs_loaded_t *loaded, char *err, size_t errlen)
 {
     cs_world_t world = {.nranks = nranks, .cuda_built = cs_gpu_built()};
     CS_CHECK(cs_bench_plan_world(bench, o, &world, plan, err, errlen));
+    if (bench->caps & CS_CAP_SCHEDULE) {
+        CS_CHECK(cs_schedule_load(comm, plan, &loaded->schedule, err, errlen));
+        loaded->has_schedule = true;
+    }
     if (!(bench->caps & CS_CAP_NEIGHBOR)) return CS_OK;
+    cs_topo_t *topo = &loaded->topo;
     CS_CHECK(cs_topo_load(comm, o, topo, err, errlen));
-    *has_topo = true;
+    loaded->has_topo = true;
     world.max_indegree = topo->max_indegree;
     world.max_outdegree = topo->max_outdegree;
     return cs_bench_plan_world(bench, o, &world, plan, err, errlen);
@@ -346,19 +367,18 @@ static int run_parsed(MPI_Comm comm, int rank, int nranks, int argc, char **argv
         return usage_exit(rank, prog, err);
     }
     cs_plan_t plan;
-    cs_topo_t topo = {0};
-    bool has_topo = false;
-    cs_status_t planned = plan_with_topology(comm, nranks, bench, &opts, &plan, &topo, &has_topo, err, sizeof err);
+    cs_loaded_t loaded = {0};
+    cs_status_t planned = plan_with_topology(comm, nranks, bench, &opts, &plan, &loaded, err, sizeof err);
     if (planned == CS_ERR_RUNTIME) {
         MPI_Abort(comm, CS_ERR_RUNTIME);
         return CS_ERR_RUNTIME;
     }
     if (planned != CS_OK) {
-        if (has_topo) cs_topo_free(&topo);
+        loaded_free(&loaded);
         return usage_exit(rank, prog, err);
     }
     if (plan.gpu && !gpu_ready(comm, rank, nranks, prog, &opts, &plan, &startup->gpu)) {
-        if (has_topo) cs_topo_free(&topo);
+        loaded_free(&loaded);
         MPI_Finalize();
         return CS_ERR_USAGE;
     }
@@ -372,11 +392,11 @@ static int run_parsed(MPI_Comm comm, int rank, int nranks, int argc, char **argv
     if (open_files(comm, rank, &opts, &files, err, sizeof err) != CS_OK) {
         /* only rank 0 knows which file failed; it says so */
         if (files.json) fclose(files.json);
-        if (has_topo) cs_topo_free(&topo);
+        loaded_free(&loaded);
         return usage_exit(rank, prog, err);
     }
-    cs_status_t st = run(comm, rank, argc, argv, envp, &opts, bench, &plan, &files, has_topo ? &topo : NULL, startup);
-    if (has_topo) cs_topo_free(&topo);
+    cs_status_t st = run(comm, rank, argc, argv, envp, &opts, bench, &plan, &files, &loaded, startup);
+    loaded_free(&loaded);
     /* output that did not reach its file is a failed run, not a success */
     bool written = true;
     if (rank == 0) {

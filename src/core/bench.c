@@ -234,6 +234,22 @@ static cs_status_t plan_placement(const cs_bench_t *b, const cs_opts_t *o, const
     return CS_OK;
 }
 
+/* pairs: the schedule and the two sizes (-m does not apply); a FILE schedule's pairs are
+ * counted once it is loaded (mpi/schedule_load.c). */
+static cs_status_t plan_pairs(const cs_opts_t *o, int nranks, cs_plan_t *p, char *err, size_t errlen)
+{
+    CS_CHECK(cs_pairs_spec_parse(o, nranks, &p->pairs_spec, err, errlen));
+    size_t lat = p->pairs_spec.lat_size, bw = p->pairs_spec.bw_size;
+    p->min_size = lat < bw ? lat : bw;
+    p->max_size = lat > bw ? lat : bw;
+    if (p->pairs_spec.kind != CS_SCHED_FILE) {
+        cs_schedule_t s;
+        CS_CHECK(cs_schedule_generated(&s, p->pairs_spec.kind, nranks, p->pairs_spec.root, err, errlen));
+        p->scheduled_pairs = cs_schedule_npairs(&s);
+    }
+    return CS_OK;
+}
+
 const char *cs_bench_placement(const cs_bench_t *b, const cs_plan_t *plan, char *buf, size_t len)
 {
     static const char *const where[] = {"host memory", "device memory", "managed memory",
@@ -285,6 +301,7 @@ cs_status_t cs_bench_plan_world(const cs_bench_t *b, const cs_opts_t *o, const c
         return cs_usage_error(err, errlen, "--send-mode bsend: messages above %d bytes cannot be buffered; lower -m",
                               CS_BSEND_MAX_SIZE);
     p->window = (b->caps & CS_CAP_WINDOW) ? o->window : 1;
+    if (b->caps & CS_CAP_SCHEDULE) CS_CHECK(plan_pairs(o, w->nranks, p, err, errlen));
     CS_CHECK(plan_memory(b, o, w, p, err, errlen));
     /* v- and w-forms place rank j's block at displacement j x block, in elements and for
      * alltoallw in bytes, all of them int in MPI-3; the pattern builds them for every
@@ -328,6 +345,7 @@ size_t cs_bench_sizes(const cs_bench_t *b, const cs_plan_t *plan, cs_dtype_t t, 
 size_t cs_bench_planned_records(const cs_bench_t *b, const cs_opts_t *o, const cs_plan_t *plan)
 {
     if (b->caps & CS_CAP_NO_MEASURE) return 0;
+    if (b->caps & CS_CAP_SCHEDULE) return (size_t)plan->scheduled_pairs * (size_t)cs_pairs_nmetrics(&plan->pairs_spec);
     size_t per_modes = 0, windows = o->vary_window ? CS_VARY_WINDOW_COUNT : 1;
     for (int d = 0; d < plan->ndtypes; d++) per_modes += cs_bench_sizes(b, plan, plan->dtypes[d], NULL, 0) * windows;
     /* the driver makes one pass through an axis the benchmark does not have */

@@ -9,6 +9,7 @@
 #include "util/cs_status.h"
 #include "util/dtype.h"
 #include "util/opts.h"
+#include "util/pairs_spec.h"
 
 /* The timed loop a benchmark uses, by name: core/pattern.c maps each to its code (with
  * MPI), so descriptors stay plain data that MPI-free tests can read. */
@@ -31,6 +32,7 @@ typedef enum cs_pattern_id {
     CS_PATTERN_NCCL_WINDOW_UNI,
     CS_PATTERN_NCCL_WINDOW_BI,
     CS_PATTERN_NCCL_COLLECTIVE,
+    CS_PATTERN_PAIRS,
     CS_NPATTERNS
 } cs_pattern_id_t;
 
@@ -66,6 +68,7 @@ enum cs_caps {
     CS_CAP_STARTUP = 1u << 18,    /* init, hello: nothing is iterated */
     CS_CAP_NO_MEASURE = 1u << 19, /* hello: no records at all */
     CS_CAP_NCCL = 1u << 20,       /* NCCL: every buffer on the GPU, MPI only starts it */
+    CS_CAP_SCHEDULE = 1u << 21,   /* pairs: a schedule of rank pairs (--schedule ...), a record per pair */
 };
 
 /* The osu reporter's table layouts (report_osu.c holds their columns). */
@@ -75,6 +78,7 @@ typedef enum cs_osu_layout {
     CS_OSU_NBC,            /* Overall, Compute, Pure Comm., Overlap(%) (more with -f) */
     CS_OSU_INIT,           /* "nprocs: N, min: X ms, max: Y ms, avg: Z ms" */
     CS_OSU_HELLO,          /* "This is a test with N processes" */
+    CS_OSU_PAIRS,          /* a line per pair: source, destination, a column per metric */
 } cs_osu_layout_t;
 
 typedef struct cs_bench {
@@ -129,6 +133,9 @@ typedef struct cs_plan {
     cs_mem_kind_t mem[2];
     bool gpu;         /* a GPU is selected for every rank (-d, or a device word) */
     bool mpi_gpu_mem; /* MPI is handed GPU memory: the library must be CUDA-aware */
+    /* pairs: what to measure, and how many pairs the schedule has (a FILE's once loaded) */
+    cs_pairs_spec_t pairs_spec;
+    long scheduled_pairs;
 } cs_plan_t;
 
 /* What the plan needs to know about the world beyond the rank count. */

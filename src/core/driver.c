@@ -250,6 +250,8 @@ static cs_status_t sweep(cs_sweep_t *s, const cs_output_t *out, cs_run_status_t 
 
 cs_status_t cs_driver_run(MPI_Comm comm, const cs_run_info_t *info, const cs_output_t *output, cs_run_status_t *status)
 {
+    if (info->bench->caps & CS_CAP_SCHEDULE) /* its own sweep, on host buffers */
+        return cs_pairs_run(comm, info, cs_mem_of(CS_MEM_HOST), output, status);
     cs_sweep_t s = {.pattern = cs_pattern_of(info->bench->pattern), .precision = precision_config(info)};
     s.ctx.comm = comm;
     s.ctx.info = info;

@@ -17,4 +17,9 @@ typedef struct cs_output {
 /* Each rank's buffers are of the memory kind of its side (plan->mem). */
 cs_status_t cs_driver_run(MPI_Comm comm, const cs_run_info_t *info, const cs_output_t *output, cs_run_status_t *status);
 
+/* The pairs benchmark's sweep: the schedule's rounds x metrics, a record per pair
+ * (patterns/pairs.c). Same contract as cs_driver_run, which hands it over. */
+cs_status_t cs_pairs_run(MPI_Comm comm, const cs_run_info_t *info, const cs_mem_ops_t *mem, const cs_output_t *output,
+                         cs_run_status_t *status);
+
 #endif

@@ -318,6 +318,7 @@ const cs_pattern_t *cs_pattern_of(cs_pattern_id_t id)
         [CS_PATTERN_NCCL_WINDOW_BI] = &cs_pattern_nccl_window_bi,
         [CS_PATTERN_NCCL_COLLECTIVE] = &cs_pattern_nccl_collective,
 #endif
+        [CS_PATTERN_PAIRS] = &cs_pattern_pairs,
     };
     return patterns[id];
 }

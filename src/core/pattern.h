@@ -101,6 +101,8 @@ extern const cs_pattern_t cs_pattern_nccl_window_uni;
 extern const cs_pattern_t cs_pattern_nccl_window_bi;
 extern const cs_pattern_t cs_pattern_nccl_collective;
 #endif
+/* pairs: only its name; patterns/pairs.c runs the schedule with the three above */
+extern const cs_pattern_t cs_pattern_pairs;
 
 typedef struct cs_loop {
     long iterations, warmup;

@@ -10,6 +10,16 @@
 #include "util/opts.h"
 #include "util/stats.h"
 
+/* The pairs benchmark: which pair a record measured and what (has_pair false elsewhere). */
+typedef struct cs_pair_record {
+    bool has_pair;
+    cs_pair_metric_t metric;
+    int src, dst;           /* ranks: src sends (bw), initiates the ping-pong (latency) */
+    long round, slot;       /* where in the schedule */
+    int src_host, dst_host; /* indexes into cs_run_info_t.hosts */
+    int src_cpu, dst_cpu;   /* the core each rank ran on (sched_getcpu at start; -1 unknown) */
+} cs_pair_record_t;
+
 typedef struct cs_record {
     size_t size;
     int window;
@@ -35,6 +45,7 @@ typedef struct cs_record {
     double target_pct, achieved_pct;
     long rounds;
     cs_stop_t stop;
+    cs_pair_record_t pair;
 } cs_record_t;
 
 #define CS_AFFINITY_LEN 128
@@ -70,6 +81,7 @@ typedef struct cs_run_info {
     double init_seconds;        /* this rank's MPI_Init, timed from the start of main */
     cs_gpu_info_t *gpus;        /* rank 0, when the plan uses a GPU: each rank's, by rank */
     int ngpus;
+    const struct cs_schedule *schedule; /* pairs: the schedule (a FILE's pairs loaded) */
 } cs_run_info_t;
 
 typedef enum cs_run_status { CS_RUN_COMPLETE, CS_RUN_VALIDATION_FAILED, CS_RUN_ERROR } cs_run_status_t;

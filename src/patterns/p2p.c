@@ -69,6 +69,15 @@ cs_status_t cs_pair_setup(cs_ctx_t *c)
     return CS_OK;
 }
 
+void cs_p2p_set_partner(cs_ctx_t *c, int peer, bool initiator)
+{
+    cs_pair_t *s = pair_of(c);
+    c->active = peer >= 0;
+    c->timer = c->active && initiator;
+    s->peer = peer;
+    s->initiator = initiator;
+}
+
 cs_status_t cs_pair_teardown(cs_ctx_t *c)
 {
     cs_pair_t *s = pair_of(c);

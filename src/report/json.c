@@ -3,6 +3,7 @@
 #include <string.h>
 
 #include "util/flow.h"
+#include "util/schedule.h"
 #include "report/json_writer.h"
 #include "report/report.h"
 
@@ -69,6 +70,27 @@ static const char *dtype_at(int i, const cs_plan_t *p) { return cs_dtype_name(p-
 static const char *win_at(int i, const cs_plan_t *p) { return cs_win_mode_option(p->win_modes[i]); }
 static const char *sync_at(int i, const cs_plan_t *p) { return cs_sync_option(p->sync_modes[i]); }
 
+/* pairs: the schedule as typed, its size, and what each pair measures at which size */
+static void write_pairs_options(FILE *out, const cs_run_info_t *info)
+{
+    const cs_pairs_spec_t *spec = &info->plan->pairs_spec;
+    cs_json_key(out, "schedule", 0);
+    cs_json_string(out, spec->schedule);
+    write_bool(out, "serial", spec->serial);
+    if (info->schedule) write_long(out, "rounds", cs_schedule_rounds(info->schedule), 0);
+    write_long(out, "scheduled_pairs", info->plan->scheduled_pairs, 0);
+    cs_json_key(out, "pair_metrics", 0);
+    fputc('[', out);
+    for (int m = 0, n = 0; m < CS_NPAIR_METRICS; m++)
+        if (spec->metrics & CS_MASK(m)) {
+            if (n++) fputc(',', out);
+            cs_json_string(out, cs_pair_metric_name((cs_pair_metric_t)m));
+        }
+    fputc(']', out);
+    write_long(out, "lat_size", (long)spec->lat_size, 0);
+    write_long(out, "bw_size", (long)spec->bw_size, 0);
+}
+
 /* Options of the families beyond point-to-point, written only where they apply, so a
  * point-to-point document is what it always was. */
 static void write_family_options(FILE *out, const cs_run_info_t *info)
@@ -97,6 +119,7 @@ static void write_family_options(FILE *out, const cs_run_info_t *info)
         write_string_list(out, "window_creation", p->nwin_modes, win_at, p);
         write_string_list(out, "synchronization", p->nsync_modes, sync_at, p);
     }
+    if (caps & CS_CAP_SCHEDULE) write_pairs_options(out, info);
 }
 
 /* Where each side's buffers were: "send" is rank 0's side (OMB's "Send Buffer"), "recv"
@@ -322,7 +345,11 @@ static void write_collective_metrics(FILE *out, const cs_run_info_t *info, const
 static void write_metrics(FILE *out, const cs_run_info_t *info, const cs_record_t *r)
 {
     fputc('{', out);
-    if (info->bench->metric == CS_METRIC_LATENCY) {
+    /* a pairs record is latency or bandwidth by what it measured */
+    cs_metric_t metric = !r->pair.has_pair                 ? info->bench->metric
+                         : r->pair.metric == CS_PM_LATENCY ? CS_METRIC_LATENCY
+                                                           : CS_METRIC_BANDWIDTH;
+    if (metric == CS_METRIC_LATENCY) {
         write_number_field(out, "latency_us", r->latency_us, 1);
         write_number_field(out, "min_latency_us", r->min_latency_us, 0);
         write_number_field(out, "max_latency_us", r->max_latency_us, 0);
@@ -349,6 +376,31 @@ static void write_precision(FILE *out, const cs_record_t *r)
     write_long(out, "rounds", r->rounds, 0);
     cs_json_key(out, "stop", 0);
     cs_json_string(out, cs_stop_name(r->stop));
+    fputc('}', out);
+}
+
+static const char *host_name(const cs_run_info_t *info, int index)
+{
+    return index >= 0 && index < info->nhosts ? info->hosts[index].name : "";
+}
+
+/* "pair": which ranks, on which hosts and cores, in which round, measuring what. */
+static void write_pair(FILE *out, const cs_run_info_t *info, const cs_pair_record_t *p)
+{
+    cs_json_key(out, "pair", 0);
+    fputc('{', out);
+    write_long(out, "src", p->src, 1);
+    write_long(out, "dst", p->dst, 0);
+    cs_json_key(out, "metric", 0);
+    cs_json_string(out, cs_pair_metric_name(p->metric));
+    cs_json_key(out, "src_host", 0);
+    cs_json_string(out, host_name(info, p->src_host));
+    cs_json_key(out, "dst_host", 0);
+    cs_json_string(out, host_name(info, p->dst_host));
+    write_long(out, "src_cpu", p->src_cpu, 0);
+    write_long(out, "dst_cpu", p->dst_cpu, 0);
+    write_long(out, "round", p->round, 0);
+    write_long(out, "slot", p->slot, 0);
     fputc('}', out);
 }
 
@@ -388,6 +440,7 @@ static void write_record(FILE *out, const cs_run_info_t *info, const cs_record_t
         cs_json_string(out, cs_sync_option(r->sync_mode));
     }
     if (info->plan->gpu) write_memory(out, info->plan);
+    if (r->pair.has_pair) write_pair(out, info, &r->pair);
     fputc('}', out);
 }
 

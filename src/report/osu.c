@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "report/osu_pairs.h"
 #include "report/report.h"
 #include "util/topo.h"
 
@@ -91,6 +92,7 @@ static const osu_layout_t layouts[] = {
     [CS_OSU_NBC] = {COLUMNS(nbc), "# Overall = Coll. Init + Compute + MPI_Test + MPI_Wait\n\n", NULL, NULL},
     [CS_OSU_INIT] = {NULL, 0, NULL, init_line, NULL},
     [CS_OSU_HELLO] = {NULL, 0, NULL, NULL, hello_intro},
+    [CS_OSU_PAIRS] = {NULL, 0, NULL, NULL, cs_osu_pairs_intro}, /* lines per round: osu_pairs.c */
 };
 
 static const osu_layout_t *layout_of(const cs_run_info_t *info) { return &layouts[info->bench->osu_layout]; }
@@ -261,6 +263,10 @@ static void hold(cs_reporter_t *r, const cs_record_t *rec)
 
 static void osu_record(cs_reporter_t *r, const cs_run_info_t *info, const cs_record_t *rec)
 {
+    if (info->bench->osu_layout == CS_OSU_PAIRS) {
+        cs_osu_pairs_record(r, info, rec);
+        return;
+    }
     r->nrecords++;
     if (info->opts->vary_window) {
         hold(r, rec);
@@ -300,6 +306,7 @@ static void print_matrix(FILE *out, const cs_reporter_t *r, const char *title, b
 static void osu_end(cs_reporter_t *r, const cs_run_info_t *info, const cs_run_end_t *end)
 {
     (void)end;
+    if (info->bench->osu_layout == CS_OSU_PAIRS) cs_osu_pairs_end(r, info);
     if (info->opts->vary_window && r->nheld > 0) {
         print_matrix(r->out, r, "Uni-directional Bandwidth (MB/sec)", false);
         if ((info->bench->caps & CS_CAP_RATE) && info->opts->print_rate)

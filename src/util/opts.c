@@ -508,6 +508,11 @@ static cs_status_t apply_option(int c, const char *arg, cs_opts_t *o, char *err,
         o->gpu_device_set = true;
         return CS_OK;
     case LONG_ONLY(BUSBW): o->busbw = true; return CS_OK;
+    case LONG_ONLY(SCHEDULE):
+    case LONG_ONLY(SERIAL):
+    case LONG_ONLY(PAIR_METRIC):
+    case LONG_ONLY(LAT_SIZE):
+    case LONG_ONLY(BW_SIZE): return CS_OK; /* the pairs benchmark reads them (util/pairs_spec.c) */
     case LONG_ONLY(FORMAT): return parse_format(arg, o, err, errlen);
     case LONG_ONLY(JSON_OUT): o->json_out = arg; return CS_OK;
     case LONG_ONLY(JSONL_OUT): o->jsonl_out = arg; return CS_OK;

@@ -5,6 +5,7 @@
 #include "check.h"
 #include "util/flow.h"
 #include "report/report.h"
+#include "util/schedule.h"
 
 #ifndef CS_GOLDEN_DIR
 #error "CS_GOLDEN_DIR must name tests/c/golden"
@@ -313,6 +314,61 @@ static void issue3_goldens(cs_run_info_t info, cs_opts_t *o, cs_plan_t *plan)
     golden("bw_fan_in.osu", &cs_report_osu, &info, fan, 2, CS_RUN_COMPLETE);
 }
 
+/* pairs: a line per pair, the records of a round arriving metric by metric (the
+ * schedule of 3 ranks, all-pairs: 3 rounds of one pair and a bye) */
+static void pairs_goldens(cs_run_info_t info, cs_opts_t *o, cs_plan_t *plan)
+{
+    static const cs_bench_t pairs = {.name = "pairs",
+                                     .description = "pair sweep",
+                                     .osu_title = "Pair Sweep Test",
+                                     .osu_value_label = "Latency(us)",
+                                     .osu_leading_blank = true,
+                                     .metric = CS_METRIC_BANDWIDTH,
+                                     .caps = CS_CAP_SCHEDULE | CS_CAP_WINDOW,
+                                     .directions = 1,
+                                     .osu_layout = CS_OSU_PAIRS};
+    int r0[] = {0}, r1[] = {1}, r2[] = {2};
+    cs_host_t hosts[] = {{"vnode1", r0, 1, 0, NULL}, {"vnode2", r1, 1, 0, NULL}, {"vnode3", r2, 1, 0, NULL}};
+    char *argv[] = {"commscope-bench", "pairs", "--metric", "latency,bw"};
+    cs_opts_init(o);
+    *plan =
+        (cs_plan_t){.min_size = 8, .max_size = 1048576, .pairs = 1, .window = 64, .ndtypes = 1, .scheduled_pairs = 3};
+    char err[256];
+    cs_opts_mark(o, CS_OPT_PAIR_METRIC, "latency,bw");
+    CHECK(cs_pairs_spec_parse(o, 3, &plan->pairs_spec, err, sizeof err) == CS_OK);
+    cs_schedule_t sched;
+    CHECK(cs_schedule_generated(&sched, CS_SCHED_ALL_PAIRS, 3, 0, err, sizeof err) == CS_OK);
+    info.bench = &pairs;
+    info.pattern_name = "pairs";
+    info.argv = argv;
+    info.argc = 4;
+    info.nranks = 3;
+    info.hosts = hosts;
+    info.nhosts = 3;
+    info.schedule = &sched;
+    cs_record_t recs[6];
+    for (int i = 0; i < 6; i++) {
+        long round = i / 2;
+        cs_pair_metric_t m = i % 2 ? CS_PM_BW : CS_PM_LATENCY;
+        recs[i] = make_record(m == CS_PM_LATENCY ? 8 : 1048576, m == CS_PM_LATENCY ? 1 : 64, 20.5 + i, 0, false);
+        cs_sched_pair_t p;
+        for (long k = 0; k < cs_schedule_slots(&sched, round); k++)
+            if (cs_schedule_pair(&sched, round, k, &p))
+                recs[i].pair = (cs_pair_record_t){.has_pair = true,
+                                                  .metric = m,
+                                                  .src = p.src,
+                                                  .dst = p.dst,
+                                                  .round = round,
+                                                  .slot = k,
+                                                  .src_host = p.src,
+                                                  .dst_host = p.dst,
+                                                  .src_cpu = 0,
+                                                  .dst_cpu = 1};
+    }
+    golden("pairs.osu", &cs_report_osu, &info, recs, 6, CS_RUN_COMPLETE);
+    golden("pairs.json", &cs_report_json, &info, recs, 6, CS_RUN_COMPLETE);
+}
+
 int main(void)
 {
     int ranks0[] = {0}, ranks1[] = {1};
@@ -345,6 +401,9 @@ int main(void)
     golden("latency.json", &cs_report_json, &info, lat, 4, CS_RUN_COMPLETE);
     golden("latency.jsonl", &cs_report_jsonl, &info, lat, 4, CS_RUN_COMPLETE);
     golden("latency.csv", &cs_report_csv, &info, lat, 4, CS_RUN_COMPLETE);
+    pairs_goldens(info, &o, &plan);
+    cs_opts_init(&o);
+    plan = (cs_plan_t){.min_size = 0, .max_size = 4, .pairs = 1, .window = 1, .buffer_bytes = 8, .ndtypes = 1};
 
     /* -c -z -f and a failing size; rsend shows in the header */
     o.validate = o.full = true;

@@ -49,6 +49,10 @@ def shared_dir() -> Path:
 
 
 class VCluster:
+    #: The cluster brought up last: there is one at a time, so a fixture that made another
+    #: one (the 4-host cluster of the sweep tests) means this one must come up again.
+    active: "VCluster | None" = None
+
     def __init__(self, hosts: int = len(HOSTS), slurm: bool = True):
         self.n = hosts
         self.slurm = slurm
@@ -69,6 +73,7 @@ class VCluster:
         self.is_up = False
         self.cli("up", str(self.n), *(["--slurm"] if self.slurm else []), timeout=180)
         self.is_up = True
+        VCluster.active = self
         self.load_env()
 
     def load_env(self) -> None:
@@ -84,7 +89,7 @@ class VCluster:
         self.is_up = False
 
     def ensure_up(self) -> None:
-        if not self.is_up:
+        if not self.is_up or VCluster.active is not self:
             self.up()
 
     def environ(self, **extra: str) -> dict[str, str]:

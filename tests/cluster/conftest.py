@@ -33,3 +33,20 @@ def vcluster(vcluster_session) -> VCluster:
     vcluster_session.ensure_up()
     return vcluster_session
 
+
+
+@pytest.fixture(scope="module")
+def vcluster4():
+    """Four hosts without Slurm (vnode1..vnode4), for the sweep tests; taken down after the
+    module, and the 2-host session cluster comes back when a later test asks for it."""
+    reason = missing_prerequisite()
+    if reason:
+        unavailable(reason)
+    cluster = VCluster(hosts=4, slurm=False)
+    try:
+        cluster.up()
+        yield cluster
+    finally:
+        result = cluster.down()
+        if result.returncode != 0:
+            print(f"vcluster down failed:\n{result.stderr}")

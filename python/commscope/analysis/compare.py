@@ -101,9 +101,9 @@ def points_by_key(run: Run, axes: tuple[str, ...] | None = None) -> dict[Key, Po
     within the run); the window counts only where one size of one axis combination has
     several, so runs with different -W line up."""
     axes = varying_axes([run]) if axes is None else axes
-    series_keys = [(point.size, point.axes.only(axes)) for point in run.points]
+    series_keys = [(point.size, point.axes.only(axes), point.key.pair) for point in run.points]
     varies = len(series_keys) != len(set(series_keys))
-    return {PointKey(point.size, point.window if varies else None, point.axes.only(axes)): point
+    return {PointKey(point.size, point.window if varies else None, point.axes.only(axes), point.key.pair): point
             for point in run.points}
 
 

@@ -249,6 +249,73 @@ def run(ctx: click.Context, targets, np, launcher, hosts, hostfile, label, syste
     ctx.exit(run_benchmarks(request, db))
 
 
+@main.command(cls=RunCommand, epilog=EXIT_STATUS_HELP)
+@click.argument("mode", type=click.Choice(["one-to-all", "all-pairs", "intra"]))
+@click.option("--hosts", metavar="H1,H2,...", callback=lambda ctx, param, value: tuple(value.split(",")) if value else (),
+              help="The hosts; one rank runs on each (intra: the one host, default this one).")
+@click.option("--hostfile", type=click.Path(exists=True, dir_okay=False), metavar="FILE",
+              help="The hosts, one a line (first word; '#' comments).")
+@click.option("--from", "source", metavar="HOST", help="one-to-all: the host measured to every other "
+              "(default: the first host).")
+@click.option("--np", type=click.IntRange(min=2), metavar="N", help="intra: ranks on the host, each pinned to a "
+              "core (default: this machine's cores).")
+@click.option("--metric", "metrics", default="latency,bw,bibw", show_default=True, metavar="LIST",
+              help="What each pair measures: latency, bw, bibw (comma-separated).")
+@click.option("--rules", type=click.Path(exists=True, dir_okay=False, path_type=Path), metavar="FILE",
+              help="YAML thresholds of the flags per metric (see docs/sweep.md).")
+@click.option("--no-retest", is_flag=True, help="Flag the suspects as found, without measuring them again alone.")
+@click.option("--baseline", type=RunId(), metavar="RUN", help="A stored sweep to compare with, pair by pair.")
+@click.option("--json", "json_out", type=click.Path(dir_okay=False, path_type=Path), metavar="FILE",
+              help="Write the matrix, the flags and their evidence as JSON.")
+@click.option("--plot", type=click.Path(file_okay=False, path_type=Path), metavar="DIR",
+              help="Write a heatmap per metric (PNG) into DIR.")
+@click.option("--launcher", default="auto", envvar="COMMSCOPE_LAUNCHER", show_envvar=True, show_default=True,
+              metavar="auto|mpirun|mpiexec|srun|PATH", help="How to start the ranks (as for `run`).")
+@click.option("--label", metavar="TEXT", help="Label stored with the sweep's runs.")
+@click.option("--system", metavar="NAME", help="System (cluster) name stored with the runs.")
+@click.option("--timeout", type=click.FloatRange(min=0, min_open=True), metavar="SECONDS",
+              help="Stop a launch that runs longer.")
+@db_option()
+@click.pass_context
+def sweep(ctx: click.Context, mode, hosts, hostfile, source, np, metrics, rules, no_retest, baseline, json_out, plot,
+          launcher, label, system, timeout, db) -> None:
+    """Measure every pair of hosts in one job and name the bad node or link.
+
+    \b
+    one-to-all  the --from host (or the first) with every other host, one pair at a time
+    all-pairs   every pair of hosts; a round's pairs at once (n-1 rounds)
+    intra       every pair of cores of one host, ranks pinned
+
+    The sweep is stored as one run, every pair a point. Suspect pairs (far from
+    the other pairs by median and MAD, and beyond a margin: bandwidth below 90 %
+    of the median, latency above twice the minimum) are measured again one at a
+    time; what is still bad alone is flagged: a host bad with most partners is
+    a bad node, a single bad pair a bad link. Flags after `--` go to
+    commscope-bench pairs (e.g. -- --bw-size 4M -i 50).
+
+    Exit status 1 when something is flagged (or worse than --baseline).
+    """
+    from commscope.analysis.sweep import PAIR_METRICS, Policy
+    from commscope.sweep.run import SweepRequest, run_sweep
+
+    chosen = tuple(name.strip() for name in metrics.split(",") if name.strip())
+    unknown = [name for name in chosen if name not in PAIR_METRICS]
+    if unknown or not chosen:
+        raise UsageError(f"--metric {metrics}: choose from {', '.join(PAIR_METRICS)}")
+    if rules is not None:
+        from commscope.analysis.sweep_rules import load_rules
+        policy = load_rules(rules)
+    else:
+        policy = Policy()
+    if baseline == "last":
+        raise UsageError("--baseline needs a run id")
+    request = SweepRequest(mode=mode, hosts=hosts, hostfile=hostfile, source=source, np=np, metrics=chosen,
+                           policy=policy, launcher=launcher, label=label, system=system, timeout=timeout,
+                           retest=not no_retest, baseline=baseline, json_out=json_out, plot=plot,
+                           core_flags=ctx.meta.get("core_flags", []))
+    ctx.exit(run_sweep(request, db))
+
+
 @main.group(name="list", context_settings=CONTEXT)
 def list_() -> None:
     """List what can be run (benchmarks, suites) or what is stored (runs)."""

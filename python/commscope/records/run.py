@@ -83,13 +83,48 @@ class PointKey(NamedTuple):
     size: int | None
     window: int | None
     axes: Axes
+    pair: tuple[int, int, str] | None = None  # the pairs benchmark's (src, dst, metric): Pair.key
+
+
+@dataclass(frozen=True)
+class Pair:
+    """The rank pair a point of the pairs benchmark measured, and what: a sweep axis, so
+    (src, dst, metric) is part of the point's identity (`key`). Hosts, cores and the
+    schedule position say where it ran; they come from the core's record, never guessed."""
+
+    src: int
+    dst: int
+    metric: str  # latency | bw | bibw
+    src_host: str | None = None
+    dst_host: str | None = None
+    src_cpu: int | None = None
+    dst_cpu: int | None = None
+    round: int | None = None
+    slot: int | None = None
+
+    @property
+    def key(self) -> tuple[int, int, str]:
+        return self.src, self.dst, self.metric
+
+    @classmethod
+    def of(cls, record: dict | None) -> Pair | None:
+        """From a core record's "pair" (or a stored one); None when there is none."""
+        if not record:
+            return None
+        return cls(**{name: record.get(name) for name in _PAIR_FIELDS})
+
+    def as_dict(self) -> dict:
+        return {name: getattr(self, name) for name in _PAIR_FIELDS}
+
+
+_PAIR_FIELDS = ("src", "dst", "metric", "src_host", "dst_host", "src_cpu", "dst_cpu", "round", "slot")
 
 
 @dataclass
 class Point:
     """The measurements at one message size (and window, for mbw_mr -V, and the other
     sweep axes: datatype for collectives, window creation and synchronisation for
-    one-sided benchmarks)."""
+    one-sided benchmarks; and pair, for the pairs benchmark)."""
 
     size: int | None  # None for benchmarks without a message size (barrier)
     metrics: dict[str, Any] = field(default_factory=dict)  # name -> number (or "Pass"/"Fail")
@@ -101,6 +136,7 @@ class Point:
     samples: int | None = None
     stats: dict[str, float] = field(default_factory=dict)  # STATS keys, microseconds
     validation_errors: int | None = None  # None: not validated
+    pair: Pair | None = None  # pairs benchmark: which pair and metric
 
     @property
     def validation(self) -> str | None:
@@ -111,7 +147,7 @@ class Point:
 
     @property
     def key(self) -> PointKey:
-        return PointKey(self.size, self.window, self.axes)
+        return PointKey(self.size, self.window, self.axes, self.pair.key if self.pair is not None else None)
 
 
 @dataclass
@@ -183,6 +219,7 @@ def point_from_core(record: dict, metric_kind: str) -> Point:
         warmup=record["warmup"], batch=record["batch"], samples=stats["samples"],
         stats={key: stats[key] for key in STATS}, metrics=metrics,
         validation_errors=validation["errors"] if validation is not None else None,
+        pair=Pair.of(record.get("pair")),
     )
 
 

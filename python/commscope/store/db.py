@@ -50,14 +50,14 @@ from commscope.errors import CommscopeError, StoreError, UsageError
 from commscope.records.invocation import now
 from commscope.records.metrics import CORE_METRICS, STATS, TIME_COLUMNS
 from commscope.records.redact import redact_environment, redact_json_text, secret_names
-from commscope.records.run import AXES, RUN_COLUMNS, RUN_JSON_COLUMNS, Axes, Point, Run
+from commscope.records.run import AXES, RUN_COLUMNS, RUN_JSON_COLUMNS, Axes, Pair, Point, Run
 from commscope.store import integrity
 from commscope.store.sources import DELETE_UNUSED, Source, source_id, source_of_run
 
 BUSY_TIMEOUT_MS = 60_000
 
 POINT_COLUMNS = ("size", "window_size", *AXES, "iterations", "warmup", "batch", "samples", *TIME_COLUMNS,
-                 *CORE_METRICS, "other_metrics", "validation_errors")
+                 *CORE_METRICS, "other_metrics", "validation_errors", "pair")
 
 # Each migration is a list of statements run in one transaction: executescript()
 # would commit on its own and break the all-or-nothing upgrade. Migrations are
@@ -187,8 +187,13 @@ _V6 = [
     "ALTER TABLE runs ADD COLUMN source_id INTEGER REFERENCES sources(id)",
     "CREATE INDEX runs_by_source ON runs(source_id)",
 ]
+# The pairs benchmark: the pair and metric of a point (records.run.Pair as JSON; NULL
+# for every other benchmark), part of its identity.
+_V7 = [
+    "ALTER TABLE points ADD COLUMN pair TEXT",
+]
 #: Migration steps; a database at version N has had the first N applied.
-MIGRATIONS: list[list[str]] = [_V1, _V2, _V3, _V4, _V5, _V6]
+MIGRATIONS: list[list[str]] = [_V1, _V2, _V3, _V4, _V5, _V6, _V7]
 SCHEMA_VERSION = len(MIGRATIONS)
 
 
@@ -270,7 +275,8 @@ def _point_row(point: Point) -> tuple:
     return (point.size, point.window, *point.axes.values(), point.iterations, point.warmup,
             point.batch, point.samples,
             *map(point.stats.get, STATS), *map(metrics.get, CORE_METRICS),
-            _to_json(other) if other else None, point.validation_errors)
+            _to_json(other) if other else None, point.validation_errors,
+            _to_json(point.pair.as_dict()) if point.pair is not None else None)
 
 
 @dataclass(frozen=True)
@@ -311,8 +317,9 @@ def _point_from_row(row: sqlite3.Row) -> Point:
     metrics.update(_from_json(row["other_metrics"]) or {})
     stats = {key: row[column] for key, column in zip(STATS, TIME_COLUMNS) if row[column] is not None}
     return Point(size=row["size"], window=row["window_size"], axes=Axes(*(row[name] for name in AXES)),
-                 iterations=row["iterations"], warmup=row["warmup"], batch=row["batch"], samples=row["samples"], stats=stats,
-                 metrics=metrics, validation_errors=row["validation_errors"])
+                 iterations=row["iterations"], warmup=row["warmup"], batch=row["batch"], samples=row["samples"],
+                 stats=stats, metrics=metrics, validation_errors=row["validation_errors"],
+                 pair=Pair.of(_from_json(row["pair"])))
 
 
 _RUN_SELECT = """

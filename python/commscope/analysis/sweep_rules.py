@@ -1,0 +1,87 @@
+"""Sweep rule files: the thresholds of the outlier flags, per metric, in YAML.
+
+    # rules.yaml
+    bw:
+      mad_k: 3        # suspect when more than 3 scaled MADs below the median ...
+      margin: 0.9     # ... and below 90 % of it
+    bibw: {mad_k: 3, margin: 0.9}
+    latency:
+      mad_k: 3
+      margin: 2.0     # latency: above 2x the smallest of all pairs
+    retest_per_node: 3
+    max_retests: 64
+
+Every key is optional; what is left out keeps its default (analysis.sweep.DEFAULT_RULES).
+Mistakes are reported as FILE:LINE: KEY: message, like suite files.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from commscope.analysis.sweep import DEFAULT_RULES, MetricRule, Policy
+from commscope.errors import UsageError
+from commscope.records.suite import _line_of as yaml_line_of  # one YAML-node-to-line walk for every file kind
+
+
+class _Rule(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    mad_k: float = Field(default=None, gt=0, description="scaled MADs from the median")
+    margin: float = Field(default=None, gt=0, description="bandwidth: fraction of the median; latency: factor "
+                                                          "of the minimum")
+
+
+class _RuleFile(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    latency: _Rule | None = None
+    bw: _Rule | None = None
+    bibw: _Rule | None = None
+    retest_per_node: int = Field(default=3, ge=0)
+    max_retests: int = Field(default=64, ge=0)
+
+
+class RulesError(UsageError):
+    pass
+
+
+def load_rules(path: Path) -> Policy:
+    import yaml
+
+    try:
+        text = path.read_text(encoding="utf-8")
+    except (OSError, UnicodeDecodeError) as exc:
+        raise RulesError(f"cannot read rules file {path}: {exc}") from exc
+    loader = yaml.SafeLoader(text)
+    try:
+        root = loader.get_single_node()
+        data = loader.construct_document(root) if root is not None else {}
+    except yaml.MarkedYAMLError as exc:
+        mark = exc.problem_mark or exc.context_mark
+        raise RulesError(f"{path}:{mark.line + 1 if mark else 1}: invalid YAML: {exc.problem}") from exc
+    finally:
+        loader.dispose()
+    if not isinstance(data, dict):
+        line = root.start_mark.line + 1 if root is not None else 1
+        raise RulesError(f"{path}:{line}: a rules file is a mapping of latency, bw, bibw, retest_per_node, "
+                         "max_retests")
+    try:
+        checked = _RuleFile.model_validate(data)
+    except ValidationError as exc:
+        problems = []
+        for error in exc.errors():
+            loc = error["loc"]
+            key = ".".join(str(part) for part in loc)
+            message = "unknown key; allowed keys: " + ", ".join(
+                (_Rule if len(loc) > 1 else _RuleFile).model_fields) if error["type"] == "extra_forbidden" \
+                else error["msg"]
+            problems.append(f"{path}:{yaml_line_of(root, loc)}: {key}: {message}")
+        raise RulesError("\n".join(problems)) from exc
+    rules = {}
+    for metric, default in DEFAULT_RULES.items():
+        given = getattr(checked, metric)
+        rules[metric] = MetricRule(
+            mad_k=given.mad_k if given and given.mad_k is not None else default.mad_k,
+            margin=given.margin if given and given.margin is not None else default.margin)
+    return Policy(rules=rules, retest_per_node=checked.retest_per_node, max_retests=checked.max_retests)

@@ -1,0 +1,1 @@
+"""Link sweeps: run a pair schedule in one job, flag, retest suspects alone, report (`commscope sweep`)."""

@@ -1,0 +1,327 @@
+"""`commscope sweep`: one pairs job over the hosts, flags, a serial retest of the suspects.
+
+1. One launch of `commscope-bench pairs` with one rank per host (one-to-all, all-pairs)
+   or one rank per core of one host, pinned (intra). It is stored as ONE run: every
+   pair and metric a point with its statistics.
+2. analysis.sweep finds node candidates and suspect pairs per metric.
+3. The suspects are measured again in a second launch, `pairs --schedule FILE
+   --serial`, one pair at a time while the others wait, so a pair slow only because
+   it shared the network (or, here, the CPUs) with the rest of its round recovers. The
+   retest is stored as a run too.
+4. The verdicts: bad nodes and bad links, each with its evidence, and a table in the
+   layout of the one-host-to-every-node tables people make by hand.
+
+Hosts come from --hosts or --hostfile. Slurm allocations (--nodes) are not handled
+here yet: the cluster/ part that submits jobs lives on another branch.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import json
+import os
+import sys
+import tempfile
+import time
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import numpy as np
+
+from commscope import ui
+from commscope.analysis.sweep import (PAIR_METRICS, UNIT, Cleared, Flag, Policy, SweepMatrix, Verdict,
+                                      compare_to_baseline, find_suspects, intra_groups, judge, matrix_from_run)
+from commscope.errors import EXIT_FAILED, EXIT_INTERRUPTED, EXIT_OK, CommscopeError, UsageError
+from commscope.execute.core import core_mpi_flavour, find_core
+from commscope.execute.cpu_topology import cpu_topology, relation
+from commscope.execute.launchers import resolve_launcher
+from commscope.execute.runner import (POLL_SECONDS, Runner, RunRequest, _exit_waiter, _StopSignals, _terminate,
+                                      plan)
+from commscope.output.sweep_view import heatmap_files, sweep_table
+from commscope.records.invocation import invocation
+from commscope.records.run import Run
+from commscope.records.suite import Entry
+from commscope.store.db import Store
+
+MODES = ("one-to-all", "all-pairs", "intra")
+#: Pinning for intra-node sweeps: each rank on its own core, so a pair is a pair of cores.
+PIN_ENV = {"OMPI_MCA_hwloc_base_binding_policy": "core", "HYDRA_BINDING": "core"}
+
+
+@dataclass
+class SweepRequest:
+    mode: str
+    hosts: tuple[str, ...] = ()
+    hostfile: str | None = None
+    source: str | None = None  # one-to-all: the host every other is measured from
+    np: int | None = None       # intra: ranks (default: this machine's cores)
+    metrics: tuple[str, ...] = PAIR_METRICS
+    policy: Policy = field(default_factory=Policy)
+    launcher: str = "auto"
+    label: str | None = None
+    system: str | None = None
+    timeout: float | None = None
+    retest: bool = True
+    baseline: int | None = None
+    json_out: Path | None = None
+    plot: Path | None = None
+    core_flags: Sequence[str] = ()
+    argv: Sequence[str] = field(default_factory=lambda: list(sys.argv))
+
+
+def hosts_of(request: SweepRequest) -> list[str]:
+    if request.hosts and request.hostfile:
+        raise UsageError("give hosts either with --hosts or with --hostfile, not both")
+    if request.hostfile:
+        try:
+            lines = Path(request.hostfile).read_text().splitlines()
+        except OSError as exc:
+            raise UsageError(f"cannot read hostfile {request.hostfile}: {exc.strerror}") from exc
+        names = [line.split("#", 1)[0].split()[0] for line in lines if line.split("#", 1)[0].strip()]
+        hosts = list(dict.fromkeys(name.split(":")[0] for name in names))
+    else:
+        hosts = list(dict.fromkeys(request.hosts))
+    if request.mode == "intra":
+        if len(hosts) > 1:
+            raise UsageError(f"intra sweeps one host; got {len(hosts)} ({', '.join(hosts)})")
+        return hosts
+    if len(hosts) < 2:
+        raise UsageError(f"{request.mode} needs at least 2 hosts (--hosts H1,H2,... or --hostfile FILE); "
+                         "Slurm allocations (--nodes) are not supported by this version")
+    if request.source is not None:
+        if request.mode != "one-to-all":
+            raise UsageError("--from applies to one-to-all only")
+        if request.source not in hosts:
+            raise UsageError(f"--from {request.source}: not one of the hosts ({', '.join(hosts)})")
+        hosts.remove(request.source)
+        hosts.insert(0, request.source)  # rank 0 is the root of the schedule
+    return hosts
+
+
+#: Seconds a launcher may take to exit after the core wrote its end line. A sweep of many
+#: hosts should not hang on one rank stuck in MPI_Finalize (seen with MPICH over a
+#: throttled TCP link): its results are all in the stream by then.
+FINALIZE_GRACE_SECONDS = 30.0
+FINALIZE_NOTE = "stopped after its results"
+
+
+class _QuietRunner(Runner):
+    """The runner without its per-run report (the sweep prints its own table), and one
+    that stops a launcher still running FINALIZE_GRACE_SECONDS after the core's end line."""
+
+    def _follow(self, process, stream, planned):
+        ended_at = None
+        with _exit_waiter(process) as ended_within:
+            while True:
+                if ended_within(POLL_SECONDS):
+                    return None
+                stream.poll()
+                if stream.end is not None and ended_at is None:
+                    ended_at = time.monotonic()
+                if ended_at is not None and time.monotonic() - ended_at > FINALIZE_GRACE_SECONDS:
+                    _terminate(process, self.signals)
+                    return (f"{FINALIZE_NOTE}: the launcher had not exited {FINALIZE_GRACE_SECONDS:g} s after the "
+                            "core's last line (a rank hung in MPI_Finalize)")
+                if self.signals.received:
+                    _terminate(process, self.signals)
+                    return f"interrupted by {self.signals.received[0]}"
+                if self.request.timeout and time.monotonic() - self._started > self.request.timeout:
+                    _terminate(process, self.signals)
+                    return f"timed out after {self.request.timeout:g} s"
+
+    def execute(self, planned, repeat_index):
+        self._started = time.monotonic()
+        run = super().execute(planned, repeat_index)
+        # every record is in: a hang at the very end does not make the measurements less complete
+        lines = run.raw.get("jsonl", b"").splitlines()
+        if run.status == "incomplete" and (run.status_reason or "").startswith(FINALIZE_NOTE) and lines and \
+                json.loads(lines[-1]).get("end", {}).get("status") == "complete":
+            run.status = "complete"
+            ui.warn(f"{run.benchmark}: {run.status_reason}")
+        return run
+
+    def _report(self, run: Run, stderr_text: str, seconds: float) -> None:
+        if run.status != "complete":
+            ui.warn(f"{run.benchmark}: {run.status}: {run.status_reason}")
+            tail = stderr_text.strip().splitlines()[-10:]
+            if tail:
+                ui.note("  last lines of its stderr:\n" + "\n".join(f"    {line}" for line in tail))
+
+
+@dataclass
+class SweepResult:
+    run: Run
+    matrix: SweepMatrix
+    retest_run: Run | None
+    verdicts: dict[str, Verdict]
+    retest_values: dict[str, dict[tuple[int, int], float]]
+
+
+class Sweeper:
+    def __init__(self, request: SweepRequest) -> None:
+        self.request = request
+        self.hosts = hosts_of(request)
+        self.core = find_core()
+        flavour = core_mpi_flavour(self.core)
+        self.launcher = resolve_launcher(request.launcher, flavour)
+        self.flavour = flavour
+        if request.mode == "intra":
+            self.np = request.np or len(os.sched_getaffinity(0))
+            if self.np < 2:
+                raise UsageError("an intra-node sweep needs at least 2 ranks (--np)")
+        else:
+            self.np = len(self.hosts)
+
+    def _planned(self, flags: list[str]):
+        intra = self.request.mode == "intra"
+        hosts = tuple(self.hosts if intra else (f"{host}:1" for host in self.hosts))
+        run_request = RunRequest(np=self.np, launcher=self.request.launcher, hosts=hosts, label=self.request.label,
+                                 system=self.request.system, timeout=self.request.timeout, argv=self.request.argv)
+        entry = Entry(benchmark="pairs", flags=flags, ranks=self.np, placement="intra-node" if intra else "inter-node")
+        (item,) = plan(run_request, [entry], self.core, self.launcher, self.flavour)
+        if intra:
+            item = dataclasses.replace(item, command=dataclasses.replace(
+                item.command, env={**item.command.env, **PIN_ENV}))
+        return run_request, item
+
+    def launch(self, flags: list[str], signals: _StopSignals) -> Run:
+        run_request, item = self._planned(flags)
+        ui.note(f"sweep: {item.command.shell()}")
+        # rank 0 writes the core's JSONL stream, maybe on another host whose /tmp is its own
+        previous, tempfile.tempdir = tempfile.tempdir, _shared_tmp()
+        try:
+            return _QuietRunner(self.core, run_request, signals).execute(item, 0)
+        finally:
+            tempfile.tempdir = previous
+
+    def schedule_flags(self) -> list[str]:
+        schedule = "one-to-all:0" if self.request.mode == "one-to-all" else "all-pairs"
+        return ["--schedule", schedule, "--metric", ",".join(self.request.metrics), *self.request.core_flags]
+
+    def retest(self, pairs_by_metric: dict[str, list[tuple[int, int]]], signals: _StopSignals,
+               folder: Path) -> tuple[Run, dict[str, dict[tuple[int, int], float]]]:
+        metrics = [metric for metric in PAIR_METRICS if pairs_by_metric.get(metric)]
+        pairs = list(dict.fromkeys(pair for metric in metrics for pair in pairs_by_metric[metric]))
+        schedule = folder / "retest.pairs"
+        schedule.write_text("# suspects of the sweep, measured one at a time\n"
+                            + "".join(f"{a} {b}\n" for a, b in pairs))
+        flags = ["--schedule", str(schedule), "--serial", "--metric", ",".join(metrics), *self.request.core_flags]
+        run = self.launch(flags, signals)
+        values: dict[str, dict[tuple[int, int], float]] = {metric: {} for metric in metrics}
+        alone = matrix_from_run(run)
+        for metric in metrics:
+            for a, b in pairs_by_metric[metric]:
+                if metric in alone.values and not np.isnan(alone.values[metric][a, b]):
+                    values[metric][(a, b)] = float(alone.values[metric][a, b])
+        return run, values
+
+    def sweep(self, store: Store, invocation_id: int) -> SweepResult:
+        with _StopSignals() as signals:
+            run = self.launch(self.schedule_flags(), signals)
+            run.id = store.add_run(run, invocation_id)
+            if signals.received or run.status != "complete" or not run.points:
+                raise _Stopped(run, signals)
+            matrix = matrix_from_run(run)
+            suspects = {metric: find_suspects(values, metric, self.request.policy.rules[metric])
+                        for metric, values in matrix.values.items()}
+            to_retest = {metric: found.retest_pairs(self.request.policy, matrix.values[metric])
+                         for metric, found in suspects.items()}
+            retest_run, retest_values = None, {}
+            if self.request.retest and any(to_retest.values()):
+                with tempfile.TemporaryDirectory(prefix="commscope-sweep-", dir=_shared_tmp()) as folder:
+                    retest_run, retest_values = self.retest(to_retest, signals, Path(folder))
+                retest_run.id = store.add_run(retest_run, invocation_id)
+            verdicts = {metric: judge(found, self.request.policy.rules[metric], retest_values.get(metric),
+                                      matrix.values[metric]) for metric, found in suspects.items()}
+        return SweepResult(run, matrix, retest_run, verdicts, retest_values)
+
+
+class _Stopped(CommscopeError):
+    def __init__(self, run: Run, signals: _StopSignals) -> None:
+        super().__init__(f"the sweep did not complete (run {run.id}: {run.status_reason or run.status})")
+        self.exit_code = EXIT_INTERRUPTED if signals.received else EXIT_FAILED
+
+
+def _shared_tmp() -> str | None:
+    """Where the core's result stream and the retest's schedule file go: rank 0 writes
+    and reads them, maybe on another host, whose /tmp may be its own; the current folder
+    is more likely shared (COMMSCOPE_SWEEP_TMP overrides)."""
+    return os.environ.get("COMMSCOPE_SWEEP_TMP") or os.getcwd()
+
+
+def flags_of(result: SweepResult) -> list[Flag]:
+    return [flag for verdict in result.verdicts.values() for flag in verdict.flags]
+
+
+def cleared_of(result: SweepResult) -> list[Cleared]:
+    return [item for verdict in result.verdicts.values() for item in verdict.cleared]
+
+
+def matrix_document(result: SweepResult) -> dict:
+    """The JSON matrix (--json): hosts, a matrix per metric, flags with evidence."""
+    labels = result.matrix.labels
+
+    def cell(value) -> float | None:
+        return None if np.isnan(value) else round(float(value), 4)
+
+    return {
+        "schema": "commscope-sweep", "schema_version": 1,
+        "run_id": result.run.id, "retest_run_id": result.retest_run.id if result.retest_run else None,
+        "hosts": labels,
+        "units": {"latency": "us", "bw": "MB/s", "bibw": "MB/s"},
+        "matrices": {metric: [[cell(v) for v in row] for row in values] for metric, values in result.matrix.values.items()},
+        "flags": [{"kind": flag.kind, "metric": flag.metric, "where": [labels[i] for i in flag.where],
+                   "value": flag.value, "population_median": flag.population_median, "retest": flag.retest,
+                   "evidence": flag.evidence(labels)} for flag in flags_of(result)],
+        "cleared": [{"metric": item.metric, "pair": [labels[i] for i in item.pair], "value": item.value,
+                     "retest": item.retest} for item in cleared_of(result)],
+    }
+
+
+def intra_table(run: Run) -> str:
+    """Per relation of the two cores (same L3, same socket, across sockets) and metric: the
+    worst pair's best value. The topology is this machine's: run intra on the node itself."""
+    topology = cpu_topology()
+    groups = intra_groups(run.points, lambda a, b: relation(topology.get(a), topology.get(b)))
+    lines = ["", "Core pairs by relation: the worst pair's best value (max bandwidth, min latency)",
+             f"{'Relation':<24}{'Metric':<9}{'Pairs':>6}  {'Worst pair (cpus)':<18}{'Value':>12}"]
+    for group in groups:
+        lines.append(f"{group.relation:<24}{group.metric:<9}{group.pairs:>6}  "
+                     f"{f'{group.src_cpu} - {group.dst_cpu}':<18}{group.value:>12.2f} {UNIT[group.metric]}")
+    return "\n".join(lines) + "\n"
+
+
+def run_sweep(request: SweepRequest, db: Path) -> int:
+    sweeper = Sweeper(request)
+    with Store(db) as store:
+        invocation_id = store.add_invocation(invocation("sweep", request.argv))
+        result = sweeper.sweep(store, invocation_id)
+        baseline = store.run(request.baseline) if request.baseline is not None else None
+    labels = result.matrix.labels
+    sys.stdout.write(sweep_table(result.matrix, flags_of(result)))
+    flags = flags_of(result)
+    for flag in flags:
+        where = labels[flag.where[0]] if flag.kind == "node" else " <-> ".join(labels[i] for i in flag.where)
+        ui.warn(f"bad {flag.kind} {where}: {flag.evidence(labels)}")
+    for item in cleared_of(result):
+        ui.note(f"contention, not a fault: {' <-> '.join(labels[i] for i in item.pair)} {item.metric} "
+                f"{item.value:.4g} in the sweep, {item.retest:.4g} alone")
+    if request.mode == "intra":
+        sys.stdout.write(intra_table(result.run))
+    changes = []
+    if baseline is not None:
+        changes = compare_to_baseline(matrix_from_run(baseline), result.matrix, request.policy)
+        for change in changes:
+            a, b = change.pair
+            ui.warn(f"worse than baseline run {baseline.id}: {labels[a]} <-> {labels[b]} {change.metric} "
+                    f"{change.new:.4g} (was {change.base:.4g}, x{change.ratio:.2f})")
+    if request.json_out:
+        request.json_out.write_text(json.dumps(matrix_document(result), indent=1) + "\n")
+    if request.plot:
+        for path in heatmap_files(result.matrix, flags, request.plot):
+            ui.note(f"heatmap: {path}")
+    retest = f", retest run {result.retest_run.id}" if result.retest_run else ""
+    ui.note(f"stored sweep run {result.run.id}{retest} in {db}; "
+            f"{len(flags)} flag{'s' if len(flags) != 1 else ''}")
+    return EXIT_FAILED if flags or changes else EXIT_OK

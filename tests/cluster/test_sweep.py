@@ -1,0 +1,143 @@
+"""`commscope sweep` on four virtual hosts, with both MPI libraries: a throttled host is
+named as the bad node and nothing else is flagged; one degraded pair (an HTB class on
+both ends' eth0 for the other end's address only) is named as the bad link. Also the
+wall time of one all-pairs job against a launch per pair and benchmark (seed 001's way).
+
+Only bandwidth metrics are judged here: a rate limit is a bandwidth fault (tc tbf/htb
+add no delay to an 8-byte ping-pong), and four ranks busy-polling on a 2-core machine
+make latencies too noisy to assert on.
+"""
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+import time
+from itertools import combinations
+from pathlib import Path
+
+import pytest
+
+from .cluster_support import REPO, RSH, VCluster, shared_dir, unavailable
+
+pytestmark = pytest.mark.cluster
+
+HOSTS4 = ("vnode1", "vnode2", "vnode3", "vnode4")
+MPI = {"mpich": "mpiexec.mpich", "openmpi": "mpirun.openmpi"}
+COMMSCOPE = [sys.executable, "-m", "commscope"]
+#: small enough for a 50 Mbit/s link in seconds, large enough to be a bandwidth
+CORE_FLAGS = ["--bw-size", "64K", "-W", "16", "-i", "10", "-x", "2"]
+RATE = "50mbit"
+
+
+@pytest.fixture(params=sorted(MPI))
+def flavour(request):
+    name = request.param
+    core = REPO / "build" / name / "commscope-bench"
+    if not core.exists() or shutil.which(MPI[name]) is None:
+        message = f"{core} or {MPI[name]} missing (make flavours)"
+        if os.environ.get("COMMSCOPE_REQUIRE_CLUSTER") == "1":
+            pytest.fail(message, pytrace=False)
+        pytest.skip(message)
+    return name, core
+
+
+def environment(cluster: VCluster, core: Path) -> dict[str, str]:
+    folder = shared_dir()
+    return cluster.environ(COMMSCOPE_BENCH=str(core), COMMSCOPE_DB=str(folder / "sweep-tests.db"),
+                           COMMSCOPE_SWEEP_TMP=str(folder), OMPI_MCA_plm_rsh_agent=str(RSH),
+                           HYDRA_LAUNCHER="ssh", HYDRA_LAUNCHER_EXEC=str(RSH),
+                           # four hosts share two cores: Open MPI ranks waiting at a barrier yield them
+                           OMPI_MCA_mpi_yield_when_idle="1",
+                           PYTHONPATH=str(REPO / "python"))
+
+
+def sweep(cluster: VCluster, flavour, *args: str) -> tuple[subprocess.CompletedProcess, dict]:
+    name, core = flavour
+    out = shared_dir() / f"sweep-{name}.json"
+    out.unlink(missing_ok=True)
+    result = subprocess.run([*COMMSCOPE, "sweep", "all-pairs", "--hosts", ",".join(HOSTS4), "--metric", "bw,bibw",
+                             "--launcher", shutil.which(MPI[name]), "--json", str(out), *args, "--", *CORE_FLAGS],
+                            capture_output=True, text=True, timeout=600, env=environment(cluster, core))
+    assert "Traceback" not in result.stderr, result.stderr
+    assert out.exists(), result.stdout + result.stderr
+    return result, json.loads(out.read_text())
+
+
+def flagged(document: dict) -> set[tuple[str, tuple[str, ...]]]:
+    return {(flag["kind"], tuple(flag["where"])) for flag in document["flags"]}
+
+
+def tc(cluster: VCluster, host: str, *args: str) -> None:
+    result = cluster.exec(host, "tc", *args)
+    assert result.returncode == 0, result.stderr
+
+
+def degrade_pair(cluster: VCluster, a: str, b: str, rate: str) -> None:
+    """Only a <-> b slow: on each end's eth0 an HTB class at `rate` for the other's address,
+    everything else in a default class far above the link's speed."""
+    addrs = {h["name"]: h["addr"] for h in cluster.hosts}
+    for host, other in ((a, b), (b, a)):
+        tc(cluster, host, "qdisc", "add", "dev", "eth0", "root", "handle", "1:", "htb", "default", "10")
+        tc(cluster, host, "class", "add", "dev", "eth0", "parent", "1:", "classid", "1:10", "htb", "rate", "40gbit")
+        tc(cluster, host, "class", "add", "dev", "eth0", "parent", "1:", "classid", "1:20", "htb", "rate", rate)
+        tc(cluster, host, "filter", "add", "dev", "eth0", "protocol", "ip", "parent", "1:", "prio", "1", "u32",
+           "match", "ip", "dst", f"{addrs[other]}/32", "flowid", "1:20")
+
+
+def restore_pair(cluster: VCluster, a: str, b: str) -> None:
+    for host in (a, b):
+        cluster.exec(host, "tc", "qdisc", "del", "dev", "eth0", "root")
+
+
+def test_a_throttled_host_is_the_bad_node_and_nothing_else_is_flagged(vcluster4: VCluster, flavour):
+    vcluster4.cli("throttle", "vnode3", RATE)
+    try:
+        result, document = sweep(vcluster4, flavour)
+    finally:
+        vcluster4.cli("unthrottle", "vnode3")
+    assert result.returncode == 1, result.stdout + result.stderr  # something was flagged
+    assert document["hosts"] == list(HOSTS4)
+    assert flagged(document) == {("node", ("vnode3",))}, document["flags"]
+    assert document["retest_run_id"] is not None
+    node = next(flag for flag in document["flags"] if flag["kind"] == "node")
+    assert node["retest"] is not None and node["retest"] < 0.5 * node["population_median"]
+    assert "bad node vnode3" in result.stdout and "bad node vnode3" in result.stderr
+
+
+def test_one_degraded_pair_is_the_bad_link(vcluster4: VCluster, flavour):
+    degrade_pair(vcluster4, "vnode1", "vnode2", RATE)
+    try:
+        result, document = sweep(vcluster4, flavour)
+    finally:
+        restore_pair(vcluster4, "vnode1", "vnode2")
+    assert result.returncode == 1, result.stdout + result.stderr
+    assert flagged(document) == {("link", ("vnode1", "vnode2"))}, document["flags"]
+    assert "bad link vnode1 <-> vnode2" in result.stderr
+
+
+def test_one_job_for_all_pairs_beats_a_launch_per_pair(vcluster4: VCluster, flavour, capsys):
+    """Seed 001 measured each pair with its own mpirun of osu_bibw and osu_latency. The
+    same pairs and metrics in one job must take less time; the ratio is printed for
+    docs/PERFORMANCE.md."""
+    name, core = flavour
+    env = environment(vcluster4, core)
+    launcher = shutil.which(MPI[name])
+    start = time.monotonic()
+    result, document = sweep(vcluster4, flavour, "--no-retest")
+    one_job = time.monotonic() - start
+    assert document["flags"] == [] or result.returncode == 1
+    start = time.monotonic()
+    for a, b in combinations(HOSTS4, 2):
+        for bench, size in (("bw", "64K"), ("bibw", "64K")):
+            hosts = ["--host", f"{a}:1,{b}:1"] if name == "openmpi" else ["-hosts", f"{a}:1,{b}:1"]
+            done = subprocess.run([launcher, "-n", "2", *hosts, str(core), bench, "-m", f"{size}:{size}",
+                                   *CORE_FLAGS[2:]], capture_output=True, text=True, timeout=300, env=env)
+            assert done.returncode == 0, done.stderr
+    per_pair = time.monotonic() - start
+    with capsys.disabled():
+        print(f"\n{name}: all-pairs bw+bibw over 4 hosts: one sweep {one_job:.1f} s (harness, store and table "
+              f"included), 12 launches {per_pair:.1f} s, ratio {one_job / per_pair:.2f}")
+    assert one_job < per_pair
