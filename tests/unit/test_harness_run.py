@@ -266,6 +266,7 @@ def test_missing_core_says_how_to_build_it(cli, clean_env, db, tmp_path, monkeyp
     clean_env.delenv("COMMSCOPE_BENCH", raising=False)
     clean_env.setenv("PATH", str(tmp_path))
     monkeypatch.setattr(bench_binary, "REPO_BUILD", tmp_path / "build" / "default" / "commscope-bench")
+    monkeypatch.setattr(bench_binary, "installed_core", lambda: tmp_path / "bin" / "commscope-bench")
     result = cli("run", "quick", "--db", db)
     assert result.exit_code == 1
     assert "commscope-bench (the measurement core) was not found" in result.stderr

@@ -23,7 +23,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from commscope.analysis.sweep import DEFAULT_RULES, MetricRule, Policy
 from commscope.errors import UsageError
-from commscope.records.suite import _line_of as yaml_line_of  # one YAML-node-to-line walk for every file kind
+from commscope.records.suite import line_of as yaml_line_of  # one YAML-node-to-line walk for every file kind
 
 
 class _Rule(BaseModel):

@@ -70,7 +70,7 @@ Line = tuple[int | None, Axes]
 def _lines(run: Run, metric: str, axes: tuple[str, ...]) -> dict[Line, list[tuple[int, float, Point]]]:
     """A run's points with a positive size, as one line per window and axis combination."""
     lines: dict[Line, list] = {}
-    for (size, window, combination), point in points_by_key(run, axes).items():
+    for (size, window, combination, _pair), point in points_by_key(run, axes).items():
         value = point.metrics.get(metric)
         if size and isinstance(value, (int, float)) and value > 0:
             lines.setdefault((window, combination), []).append((size, value, point))

@@ -17,10 +17,11 @@ def format_size(size: int | None) -> str:
 
 
 def format_key(key: PointKey) -> str:
-    """Size and window; the axes are shown apart (columns, headings)."""
-    size, window, _ = key
-    text = "-" if size is None else str(size)
-    return f"{text} w{window}" if window is not None else text
+    """Size and window, and the pair of a pairs run ("8 0->1 latency"); the other axes are
+    shown apart (columns, headings)."""
+    text = "-" if key.size is None else str(key.size)
+    text = f"{text} w{key.window}" if key.window is not None else text
+    return f"{text} {key.pair[0]}->{key.pair[1]} {key.pair[2]}" if key.pair is not None else text
 
 
 def format_value(value: float | None) -> str:
