@@ -8,7 +8,7 @@ from pathlib import Path
 import click
 
 from commscope import ui
-from commscope.cli.main import CONTEXT, EXIT_STATUS_HELP, RunCommand, db_option, main
+from commscope.cli.common import CONTEXT, EXIT_STATUS_HELP, RunCommand, db_option
 from commscope.errors import EXIT_FAILED, EXIT_OK
 
 SUBMIT_EPILOG = """\b
@@ -32,7 +32,7 @@ def _env_option(ctx, param, value):
     return value
 
 
-@main.command(cls=RunCommand, epilog=SUBMIT_EPILOG)
+@click.command(cls=RunCommand, epilog=SUBMIT_EPILOG)
 @click.argument("targets", metavar="[SUITE|BENCH]...", nargs=-1)
 @click.option("--suite-file", "suite_files", multiple=True, type=click.Path(dir_okay=False), metavar="FILE",
               help="Run the suite in this YAML file (repeatable).")
@@ -141,7 +141,7 @@ def _report_collected(store, outcome) -> int:
     return EXIT_FAILED if incomplete else EXIT_OK
 
 
-@main.command()
+@click.command()
 @click.argument("job_ids", metavar="[JOB]...", nargs=-1)
 @db_option()
 def status(job_ids, db: Path) -> None:
@@ -171,7 +171,7 @@ def status(job_ids, db: Path) -> None:
     ui.table_console().print(rich_table(header, [[Text(cell) for cell in row] for row in rows], left=len(header)))
 
 
-@main.command()
+@click.command()
 @click.argument("job_ids", metavar="[JOB]...", nargs=-1)
 @db_option()
 @click.pass_context
@@ -198,7 +198,7 @@ def collect(ctx: click.Context, job_ids, db: Path) -> None:
         ctx.exit(_report_collected(store, outcome))
 
 
-@main.group(context_settings=CONTEXT, invoke_without_command=True)
+@click.group(context_settings=CONTEXT, invoke_without_command=True)
 @click.option("--show", is_flag=True, help="Show the file and its settings (what `commscope config` alone does).")
 @click.pass_context
 def config(ctx: click.Context, show) -> None:

@@ -17,6 +17,7 @@ import click
 
 from commscope import ui
 from commscope.errors import EXIT_FAILED, EXIT_INTERRUPTED, EXIT_OK, CommscopeError, UsageError
+from commscope.cli.common import db_option
 
 DELEGATED = ("hpl", "storage")
 
@@ -62,7 +63,6 @@ def _summary(runs, ids: list[int], db: Path, interrupted: bool) -> int:
 
 
 def common_options(command):
-    from commscope.cli.main import db_option
 
     for option in reversed([
         click.option("--label", metavar="TEXT", help="Label stored with every run."),
@@ -419,3 +419,8 @@ def _last_runs(db: Path):
 
     with Store(db, create=False) as store:
         return select_runs(store, Selection(last_invocation=True))
+
+
+#: `run hpl` and `run storage`: `run` hands its arguments to these commands (common.RunCommand).
+DELEGATED_RUNS = {"hpl": hpl, "storage": storage}
+assert set(DELEGATED_RUNS) == set(DELEGATED)

@@ -1,0 +1,210 @@
+"""What the subcommands share: the database option, run ids, option checks, selections
+and the `run`-style command class."""
+
+from __future__ import annotations
+
+import importlib
+import math
+from pathlib import Path
+
+import click
+import platformdirs
+
+from commscope.errors import CommscopeError, UsageError
+
+
+EXIT_STATUS_HELP = """\b
+Exit status:
+  0  success
+  1  a benchmark failed, crashed, timed out or failed validation; a file could
+     not be imported; or another error (message on stderr)
+  2  usage error: bad option, unknown suite, benchmark or run, invalid suite
+     file, an output file that cannot be written
+  3  interrupted by Ctrl-C, SIGTERM, SIGHUP or SIGQUIT (what was measured
+     before is stored)
+  4  the result database cannot be used: missing, damaged, read-only for a
+     write, locked by another program, or its disk is full (a run keeps what
+     it measured in the unsaved-results folder and says where)"""
+
+
+def default_db() -> Path:
+    return platformdirs.user_data_path("commscope") / "results.db"
+
+
+def db_option(hidden: bool = False):
+    return click.option(
+        "--db", type=click.Path(dir_okay=False, path_type=Path), default=default_db, envvar="COMMSCOPE_DB",
+        show_envvar=True, show_default=str(default_db()), hidden=hidden,
+        help="Result database (an SQLite file, created when first written). Keep it on a local file system: "
+             "SQLite's WAL mode does not work on NFS.")
+
+
+#: Run ids are SQLite integers: 64-bit signed.
+LARGEST_RUN_ID = 2**63 - 1
+
+
+class RunId(click.ParamType):
+    """A run id as `list runs` shows it, or `last` for the newest run."""
+
+    name = "RUN"
+
+    def convert(self, value, param, ctx):
+        if isinstance(value, int) or value == "last":
+            return value
+        if str(value).isdigit() and 0 < int(value) <= LARGEST_RUN_ID:
+            return int(value)
+        self.fail(f"{value!r} is not a run id (a number from `commscope list runs`, or `last`)", param, ctx)
+
+
+def resolve_run(store, run_id) -> int:
+    if run_id != "last":
+        return run_id
+    last = store.last_run_id()
+    if last is None:
+        raise CommscopeError(f"no runs stored in {store.path} yet")
+    return last
+
+
+def utf8_text(ctx: click.Context, param: click.Parameter, value: str | None) -> str | None:
+    """Refuse text that is not UTF-8 (bytes Python could only decode with surrogates): it
+    cannot be stored, and a run would find that out only after measuring."""
+    if value is None:
+        return None
+    try:
+        value.encode("utf-8")
+    except UnicodeEncodeError:
+        raise click.BadParameter(f"not valid UTF-8: {value.encode('utf-8', 'backslashreplace').decode()!r}; "
+                                 "give it in UTF-8", ctx, param) from None
+    return value
+
+
+def finite_seconds(ctx: click.Context, param: click.Parameter, value: float | None) -> float | None:
+    if value is not None and not math.isfinite(value):
+        raise click.BadParameter(f"{value} is not a number of seconds; leave --timeout out for no limit", ctx, param)
+    return value
+
+
+def import_size(ctx: click.Context, param: click.Parameter, value: str | int) -> int:
+    from commscope.ingest.importer import parse_size
+
+    if isinstance(value, int):
+        return value
+    try:
+        return parse_size(value)
+    except ValueError as exc:
+        raise click.BadParameter(str(exc), ctx, param) from None
+
+
+CONTEXT = {"help_option_names": ["-h", "--help"], "max_content_width": 100}
+
+
+class RunCommand(click.Command):
+    """`run` passes everything after `--` to commscope-bench untouched; `run hpl` and
+    `run storage` are commands of their own (cli/systemwide.py) with their own options."""
+
+    def make_context(self, info_name, args, parent=None, **extra):
+        from commscope.cli.systemwide import DELEGATED_RUNS  # `run hpl`, `run storage`
+
+        if args and args[0] in DELEGATED_RUNS:
+            command = DELEGATED_RUNS[args[0]]
+            return command.make_context(f"{info_name} {args[0]}", args[1:], parent=parent, **extra)
+        return super().make_context(info_name, args, parent=parent, **extra)
+
+    def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
+        if "--" in args:
+            split = args.index("--")
+            args, ctx.meta["core_flags"] = args[:split], args[split + 1:]
+        return super().parse_args(ctx, args)
+
+    def collect_usage_pieces(self, ctx: click.Context) -> list[str]:
+        return [*super().collect_usage_pieces(ctx), "[-- CORE_FLAGS...]"]
+
+
+
+class ParsedValue(click.ParamType):
+    """An option value read by one of the analysis parsers. The parser's module is imported
+    on first use, so commands that never take the option start fast; its ValueError
+    becomes click's usage error (exit 2, the value named)."""
+
+    def __init__(self, name: str, module: str, parser: str) -> None:
+        self.name, self.module, self.parser = name, module, parser
+
+    def convert(self, value, param, ctx):
+        if not isinstance(value, str):  # a default that is already converted
+            return value
+        parse = getattr(importlib.import_module(self.module), self.parser)
+        try:
+            return parse(value)
+        except ValueError as exc:
+            self.fail(str(exc), param, ctx)
+
+
+Since = ParsedValue("AGE|DATE", "commscope.store.selection", "parse_since")  # 7d, 12h, 30m, 2w or an ISO date
+Tolerance = ParsedValue("PERCENT", "commscope.analysis.check", "parse_tolerance")
+Floor = ParsedValue("QUANTITY", "commscope.analysis.check", "parse_floor")
+
+
+SELECTORS_HELP = """\b
+RUN_OR_SELECTOR is a run id, `last`, a label, a system name, or one of
+label:TEXT, system:NAME, invocation:N, job:ID (a Slurm job's runs); each adds
+the runs it matches."""
+
+
+def selection_options(otherwise: str = "Either this or a selector is needed."):
+    """RUN_OR_SELECTOR... with the filters every analysis command takes."""
+    def decorate(command):
+        for option in reversed([
+            click.argument("selectors", metavar="[RUN_OR_SELECTOR]...", nargs=-1),
+            click.option("--benchmark", metavar="NAME", help="Only runs of this benchmark (latency, bw, ...)."),
+            click.option("--since", type=Since, metavar="AGE|DATE",
+                         help="Only runs started within this time: 30m, 12h, 7d, 2w, or since an ISO date "
+                              "such as 2026-01-31 (UTC)."),
+            click.option("--last-invocation", is_flag=True,
+                         help=f"The runs of the most recent `commscope run` command. {otherwise}"),
+        ]):
+            command = option(command)
+        return command
+    return decorate
+
+
+def policy_options(command):
+    """The regression rule's knobs (check, report --baseline, plot --ratio-to)."""
+    for option in reversed([
+        click.option("--tolerance", type=Tolerance, default="10%", show_default=True, metavar="PERCENT",
+                     help="Relative tolerance: a size fails only when it is worse than the baseline by more "
+                          "than this share of the baseline value (and more than --floor)."),
+        click.option("--floor", type=Floor, metavar="QUANTITY",
+                     help="Absolute floor below which differences never fail: 0.05us, 500ns, 10MB/s, or a "
+                          "plain number in the metric's unit. Default: 0.05us for times, 0 otherwise."),
+    ]):
+        command = option(command)
+    return command
+
+
+def selection_of(selectors, benchmark, since, last_invocation):
+    from commscope.store.selection import Selection
+
+    return Selection(selectors=selectors, benchmark=benchmark, since=since, last_invocation=last_invocation)
+
+
+def analysis_store(db: Path, write: bool = False):
+    """The store of an analysis command: read-only unless it writes (baselines). A database
+    that cannot be used exits 4 here as everywhere."""
+    from commscope.store.db import Store
+
+    return Store(db, create=False, readonly=not write)
+
+
+def write_output(path: Path, data: bytes | str, make_folder: bool = True) -> None:
+    """Write an output file, creating its folder; a path that cannot be written is a usage error."""
+    try:
+        if make_folder:
+            path.parent.mkdir(parents=True, exist_ok=True)
+        if isinstance(data, str):
+            path.write_text(data, encoding="utf-8")
+        else:
+            path.write_bytes(data)
+    except OSError as exc:
+        raise UsageError(f"cannot write {path}: {exc.strerror or exc}") from None
+
+
