@@ -203,6 +203,16 @@ cs_status_t cs_pattern_validate(const cs_pattern_t *p, cs_ctx_t *c, long iterati
 {
     *wrong = 0;
     if (p->fill == NULL) return CS_OK; /* nothing to check (start-up) */
+    /* -u: OMB's untimed iterations before each checked one; here before the fill, so an
+     * in-place or accumulating operation cannot disturb the data checked */
+    long warm = c->info->opts->validation_warmup;
+    if (warm > 0) {
+        CS_CHECK(p->begin(c));
+        CS_MPI(MPI_Barrier(c->comm));
+        CS_CHECK(steps(p, c, iteration, warm));
+        CS_CHECK(p->end(c));
+        CS_MPI(MPI_Barrier(c->comm));
+    }
     CS_CHECK(p->fill(c, iteration));
     CS_CHECK(p->begin(c));
     CS_MPI(MPI_Barrier(c->comm));

@@ -124,6 +124,9 @@ cs_status_t cs_pattern_run(const cs_pattern_t *p, cs_ctx_t *c, const cs_loop_t *
 /* The MPI datatype of an element type. */
 MPI_Datatype cs_mpi_datatype(cs_dtype_t t);
 
+/* Elements of c->dtype in one message of c->size bytes (sizes are whole elements). */
+static inline int cs_ctx_count(const cs_ctx_t *c) { return (int)(c->size / cs_dtype_size(c->dtype)); }
+
 /* The validation pass: fill, one untimed iteration with the same begin/end, check. */
 cs_status_t cs_pattern_validate(const cs_pattern_t *p, cs_ctx_t *c, long iteration, long *wrong);
 
