@@ -2,6 +2,8 @@
 
 #include <strings.h>
 
+#include "core/metrics.h"
+
 /* An option has an effect on benchmarks with any capability of `effect` (0: on none);
  * with `when`, the row is about that value only. Options outside this table always act. */
 static const struct {
@@ -55,6 +57,18 @@ int cs_compat_notes(const cs_bench_t *b, const cs_opts_t *o, const char *prog, F
     if (cs_opts_given(o, CS_OPT_VALIDATION_WARMUP) && !o->validate) {
         fprintf(out, "%s: note: -u %s accepted and ignored: it applies to validation (-c)\n", prog,
                 o->given_value[CS_OPT_VALIDATION_WARMUP]);
+        n++;
+    }
+    /* the sample bound: -z's tails are of single iterations only up to it */
+    long small, large, wu, cap = o->max_samples > 0 ? o->max_samples : CS_MAX_SAMPLES;
+    cs_bench_iterations(b, o, 0, &small, &wu);
+    cs_bench_iterations(b, o, CS_LARGE_MESSAGE_SIZE + 1, &large, &wu);
+    long most = small > large ? small : large;
+    if (o->npercentiles > 0 && !(b->caps & CS_CAP_STARTUP) && most > cap) {
+        fprintf(out,
+                "%s: note: -z with %ld iterations: samples are kept for at most %ld, so a sample (and a "
+                "percentile) is the mean of %ld consecutive iterations\n",
+                prog, most, cap, cs_min_batch(most, cap));
         n++;
     }
     return n;

@@ -35,13 +35,20 @@ static cs_status_t warm_up(const cs_pattern_t *p, cs_ctx_t *c, const cs_loop_t *
     return CS_OK;
 }
 
-static long choose_batch(const cs_pattern_t *p, const cs_loop_t *loop, double per_iter)
+static long wanted_batch(const cs_pattern_t *p, const cs_loop_t *loop, double per_iter)
 {
     if (p->barrier_each_iteration) return 1; /* the barrier separates iterations */
     if (loop->batch > 0) return loop->batch < loop->iterations ? loop->batch : loop->iterations;
     if (per_iter <= 0) return 1;
     double b = ceil(CS_BATCH_TARGET_S / per_iter);
     return b >= (double)loop->iterations ? loop->iterations : (long)b;
+}
+
+/* ... and never so small that the samples outgrow their bound */
+static long choose_batch(const cs_pattern_t *p, const cs_loop_t *loop, double per_iter)
+{
+    long b = wanted_batch(p, loop, per_iter);
+    return b < loop->min_batch ? loop->min_batch : b;
 }
 
 /* Batched: one clock read per batch; consecutive stamps, so no time goes unaccounted. */
@@ -64,20 +71,28 @@ static cs_status_t timed_batches(const cs_pattern_t *p, cs_ctx_t *c, const cs_lo
 }
 
 /* Barrier before each iteration, outside the clock (OMB's multi-pair tests and collectives:
- * t_start; MPI_Bcast; t_stop; MPI_Barrier). */
-static cs_status_t timed_synchronised(const cs_pattern_t *p, cs_ctx_t *c, const cs_loop_t *loop, double *samples,
-                                      cs_timing_t *out)
+ * t_start; MPI_Bcast; t_stop; MPI_Barrier). Past the sample bound a sample is the mean of
+ * `batch` such iterations. */
+static cs_status_t timed_synchronised(const cs_pattern_t *p, cs_ctx_t *c, const cs_loop_t *loop, long batch,
+                                      double *samples, cs_timing_t *out)
 {
-    double total = 0;
+    double total = 0, in_batch = 0;
+    size_t k = 0;
     for (long i = 0; i < loop->iterations; i++) {
         CS_MPI(MPI_Barrier(c->comm));
         double t0 = MPI_Wtime();
         CS_CHECK(steps(p, c, loop->warmup + i, 1));
         double dt = MPI_Wtime() - t0;
-        samples[i] = dt / p->time_divisor;
         total += dt;
+        in_batch += dt;
+        /* a sample: the mean of `batch` iterations (one, unless the bound folds them) */
+        long in = i % batch + 1; /* iterations in the batch so far */
+        if (in == batch || i + 1 == loop->iterations) {
+            samples[k++] = in_batch / (double)in / p->time_divisor;
+            in_batch = 0;
+        }
     }
-    out->nsamples = (size_t)loop->iterations;
+    out->nsamples = k;
     out->total = total / p->time_divisor;
     return CS_OK;
 }
@@ -157,7 +172,7 @@ CS_HOT cs_status_t cs_pattern_run(const cs_pattern_t *p, cs_ctx_t *c, const cs_l
     CS_CHECK(warm_up(p, c, loop, &per_iter));
     out->batch = choose_batch(p, loop, per_iter);
     CS_MPI(MPI_Barrier(c->comm));
-    if (p->barrier_each_iteration) CS_CHECK(timed_synchronised(p, c, loop, samples, out));
+    if (p->barrier_each_iteration) CS_CHECK(timed_synchronised(p, c, loop, out->batch, samples, out));
     else CS_CHECK(timed_batches(p, c, loop, out->batch, samples, out));
     CS_CHECK(p->end(c));
     CS_MPI(MPI_Barrier(c->comm));

@@ -96,8 +96,9 @@ extern const cs_pattern_t cs_pattern_hello;
 
 typedef struct cs_loop {
     long iterations, warmup;
-    long batch;    /* 0: choose from the warm-up so one sample lasts about CS_BATCH_TARGET_S */
-    int num_tests; /* MPI_Test calls during the overlap phase's compute (-t) */
+    long batch;     /* 0: choose from the warm-up so one sample lasts about CS_BATCH_TARGET_S */
+    long min_batch; /* at least this many iterations per sample: the sample bound (driver) */
+    int num_tests;  /* MPI_Test calls during the overlap phase's compute (-t) */
 } cs_loop_t;
 
 #define CS_BATCH_TARGET_S 20e-6
@@ -116,8 +117,9 @@ const cs_pattern_t *cs_pattern_of(cs_pattern_id_t id);
 /* A setup/teardown/begin/end hook for patterns that need none. */
 cs_status_t cs_pattern_nothing(cs_ctx_t *c);
 
-/* Runs warm-up and timed iterations; samples (room for loop->iterations) receive seconds
- * per iteration. Every rank of the communicator must call it. */
+/* Runs warm-up and timed iterations; samples (room for cs_samples_of(loop->iterations,
+ * loop->min_batch)) receive seconds per iteration, one per batch. Every rank of the
+ * communicator must call it. */
 cs_status_t cs_pattern_run(const cs_pattern_t *p, cs_ctx_t *c, const cs_loop_t *loop, double *samples,
                            cs_timing_t *out);
 

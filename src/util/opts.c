@@ -483,6 +483,11 @@ static cs_status_t apply_option(int c, const char *arg, cs_opts_t *o, char *err,
             return cs_usage_error(err, errlen, "--batch %s: give auto or a whole number >= 1", arg);
         o->batch = v;
         return CS_OK;
+    case LONG_ONLY(DEBUG_MAX_SAMPLES):
+        if (!parse_long(arg, 1, LONG_MAX, &v))
+            return cs_usage_error(err, errlen, "--debug-max-samples %s: give a whole number >= 1", arg);
+        o->max_samples = v;
+        return CS_OK;
     case LONG_ONLY(DEBUG_CORRUPT):
         if (!parse_long(arg, 0, LONG_MAX, &v))
             return cs_usage_error(err, errlen, "--debug-corrupt %s: give a message size", arg);

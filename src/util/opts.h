@@ -115,6 +115,7 @@ typedef struct cs_opts {
 
     bool help, version, list;
     long corrupt_size; /* --debug-corrupt SIZE: flip a received byte at SIZE (tests of -c) */
+    long max_samples;  /* --debug-max-samples N: the sample bound (0: CS_MAX_SAMPLES) */
 } cs_opts_t;
 
 /* Defaults as OMB has them; see docs/core.md. */

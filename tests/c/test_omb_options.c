@@ -138,6 +138,10 @@ static void check_notes(void)
     NOTES("latency", "-clog:out");
     CHECK(nnotes == 1);
     CHECK_CONTAINS(text, "-clog:out: no validation log is written");
+    /* -z past the sample bound: percentiles of batch means, said once */
+    NOTES("barrier", "-z", "-i", "3000000");
+    CHECK(nnotes == 1);
+    CHECK_CONTAINS(text, "-z with 3000000 iterations: samples are kept for at most 1048576");
 }
 
 int main(void)

@@ -99,8 +99,9 @@ int main(void)
     CHECK(o.validation_warmup == 7 && o.validate && strcmp(o.validation_log, "log:dir") == 0);
     CHECK(cs_opts_given(&o, CS_OPT_GRAPH) && cs_opts_given(&o, CS_OPT_SESSION));
     PARSE_OK("latency");
-    CHECK(o.validation_warmup == 5 && o.validation_log == NULL); /* OMB's default -u */
-    PARSE_OK("iallreduce", "-a", "64", "-r", "GPU");
+    CHECK(o.validation_warmup == 5 && o.validation_log == NULL && o.max_samples == 0); /* OMB's default -u */
+    PARSE_OK("iallreduce", "-a", "64", "-r", "GPU", "--debug-max-samples", "4096");
+    CHECK(o.max_samples == 4096);
     PARSE_OK("latency", "-T", "MPI_INT", "-T", "mpi_float"); /* any case; each -T adds, as OMB */
     CHECK(o.dtypes == (CS_MASK(CS_DT_INT) | CS_MASK(CS_DT_FLOAT)));
 
@@ -145,6 +146,7 @@ int main(void)
     PARSE_BAD("-G svg: give tty, png, pdf", "latency", "-G", "svg");
     PARSE_BAD("-D vect:x:4: give cont, vect:STRIDE:BLOCKLEN or indx:FILE", "latency", "-D", "vect:x:4");
     PARSE_BAD("-D indx:: give cont", "latency", "-D", "indx:");
+    PARSE_BAD("--debug-max-samples 0: give a whole number >= 1", "barrier", "--debug-max-samples", "0");
     PARSE_BAD("-cfoo: use -c, or OMB's -clog or -clog:DIR", "latency", "-cfoo");
     PARSE_BAD("-clog:: use -c, or OMB's -clog or -clog:DIR", "latency", "-clog:");
     PARSE_BAD("--batch 0: give auto or a whole number", "latency", "--batch", "0");
