@@ -98,50 +98,37 @@ static int notes_of(const char *bench, const char *const *words, char *buf, size
     return n;
 }
 
-#define NOTES(bench, ...)                                                                                              \
-    do {                                                                                                               \
-        const char *w_[] = {__VA_ARGS__, NULL};                                                                        \
-        nnotes = notes_of(bench, w_, text, sizeof text);                                                               \
-    } while (0)
+/* Command lines and the notes they must give: how many, and a line they contain. */
+static const struct {
+    const char *bench, *words[8];
+    int nnotes;
+    const char *expect;
+} note_cases[] = {
+    {"latency", {"-T", "mpi_int", "-c", "-u", "3"}, 0, ""},
+    {"latency", {"-G", "tty"}, 1, "commscope-bench: note: -G tty accepted and ignored by latency"},
+    {"bw", {"-t", "4"}, 1, "-t 4 accepted and ignored by bw: only non-blocking collectives make MPI_Test calls"},
+    {"iallreduce", {"-t", "4", "-r", "cpu"}, 0, ""},
+    {"allreduce", {"-r", "cpu", "-a", "8"}, 2, "-a 8 accepted and ignored by allreduce"},
+    {"allreduce", {"-r", "cpu"}, 1, "-r cpu accepted and ignored by allreduce"},
+    {"iallreduce", {"-r", "both"}, 1, "-r both accepted and ignored by iallreduce: the dummy compute runs on the CPU"},
+    {"barrier", {"-m", "128"}, 1, "-m 128 accepted and ignored by barrier: it has no message size"},
+    {"latency", {"-b", "multiple"}, 1, "-b multiple accepted and ignored by latency: one message is in flight"},
+    {"bw", {"-b", "multiple", "-D", "cont", "-P", "E:f", "-I"}, 3, "-I accepted and ignored by bw"}, /* -b acts */
+    {"latency", {"-u", "2"}, 1, "-u 2 accepted and ignored: it applies to validation (-c)"},
+    {"latency", {"-clog:out"}, 1, "-clog:out: no validation log is written"},
+    /* -z past the sample bound: percentiles of batch means, said once */
+    {"barrier", {"-z", "-i", "3000000"}, 1, "-z with 3000000 iterations: samples are kept for at most 1048576"},
+};
 
 static void check_notes(void)
 {
     char text[2048];
-    int nnotes;
-    NOTES("latency", "-T", "mpi_int", "-c", "-u", "3");
-    CHECK(nnotes == 0);
-    NOTES("latency", "-G", "tty");
-    CHECK(nnotes == 1);
-    CHECK_CONTAINS(text, "commscope-bench: note: -G tty accepted and ignored by latency");
-    NOTES("bw", "-t", "4");
-    CHECK(nnotes == 1);
-    CHECK_CONTAINS(text, "-t 4 accepted and ignored by bw: only non-blocking collectives make MPI_Test calls");
-    NOTES("iallreduce", "-t", "4", "-r", "cpu");
-    CHECK(nnotes == 0);
-    NOTES("allreduce", "-r", "cpu", "-a", "8");
-    CHECK(nnotes == 2);
-    CHECK_CONTAINS(text, "-r cpu accepted and ignored by allreduce");
-    CHECK_CONTAINS(text, "-a 8 accepted and ignored by allreduce");
-    NOTES("iallreduce", "-r", "both");
-    CHECK(nnotes == 1);
-    CHECK_CONTAINS(text, "-r both accepted and ignored by iallreduce: the dummy compute runs on the CPU");
-    NOTES("barrier", "-m", "128");
-    CHECK(nnotes == 1);
-    CHECK_CONTAINS(text, "-m 128 accepted and ignored by barrier: it has no message size");
-    NOTES("latency", "-b", "multiple");
-    CHECK(nnotes == 1);
-    NOTES("bw", "-b", "multiple", "-D", "cont", "-P", "E:f", "-I");
-    CHECK(nnotes == 3); /* -b multiple acts on bw's window */
-    NOTES("latency", "-u", "2");
-    CHECK(nnotes == 1);
-    CHECK_CONTAINS(text, "-u 2 accepted and ignored: it applies to validation (-c)");
-    NOTES("latency", "-clog:out");
-    CHECK(nnotes == 1);
-    CHECK_CONTAINS(text, "-clog:out: no validation log is written");
-    /* -z past the sample bound: percentiles of batch means, said once */
-    NOTES("barrier", "-z", "-i", "3000000");
-    CHECK(nnotes == 1);
-    CHECK_CONTAINS(text, "-z with 3000000 iterations: samples are kept for at most 1048576");
+    for (size_t i = 0; i < sizeof note_cases / sizeof note_cases[0]; i++) {
+        int n = notes_of(note_cases[i].bench, note_cases[i].words, text, sizeof text);
+        if (n != note_cases[i].nnotes) fprintf(stderr, "case %zu: %d notes:\n%s", i, n, text);
+        CHECK(n == note_cases[i].nnotes);
+        CHECK_CONTAINS(text, note_cases[i].expect);
+    }
 }
 
 int main(void)
