@@ -7,6 +7,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "core/compat.h"
 #include "core/driver.h"
 #include "mem/gpu.h"
 #include "mpi/check.h"
@@ -382,6 +383,7 @@ static int run_parsed(MPI_Comm comm, int rank, int nranks, int argc, char **argv
         MPI_Finalize();
         return CS_ERR_USAGE;
     }
+    if (rank == 0) cs_compat_notes(bench, &opts, prog, stderr);
     if (plan.max_size_clipped && rank == 0)
         fprintf(stderr,
                 "Warning! Limiting max message size to: %zu. Increase -M, --mem-limit for higher message "

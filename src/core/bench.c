@@ -5,6 +5,7 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
+#include <strings.h>
 
 #include "util/flow.h"
 #include "util/sizes.h"
@@ -24,7 +25,7 @@ static cs_status_t check_applicable(const cs_bench_t *b, const cs_opts_t *o, cha
     };
     for (int i = 0; i < CS_NOPTIONS; i++) {
         if (!cs_opts_given(o, (cs_option_id_t)i)) continue;
-        if (rules[i].when && strcmp(o->given_value[i], rules[i].when) != 0) continue;
+        if (rules[i].when && strcasecmp(o->given_value[i], rules[i].when) != 0) continue;
         if ((rules[i].needs && !(b->caps & rules[i].needs)) || (b->caps & rules[i].excludes)) {
             char flag[32];
             cs_option_flag((cs_option_id_t)i, flag, sizeof flag);
@@ -281,8 +282,9 @@ cs_status_t cs_bench_plan_world(const cs_bench_t *b, const cs_opts_t *o, const c
     p->max_size = o->max_size_set ? o->max_size : default_max;
     if (b->caps & CS_CAP_SIZELESS) p->min_size = p->max_size = 0;
     if (b->caps & CS_CAP_FIXED_SIZE) {
-        /* one element of each datatype; -m MAX (OMB's window size for the atomics) makes
-         * the window larger, never the element */
+        /* one element of each datatype; MAX is the window's size, as OMB's atomics make
+         * their window of options.max_message_size: 4 MiB unless -m says otherwise (the
+         * element never changes) */
         size_t smallest = SIZE_MAX, largest = 0;
         for (int d = 0; d < p->ndtypes; d++) {
             size_t e = cs_dtype_size(p->dtypes[d]);
@@ -290,7 +292,7 @@ cs_status_t cs_bench_plan_world(const cs_bench_t *b, const cs_opts_t *o, const c
             if (e > largest) largest = e;
         }
         p->min_size = smallest;
-        p->max_size = o->max_size_set && o->max_size > largest ? o->max_size : largest;
+        p->max_size = p->max_size > largest ? p->max_size : largest;
     }
     if (p->min_size > p->max_size)
         return cs_usage_error(err, errlen, "-m: MIN %zu is larger than MAX %zu", p->min_size, p->max_size);

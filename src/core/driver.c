@@ -19,11 +19,11 @@ typedef struct cs_sweep {
     cs_ctx_t ctx;
     const cs_pattern_t *pattern;
     int ntimers;                  /* CS_TIMERS_SOME: ranks whose samples count */
-    double *samples;              /* this rank's samples, room for the most iterations */
+    long sample_cap;              /* samples a rank keeps per measurement (bounded: CS_MAX_SAMPLES) */
+    double *samples;              /* this rank's samples, sample_cap of them */
     double *gathered;             /* rank 0: the timing ranks' samples, or their per-iteration sum */
     int *counts, *displs;         /* rank 0: for the gather */
     cs_precision_cfg_t precision; /* target 0: OMB's fixed counts */
-    long capacity;                /* samples room per rank */
 } cs_sweep_t;
 
 /* The options' --precision with the defaults of what was left unsaid; start-up benchmarks
@@ -63,11 +63,16 @@ static cs_status_t sweep_setup(cs_sweep_t *s, long max_iters)
     int timer = c->timer;
     CS_MPI(MPI_Allreduce(&timer, &s->ntimers, 1, MPI_INT, MPI_SUM, c->comm));
     int per_iteration = s->pattern->timers == CS_TIMERS_EVERY ? 1 : (s->ntimers > 0 ? s->ntimers : 1);
-    max_iters = s->capacity = sample_capacity(s, max_iters, per_iteration);
-    s->samples = malloc((size_t)max_iters * sizeof *s->samples);
+    max_iters = sample_capacity(s, max_iters, per_iteration); /* --precision: room for its rounds */
+    /* memory stays bounded whatever -i says: rank 0 gathers per_iteration ranks' samples,
+     * so each keeps its share of the bound, and iterations beyond it fold into batches */
+    long cap = c->info->opts->max_samples > 0 ? c->info->opts->max_samples : CS_MAX_SAMPLES;
+    cap /= per_iteration;
+    s->sample_cap = max_iters < cap ? max_iters : (cap > 0 ? cap : 1);
+    s->samples = malloc((size_t)s->sample_cap * sizeof *s->samples);
     if (!s->samples) return CS_TRACE(CS_ERR_RUNTIME);
     if (c->rank == 0) {
-        s->gathered = malloc((size_t)max_iters * (size_t)per_iteration * sizeof *s->gathered);
+        s->gathered = malloc((size_t)s->sample_cap * (size_t)per_iteration * sizeof *s->gathered);
         s->counts = calloc((size_t)c->nranks, sizeof *s->counts);
         s->displs = calloc((size_t)c->nranks, sizeof *s->displs);
         if (!s->gathered || !s->counts || !s->displs) return CS_TRACE(CS_ERR_RUNTIME);
@@ -157,11 +162,12 @@ static cs_status_t measure(cs_sweep_t *s, cs_record_t *rec)
     cs_loop_t loop = {.num_tests = o->num_tests};
     cs_bench_iterations(info->bench, o, c->size, &loop.iterations, &loop.warmup);
     if (s->pattern->given_seconds) loop.iterations = 1, loop.warmup = 0;
-    /* -z wants the tail of single operations, as OMB reports it */
+    /* -z wants the tail of single operations, as OMB reports it (up to the sample bound) */
     loop.batch = o->npercentiles > 0 ? 1 : o->batch;
+    loop.min_batch = cs_min_batch(loop.iterations, s->sample_cap);
     if (s->precision.target_pct > 0) {
         loop.precision = &s->precision;
-        loop.capacity = (size_t)s->capacity;
+        loop.capacity = (size_t)s->sample_cap;
     }
     cs_timing_t timing;
     CS_CHECK(cs_pattern_run(s->pattern, c, &loop, s->samples, &timing));

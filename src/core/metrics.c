@@ -5,6 +5,14 @@
 
 #include "util/flow.h"
 
+long cs_min_batch(long iterations, long cap)
+{
+    if (cap < 1) cap = 1;
+    return iterations > cap ? (iterations + cap - 1) / cap : 1;
+}
+
+long cs_samples_of(long iterations, long batch) { return batch < 1 ? iterations : (iterations + batch - 1) / batch; }
+
 double cs_overlap_pct(double overall, double compute, double test, double pure_comm)
 {
     if (!(pure_comm > 0)) return 0.0;

@@ -32,6 +32,17 @@ typedef struct cs_measurement {
     cs_stop_t stop;
 } cs_measurement_t;
 
+/* The bound on the samples a rank keeps for one measurement: 2^20 doubles, 8 MiB (rank 0
+ * holds as many again for the gathered ones). Above it consecutive iterations fold into
+ * batches, a sample being the mean of a batch (docs/core.md, "How time is measured"). */
+#define CS_MAX_SAMPLES (1L << 20)
+
+/* The smallest batch that keeps `iterations` within `cap` samples: ceil(iterations / cap). */
+long cs_min_batch(long iterations, long cap);
+
+/* Samples a loop of `iterations` in batches of `batch` yields: ceil(iterations / batch). */
+long cs_samples_of(long iterations, long batch);
+
 /* Fills rec (validation fields untouched). Samples become microseconds. */
 void cs_record_compute(const cs_bench_t *b, const cs_opts_t *o, cs_measurement_t *m, cs_record_t *rec);
 

@@ -37,13 +37,20 @@ static cs_status_t warm_up(const cs_pattern_t *p, cs_ctx_t *c, const cs_loop_t *
 }
 
 /* Iterations per sample, at most `most`. */
-static long choose_batch(const cs_pattern_t *p, const cs_loop_t *loop, double per_iter, long most)
+static long wanted_batch(const cs_pattern_t *p, const cs_loop_t *loop, double per_iter, long most)
 {
     if (p->barrier_each_iteration) return 1; /* the barrier separates iterations */
     if (loop->batch > 0) return loop->batch < most ? loop->batch : most;
     if (per_iter <= 0) return 1;
     double b = ceil(CS_BATCH_TARGET_S / per_iter);
     return b >= (double)most ? most : (long)b;
+}
+
+/* ... and never so small that the samples outgrow their bound */
+static long choose_batch(const cs_pattern_t *p, const cs_loop_t *loop, double per_iter, long most)
+{
+    long b = wanted_batch(p, loop, per_iter, most);
+    return b < loop->min_batch ? loop->min_batch : b;
 }
 
 /* Batched: one clock read per batch; consecutive stamps, so no time goes unaccounted. */
@@ -66,20 +73,28 @@ static cs_status_t timed_batches(const cs_pattern_t *p, cs_ctx_t *c, const cs_lo
 }
 
 /* Barrier before each iteration, outside the clock (OMB's multi-pair tests and collectives:
- * t_start; MPI_Bcast; t_stop; MPI_Barrier). */
-static cs_status_t timed_synchronised(const cs_pattern_t *p, cs_ctx_t *c, const cs_loop_t *loop, double *samples,
-                                      cs_timing_t *out)
+ * t_start; MPI_Bcast; t_stop; MPI_Barrier). Past the sample bound a sample is the mean of
+ * `batch` such iterations. */
+static cs_status_t timed_synchronised(const cs_pattern_t *p, cs_ctx_t *c, const cs_loop_t *loop, long batch,
+                                      double *samples, cs_timing_t *out)
 {
-    double total = 0;
+    double total = 0, in_batch = 0;
+    size_t k = 0;
     for (long i = 0; i < loop->iterations; i++) {
         CS_MPI(MPI_Barrier(c->comm));
         double t0 = MPI_Wtime();
         CS_CHECK(steps(p, c, loop->warmup + i, 1));
         double dt = MPI_Wtime() - t0;
-        samples[i] = dt / p->time_divisor;
         total += dt;
+        in_batch += dt;
+        /* a sample: the mean of `batch` iterations (one, unless the bound folds them) */
+        long in = i % batch + 1; /* iterations in the batch so far */
+        if (in == batch || i + 1 == loop->iterations) {
+            samples[k++] = in_batch / (double)in / p->time_divisor;
+            in_batch = 0;
+        }
     }
-    out->nsamples = (size_t)loop->iterations;
+    out->nsamples = k;
     out->total = total / p->time_divisor;
     return CS_OK;
 }
@@ -227,7 +242,7 @@ CS_HOT cs_status_t cs_pattern_run(const cs_pattern_t *p, cs_ctx_t *c, const cs_l
         out->batch = choose_batch(p, loop, per_iter, loop->iterations);
         out->iterations = loop->iterations;
         CS_MPI(MPI_Barrier(c->comm));
-        if (p->barrier_each_iteration) CS_CHECK(timed_synchronised(p, c, loop, samples, out));
+        if (p->barrier_each_iteration) CS_CHECK(timed_synchronised(p, c, loop, out->batch, samples, out));
         else CS_CHECK(timed_batches(p, c, loop, out->batch, samples, out));
     }
     CS_CHECK(p->end(c));
@@ -276,6 +291,16 @@ cs_status_t cs_pattern_validate(const cs_pattern_t *p, cs_ctx_t *c, long iterati
 {
     *wrong = 0;
     if (p->fill == NULL) return CS_OK; /* nothing to check (start-up) */
+    /* -u: OMB's untimed iterations before each checked one; here before the fill, so an
+     * in-place or accumulating operation cannot disturb the data checked */
+    long warm = c->info->opts->validation_warmup;
+    if (warm > 0) {
+        CS_CHECK(p->begin(c));
+        CS_MPI(MPI_Barrier(c->comm));
+        CS_CHECK(steps(p, c, iteration, warm));
+        CS_CHECK(p->end(c));
+        CS_MPI(MPI_Barrier(c->comm));
+    }
     CS_CHECK(p->fill(c, iteration));
     CS_CHECK(p->begin(c));
     CS_MPI(MPI_Barrier(c->comm));

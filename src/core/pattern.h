@@ -106,8 +106,9 @@ extern const cs_pattern_t cs_pattern_pairs;
 
 typedef struct cs_loop {
     long iterations, warmup;
-    long batch;    /* 0: choose from the warm-up so one sample lasts about CS_BATCH_TARGET_S */
-    int num_tests; /* MPI_Test calls during the overlap phase's compute (-t) */
+    long batch;     /* 0: choose from the warm-up so one sample lasts about CS_BATCH_TARGET_S */
+    long min_batch; /* at least this many iterations per sample: the sample bound (driver) */
+    int num_tests;  /* MPI_Test calls during the overlap phase's compute (-t) */
     /* --precision: rounds until the interval is narrow enough (iterations is then unused);
      * NULL: OMB's fixed iteration count */
     const cs_precision_cfg_t *precision;
@@ -135,13 +136,17 @@ const cs_pattern_t *cs_pattern_of(cs_pattern_id_t id);
 /* A setup/teardown/begin/end hook for patterns that need none. */
 cs_status_t cs_pattern_nothing(cs_ctx_t *c);
 
-/* Runs warm-up and timed iterations; samples (room for loop->iterations, or
- * loop->capacity with precision) receive seconds per iteration. Every rank of the communicator must call it. */
+/* Runs warm-up and timed iterations; samples (room for cs_samples_of(loop->iterations,
+ * loop->min_batch), or loop->capacity with precision) receive seconds per iteration, one
+ * per batch. Every rank of the communicator must call it. */
 cs_status_t cs_pattern_run(const cs_pattern_t *p, cs_ctx_t *c, const cs_loop_t *loop, double *samples,
                            cs_timing_t *out);
 
 /* The MPI datatype of an element type. */
 MPI_Datatype cs_mpi_datatype(cs_dtype_t t);
+
+/* Elements of c->dtype in one message of c->size bytes (sizes are whole elements). */
+static inline int cs_ctx_count(const cs_ctx_t *c) { return (int)(c->size / cs_dtype_size(c->dtype)); }
 
 /* The validation pass: fill, one untimed iteration with the same begin/end, check. */
 cs_status_t cs_pattern_validate(const cs_pattern_t *p, cs_ctx_t *c, long iteration, long *wrong);

@@ -75,14 +75,15 @@ CS_HOT static cs_status_t fan_iterations(cs_ctx_t *c, long first, long n)
 {
     (void)first;
     cs_fan_t *f = fan_of(c);
-    const int size = (int)c->size, window = c->window, lo = f->first_partner, hi = f->last_partner;
+    const int count = cs_ctx_count(c), window = c->window, lo = f->first_partner, hi = f->last_partner;
+    const MPI_Datatype type = cs_mpi_datatype(c->dtype);
     const bool receives = f->receives;
     for (long i = 0; i < n; i++) {
         int k = 0;
         for (int p = lo; p <= hi; p++) {
             for (int w = 0; w < window; w++, k++) {
-                if (receives) CS_MPI(MPI_Irecv(slot(c, p, w), size, MPI_CHAR, p, TAG_DATA, c->comm, &f->requests[k]));
-                else CS_MPI(MPI_Isend(slot(c, p, w), size, MPI_CHAR, p, TAG_DATA, c->comm, &f->requests[k]));
+                if (receives) CS_MPI(MPI_Irecv(slot(c, p, w), count, type, p, TAG_DATA, c->comm, &f->requests[k]));
+                else CS_MPI(MPI_Isend(slot(c, p, w), count, type, p, TAG_DATA, c->comm, &f->requests[k]));
             }
         }
         CS_MPI(MPI_Waitall(k, f->requests, MPI_STATUSES_IGNORE));

@@ -107,7 +107,8 @@ static cs_status_t pingpong_begin(cs_ctx_t *c)
 {
     cs_pair_t *s = pair_of(c);
     if (!c->active) return CS_OK;
-    return s->send_ops->begin(&s->p2p, s->recv_slots[0], (int)c->size, s->peer, s->initiator);
+    s->p2p.type = cs_mpi_datatype(c->dtype);
+    return s->send_ops->begin(&s->p2p, s->recv_slots[0], cs_ctx_count(c), s->peer, s->initiator);
 }
 
 /* `iterations` round trips with the send mode's calls made directly (see send_mode.h). */
@@ -133,7 +134,7 @@ CS_HOT static cs_status_t pingpong_iterations(cs_ctx_t *c, long first, long iter
 {
     (void)first;
     cs_pair_t *s = pair_of(c);
-    int n = (int)c->size;
+    int n = cs_ctx_count(c);
     switch (s->send_mode) {
     case CS_SEND_SYNC: return round_trips(s, n, iterations, CS_SEND_SYNC);
     case CS_SEND_BUFFERED: return round_trips(s, n, iterations, CS_SEND_BUFFERED);
@@ -156,17 +157,18 @@ CS_HOT static cs_status_t window_uni_iterations(cs_ctx_t *c, long first, long it
     (void)first;
     cs_pair_t *s = pair_of(c);
     /* locals, not s->..., so that nothing is reloaded from memory after each MPI call */
-    const int n = (int)c->size, window = c->window, peer = s->peer;
+    const int n = cs_ctx_count(c), window = c->window, peer = s->peer;
+    const MPI_Datatype type = cs_mpi_datatype(c->dtype);
     const MPI_Comm comm = c->comm;
     char **const sends = s->send_slots, **const recvs = s->recv_slots;
     MPI_Request *const req = s->requests;
     for (long i = 0; i < iterations; i++) {
         if (s->initiator) {
-            for (int w = 0; w < window; w++) CS_MPI(MPI_Isend(sends[w], n, MPI_CHAR, peer, TAG_DATA, comm, &req[w]));
+            for (int w = 0; w < window; w++) CS_MPI(MPI_Isend(sends[w], n, type, peer, TAG_DATA, comm, &req[w]));
             CS_MPI(MPI_Waitall(window, req, MPI_STATUSES_IGNORE));
             CS_MPI(MPI_Recv(&s->ack, 1, MPI_CHAR, peer, TAG_ACK, comm, MPI_STATUS_IGNORE));
         } else {
-            for (int w = 0; w < window; w++) CS_MPI(MPI_Irecv(recvs[w], n, MPI_CHAR, peer, TAG_DATA, comm, &req[w]));
+            for (int w = 0; w < window; w++) CS_MPI(MPI_Irecv(recvs[w], n, type, peer, TAG_DATA, comm, &req[w]));
             CS_MPI(MPI_Waitall(window, req, MPI_STATUSES_IGNORE));
             CS_MPI(MPI_Send(&s->ack, 1, MPI_CHAR, peer, TAG_ACK, comm));
         }
@@ -180,13 +182,14 @@ CS_HOT static cs_status_t window_bi_iterations(cs_ctx_t *c, long first, long ite
 {
     (void)first;
     cs_pair_t *s = pair_of(c);
-    const int n = (int)c->size, window = c->window, peer = s->peer;
+    const int n = cs_ctx_count(c), window = c->window, peer = s->peer;
+    const MPI_Datatype type = cs_mpi_datatype(c->dtype);
     const MPI_Comm comm = c->comm;
     char **const send_slots = s->send_slots, **const recv_slots = s->recv_slots;
     MPI_Request *const recvs = s->requests + window, *const sends = s->requests;
     for (long i = 0; i < iterations; i++) {
-        for (int w = 0; w < window; w++) CS_MPI(MPI_Irecv(recv_slots[w], n, MPI_CHAR, peer, TAG_DATA, comm, &recvs[w]));
-        for (int w = 0; w < window; w++) CS_MPI(MPI_Isend(send_slots[w], n, MPI_CHAR, peer, TAG_DATA, comm, &sends[w]));
+        for (int w = 0; w < window; w++) CS_MPI(MPI_Irecv(recv_slots[w], n, type, peer, TAG_DATA, comm, &recvs[w]));
+        for (int w = 0; w < window; w++) CS_MPI(MPI_Isend(send_slots[w], n, type, peer, TAG_DATA, comm, &sends[w]));
         CS_MPI(MPI_Waitall(window, sends, MPI_STATUSES_IGNORE));
         CS_MPI(MPI_Waitall(window, recvs, MPI_STATUSES_IGNORE));
     }

@@ -60,7 +60,7 @@ static cs_status_t buffered_teardown(cs_p2p_t *p)
 static cs_status_t ready_begin(cs_p2p_t *p, void *rbuf, int n, int peer, bool initiator)
 {
     p->pending = MPI_REQUEST_NULL;
-    if (!initiator) CS_MPI(MPI_Irecv(rbuf, n, MPI_CHAR, peer, CS_TAG_PING, p->comm, &p->pending));
+    if (!initiator) CS_MPI(MPI_Irecv(rbuf, n, p->type, peer, CS_TAG_PING, p->comm, &p->pending));
     return CS_OK;
 }
 

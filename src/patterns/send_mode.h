@@ -15,6 +15,7 @@
 
 typedef struct cs_p2p {
     MPI_Comm comm;
+    MPI_Datatype type;   /* -T: n counts elements of it (MPI_CHAR by default) */
     MPI_Request pending; /* MPI_Rsend: the receive posted ahead of the peer's send */
     void *attached;      /* MPI_Bsend: the buffer attached to MPI */
 } cs_p2p_t;
@@ -23,8 +24,8 @@ typedef struct cs_send_ops {
     /* once per run, with the largest message size */
     cs_status_t (*setup)(cs_p2p_t *p, size_t max_size);
     cs_status_t (*teardown)(cs_p2p_t *p);
-    /* around every loop; begin is followed by a barrier, so a receive it posts is
-     * in place before any peer sends */
+    /* around every loop (p->type set); begin is followed by a barrier, so a receive it
+     * posts is in place before any peer sends */
     cs_status_t (*begin)(cs_p2p_t *p, void *rbuf, int n, int peer, bool initiator);
     cs_status_t (*end)(cs_p2p_t *p);
 } cs_send_ops_t;
@@ -42,15 +43,15 @@ CS_INLINE int cs_p2p_send(cs_send_mode_t mode, cs_p2p_t *p, const void *sbuf, vo
     int rc;
     MPI_Request req;
     switch (mode) {
-    case CS_SEND_SYNC: return MPI_Ssend(sbuf, n, MPI_CHAR, peer, CS_TAG_PING, p->comm);
-    case CS_SEND_BUFFERED: return MPI_Bsend(sbuf, n, MPI_CHAR, peer, CS_TAG_PING, p->comm);
+    case CS_SEND_SYNC: return MPI_Ssend(sbuf, n, p->type, peer, CS_TAG_PING, p->comm);
+    case CS_SEND_BUFFERED: return MPI_Bsend(sbuf, n, p->type, peer, CS_TAG_PING, p->comm);
     case CS_SEND_READY:
-        rc = MPI_Irecv(rbuf, n, MPI_CHAR, peer, CS_TAG_PING, p->comm, &p->pending);
-        return rc != MPI_SUCCESS ? rc : MPI_Rsend(sbuf, n, MPI_CHAR, peer, CS_TAG_PING, p->comm);
+        rc = MPI_Irecv(rbuf, n, p->type, peer, CS_TAG_PING, p->comm, &p->pending);
+        return rc != MPI_SUCCESS ? rc : MPI_Rsend(sbuf, n, p->type, peer, CS_TAG_PING, p->comm);
     case CS_SEND_IMMEDIATE:
-        rc = MPI_Isend(sbuf, n, MPI_CHAR, peer, CS_TAG_PING, p->comm, &req);
+        rc = MPI_Isend(sbuf, n, p->type, peer, CS_TAG_PING, p->comm, &req);
         return rc != MPI_SUCCESS ? rc : MPI_Wait(&req, MPI_STATUS_IGNORE);
-    default: return MPI_Send(sbuf, n, MPI_CHAR, peer, CS_TAG_PING, p->comm);
+    default: return MPI_Send(sbuf, n, p->type, peer, CS_TAG_PING, p->comm);
     }
 }
 
@@ -58,7 +59,7 @@ CS_INLINE int cs_p2p_send(cs_send_mode_t mode, cs_p2p_t *p, const void *sbuf, vo
 CS_INLINE int cs_p2p_recv(cs_send_mode_t mode, cs_p2p_t *p, void *rbuf, int n, int peer)
 {
     if (mode == CS_SEND_READY) return MPI_Wait(&p->pending, MPI_STATUS_IGNORE);
-    return MPI_Recv(rbuf, n, MPI_CHAR, peer, CS_TAG_PING, p->comm, MPI_STATUS_IGNORE);
+    return MPI_Recv(rbuf, n, p->type, peer, CS_TAG_PING, p->comm, MPI_STATUS_IGNORE);
 }
 
 #endif

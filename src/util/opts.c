@@ -84,6 +84,7 @@ void cs_opts_init(cs_opts_t *o)
     o->format = CS_FORMAT_OSU;
     o->print_rate = true;
     o->corrupt_size = -1;
+    o->validation_warmup = CS_DEFAULT_VALIDATION_WARMUP;
     o->dtypes = CS_MASK(CS_DT_CHAR);
     o->root_mode = CS_ROOT_FIXED;
     o->nbr_kind = CS_NBR_CART;
@@ -319,10 +320,11 @@ static cs_status_t parse_format(const char *arg, cs_opts_t *o, char *err, size_t
     return cs_usage_error(err, errlen, "--format %s: choose osu, json or csv", arg);
 }
 
-/* A comma-separated list of names from `names` (or "all") into a CS_MASK set. */
+/* A comma-separated list of names from `names` (or "all") into a CS_MASK set; any case,
+ * as OMB compares them (-T MPI_INT, -s FLUSH). */
 static bool parse_name_set(const char *arg, const char *(*name_of)(int), int count, unsigned *out)
 {
-    if (strcmp(arg, "all") == 0) {
+    if (strcasecmp(arg, "all") == 0) {
         *out = (1u << count) - 1;
         return true;
     }
@@ -331,7 +333,7 @@ static bool parse_name_set(const char *arg, const char *(*name_of)(int), int cou
         size_t len = strcspn(p, ",");
         int found = -1;
         for (int i = 0; i < count && found < 0; i++)
-            if (strlen(name_of(i)) == len && strncmp(p, name_of(i), len) == 0) found = i;
+            if (strlen(name_of(i)) == len && strncasecmp(p, name_of(i), len) == 0) found = i;
         if (found < 0) return false;
         set |= CS_MASK(found);
         if (p[len] == '\0') break;
@@ -403,6 +405,38 @@ static cs_status_t parse_accel(const char *arg, cs_opts_t *o, char *err, size_t 
     return CS_OK;
 }
 
+/* -G tty,png,pdf: OMB's graph terminals, any case */
+static cs_status_t check_graph(const char *arg, char *err, size_t errlen)
+{
+    for (const char *p = arg;;) {
+        size_t len = strcspn(p, ",");
+        if (!(len == 3 &&
+              (strncasecmp(p, "tty", 3) == 0 || strncasecmp(p, "png", 3) == 0 || strncasecmp(p, "pdf", 3) == 0)))
+            return cs_usage_error(err, errlen, "-G %s: give tty, png, pdf or a comma-separated list of them", arg);
+        if (p[len] == '\0') return CS_OK;
+        p += len + 1;
+    }
+}
+
+/* -D cont, vect[:STRIDE:BLOCKLEN], indx:FILE: OMB's derived datatypes */
+static cs_status_t check_ddt(const char *arg, char *err, size_t errlen)
+{
+    if (strcasecmp(arg, "cont") == 0 || strcasecmp(arg, "vect") == 0) return CS_OK;
+    if (strncasecmp(arg, "indx:", 5) == 0 && arg[5] != '\0') return CS_OK;
+    if (strncasecmp(arg, "vect:", 5) == 0) {
+        const char *colon = strchr(arg + 5, ':');
+        char stride[32];
+        size_t len = colon ? (size_t)(colon - arg - 5) : 0;
+        long v;
+        if (colon && len > 0 && len < sizeof stride) {
+            memcpy(stride, arg + 5, len);
+            stride[len] = '\0';
+            if (parse_long(stride, 1, INT_MAX, &v) && parse_long(colon + 1, 1, INT_MAX, &v)) return CS_OK;
+        }
+    }
+    return cs_usage_error(err, errlen, "-D %s: give cont, vect:STRIDE:BLOCKLEN or indx:FILE", arg);
+}
+
 static cs_status_t apply_option(int c, const char *arg, cs_opts_t *o, char *err, size_t errlen)
 {
     long v;
@@ -437,13 +471,34 @@ static cs_status_t apply_option(int c, const char *arg, cs_opts_t *o, char *err,
         return CS_OK;
     case 'V': o->vary_window = true; return CS_OK;
     case 'c':
-        if (arg != NULL)
-            return cs_usage_error(err, errlen,
-                                  "-c%s: validation logs are not supported; use -c alone "
-                                  "(failures are counted per size in the output)",
-                                  arg);
+        /* OMB's -clog[:DIR] writes each rank's mismatches to DIR; commscope counts them in
+         * the output instead, so the log is accepted and not written (core/compat.c) */
+        if (arg != NULL && strcmp(arg, "log") != 0 && (strncmp(arg, "log:", 4) != 0 || arg[4] == '\0'))
+            return cs_usage_error(err, errlen, "-c%s: use -c, or OMB's -clog or -clog:DIR", arg);
         o->validate = true;
+        o->validation_log = arg;
         return CS_OK;
+    case 'u':
+        if (!parse_long(arg, 0, CS_MAX_VALIDATION_WARMUP, &v))
+            return cs_usage_error(err, errlen,
+                                  "-u %s: validation warm-up iterations must be a whole number from 0 to %d", arg,
+                                  CS_MAX_VALIDATION_WARMUP);
+        o->validation_warmup = (int)v;
+        return CS_OK;
+    case 'a':
+        if (!parse_long(arg, 1, INT_MAX, &v))
+            return cs_usage_error(err, errlen, "-a %s: the array size must be a whole number >= 1", arg);
+        return CS_OK;
+    case 'r':
+        if (strcasecmp(arg, "cpu") != 0 && strcasecmp(arg, "gpu") != 0 && strcasecmp(arg, "both") != 0)
+            return cs_usage_error(err, errlen, "-r %s: choose cpu, gpu or both", arg);
+        return CS_OK;
+    case 'G': return check_graph(arg, err, errlen);
+    case 'D': return check_ddt(arg, err, errlen);
+    case 'P':
+        if (*arg == '\0') return cs_usage_error(err, errlen, "-P: give EVENTS:PATH");
+        return CS_OK;
+    case 'I': return CS_OK;
     case 'f': o->full = true; return CS_OK;
     case 'z': return parse_percentiles(arg, o, err, errlen);
     case 'M':
@@ -453,8 +508,8 @@ static cs_status_t apply_option(int c, const char *arg, cs_opts_t *o, char *err,
             return cs_usage_error(err, errlen, "-M %s: the memory limit must be at least 1M", arg);
         return CS_OK;
     case 'b':
-        if (strcmp(arg, "single") == 0) o->buffers = CS_BUFFERS_SINGLE;
-        else if (strcmp(arg, "multiple") == 0) o->buffers = CS_BUFFERS_MULTIPLE;
+        if (strcasecmp(arg, "single") == 0) o->buffers = CS_BUFFERS_SINGLE;
+        else if (strcasecmp(arg, "multiple") == 0) o->buffers = CS_BUFFERS_MULTIPLE;
         else return cs_usage_error(err, errlen, "-b %s: choose single or multiple", arg);
         return CS_OK;
     case 'R':
@@ -462,15 +517,19 @@ static cs_status_t apply_option(int c, const char *arg, cs_opts_t *o, char *err,
         else if (strcmp(arg, "1") == 0) o->print_rate = true;
         else return cs_usage_error(err, errlen, "-R %s: choose 0 or 1", arg);
         return CS_OK;
-    case 'T':
-        if (!parse_name_set(arg, dtype_option, CS_DT_SELECTABLE, &o->dtypes))
+    case 'T': {
+        unsigned set;
+        if (!parse_name_set(arg, dtype_option, CS_DT_SELECTABLE, &set))
             return cs_usage_error(err, errlen,
                                   "-T %s: choose mpi_char, mpi_int, mpi_float, mpi_double, a "
                                   "comma-separated list of them, or all",
                                   arg);
+        /* OMB adds each -T to its list: -T mpi_char -T mpi_int sweeps both */
+        o->dtypes = o->dtypes_set ? o->dtypes | set : set;
+        o->dtypes_all |= strcasecmp(arg, "all") == 0;
         o->dtypes_set = true;
-        o->dtypes_all = strcmp(arg, "all") == 0;
         return CS_OK;
+    }
     case 'k': return parse_root(arg, o, err, errlen);
     case 'l': o->in_place = true; return CS_OK;
     case 't':
@@ -495,7 +554,7 @@ static cs_status_t apply_option(int c, const char *arg, cs_opts_t *o, char *err,
                                   "comma-separated list of them, or all",
                                   arg);
         o->sync_modes_set = true;
-        o->sync_all = strcmp(arg, "all") == 0;
+        o->sync_all = strcasecmp(arg, "all") == 0;
         return CS_OK;
     case LONG_ONLY(PRECISION):
     case LONG_ONLY(MAX_TIME):
@@ -525,6 +584,11 @@ static cs_status_t apply_option(int c, const char *arg, cs_opts_t *o, char *err,
         if (!parse_long(arg, 1, INT_MAX, &v))
             return cs_usage_error(err, errlen, "--batch %s: give auto or a whole number >= 1", arg);
         o->batch = v;
+        return CS_OK;
+    case LONG_ONLY(DEBUG_MAX_SAMPLES):
+        if (!parse_long(arg, 1, LONG_MAX, &v))
+            return cs_usage_error(err, errlen, "--debug-max-samples %s: give a whole number >= 1", arg);
+        o->max_samples = v;
         return CS_OK;
     case LONG_ONLY(DEBUG_CORRUPT):
         if (!parse_long(arg, 0, LONG_MAX, &v))

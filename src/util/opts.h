@@ -84,6 +84,8 @@ typedef struct cs_opts {
     bool pairs_set;
     bool vary_window;
     bool validate;
+    const char *validation_log; /* -clog[:DIR]: OMB's per-rank mismatch logs; not written */
+    int validation_warmup;      /* -u: untimed iterations before each checked one (OMB: 5) */
     bool full;
     bool print_rate;
     double percentiles[CS_MAX_PERCENTILES];
@@ -132,12 +134,15 @@ typedef struct cs_opts {
     /* --precision, --max-time, --min-samples; target 0: OMB's fixed counts. A time or count
      * left 0 takes its default (util/precision.h) when a target is given. */
     cs_precision_cfg_t precision;
+    long max_samples; /* --debug-max-samples N: the sample bound (0: CS_MAX_SAMPLES) */
 } cs_opts_t;
 
 /* Defaults as OMB has them; see docs/core.md. */
-#define CS_DEFAULT_WINDOW    64
-#define CS_DEFAULT_MEM_LIMIT ((size_t)512 << 20)
-#define CS_MIN_MEM_LIMIT     ((size_t)1 << 20)
+#define CS_DEFAULT_WINDOW            64
+#define CS_DEFAULT_MEM_LIMIT         ((size_t)512 << 20)
+#define CS_MIN_MEM_LIMIT             ((size_t)1 << 20)
+#define CS_DEFAULT_VALIDATION_WARMUP 5  /* OMB's VALIDATION_SKIP_DEFAULT */
+#define CS_MAX_VALIDATION_WARMUP     10 /* OMB's VALIDATION_SKIP_MAX */
 
 void cs_opts_init(cs_opts_t *o);
 

@@ -123,5 +123,15 @@ int main(void)
     CHECK_NEAR(r.min_comm_us, 4, 1e-9);
     CHECK_NEAR(r.max_comm_us, 6, 1e-9);
     CHECK_NEAR(r.overlap_pct, 40, 1e-9);
+
+    /* issue 15: samples stay within their bound whatever -i says; past it a sample is the
+     * mean of a batch of consecutive iterations */
+    CHECK(cs_min_batch(1000, CS_MAX_SAMPLES) == 1 && cs_min_batch(CS_MAX_SAMPLES, CS_MAX_SAMPLES) == 1);
+    CHECK(cs_min_batch(CS_MAX_SAMPLES + 1, CS_MAX_SAMPLES) == 2);
+    CHECK(cs_min_batch(100000000, CS_MAX_SAMPLES) == 96); /* barrier -i 1e8: 96 iterations a sample */
+    CHECK(cs_samples_of(100000000, 96) == 1041667 && cs_samples_of(100000000, 96) <= CS_MAX_SAMPLES);
+    for (long it = 1; it <= 5000; it += 7) /* every count, a small bound: never more samples than it */
+        for (long cap = 1; cap <= 64; cap *= 4) CHECK(cs_samples_of(it, cs_min_batch(it, cap)) <= cap);
+    CHECK(cs_samples_of(10, 4) == 3 && cs_samples_of(10, 1) == 10);
     return check_report("test_metrics");
 }

@@ -79,7 +79,9 @@ static void check_omb_defaults(const cs_bench_t *b, const char *family)
         ok &= bw ? (it_small == 100 && wu_small == 10 && it_large == 20 && wu_large == 2)
                  : (it_small == 10000 && wu_small == 100 && it_large == 1000 && wu_large == 10);
         bool atomic = b->caps & CS_CAP_FIXED_SIZE;
-        ok &= atomic ? (p.min_size == 1 && p.max_size == 1) : (p.min_size == 1 && p.max_size == (size_t)1 << 22);
+        /* the atomics' size is one element; their window, MAX, is 4 MiB as the others' sizes */
+        ok &= p.min_size == 1 && p.max_size == (size_t)1 << 22;
+        if (atomic) ok &= cs_bench_sizes(b, &p, CS_DT_CHAR, NULL, 0) == 1;
         cs_win_mode_t win = strcmp(b->name, "get_acc_latency") == 0 ? CS_WIN_CREATE : CS_WIN_ALLOCATE;
         cs_rma_sync_t sync = strcmp(b->name, "get_acc_latency") == 0 ? CS_SYNC_LOCK
                              : strcmp(b->name, "put_bibw") == 0      ? CS_SYNC_PSCW

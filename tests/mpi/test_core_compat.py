@@ -96,3 +96,87 @@ def test_json_is_valid_utf8_whatever_the_bytes_recorded(mpi, tmp_path):
     doc = json.loads(path.read_bytes().decode("utf-8"))  # strict: must be UTF-8
     assert doc["environment"]["UCX_COMMSCOPE_TEST"] == "caf\ufffd"
     assert doc["argv"][-1] == str(tmp_path).encode("utf-8", "surrogateescape").decode() + "/r\ufffdsultat.json"
+
+
+def notes(stderr: str) -> list[str]:
+    return [line for line in stderr.splitlines() if ": note: " in line]
+
+
+def test_point_to_point_takes_omb_type(mpi):
+    """osu_latency -T (OMB 7.4): one table per datatype, whole elements, data checked."""
+    res = run_osu(mpi, "latency", "-m", "1:16", *TINY, "-T", "mpi_int", "-T", "MPI_FLOAT", "-c")
+    assert res.returncode == 0, res.stderr
+    assert res.stdout.count("# Datatype: MPI_INT.") == 1 and res.stdout.count("# Datatype: MPI_FLOAT.") == 1
+    assert [row[0] for row in table(res.stdout)] == ["4", "8", "16"] * 2  # 1 and 2 B hold no MPI_INT
+    assert all(row[-1] == "Pass" for row in table(res.stdout))
+    assert notes(res.stderr) == []
+    res = run_osu(mpi, "bw", "-m", "8:64", *TINY, "-W", "4", "-T", "mpi_double", "--format", "json")
+    assert res.returncode == 0, res.stderr
+    doc = json.loads(res.stdout)
+    assert doc["options"]["datatypes"] == ["MPI_DOUBLE"] and [r["datatype"] for r in doc["results"]] == ["MPI_DOUBLE"] * 4
+
+
+@pytest.mark.parametrize("name, words, ignored", [
+    ("bw", ["-t", "4", "-G", "tty"], ["-t 4", "-G tty"]),
+    ("barrier", ["-m", "8", "-a", "16", "-I", "-f"], ["-m 8", "-a 16", "-I"]),
+    ("latency", ["-b", "multiple", "-D", "vect:8:4", "-P", "PAPI_TOT_INS:papi.out"], ["-b multiple", "-D vect", "-P"]),
+    ("iallreduce", ["-t", "2", "-r", "cpu", "-m", "4:8"], []),
+    ("iallreduce", ["-r", "gpu", "-m", "4:8"], ["-r gpu"]),
+])
+def test_omb_options_outside_scope_run_with_one_note_each(mpi, name, words, ignored):
+    res = run_osu(mpi, name, *TINY, *words)
+    assert res.returncode == 0, res.stderr
+    assert table(res.stdout), res.stdout
+    said = notes(res.stderr)
+    assert len(said) == len(ignored), said
+    for flag in ignored:  # one line each, in the order of the option table
+        assert sum(f"note: {flag}" in line and "accepted and ignored" in line for line in said) == 1, said
+
+
+def test_validation_warmup_and_log_are_accepted(mpi, tmp_path):
+    """-u runs untimed iterations before the checked one; -clog:DIR writes no log but says so."""
+    res = run_osu(mpi, "allreduce", "-m", "4:8", *TINY, "-u", "10", "-clog:" + str(tmp_path / "logs"), "-l")
+    assert res.returncode == 0, res.stderr
+    assert [row[-1] for row in table(res.stdout)] == ["Pass", "Pass"]
+    assert len(notes(res.stderr)) == 1 and "no validation log is written" in res.stderr
+    assert not (tmp_path / "logs").exists()
+    res = run_osu(mpi, "latency", "-u", "11")
+    assert res.returncode == 2 and "-u 11: validation warm-up iterations must be a whole number from 0 to 10" in res.stderr
+
+
+def test_atomics_window_is_omb_default(mpi):
+    """OMB's atomics make their window of options.max_message_size: 4 MiB by default."""
+    res = run_osu(mpi, "fop_latency", *TINY, "--format", "json")
+    assert res.returncode == 0, res.stderr
+    doc = json.loads(res.stdout)
+    assert doc["options"]["max_size"] == 4 << 20 and [r["size"] for r in doc["results"]] == [1]
+
+
+def peak_rss_kb(mpi, tmp_path, np: int, iterations: int, *extra: str) -> tuple[int, dict]:
+    """The largest VmHWM of the ranks of barrier (GNU time's %M around each rank, appended
+    to one file: the ranks' stderr lines interleave) and the record."""
+    import shutil
+    import subprocess
+    time = shutil.which("time") or "/usr/bin/time"
+    out = tmp_path / f"rss-{iterations}"
+    argv = mpi.argv(np, time, "-a", "-o", str(out), "-f", "rss %M", str(mpi.bench), "barrier", "-i",
+                    str(iterations), "-x", "10", "--format", "json", *extra)
+    res = subprocess.run(argv, env=mpi.env(), capture_output=True, text=True, timeout=600)
+    assert res.returncode == 0, res.stderr
+    rss = [int(line.split()[1]) for line in out.read_text().splitlines() if line.startswith("rss ")]
+    assert len(rss) == np, out.read_text()
+    return max(rss), json.loads(res.stdout)["results"][0]
+
+
+def test_barrier_samples_stay_bounded(mpi, tmp_path):
+    """Issue 15: -i 200000 with the sample bound at 4096 holds no more memory than -i 20000;
+    unbounded, rank 0 would hold 2 x 8 B x 180000 = 2.9 MB more. 4 ranks of Open MPI
+    (oversubscribed, its ranks yield); MPICH polls, and 4 ranks on this 2-core VM take
+    about 10 ms a barrier, so 2 ranks there: the bound is per rank either way."""
+    np = 4 if mpi.is_openmpi else 2
+    base, rec = peak_rss_kb(mpi, tmp_path, np, 20000, "--debug-max-samples", "4096")
+    assert rec["batch"] == 5 and rec["stats"]["samples"] == 4000
+    big, rec = peak_rss_kb(mpi, tmp_path, np, 200000, "--debug-max-samples", "4096")
+    assert rec["batch"] == 49 and rec["stats"]["samples"] <= 4096 and rec["iterations"] == 200000
+    growth_kb = big - base
+    assert growth_kb < 8 * 180000 / 1024 / 2, (base, big)  # far below 8 B per added iteration

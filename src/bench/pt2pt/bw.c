@@ -10,7 +10,7 @@ const cs_bench_t cs_bench_bw = {
     .pattern = CS_PATTERN_WINDOW_UNI,
     .metric = CS_METRIC_BANDWIDTH,
     .iter_class = CS_ITERS_BANDWIDTH,
-    .caps = CS_CAP_TWO_RANKS | CS_CAP_WINDOW,
+    .caps = CS_CAP_TWO_RANKS | CS_CAP_WINDOW | CS_CAP_DATATYPES,
     .default_min_size = 1,
     .directions = 1,
 };

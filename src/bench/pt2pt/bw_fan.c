@@ -6,7 +6,8 @@
     {                                                                                                                  \
         .name = bench_name, .description = desc, .osu_title = title, .osu_value_label = "Bandwidth (MB/s)",            \
         .osu_leading_blank = true, .pattern = pattern_, .metric = CS_METRIC_BANDWIDTH,                                 \
-        .iter_class = CS_ITERS_BANDWIDTH, .caps = CS_CAP_FAN | CS_CAP_WINDOW, .default_min_size = 1, .directions = 1   \
+        .iter_class = CS_ITERS_BANDWIDTH, .caps = CS_CAP_FAN | CS_CAP_WINDOW | CS_CAP_DATATYPES,                       \
+        .default_min_size = 1, .directions = 1                                                                         \
     }
 
 const cs_bench_t cs_bench_bw_fan_in =

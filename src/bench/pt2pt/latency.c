@@ -10,7 +10,7 @@ const cs_bench_t cs_bench_latency = {
     .pattern = CS_PATTERN_PINGPONG,
     .metric = CS_METRIC_LATENCY,
     .iter_class = CS_ITERS_LATENCY,
-    .caps = CS_CAP_TWO_RANKS | CS_CAP_SEND_MODE,
+    .caps = CS_CAP_TWO_RANKS | CS_CAP_SEND_MODE | CS_CAP_DATATYPES,
     .default_min_size = 0,
     .directions = 1,
 };

@@ -10,7 +10,7 @@ const cs_bench_t cs_bench_mbw_mr = {
     .pattern = CS_PATTERN_MULTI_WINDOW_UNI,
     .metric = CS_METRIC_BANDWIDTH,
     .iter_class = CS_ITERS_BANDWIDTH,
-    .caps = CS_CAP_PAIRS | CS_CAP_ALL_PAIRS | CS_CAP_WINDOW | CS_CAP_VARY_WINDOW | CS_CAP_RATE,
+    .caps = CS_CAP_PAIRS | CS_CAP_ALL_PAIRS | CS_CAP_WINDOW | CS_CAP_VARY_WINDOW | CS_CAP_RATE | CS_CAP_DATATYPES,
     .default_min_size = 1,
     .directions = 1,
 };
