@@ -10,7 +10,7 @@ CMAKE_FLAGS ?= -DCMAKE_BUILD_TYPE=Release
 # CI sets WERROR=ON
 WERROR ?= OFF
 
-.PHONY: all run test venv build unit sanitize flavours cuda-build pytest quick bench-overhead bench-instructions clean
+.PHONY: all run test venv build unit sanitize flavours cuda-build pytest quick lint bench-overhead bench-instructions clean
 
 all: build
 
@@ -72,6 +72,12 @@ cuda-build: build/mpi.env
 # tests/python, and tests/cluster (the virtual cluster: needs root and Slurm, skips without)
 pytest: venv flavours $(CUDA_BUILD)
 	$(VBIN)/python -m pytest
+
+# Style, as CI checks it: clang-format for C, ruff for Python (configured in pyproject.toml).
+lint: venv
+	scripts/check-format
+	$(VBIN)/ruff check python tests performance
+	$(VBIN)/ruff format --check python tests performance
 
 # The tests that need neither MPI, nor a browser, nor root: seconds, not minutes.
 quick: venv

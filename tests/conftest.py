@@ -12,6 +12,7 @@ A folder per layer, each with its marker, so a quick loop runs without MPI
 A test elsewhere that needs an MPI build takes its flavour from mpi_flavours.flavour_params,
 whose parameters carry the mpi marker too.
 """
+
 from __future__ import annotations
 
 import os
@@ -34,11 +35,23 @@ def pytest_collection_modifyitems(items):
         if layer in LAYER_MARKERS:
             item.add_marker(LAYER_MARKERS[layer])
 
-_FAKE_VARIABLES = ("FAKE_CORE_BENCHMARKS", "FAKE_CORE_SLEEP", "FAKE_CORE_CRASH_AFTER", "FAKE_CORE_STATUS",
-                   "FAKE_CORE_TRACE")
+
+_FAKE_VARIABLES = (
+    "FAKE_CORE_BENCHMARKS",
+    "FAKE_CORE_SLEEP",
+    "FAKE_CORE_CRASH_AFTER",
+    "FAKE_CORE_STATUS",
+    "FAKE_CORE_TRACE",
+)
 # Variables from the caller's shell that would change what the harness picks.
-_HARNESS_VARIABLES = ("COMMSCOPE_DB", "COMMSCOPE_LAUNCHER", "COMMSCOPE_SYSTEM", "SLURM_JOB_ID",
-                      "SLURM_JOB_NUM_NODES", "SLURM_NNODES")
+_HARNESS_VARIABLES = (
+    "COMMSCOPE_DB",
+    "COMMSCOPE_LAUNCHER",
+    "COMMSCOPE_SYSTEM",
+    "SLURM_JOB_ID",
+    "SLURM_JOB_NUM_NODES",
+    "SLURM_NNODES",
+)
 
 
 @pytest.fixture

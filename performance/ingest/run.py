@@ -15,6 +15,7 @@
 
     .venv/bin/python performance/ingest/run.py [--files 10000] [--imports 3] [--rounds 10]
 """
+
 from __future__ import annotations
 
 import argparse
@@ -47,15 +48,19 @@ def omb_table(kind: str, rng: random.Random) -> str:
         head = "\n# OSU MPI Bandwidth Test v7.4\n# Datatype: MPI_CHAR.\n# Size      Bandwidth (MB/s)\n"
         rows = [f"{s:<10d}{min(s * 9.5, 12000) * rng.uniform(0.9, 1.1):18.2f}" for s in SIZES[1:]]
     elif kind == "mbw_mr":
-        head = ("# OSU MPI Multiple Bandwidth / Message Rate Test v7.4\n# [ pairs: 1 ] [ window size: 64 ]\n"
-                "# Datatype: MPI_CHAR.\n# Size                  MB/s        Messages/s\n")
+        head = (
+            "# OSU MPI Multiple Bandwidth / Message Rate Test v7.4\n# [ pairs: 1 ] [ window size: 64 ]\n"
+            "# Datatype: MPI_CHAR.\n# Size                  MB/s        Messages/s\n"
+        )
         rows = []
         for s in SIZES[1:]:
             mbs = min(s * 9.2, 11000) * rng.uniform(0.9, 1.1)
             rows.append(f"{s:<10d}{mbs:18.2f}{mbs * 1e6 / s:18.2f}")
     else:
-        head = ("\n# OSU MPI Broadcast Latency Test v7.4\n# Datatype: MPI_CHAR.\n"
-                "# Size       Avg Latency(us)   Min Latency(us)   Max Latency(us)  Iterations\n")
+        head = (
+            "\n# OSU MPI Broadcast Latency Test v7.4\n# Datatype: MPI_CHAR.\n"
+            "# Size       Avg Latency(us)   Min Latency(us)   Max Latency(us)  Iterations\n"
+        )
         rows = []
         for s in SIZES[1:21]:
             avg = 0.4 + s / 5e3 * rng.uniform(0.9, 1.1)
@@ -77,8 +82,9 @@ def bench_import(nfiles: int, imports: int, workdir: Path) -> tuple[list[float],
         db = workdir / f"ingest{attempt}.db"
         before = resource.getrusage(resource.RUSAGE_CHILDREN)
         t0 = time.perf_counter()
-        res = subprocess.run([COMMSCOPE, "import", "--db", str(db), "--label", "bulk", *files],
-                             capture_output=True, text=True)
+        res = subprocess.run(
+            [COMMSCOPE, "import", "--db", str(db), "--label", "bulk", *files], capture_output=True, text=True
+        )
         walls.append(time.perf_counter() - t0)
         after = resource.getrusage(resource.RUSAGE_CHILDREN)
         cpus.append(after.ru_utime - before.ru_utime + after.ru_stime - before.ru_stime)
@@ -140,21 +146,27 @@ def main() -> int:
         work = Path(tmp)
         if args.files:
             walls, cpus = bench_import(args.files, args.imports, work)
-            print(f"import of {args.files} OMB files, {args.imports} times: fastest {min(walls):.2f} s "
-                  f"({args.files / min(walls):.0f} files/s), median {statistics.median(walls):.2f} s, "
-                  f"least CPU {min(cpus):.2f} s; target: 10,000 in < 10 s")
+            print(
+                f"import of {args.files} OMB files, {args.imports} times: fastest {min(walls):.2f} s "
+                f"({args.files / min(walls):.0f} files/s), median {statistics.median(walls):.2f} s, "
+                f"least CPU {min(cpus):.2f} s; target: 10,000 in < 10 s"
+            )
         if args.one_file_mb:
             size, tables, seconds, db_size = bench_one_file(args.one_file_mb, work)
-            print(f"import of one {size / 1e6:.1f} MB file of {tables} OMB tables: {seconds:.2f} s, "
-                  f"database {db_size / 1e6:.1f} MB")
+            print(
+                f"import of one {size / 1e6:.1f} MB file of {tables} OMB tables: {seconds:.2f} s, "
+                f"database {db_size / 1e6:.1f} MB"
+            )
         if not args.rounds:
             return 0
         bare, harness = bench_run_overhead(args.rounds, work)
     med = statistics.median(harness) - statistics.median(bare)
     low = min(harness) - min(bare)
-    print(f"one-size latency, {args.rounds} interleaved rounds: bare launcher median "
-          f"{statistics.median(bare):.3f} s (min {min(bare):.3f}), commscope run median "
-          f"{statistics.median(harness):.3f} s (min {min(harness):.3f})")
+    print(
+        f"one-size latency, {args.rounds} interleaved rounds: bare launcher median "
+        f"{statistics.median(bare):.3f} s (min {min(bare):.3f}), commscope run median "
+        f"{statistics.median(harness):.3f} s (min {min(harness):.3f})"
+    )
     print(f"commscope run adds {med:.3f} s (medians), {low:.3f} s (minima); target < 0.3 s")
     return 0
 

@@ -8,14 +8,16 @@ executed in the program's own binary (not in MPI or libc), summed over both rank
 differenced between the two runs and divided by the difference in iterations. Only the
 measurement is counted (commscope's cs_pattern_run: warm-up and timed loop, not the
 statistics over the samples that follow it); set-up and warm-up cancel out in the
-difference, and what remains is what one timed iteration costs in our code. MPI's own instructions are the same calls with the same arguments in both
-programs and are not counted (with busy polling they are not even deterministic).
+difference, and what remains is what one timed iteration costs in our code. MPI's own
+instructions are the same calls with the same arguments in both programs and are not
+counted (with busy polling they are not even deterministic).
 
     .venv/bin/python performance/overhead/instructions.py [--size 8] [--bench put_latency ...]
 
 Needs valgrind. commscope-bench runs with --batch equal to the iterations, as callgrind's
 slowdown would otherwise shrink its automatic batches far below a normal run's.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -36,8 +38,9 @@ ITERATIONS = (1000, 3000)
 
 def own_instructions(profile: Path, binary: Path) -> int:
     """Instructions executed inside `binary` (its own functions, self cost) in one profile."""
-    out = subprocess.run(["callgrind_annotate", "--threshold=100", str(profile)], capture_output=True, text=True,
-                         check=True).stdout
+    out = subprocess.run(
+        ["callgrind_annotate", "--threshold=100", str(profile)], capture_output=True, text=True, check=True
+    ).stdout
     total = 0
     for line in out.splitlines():
         m = FUNCTION_LINE.match(line)
@@ -49,8 +52,15 @@ def own_instructions(profile: Path, binary: Path) -> int:
 def counted(fl: Flavour, binary: Path, args: list[str], inside: str) -> int:
     """Own-code instructions of one run while `inside` a function, summed over its two ranks."""
     with tempfile.TemporaryDirectory() as tmp:
-        cmd = pinned(fl, "valgrind", "--tool=callgrind", f"--toggle-collect={inside}",
-                     f"--callgrind-out-file={tmp}/profile.%p", str(binary), *args)
+        cmd = pinned(
+            fl,
+            "valgrind",
+            "--tool=callgrind",
+            f"--toggle-collect={inside}",
+            f"--callgrind-out-file={tmp}/profile.%p",
+            str(binary),
+            *args,
+        )
         subprocess.run(cmd, env=fl.env(), capture_output=True, text=True, check=True, timeout=900)
         profiles = sorted(Path(tmp).glob("profile.*"))
         if len(profiles) != 2:
@@ -83,8 +93,12 @@ def main() -> int:
         raw_loops = fl.build / "performance" / "overhead" / "raw_loops"
         for bench in args.bench or sorted(METRIC):
             raw = per_iteration(fl, raw_loops, lambda n: [bench, size, size, str(n)], "main")
-            ours = per_iteration(fl, fl.bench, lambda n: [bench, "-m", f"{size}:{size}", "-i", str(n), "-x", "10",
-                                                          "--batch", str(n)], "cs_pattern_run")
+            ours = per_iteration(
+                fl,
+                fl.bench,
+                lambda n: [bench, "-m", f"{size}:{size}", "-i", str(n), "-x", "10", "--batch", str(n)],
+                "cs_pattern_run",
+            )
             print(f"| {fl.name} | {bench} | {raw:.1f} | {ours:.1f} | {ours - raw:+.1f} |", flush=True)
     return 0
 

@@ -14,6 +14,7 @@ programs run with every rank pinned to a core (see BIND).
 
     .venv/bin/python performance/overhead/run.py [--rounds 8] [--max-size 4194304] [--save FILE]
 """
+
 from __future__ import annotations
 
 import argparse
@@ -32,8 +33,13 @@ REPO = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(REPO / "tests" / "python"))
 from mpi_flavours import Flavour, load_flavours  # noqa: E402
 
-METRIC = {"latency": "latency_us", "bw": "bandwidth_MBps", "allreduce": "latency_us", "bcast": "latency_us",
-          "put_latency": "latency_us"}
+METRIC = {
+    "latency": "latency_us",
+    "bw": "bandwidth_MBps",
+    "allreduce": "latency_us",
+    "bcast": "latency_us",
+    "put_latency": "latency_us",
+}
 LOWER_IS_BETTER = {"latency": True, "bw": False, "allreduce": True, "bcast": True, "put_latency": True}
 MAX_SIZE = {"allreduce": 1 << 20, "bcast": 1 << 20}  # OMB's collective default; others take --max-size
 
@@ -50,14 +56,26 @@ def pinned(fl: Flavour, program: str | Path, *args: str) -> list[str]:
 
 
 def run_raw(fl: Flavour, bench: str, lo: int, hi: int) -> dict[int, float]:
-    out = subprocess.run(pinned(fl, fl.build / "performance" / "overhead" / "raw_loops", bench, str(lo), str(hi)),
-                         env=fl.env(), capture_output=True, text=True, check=True, timeout=600).stdout
+    out = subprocess.run(
+        pinned(fl, fl.build / "performance" / "overhead" / "raw_loops", bench, str(lo), str(hi)),
+        env=fl.env(),
+        capture_output=True,
+        text=True,
+        check=True,
+        timeout=600,
+    ).stdout
     return {int(s): float(v) for s, v in (line.split() for line in out.splitlines())}
 
 
 def run_commscope(fl: Flavour, bench: str, lo: int, hi: int) -> dict[int, float]:
-    out = subprocess.run(pinned(fl, fl.bench, bench, "-m", f"{lo}:{hi}", "--format", "json"),
-                         env=fl.env(), capture_output=True, text=True, check=True, timeout=600).stdout
+    out = subprocess.run(
+        pinned(fl, fl.bench, bench, "-m", f"{lo}:{hi}", "--format", "json"),
+        env=fl.env(),
+        capture_output=True,
+        text=True,
+        check=True,
+        timeout=600,
+    ).stdout
     return {r["size"]: r["metrics"][METRIC[bench]] for r in json.loads(out)["results"]}
 
 
@@ -65,8 +83,9 @@ def best(values: list[float], lower_is_better: bool) -> float:
     return min(values) if lower_is_better else max(values)
 
 
-def race(fl: Flavour, bench: str, rounds: int, lo: int, hi: int,
-         control: bool = False) -> dict[int, tuple[list[float], list[float]]]:
+def race(
+    fl: Flavour, bench: str, rounds: int, lo: int, hi: int, control: bool = False
+) -> dict[int, tuple[list[float], list[float]]]:
     """Per size: (raw values, commscope values), one of each per round, in round order.
     control: race the raw loop against itself, to measure how far apart two identical
     programs come out on this machine (the noise floor of the method)."""
@@ -121,14 +140,19 @@ def per_round(bench: str, values: dict[int, tuple[list[float], list[float]]]) ->
 def table(fl: Flavour, bench: str, values: dict[int, tuple[list[float], list[float]]]) -> str:
     rows = summarise(bench, values)
     unit = "us" if LOWER_IS_BETTER[bench] else "MB/s"
-    lines = [f"| size (B) | raw loop, best ({unit}) | commscope, best ({unit}) | overhead of bests "
-             "| median paired overhead |", "|---:|---:|---:|---:|---:|"]
+    lines = [
+        f"| size (B) | raw loop, best ({unit}) | commscope, best ({unit}) | overhead of bests "
+        "| median paired overhead |",
+        "|---:|---:|---:|---:|---:|",
+    ]
     for size, raw, cs, ov, paired in rows:
         lines.append(f"| {size} | {raw:.4g} | {cs:.4g} | {ov * 100:+.2f}% | {paired * 100:+.2f}% |")
     worst = max(rows, key=lambda r: r[3])
     median, lo, hi = per_round(bench, values)
-    lines.append(f"\n{fl.name} {bench}: per round {median * 100:+.2f}% (95% CI {lo * 100:+.2f}% .. {hi * 100:+.2f}%); "
-                 f"bests {geometric_mean(r[3] for r in rows) * 100:+.2f}%, worst {worst[3] * 100:+.2f}% at {worst[0]} B")
+    lines.append(
+        f"\n{fl.name} {bench}: per round {median * 100:+.2f}% (95% CI {lo * 100:+.2f}% .. {hi * 100:+.2f}%); "
+        f"bests {geometric_mean(r[3] for r in rows) * 100:+.2f}%, worst {worst[3] * 100:+.2f}% at {worst[0]} B"
+    )
     return "\n".join(lines)
 
 
@@ -138,18 +162,27 @@ def main() -> int:
     ap.add_argument("--min-size", type=int, default=1)
     ap.add_argument("--max-size", type=int, default=4 << 20)
     ap.add_argument("--bench", choices=sorted(METRIC), action="append")
-    ap.add_argument("--save", type=Path, metavar="FILE",
-                    help="also write every round's values as JSON, to re-read without re-running")
-    ap.add_argument("--control", action="store_true",
-                    help="race the raw loop against itself (noise floor); the commscope column is a second raw run")
+    ap.add_argument(
+        "--save",
+        type=Path,
+        metavar="FILE",
+        help="also write every round's values as JSON, to re-read without re-running",
+    )
+    ap.add_argument(
+        "--control",
+        action="store_true",
+        help="race the raw loop against itself (noise floor); the commscope column is a second raw run",
+    )
     args = ap.parse_args()
     flavours = load_flavours()
     if not flavours:
         print("no builds in build/flavours.txt: run `make flavours` first", file=sys.stderr)
         return 2
     cpu = next((l.split(":", 1)[1].strip() for l in open("/proc/cpuinfo") if l.startswith("model name")), "?")
-    print(f"# performance/overhead, {datetime.date.today()}, {platform.node()}, {cpu}, "
-          f"{os.cpu_count()} cores, {args.rounds} rounds\n")
+    print(
+        f"# performance/overhead, {datetime.date.today()}, {platform.node()}, {cpu}, "
+        f"{os.cpu_count()} cores, {args.rounds} rounds\n"
+    )
     if args.control:
         print("CONTROL: both columns are the raw loop\n")
     saved: dict[str, dict[str, dict[int, tuple[list[float], list[float]]]]] = {}

@@ -16,6 +16,7 @@ or a folder holding osu_latency etc. directly; it is run with the launcher of th
 --mpi given, so it must be built with that MPI. Builds come from build/flavours.txt
 (`make flavours`). Ranks are bound to cores, as `commscope run` binds them.
 """
+
 from __future__ import annotations
 
 import argparse
@@ -82,9 +83,14 @@ def summarise(launches: list[tuple[dict[int, float], float]]) -> dict:
         mean = statistics.fmean(values)
         cov[size] = statistics.stdev(values) / mean if mean > 0 and len(values) > 1 else 0.0
     walls = [wall for _, wall in launches]
-    return {"cov": cov, "median_cov": statistics.median(cov.values()) if cov else None,
-            "max_cov": max(cov.values()) if cov else None,
-            "wall_median_s": statistics.median(walls), "wall_mean_s": statistics.fmean(walls), "launches": len(walls)}
+    return {
+        "cov": cov,
+        "median_cov": statistics.median(cov.values()) if cov else None,
+        "max_cov": max(cov.values()) if cov else None,
+        "wall_median_s": statistics.median(walls),
+        "wall_mean_s": statistics.fmean(walls),
+        "launches": len(walls),
+    }
 
 
 def main() -> None:
@@ -114,26 +120,39 @@ def main() -> None:
             base = [*launch_argv(launcher, args.np), str(core), bench, *sizes]
             variants[(mpi, bench, "commscope, OMB counts")] = base
             variants[(mpi, bench, f"commscope --precision {args.precision} --max-time {args.max_time}")] = [
-                *base, "--precision", args.precision, "--max-time", args.max_time]
+                *base,
+                "--precision",
+                args.precision,
+                "--max-time",
+                args.max_time,
+            ]
             if args.omb_prefix and mpi == mpis[0]:
-                variants[(mpi, bench, "OMB")] = [*launch_argv(launcher, args.np),
-                                                 str(omb_program(args.omb_prefix, bench)), *sizes]
+                variants[(mpi, bench, "OMB")] = [
+                    *launch_argv(launcher, args.np),
+                    str(omb_program(args.omb_prefix, bench)),
+                    *sizes,
+                ]
     results: dict = {key: [] for key in variants}
     for launch in range(args.launches):  # interleaved: one launch of every variant per pass
         for key, argv in variants.items():
             results[key].append(run_once(argv, env))
         print(f"# pass {launch + 1}/{args.launches} done", file=sys.stderr)
     cpu = platform.processor() or platform.machine()
-    print(f"# performance/precision, {datetime.date.today()}, {platform.node()}, {os.cpu_count()} CPUs ({cpu}), "
-          f"{args.launches} interleaved launches, {args.np} ranks bound to cores")
+    print(
+        f"# performance/precision, {datetime.date.today()}, {platform.node()}, {os.cpu_count()} CPUs ({cpu}), "
+        f"{args.launches} interleaved launches, {args.np} ranks bound to cores"
+    )
     print(f"{'MPI':<8} {'benchmark':<9} {'variant':<44} {'median CoV':>10} {'max CoV':>8} {'wall/launch':>12}")
     saved = []
     for (mpi, bench, variant), launches in results.items():
         s = summarise(launches)
-        print(f"{mpi:<8} {bench:<9} {variant:<44} {100 * s['median_cov']:>9.1f}% {100 * s['max_cov']:>7.1f}% "
-              f"{s['wall_median_s']:>11.1f}s")
-        saved.append({"mpi": mpi, "benchmark": bench, "variant": variant, **s,
-                      "cov": {str(k): v for k, v in s["cov"].items()}})
+        print(
+            f"{mpi:<8} {bench:<9} {variant:<44} {100 * s['median_cov']:>9.1f}% {100 * s['max_cov']:>7.1f}% "
+            f"{s['wall_median_s']:>11.1f}s"
+        )
+        saved.append(
+            {"mpi": mpi, "benchmark": bench, "variant": variant, **s, "cov": {str(k): v for k, v in s["cov"].items()}}
+        )
     print("\n# per-size CoV across launches (%)")
     for (mpi, bench, variant), launches in results.items():
         s = summarise(launches)

@@ -13,6 +13,7 @@ process's peak RSS).
 
     .venv/bin/python performance/sweep/run.py [--nodes 10000]
 """
+
 from __future__ import annotations
 
 import argparse
@@ -61,12 +62,12 @@ def simulate(n: int, rng: np.random.Generator, bad_nodes, bad_links, metric: str
     base, noise = BASE[metric], NOISE
     matrix = np.empty((n, n), dtype=np.float32)
     for start in range(0, n, 1024):  # row blocks: no float64 temporary of the whole matrix
-        rows = matrix[start:start + 1024]
+        rows = matrix[start : start + 1024]
         rows[:] = rng.standard_normal(rows.shape, dtype=np.float32)
         rows *= np.float32(base * noise)
         rows += np.float32(base)
     for i in range(n):  # symmetric: lower triangle copied from the upper, row by row
-        matrix[i + 1:, i] = matrix[i, i + 1:]
+        matrix[i + 1 :, i] = matrix[i, i + 1 :]
     np.fill_diagonal(matrix, np.nan)
     node_factor, link_factor = FACTORS[metric]
     for node in bad_nodes:
@@ -116,10 +117,12 @@ def main() -> int:
         found_nodes, found_links = verdict.bad_nodes(), verdict.bad_links()
         right = found_nodes == set(bad_nodes) and found_links == set(links)
         ok &= right
-        print(f"{metric}: analysis {cpu:.2f} s CPU ({seconds:.2f} s wall), peak traced memory {peak / 2**20:.0f} MiB "
-              f"(matrix {matrix.nbytes / 2**20:.0f} MiB besides), {len(suspects.pairs)} suspect pairs, "
-              f"{len(retest_pairs)} retested; nodes {sorted(found_nodes)}, links {sorted(found_links)}: "
-              f"{'all planted faults found, no false flag' if right else 'WRONG'}")
+        print(
+            f"{metric}: analysis {cpu:.2f} s CPU ({seconds:.2f} s wall), peak traced memory {peak / 2**20:.0f} MiB "
+            f"(matrix {matrix.nbytes / 2**20:.0f} MiB besides), {len(suspects.pairs)} suspect pairs, "
+            f"{len(retest_pairs)} retested; nodes {sorted(found_nodes)}, links {sorted(found_links)}: "
+            f"{'all planted faults found, no false flag' if right else 'WRONG'}"
+        )
         del matrix
     rss = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
     print(f"peak RSS of the whole script (simulated matrix included): {rss:.0f} MiB")

@@ -18,6 +18,7 @@ Needs the two builds (paths relative to the repository):
     make flavours                                   # build/mpich, with Debian's MPICH
     .venv/bin/python performance/wheel_mpi/run.py [--rounds 5] [--variants wheel,wheel-no-yield,debian]
 """
+
 from __future__ import annotations
 
 import argparse
@@ -61,8 +62,7 @@ def variant(name: str) -> tuple[list[str], Path, dict[str, str]]:
 def run_once(name: str, benchmark: str) -> dict[int, float]:
     launcher, bench, env = variant(name)
     argv = [*launcher, "-n", "2", str(bench), benchmark, "-m", f"0:{max(SIZES)}", "--format", "json"]
-    done = subprocess.run(argv, capture_output=True, text=True, timeout=600,
-                          env={**os.environ, **env})
+    done = subprocess.run(argv, capture_output=True, text=True, timeout=600, env={**os.environ, **env})
     if done.returncode != 0:
         raise SystemExit(f"{name} {benchmark} failed ({done.returncode}): {' '.join(argv)}\n{done.stderr[-2000:]}")
     values: dict[int, float] = {}

@@ -1,4 +1,5 @@
 """The HTML report in headless Chromium: it renders, runs no script, shows its figures."""
+
 from __future__ import annotations
 
 import base64
@@ -37,9 +38,23 @@ class _Page(HTMLParser):
 
 def _chromium(profile: Path, *args: str) -> subprocess.CompletedProcess:
     return subprocess.run(
-        [CHROMIUM, "--headless", "--disable-gpu", "--no-sandbox", "--no-first-run", "--disable-extensions",
-         "--hide-scrollbars", f"--user-data-dir={profile}", "--enable-logging=stderr", "--v=0", *args],
-        capture_output=True, text=True, timeout=120)
+        [
+            CHROMIUM,
+            "--headless",
+            "--disable-gpu",
+            "--no-sandbox",
+            "--no-first-run",
+            "--disable-extensions",
+            "--hide-scrollbars",
+            f"--user-data-dir={profile}",
+            "--enable-logging=stderr",
+            "--v=0",
+            *args,
+        ],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
 
 
 def _console_messages(stderr: str) -> list[str]:
@@ -62,8 +77,10 @@ def test_the_report_renders_in_headless_chromium(cli, stored, tmp_path):
     if CHROMIUM is None:
         if os.environ.get("COMMSCOPE_REQUIRE_BROWSER"):
             pytest.fail("COMMSCOPE_REQUIRE_BROWSER is set but chromium is not installed")
-        pytest.skip("chromium is not installed (Debian: apt-get install chromium); "
-                    "set COMMSCOPE_REQUIRE_BROWSER=1 to make that a failure")
+        pytest.skip(
+            "chromium is not installed (Debian: apt-get install chromium); "
+            "set COMMSCOPE_REQUIRE_BROWSER=1 to make that a failure"
+        )
     out = tmp_path / "report.html"
     assert cli("report", "1", "2", "3", "7", "8", "9", "-o", out, "--baseline", "ref", "--db", stored).exit_code == 0
 

@@ -4,6 +4,7 @@ The tests need root, iproute2, util-linux, Slurm and munge. Without them they sk
 with COMMSCOPE_REQUIRE_CLUSTER=1 (CI) they fail instead. A cluster that is already up
 in the same state folder ($COMMSCOPE_VCLUSTER_DIR) is replaced.
 """
+
 from __future__ import annotations
 
 import json
@@ -18,8 +19,21 @@ REPO = Path(__file__).resolve().parents[2]
 VCLUSTER = REPO / "scripts" / "vcluster"
 RSH = REPO / "scripts" / "vcluster-rsh"
 REQUIRED = os.environ.get("COMMSCOPE_REQUIRE_CLUSTER") == "1"
-TOOLS = ("ip", "tc", "unshare", "nsenter", "munged", "slurmctld", "slurmd", "sinfo", "srun", "sbatch",
-         "scontrol", "squeue", "scancel")
+TOOLS = (
+    "ip",
+    "tc",
+    "unshare",
+    "nsenter",
+    "munged",
+    "slurmctld",
+    "slurmd",
+    "sinfo",
+    "srun",
+    "sbatch",
+    "scontrol",
+    "squeue",
+    "scancel",
+)
 HOSTS = ("vnode1", "vnode2")
 
 
@@ -62,11 +76,12 @@ class VCluster:
 
     def cli(self, *args: str, check: bool = True, timeout: float = 120, **kwargs) -> subprocess.CompletedProcess:
         """`scripts/vcluster ARGS...`; output captured as text."""
-        result = subprocess.run([str(VCLUSTER), *args], capture_output=True, text=True, timeout=timeout,
-                                **kwargs)
+        result = subprocess.run([str(VCLUSTER), *args], capture_output=True, text=True, timeout=timeout, **kwargs)
         if check and result.returncode != 0:
-            pytest.fail(f"vcluster {' '.join(args)} failed ({result.returncode}):\n{result.stdout}{result.stderr}",
-                        pytrace=False)
+            pytest.fail(
+                f"vcluster {' '.join(args)} failed ({result.returncode}):\n{result.stdout}{result.stderr}",
+                pytrace=False,
+            )
         return result
 
     def up(self) -> None:
@@ -97,8 +112,9 @@ class VCluster:
         return {**os.environ, **self.env, **extra}
 
     def exec(self, host: str, *cmd: str, timeout: float = 60, **kwargs) -> subprocess.CompletedProcess:
-        return subprocess.run([str(VCLUSTER), "exec", host, "--", *cmd], capture_output=True, text=True,
-                              timeout=timeout, **kwargs)
+        return subprocess.run(
+            [str(VCLUSTER), "exec", host, "--", *cmd], capture_output=True, text=True, timeout=timeout, **kwargs
+        )
 
     def veth(self, host: str) -> str:
         return next(h["veth"] for h in self.hosts if h["name"] == host)

@@ -6,6 +6,7 @@ per session and always taken down at the end; a test that takes it down itself c
 Without root, iproute2, util-linux, Slurm or munge the tests skip; with
 COMMSCOPE_REQUIRE_CLUSTER=1 (CI) they fail instead.
 """
+
 from __future__ import annotations
 
 import pytest
@@ -32,7 +33,6 @@ def vcluster_session():
 def vcluster(vcluster_session) -> VCluster:
     vcluster_session.ensure_up()
     return vcluster_session
-
 
 
 @pytest.fixture(scope="module")

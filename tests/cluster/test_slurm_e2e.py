@@ -2,6 +2,7 @@
 MPI libraries (the cores `make flavours` builds): runs stored with both hosts and the job
 id, latency over TCP, a cancelled job kept as incomplete and stored once, --transport on
 one host, and seed 000's job scripts through sbatch, imported afterwards."""
+
 from __future__ import annotations
 
 import json
@@ -27,11 +28,18 @@ SEED_000 = next(iter(sorted(SEEDS.glob("000_*.txt"))), None)
 SHORT = ["--", "-m", "1:4K"]
 
 
-def commscope(cluster: VCluster, *args, env: dict | None = None, timeout: float = 300,
-              cwd: Path | None = None) -> subprocess.CompletedProcess:
+def commscope(
+    cluster: VCluster, *args, env: dict | None = None, timeout: float = 300, cwd: Path | None = None
+) -> subprocess.CompletedProcess:
     """`commscope ARGS` in a child process with the cluster's environment."""
-    return subprocess.run([sys.executable, "-m", "commscope", *map(str, args)], capture_output=True, text=True,
-                          timeout=timeout, env=cluster.environ(**(env or {})), cwd=cwd)
+    return subprocess.run(
+        [sys.executable, "-m", "commscope", *map(str, args)],
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+        env=cluster.environ(**(env or {})),
+        cwd=cwd,
+    )
 
 
 @pytest.fixture
@@ -40,9 +48,16 @@ def work(vcluster, tmp_path_factory, request) -> dict:
     folder = shared_dir() / f"{request.node.name.replace('[', '-').replace(']', '')}-{os.getpid()}"
     folder.mkdir(parents=True, exist_ok=True)
     home = tmp_path_factory.mktemp("home")
-    return {"folder": folder, "db": folder / "results.db",
-            "env": {"COMMSCOPE_CONFIG": str(home / "none.yaml"), "XDG_DATA_HOME": str(home / "data"),
-                    "COMMSCOPE_DB": str(folder / "results.db"), "PYTHONPATH": str(REPO / "python")}}
+    return {
+        "folder": folder,
+        "db": folder / "results.db",
+        "env": {
+            "COMMSCOPE_CONFIG": str(home / "none.yaml"),
+            "XDG_DATA_HOME": str(home / "data"),
+            "COMMSCOPE_DB": str(folder / "results.db"),
+            "PYTHONPATH": str(REPO / "python"),
+        },
+    }
 
 
 def runs_of(db: Path) -> list:
@@ -53,9 +68,28 @@ def runs_of(db: Path) -> list:
 def local_shm_latency(flavour, work) -> float:
     """The fastest 1-byte round trip between two ranks of this machine over shared memory."""
     env = {**work["env"], "COMMSCOPE_DB": str(work["db"].with_name("local.db")), "COMMSCOPE_BENCH": str(flavour.bench)}
-    done = subprocess.run([sys.executable, "-m", "commscope", "run", "latency", "--transport", "shm",
-                           "--launcher", flavour.launcher, "--", "-m", "1:1", "-i", "2000"],
-                          capture_output=True, text=True, timeout=120, env={**os.environ, **env})
+    done = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "commscope",
+            "run",
+            "latency",
+            "--transport",
+            "shm",
+            "--launcher",
+            flavour.launcher,
+            "--",
+            "-m",
+            "1:1",
+            "-i",
+            "2000",
+        ],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env={**os.environ, **env},
+    )
     assert done.returncode == 0, done.stderr
     (run,) = runs_of(work["db"].with_name("local.db"))
     return run.points[0].stats["min"]
@@ -66,9 +100,22 @@ def test_submit_quick_on_two_nodes_stores_both_hosts_the_job_and_tcp_latency(vcl
     flavour = need(flavour)
     before = {host: vcluster.veth_bytes(host) for host in HOSTS}
     started = time.monotonic()
-    done = commscope(vcluster, "submit", "quick", "--nodes", "2", "--ntasks-per-node", "1", "--wait",
-                     "--output-dir", work["folder"], "--label", f"vcluster {flavour.name}", *SHORT,
-                     env={**work["env"], "COMMSCOPE_BENCH": str(flavour.bench)})
+    done = commscope(
+        vcluster,
+        "submit",
+        "quick",
+        "--nodes",
+        "2",
+        "--ntasks-per-node",
+        "1",
+        "--wait",
+        "--output-dir",
+        work["folder"],
+        "--label",
+        f"vcluster {flavour.name}",
+        *SHORT,
+        env={**work["env"], "COMMSCOPE_BENCH": str(flavour.bench)},
+    )
     seconds = time.monotonic() - started
     assert done.returncode == 0, done.stdout + done.stderr
     job_id = done.stdout.strip()
@@ -89,8 +136,10 @@ def test_submit_quick_on_two_nodes_stores_both_hosts_the_job_and_tcp_latency(vcl
     tcp = runs[0].points[0].stats["min"]
     shm = local_shm_latency(flavour, work)
     assert tcp > 3 * shm, f"latency between the hosts {tcp} us is not clearly above shared memory's {shm} us"
-    print(f"{flavour.name}: submit to stored {seconds:.1f} s; 1 B latency min {tcp:.2f} us over TCP, "
-          f"{shm:.2f} us over shared memory")
+    print(
+        f"{flavour.name}: submit to stored {seconds:.1f} s; 1 B latency min {tcp:.2f} us over TCP, "
+        f"{shm:.2f} us over shared memory"
+    )
     # status knows the job is done and collected; collecting again stores nothing.
     status = commscope(vcluster, "status", job_id, env=work["env"])
     assert status.returncode == 0 and re.search(rf"^{job_id}\s+completed\b", status.stdout, re.M), status.stdout
@@ -106,8 +155,23 @@ def _records(folder: Path) -> int:
 def test_cancelled_job_is_collected_as_incomplete_with_its_sizes_and_only_once(vcluster, work):
     flavour = need(next(p.values[0] for p in flavour_params() if p.values[0] is not None))
     env = {**work["env"], "COMMSCOPE_BENCH": str(flavour.bench)}
-    done = commscope(vcluster, "submit", "latency", "--placement", "inter-node", "--output-dir", work["folder"],
-                     "--", "-m", "1:4M", "-i", "400", "-x", "10", env=env)
+    done = commscope(
+        vcluster,
+        "submit",
+        "latency",
+        "--placement",
+        "inter-node",
+        "--output-dir",
+        work["folder"],
+        "--",
+        "-m",
+        "1:4M",
+        "-i",
+        "400",
+        "-x",
+        "10",
+        env=env,
+    )
     assert done.returncode == 0, done.stderr
     job_id = done.stdout.strip()
     deadline = time.monotonic() + 120
@@ -150,10 +214,30 @@ def test_transport_net_on_one_host_goes_through_loopback_and_is_slower(vcluster,
     results = {}
     for transport in ("net", "shm"):
         before = _lo_bytes(vcluster, "vnode1")
-        done = vcluster.exec("vnode1", "env", *(f"{k}={v}" for k, v in env.items()), sys.executable, "-m",
-                             "commscope", "run", "latency", "--transport", transport, "--label", transport,
-                             "--launcher", flavour.launcher, "--", "-m", "4096:4096", "-i", "1000", "-x", "50",
-                             timeout=180)
+        done = vcluster.exec(
+            "vnode1",
+            "env",
+            *(f"{k}={v}" for k, v in env.items()),
+            sys.executable,
+            "-m",
+            "commscope",
+            "run",
+            "latency",
+            "--transport",
+            transport,
+            "--label",
+            transport,
+            "--launcher",
+            flavour.launcher,
+            "--",
+            "-m",
+            "4096:4096",
+            "-i",
+            "1000",
+            "-x",
+            "50",
+            timeout=180,
+        )
         assert done.returncode == 0, done.stderr
         results[transport] = _lo_bytes(vcluster, "vnode1") - before
     assert results["net"] >= 2 * 1050 * 4096, results
@@ -198,8 +282,12 @@ def _seed_params():
         if tasks > len(HOSTS):
             marks.append(pytest.mark.skip(reason=f"needs {tasks} nodes; the test cluster has {len(HOSTS)}"))
         elif not slow and (launch in seen or program == "osu_latency"):
-            marks.append(pytest.mark.skip(reason=f"`{launch}` is covered by another seed script or slow "
-                                                 "here; COMMSCOPE_CLUSTER_SLOW=1 runs it"))
+            marks.append(
+                pytest.mark.skip(
+                    reason=f"`{launch}` is covered by another seed script or slow "
+                    "here; COMMSCOPE_CLUSTER_SLOW=1 runs it"
+                )
+            )
         else:
             seen.add(launch)
         params.append(pytest.param(index, script, id=f"seed000-{index}-{program}", marks=marks))
@@ -217,11 +305,18 @@ def test_seed_000_job_script_runs_unchanged_and_its_output_imports(vcluster, wor
     body = "\n".join(line for line in script.splitlines() if not line.strip().startswith("module ")) + "\n"
     path = work["folder"] / f"seed-{index}.slurm"
     path.write_text(body)
-    partition = subprocess.run(["sinfo", "-h", "-o", "%R"], capture_output=True, text=True,
-                               env=vcluster.environ()).stdout.split()[0]
+    partition = subprocess.run(
+        ["sinfo", "-h", "-o", "%R"], capture_output=True, text=True, env=vcluster.environ()
+    ).stdout.split()[0]
     env = vcluster.environ(PATH=f"{flavour.compat}{os.pathsep}{os.environ['PATH']}", SBATCH_PARTITION=partition)
-    done = subprocess.run(["sbatch", "--wait", "--parsable", str(path)], capture_output=True, text=True,
-                          timeout=300, env=env, cwd=work["folder"])
+    done = subprocess.run(
+        ["sbatch", "--wait", "--parsable", str(path)],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        env=env,
+        cwd=work["folder"],
+    )
     assert done.returncode == 0, done.stderr
     job_id = done.stdout.strip().split(";")[0]
     output = work["folder"] / f"{job_id}.out"
@@ -233,6 +328,7 @@ def test_seed_000_job_script_runs_unchanged_and_its_output_imports(vcluster, wor
 
 
 # -- what goes wrong ----------------------------------------------------------------------------
+
 
 def _stored_job_count(db: Path) -> int:
     if not db.exists():
@@ -253,11 +349,27 @@ def test_unknown_partition_shows_sbatchs_reason_and_leaves_nothing(vcluster, wor
 
 def test_job_that_does_not_start_in_time_is_left_queued_and_said_so(vcluster, work):
     env = vcluster.environ()
-    blocker = subprocess.run(["sbatch", "--parsable", "-N", "2", "--exclusive", "-o", "/dev/null", "--wrap",
-                              "sleep 120"], capture_output=True, text=True, env=env, check=True).stdout.strip()
+    blocker = subprocess.run(
+        ["sbatch", "--parsable", "-N", "2", "--exclusive", "-o", "/dev/null", "--wrap", "sleep 120"],
+        capture_output=True,
+        text=True,
+        env=env,
+        check=True,
+    ).stdout.strip()
     try:
-        done = commscope(vcluster, "submit", "latency", "--placement", "inter-node", "--wait", "--start-timeout", "3",
-                         "--output-dir", work["folder"], env=work["env"])
+        done = commscope(
+            vcluster,
+            "submit",
+            "latency",
+            "--placement",
+            "inter-node",
+            "--wait",
+            "--start-timeout",
+            "3",
+            "--output-dir",
+            work["folder"],
+            env=work["env"],
+        )
         assert done.returncode == 2, done.stderr
         job_id = done.stdout.strip()
         assert f"job {job_id} did not start within 3 s" in done.stderr and "left queued" in done.stderr
@@ -271,12 +383,14 @@ def test_job_that_does_not_start_in_time_is_left_queued_and_said_so(vcluster, wo
 
 def test_controller_that_does_not_answer_is_one_message_and_keeps_the_store(vcluster, work):
     # Something stored before: it must survive.
-    imported = commscope(vcluster, "import", REPO / "tests" / "python" / "fixtures" / "parse" / "omb7_latency.txt",
-                         env=work["env"])
+    imported = commscope(
+        vcluster, "import", REPO / "tests" / "python" / "fixtures" / "parse" / "omb7_latency.txt", env=work["env"]
+    )
     assert imported.returncode == 0, imported.stderr
     conf = work["folder"] / "down.conf"
-    conf.write_text(re.sub(r"^SlurmctldPort=.*$", "SlurmctldPort=16999",
-                           Path(vcluster.env["SLURM_CONF"]).read_text(), flags=re.M))
+    conf.write_text(
+        re.sub(r"^SlurmctldPort=.*$", "SlurmctldPort=16999", Path(vcluster.env["SLURM_CONF"]).read_text(), flags=re.M)
+    )
     env = {**work["env"], "SLURM_CONF": str(conf)}
     done = commscope(vcluster, "submit", "quick", "--output-dir", work["folder"] / "jobs", env=env)
     assert done.returncode == 1, done.stderr

@@ -2,11 +2,11 @@
 values kept inert (the script is run by bash to prove it), site configuration and its
 precedence, allocation presets, and job states parsed from `scontrol show job` output
 captured on the virtual cluster (fixtures/scontrol/)."""
+
 from __future__ import annotations
 
 import json
 import os
-import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -26,8 +26,15 @@ HERE = Path(__file__).resolve().parent
 GOLDEN = HERE / "golden"
 SCONTROL = HERE / "fixtures" / "scontrol"
 UPDATE = os.environ.get("COMMSCOPE_UPDATE_GOLDEN") == "1"
-HOSTILE = ["$(touch {marker})", "`touch {marker}`", "x; touch {marker}", "it's \"quoted\"",
-           "two words", "line one\ntouch {marker}", "$HOME ${{PATH}} \\ * ?"]
+HOSTILE = [
+    "$(touch {marker})",
+    "`touch {marker}`",
+    "x; touch {marker}",
+    'it\'s "quoted"',
+    "two words",
+    "line one\ntouch {marker}",
+    "$HOME ${{PATH}} \\ * ?",
+]
 
 
 @pytest.fixture
@@ -45,8 +52,14 @@ def invoke(*args):
 
 def fixed(**fields) -> JobRequest:
     """A request with everything that changes between runs pinned, for golden files."""
-    base = dict(targets=["quick"], folder=Path("/home/alice/commscope-jobs/job-1"), nodes=2, ntasks_per_node=1,
-                commscope=["/opt/commscope/bin/commscope"], submitted_at="2026-11-23T10:00:00+00:00")
+    base = dict(
+        targets=["quick"],
+        folder=Path("/home/alice/commscope-jobs/job-1"),
+        nodes=2,
+        ntasks_per_node=1,
+        commscope=["/opt/commscope/bin/commscope"],
+        submitted_at="2026-11-23T10:00:00+00:00",
+    )
     return JobRequest(**{**base, **fields})
 
 
@@ -61,21 +74,47 @@ def check_golden(name: str, text: str) -> None:
 
 # -- rendered scripts -------------------------------------------------------------------
 
+
 def test_inter_node_script_matches_its_golden_file():
     check_golden("inter-node.sh", render(fixed()))
 
 
 def test_script_with_every_directive_matches_its_golden_file():
-    request = fixed(targets=["latency", "bw"], nodes=4, ntasks_per_node=8, partition="64c512g", account="hpc",
-                    qos="normal", time="0:30:00", constraint="ib&intel", exclusive=True,
-                    modules=["openmpi/4.1.5", "osu"], env=[("UCX_NET_DEVICES", "mlx5_0:1")],
-                    sbatch_lines=["--mem=0"], setup=["ulimit -l unlimited"], launcher="srun", transport="net",
-                    label="acceptance", np=4, repeat=3, timeout=600.0, core_flags=["-m", "1:1M", "-c"])
+    request = fixed(
+        targets=["latency", "bw"],
+        nodes=4,
+        ntasks_per_node=8,
+        partition="64c512g",
+        account="hpc",
+        qos="normal",
+        time="0:30:00",
+        constraint="ib&intel",
+        exclusive=True,
+        modules=["openmpi/4.1.5", "osu"],
+        env=[("UCX_NET_DEVICES", "mlx5_0:1")],
+        sbatch_lines=["--mem=0"],
+        setup=["ulimit -l unlimited"],
+        launcher="srun",
+        transport="net",
+        label="acceptance",
+        np=4,
+        repeat=3,
+        timeout=600.0,
+        core_flags=["-m", "1:1M", "-c"],
+    )
     check_golden("collective-all-directives.sh", render(request))
 
 
-@pytest.mark.parametrize("flag, field", [("--partition", "partition"), ("--account", "account"),
-                                         ("--qos", "qos"), ("--time", "time"), ("--constraint", "constraint")])
+@pytest.mark.parametrize(
+    "flag, field",
+    [
+        ("--partition", "partition"),
+        ("--account", "account"),
+        ("--qos", "qos"),
+        ("--time", "time"),
+        ("--constraint", "constraint"),
+    ],
+)
 @pytest.mark.parametrize("value", ["debug\n#SBATCH --uid=0", "a b", "it's", 'x"y', "a\\b"])
 def test_directive_values_that_could_break_a_line_are_refused(flag, field, value):
     with pytest.raises(UsageError, match=f"^{flag} "):
@@ -94,14 +133,22 @@ def test_hostile_values_reach_the_program_verbatim_and_run_nothing(tmp_path):
     values = [value.format(marker=marker) for value in HOSTILE]
     record = tmp_path / "argv.json"
     fake = tmp_path / "fake-commscope"
-    fake.write_text(f"#!{sys.executable}\nimport json, os, sys\n"
-                    f"json.dump({{'argv': sys.argv[1:], 'env': {{k: v for k, v in os.environ.items() "
-                    f"if k.startswith('HOSTILE_')}}}}, open({str(record)!r}, 'w'))\n")
+    fake.write_text(
+        f"#!{sys.executable}\nimport json, os, sys\n"
+        f"json.dump({{'argv': sys.argv[1:], 'env': {{k: v for k, v in os.environ.items() "
+        f"if k.startswith('HOSTILE_')}}}}, open({str(record)!r}, 'w'))\n"
+    )
     fake.chmod(0o755)
     modules = tmp_path / "modules.txt"
-    request = fixed(folder=tmp_path / "job", commscope=[str(fake)], label=values[0], modules=values,
-                    env=[(f"HOSTILE_{i}", value) for i, value in enumerate(values)], core_flags=values,
-                    setup=[f"module() {{ shift; printf '%s\\0' \"$@\" >> {modules}; }}"])
+    request = fixed(
+        folder=tmp_path / "job",
+        commscope=[str(fake)],
+        label=values[0],
+        modules=values,
+        env=[(f"HOSTILE_{i}", value) for i, value in enumerate(values)],
+        core_flags=values,
+        setup=[f"module() {{ shift; printf '%s\\0' \"$@\" >> {modules}; }}"],
+    )
     request.folder.mkdir()
     script = request.folder / "job.sh"
     script.write_text(render(request))
@@ -110,15 +157,26 @@ def test_hostile_values_reach_the_program_verbatim_and_run_nothing(tmp_path):
     assert not marker.exists(), "a value was run as a command"
     seen = json.loads(record.read_text())
     assert seen["argv"][seen["argv"].index("--label") + 1] == values[0]
-    assert seen["argv"][seen["argv"].index("--") + 1:] == values
+    assert seen["argv"][seen["argv"].index("--") + 1 :] == values
     assert seen["env"] == {f"HOSTILE_{i}": value for i, value in enumerate(values)}
     assert modules.read_text().split("\0")[:-1] == values
     assert (request.folder / "exit-status").read_text().strip() == "0"
 
 
 def test_dry_run_prints_the_script_and_makes_nothing(isolated):
-    result = invoke("submit", "quick", "--nodes", "2", "--ntasks-per-node", "1", "--label", "$(reboot)",
-                    "--output-dir", isolated / "jobs", "--dry-run")
+    result = invoke(
+        "submit",
+        "quick",
+        "--nodes",
+        "2",
+        "--ntasks-per-node",
+        "1",
+        "--label",
+        "$(reboot)",
+        "--output-dir",
+        isolated / "jobs",
+        "--dry-run",
+    )
     assert result.exit_code == 0, result.output
     assert result.stdout.startswith("#!/bin/bash\n")
     assert "#SBATCH --nodes=2\n#SBATCH --ntasks-per-node=1\n" in result.stdout
@@ -133,6 +191,7 @@ def test_bad_partition_value_is_one_usage_error(isolated):
 
 
 # -- allocation shape ----------------------------------------------------------------------
+
 
 def test_presets_follow_the_seeds():
     assert shape([], "intra-node", None, None) == (1, 2)
@@ -157,12 +216,16 @@ def test_transports_suite_needs_two_nodes_with_two_tasks():
 
 # -- configuration -----------------------------------------------------------------------------
 
+
 def test_config_precedence_flag_over_file_over_default(isolated):
-    (isolated / "config.yaml").write_text("partition: cpu\naccount: acct\nmodules: [openmpi]\nlauncher: mpirun\n"
-                                          "env: {UCX_NET_DEVICES: 'mlx5_0:1'}\nexclusive: true\n")
+    (isolated / "config.yaml").write_text(
+        "partition: cpu\naccount: acct\nmodules: [openmpi]\nlauncher: mpirun\n"
+        "env: {UCX_NET_DEVICES: 'mlx5_0:1'}\nexclusive: true\n"
+    )
     config = site.load()
-    request = build_request(SubmitOptions(targets=["quick"], partition="gpu", modules=["osu"],
-                                          output_dir=isolated), config)
+    request = build_request(
+        SubmitOptions(targets=["quick"], partition="gpu", modules=["osu"], output_dir=isolated), config
+    )
     assert request.partition == "gpu"  # flag
     assert request.account == "acct"  # file
     assert request.modules == ["openmpi", "osu"]  # both, the file's first
@@ -206,23 +269,31 @@ def test_config_errors_name_file_line_and_key(isolated):
 
 # -- job states ------------------------------------------------------------------------------------
 
-@pytest.mark.parametrize("name, state, reason, exit_code", [
-    ("pending", "pending", "Resources", "0:0"),
-    ("pending2", "pending", "Priority", "0:0"),
-    ("running", "running", None, "0:0"),
-    ("completed", "completed", None, "0:0"),
-    ("failed", "failed", "NonZeroExitCode", "3:0"),
-    ("cancelled", "cancelled", None, "0:15"),
-    ("timeout", "timeout", "TimeLimit", "0:15"),
-])
+
+@pytest.mark.parametrize(
+    "name, state, reason, exit_code",
+    [
+        ("pending", "pending", "Resources", "0:0"),
+        ("pending2", "pending", "Priority", "0:0"),
+        ("running", "running", None, "0:0"),
+        ("completed", "completed", None, "0:0"),
+        ("failed", "failed", "NonZeroExitCode", "3:0"),
+        ("cancelled", "cancelled", None, "0:15"),
+        ("timeout", "timeout", "TimeLimit", "0:15"),
+    ],
+)
 def test_states_from_captured_scontrol_output(name, state, reason, exit_code):
     jobs = slurm.parse_scontrol_jobs((SCONTROL / f"{name}.txt").read_text())
     (fields,) = jobs.values()
     info = slurm.info_from_scontrol(fields)
     assert (info.state, info.reason, info.exit_code) == (state, reason, exit_code)
     assert info.partition == "vcluster"
-    assert fields["Command"].endswith(".sh") or fields["Command"] == "(null)" or "sleep" in fields["Command"] \
+    assert (
+        fields["Command"].endswith(".sh")
+        or fields["Command"] == "(null)"
+        or "sleep" in fields["Command"]
         or fields["Command"]
+    )
 
 
 def test_completed_job_names_its_nodes_and_paths_with_spaces_survive():
@@ -239,10 +310,20 @@ def test_multi_line_scontrol_output_parses_like_one_line():
     assert slurm.parse_scontrol_jobs(multi + "\n\n" + multi.replace("JobId=1 ", "JobId=2 ")).keys() == {"1", "2"}
 
 
-@pytest.mark.parametrize("word, state", [("CANCELLED by 0", "cancelled"), ("NODE_FAIL", "failed"),
-                                         ("OUT_OF_MEMORY", "failed"), ("PREEMPTED", "cancelled"),
-                                         ("COMPLETING", "running"), ("REQUEUED", "pending"),
-                                         ("DEADLINE", "timeout"), ("", "unknown"), ("BOGUS", "unknown")])
+@pytest.mark.parametrize(
+    "word, state",
+    [
+        ("CANCELLED by 0", "cancelled"),
+        ("NODE_FAIL", "failed"),
+        ("OUT_OF_MEMORY", "failed"),
+        ("PREEMPTED", "cancelled"),
+        ("COMPLETING", "running"),
+        ("REQUEUED", "pending"),
+        ("DEADLINE", "timeout"),
+        ("", "unknown"),
+        ("BOGUS", "unknown"),
+    ],
+)
 def test_every_slurm_state_has_a_word(word, state):
     assert slurm.job_state(word) == state
 
@@ -255,6 +336,7 @@ def test_sacct_lines():
 
 
 # -- no Slurm --------------------------------------------------------------------------------------------
+
 
 def test_no_sbatch_on_path_is_one_clear_message(isolated, monkeypatch):
     bare = isolated / "bin"
@@ -278,21 +360,36 @@ def test_status_of_an_unknown_job(isolated):
 
 # -- the jobs table ----------------------------------------------------------------------------------------
 
+
 def test_migrating_a_version_3_database_adds_jobs_and_keeps_runs(tmp_path):
     from commscope.store.db import Store, connect, migrate
 
     path = tmp_path / "v3.db"
     conn = connect(path)
     assert migrate(conn, target=3) == 0
-    conn.execute("INSERT INTO invocations (command, argv, started_at, cwd, commscope_version) "
-                 "VALUES ('run', '[]', '2025-06-01', '/', '0.1.0')")
+    conn.execute(
+        "INSERT INTO invocations (command, argv, started_at, cwd, commscope_version) "
+        "VALUES ('run', '[]', '2025-06-01', '/', '0.1.0')"
+    )
     conn.execute("INSERT INTO runs (invocation_id, benchmark, status) VALUES (1, 'latency', 'complete')")
     conn.close()
     with Store(path) as store:
         assert store.run(1).benchmark == "latency"
-        row = store.add_job({"job_id": "7", "cluster": "c", "submitted_at": "2026-11-23T10:00:00+00:00",
-                             "label": None, "targets": ["quick"], "nodes": 2, "ntasks_per_node": 1,
-                             "partition": None, "folder": "/x", "script": "#!/bin/bash\n", "state": "pending"})
+        row = store.add_job(
+            {
+                "job_id": "7",
+                "cluster": "c",
+                "submitted_at": "2026-11-23T10:00:00+00:00",
+                "label": None,
+                "targets": ["quick"],
+                "nodes": 2,
+                "ntasks_per_node": 1,
+                "partition": None,
+                "folder": "/x",
+                "script": "#!/bin/bash\n",
+                "state": "pending",
+            }
+        )
         (job,) = store.jobs(["7"])
         assert job["targets"] == ["quick"] and job["collected_at"] is None
         from commscope.records.run import Run

@@ -7,6 +7,7 @@ Only bandwidth metrics are judged here: a rate limit is a bandwidth fault (tc tb
 add no delay to an 8-byte ping-pong), and four ranks busy-polling on a 2-core machine
 make latencies too noisy to assert on.
 """
+
 from __future__ import annotations
 
 import json
@@ -20,7 +21,7 @@ from pathlib import Path
 
 import pytest
 
-from .cluster_support import REPO, RSH, VCluster, shared_dir, unavailable
+from .cluster_support import REPO, RSH, VCluster, shared_dir
 
 pytestmark = pytest.mark.cluster
 
@@ -46,21 +47,45 @@ def flavour(request):
 
 def environment(cluster: VCluster, core: Path) -> dict[str, str]:
     folder = shared_dir()
-    return cluster.environ(COMMSCOPE_BENCH=str(core), COMMSCOPE_DB=str(folder / "sweep-tests.db"),
-                           COMMSCOPE_SWEEP_TMP=str(folder), OMPI_MCA_plm_rsh_agent=str(RSH),
-                           HYDRA_LAUNCHER="ssh", HYDRA_LAUNCHER_EXEC=str(RSH),
-                           # four hosts share two cores: Open MPI ranks waiting at a barrier yield them
-                           OMPI_MCA_mpi_yield_when_idle="1",
-                           PYTHONPATH=str(REPO / "python"))
+    return cluster.environ(
+        COMMSCOPE_BENCH=str(core),
+        COMMSCOPE_DB=str(folder / "sweep-tests.db"),
+        COMMSCOPE_SWEEP_TMP=str(folder),
+        OMPI_MCA_plm_rsh_agent=str(RSH),
+        HYDRA_LAUNCHER="ssh",
+        HYDRA_LAUNCHER_EXEC=str(RSH),
+        # four hosts share two cores: Open MPI ranks waiting at a barrier yield them
+        OMPI_MCA_mpi_yield_when_idle="1",
+        PYTHONPATH=str(REPO / "python"),
+    )
 
 
 def sweep(cluster: VCluster, flavour, *args: str) -> tuple[subprocess.CompletedProcess, dict]:
     name, core = flavour
     out = shared_dir() / f"sweep-{name}.json"
     out.unlink(missing_ok=True)
-    result = subprocess.run([*COMMSCOPE, "sweep", "all-pairs", "--hosts", ",".join(HOSTS4), "--metric", "bw,bibw",
-                             "--launcher", shutil.which(MPI[name]), "--json", str(out), *args, "--", *CORE_FLAGS],
-                            capture_output=True, text=True, timeout=600, env=environment(cluster, core))
+    result = subprocess.run(
+        [
+            *COMMSCOPE,
+            "sweep",
+            "all-pairs",
+            "--hosts",
+            ",".join(HOSTS4),
+            "--metric",
+            "bw,bibw",
+            "--launcher",
+            shutil.which(MPI[name]),
+            "--json",
+            str(out),
+            *args,
+            "--",
+            *CORE_FLAGS,
+        ],
+        capture_output=True,
+        text=True,
+        timeout=600,
+        env=environment(cluster, core),
+    )
     assert "Traceback" not in result.stderr, result.stderr
     assert out.exists(), result.stdout + result.stderr
     return result, json.loads(out.read_text())
@@ -83,8 +108,27 @@ def degrade_pair(cluster: VCluster, a: str, b: str, rate: str) -> None:
         tc(cluster, host, "qdisc", "add", "dev", "eth0", "root", "handle", "1:", "htb", "default", "10")
         tc(cluster, host, "class", "add", "dev", "eth0", "parent", "1:", "classid", "1:10", "htb", "rate", "40gbit")
         tc(cluster, host, "class", "add", "dev", "eth0", "parent", "1:", "classid", "1:20", "htb", "rate", rate)
-        tc(cluster, host, "filter", "add", "dev", "eth0", "protocol", "ip", "parent", "1:", "prio", "1", "u32",
-           "match", "ip", "dst", f"{addrs[other]}/32", "flowid", "1:20")
+        tc(
+            cluster,
+            host,
+            "filter",
+            "add",
+            "dev",
+            "eth0",
+            "protocol",
+            "ip",
+            "parent",
+            "1:",
+            "prio",
+            "1",
+            "u32",
+            "match",
+            "ip",
+            "dst",
+            f"{addrs[other]}/32",
+            "flowid",
+            "1:20",
+        )
 
 
 def restore_pair(cluster: VCluster, a: str, b: str) -> None:
@@ -133,11 +177,18 @@ def test_one_job_for_all_pairs_beats_a_launch_per_pair(vcluster4: VCluster, flav
     for a, b in combinations(HOSTS4, 2):
         for bench, size in (("bw", "64K"), ("bibw", "64K")):
             hosts = ["--host", f"{a}:1,{b}:1"] if name == "openmpi" else ["-hosts", f"{a}:1,{b}:1"]
-            done = subprocess.run([launcher, "-n", "2", *hosts, str(core), bench, "-m", f"{size}:{size}",
-                                   *CORE_FLAGS[2:]], capture_output=True, text=True, timeout=300, env=env)
+            done = subprocess.run(
+                [launcher, "-n", "2", *hosts, str(core), bench, "-m", f"{size}:{size}", *CORE_FLAGS[2:]],
+                capture_output=True,
+                text=True,
+                timeout=300,
+                env=env,
+            )
             assert done.returncode == 0, done.stderr
     per_pair = time.monotonic() - start
     with capsys.disabled():
-        print(f"\n{name}: all-pairs bw+bibw over 4 hosts: one sweep {one_job:.1f} s (harness, store and table "
-              f"included), 12 launches {per_pair:.1f} s, ratio {one_job / per_pair:.2f}")
+        print(
+            f"\n{name}: all-pairs bw+bibw over 4 hosts: one sweep {one_job:.1f} s (harness, store and table "
+            f"included), 12 launches {per_pair:.1f} s, ratio {one_job / per_pair:.2f}"
+        )
     assert one_job < per_pair

@@ -3,6 +3,7 @@
 The lifecycle tests (down, a killed half-up) come last: they take the session's
 cluster down, and the fixture brings it back only when a later test asks for it.
 """
+
 from __future__ import annotations
 
 import os
@@ -16,7 +17,7 @@ from pathlib import Path
 
 import pytest
 
-from .cluster_support import HOSTS, REPO, RSH, VCLUSTER, VCluster, shared_dir, unavailable
+from .cluster_support import HOSTS, RSH, VCLUSTER, VCluster, shared_dir, unavailable
 
 pytestmark = pytest.mark.cluster
 
@@ -25,13 +26,15 @@ MPI = {  # name: (compiler, srun --mpi plugin, launcher outside Slurm)
     "mpich": ("mpicc.mpich", "pmi2", "mpiexec.mpich"),
     "openmpi": ("mpicc.openmpi", "pmix", "mpirun.openmpi"),
 }
-PAYLOAD = 1 << 20     # bytes per ping-pong message
-ROUNDS = 10           # so at least 2 * 10 MiB must cross a veth
+PAYLOAD = 1 << 20  # bytes per ping-pong message
+ROUNDS = 10  # so at least 2 * 10 MiB must cross a veth
 
 
 def mpi_required(name: str) -> bool:
-    return name in os.environ.get("COMMSCOPE_REQUIRE_MPI", "").split() or \
-        os.environ.get("COMMSCOPE_REQUIRE_CLUSTER") == "1"
+    return (
+        name in os.environ.get("COMMSCOPE_REQUIRE_MPI", "").split()
+        or os.environ.get("COMMSCOPE_REQUIRE_CLUSTER") == "1"
+    )
 
 
 @pytest.fixture(scope="module")
@@ -63,11 +66,14 @@ def no_traceback(result: subprocess.CompletedProcess) -> None:
 
 # ---------------------------------------------------------------- hosts
 
+
 def test_hosts_have_their_own_hostname_address_and_tmp(vcluster: VCluster):
     assert vcluster.cli("hosts").stdout.split() == list(HOSTS)
     marker = f"vcluster-test-{os.getpid()}"
     for host in HOSTS:
-        result = vcluster.exec(host, "sh", "-c", f"hostname; ip -o -4 addr show dev eth0; touch /tmp/{marker}-{host}; ls /tmp")
+        result = vcluster.exec(
+            host, "sh", "-c", f"hostname; ip -o -4 addr show dev eth0; touch /tmp/{marker}-{host}; ls /tmp"
+        )
         assert result.returncode == 0, result.stderr
         lines = result.stdout.splitlines()
         assert lines[0] == host
@@ -102,9 +108,11 @@ def test_env_names_the_slurm_config_and_tcp_settings(vcluster: VCluster):
 
 # ---------------------------------------------------------------- Slurm
 
+
 def test_srun_runs_on_both_hosts(vcluster: VCluster):
-    result = subprocess.run(["srun", "-N", "2", "-n", "2", "hostname"], env=vcluster.environ(),
-                            capture_output=True, text=True, timeout=60)
+    result = subprocess.run(
+        ["srun", "-N", "2", "-n", "2", "hostname"], env=vcluster.environ(), capture_output=True, text=True, timeout=60
+    )
     assert result.returncode == 0, result.stderr
     assert sorted(result.stdout.split()) == list(HOSTS)
 
@@ -114,27 +122,43 @@ def test_sbatch_job_with_a_two_node_step(vcluster: VCluster):
     out = folder / f"sbatch-{os.getpid()}.out"
     out.unlink(missing_ok=True)
     script = "#!/bin/sh\necho batch on $(hostname)\nsrun -N 2 -n 2 hostname\n"
-    result = subprocess.run(["sbatch", "--wait", "-N", "2", "-n", "2", "-o", str(out), "-J", "vcluster-test"],
-                            input=script, env=vcluster.environ(), capture_output=True, text=True, timeout=90)
+    result = subprocess.run(
+        ["sbatch", "--wait", "-N", "2", "-n", "2", "-o", str(out), "-J", "vcluster-test"],
+        input=script,
+        env=vcluster.environ(),
+        capture_output=True,
+        text=True,
+        timeout=90,
+    )
     assert result.returncode == 0, result.stdout + result.stderr
     job = re.search(r"Submitted batch job (\d+)", result.stdout).group(1)
     lines = out.read_text().split("\n")
     assert lines[0] == "batch on vnode1"
     assert sorted(filter(None, lines[1:])) == list(HOSTS)
-    state = subprocess.run(["scontrol", "show", "job", job], env=vcluster.environ(), capture_output=True,
-                           text=True, timeout=30).stdout
+    state = subprocess.run(
+        ["scontrol", "show", "job", job], env=vcluster.environ(), capture_output=True, text=True, timeout=30
+    ).stdout
     assert "JobState=COMPLETED" in state
 
 
 def test_scancel_stops_a_running_job(vcluster: VCluster):
     env = vcluster.environ()
-    job = subprocess.run(["sbatch", "--parsable", "-N", "1", "-o", "/dev/null", "--wrap", "sleep 300"],
-                         env=env, capture_output=True, text=True, timeout=30)
+    job = subprocess.run(
+        ["sbatch", "--parsable", "-N", "1", "-o", "/dev/null", "--wrap", "sleep 300"],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=30,
+    )
     assert job.returncode == 0, job.stderr
     job_id = job.stdout.strip().split(";")[0]
     deadline = time.monotonic() + 30
-    while "R" != subprocess.run(["squeue", "-h", "-j", job_id, "-o", "%t"], env=env, capture_output=True,
-                                text=True).stdout.strip():
+    while (
+        "R"
+        != subprocess.run(
+            ["squeue", "-h", "-j", job_id, "-o", "%t"], env=env, capture_output=True, text=True
+        ).stdout.strip()
+    ):
         assert time.monotonic() < deadline, "the job did not start"
         time.sleep(0.3)
     subprocess.run(["scancel", job_id], env=env, check=True, timeout=30)
@@ -146,10 +170,17 @@ def test_scancel_stops_a_running_job(vcluster: VCluster):
 
 # ---------------------------------------------------------------- MPI across the veths
 
+
 def check_pingpong(vcluster: VCluster, argv: list[str], **run_kwargs) -> str:
     before = vcluster.veth_bytes("vnode1"), vcluster.veth_bytes("vnode2")
-    result = subprocess.run(argv + [str(PAYLOAD), str(ROUNDS)], env=vcluster.environ(), capture_output=True,
-                            text=True, timeout=120, **run_kwargs)
+    result = subprocess.run(
+        argv + [str(PAYLOAD), str(ROUNDS)],
+        env=vcluster.environ(),
+        capture_output=True,
+        text=True,
+        timeout=120,
+        **run_kwargs,
+    )
     assert result.returncode == 0, f"{' '.join(argv)}:\n{result.stdout}{result.stderr}"
     assert "rank0=vnode1 rank1=vnode2" in result.stdout, result.stdout + result.stderr
     crossed = vcluster.veth_bytes("vnode1") - before[0], vcluster.veth_bytes("vnode2") - before[1]
@@ -162,8 +193,7 @@ def check_pingpong(vcluster: VCluster, argv: list[str], **run_kwargs) -> str:
 def test_mpi_under_srun_crosses_the_network(vcluster: VCluster, pingpong, name):
     program = program_for(pingpong, name)
     plugin = MPI[name][1]
-    plugins = subprocess.run(["srun", "--mpi=list"], env=vcluster.environ(), capture_output=True, text=True,
-                             timeout=30)
+    plugins = subprocess.run(["srun", "--mpi=list"], env=vcluster.environ(), capture_output=True, text=True, timeout=30)
     if plugin not in plugins.stdout + plugins.stderr:
         unavailable(f"Slurm has no {plugin} MPI plugin")
     check_pingpong(vcluster, ["srun", f"--mpi={plugin}", "-N", "2", "-n", "2", str(program)])
@@ -176,8 +206,18 @@ def test_mpi_launcher_with_the_rsh_agent_crosses_the_network(vcluster: VCluster,
     if name == "openmpi":
         argv = [launcher, "--mca", "plm_rsh_agent", str(RSH), "--host", "vnode1,vnode2", "-n", "2", str(program)]
     else:
-        argv = [launcher, "-launcher", "ssh", "-launcher-exec", str(RSH), "-hosts", "vnode1,vnode2", "-n", "2",
-                str(program)]
+        argv = [
+            launcher,
+            "-launcher",
+            "ssh",
+            "-launcher-exec",
+            str(RSH),
+            "-hosts",
+            "vnode1,vnode2",
+            "-n",
+            "2",
+            str(program),
+        ]
     check_pingpong(vcluster, argv)
 
 
@@ -206,8 +246,12 @@ else:
 def transfer_rate(vcluster: VCluster, nbytes: int) -> float:
     """Bits per second of one TCP transfer from vnode1 to vnode2."""
     python = shutil.which("python3") or sys.executable
-    server = subprocess.Popen([str(VCLUSTER), "exec", "vnode2", "--", python, "-c", TRANSFER, "serve"],
-                              stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    server = subprocess.Popen(
+        [str(VCLUSTER), "exec", "vnode2", "--", python, "-c", TRANSFER, "serve"],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
     try:
         client = vcluster.exec("vnode1", python, "-c", TRANSFER, "send", "vnode2", str(nbytes), timeout=60)
         assert client.returncode == 0, client.stderr
@@ -233,6 +277,7 @@ def test_throttle_lowers_the_transfer_rate(vcluster: VCluster):
 
 
 # ---------------------------------------------------------------- lifecycle (last: they take the cluster down)
+
 
 def running_pids(vcluster: VCluster) -> dict[str, int]:
     state = Path(vcluster.env["COMMSCOPE_VCLUSTER_DIR"])
@@ -265,7 +310,7 @@ def test_down_leaves_nothing_behind(vcluster_session: VCluster):
     state_dir = Path(vcluster.env["COMMSCOPE_VCLUSTER_DIR"])
     pids = running_pids(vcluster)
     assert all(alive(pid) for pid in pids.values()), pids
-    vcluster.cli("throttle", "vnode2", "100mbit")   # a qdisc must not survive either
+    vcluster.cli("throttle", "vnode2", "100mbit")  # a qdisc must not survive either
     result = vcluster.down()
     assert result.returncode == 0, result.stderr
     assert_nothing_left(state_dir, pids)
@@ -291,8 +336,12 @@ def test_up_after_a_killed_half_up(vcluster_session: VCluster):
     vcluster = vcluster_session
     vcluster.mark_down()
     state_dir = Path(os.environ.get("COMMSCOPE_VCLUSTER_DIR", "/var/lib/commscope-vcluster"))
-    half = subprocess.Popen([str(VCLUSTER), "up", "2", "--slurm"], stdout=subprocess.DEVNULL,
-                            stderr=subprocess.DEVNULL, start_new_session=True)
+    half = subprocess.Popen(
+        [str(VCLUSTER), "up", "2", "--slurm"],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+        start_new_session=True,
+    )
     deadline = time.monotonic() + 20
     # kill it once the first host runs: namespaces, veths and a holder exist, Slurm does not yet
     while not (state_dir / "nodes" / "vnode1" / "holder.pid").exists() and half.poll() is None:
@@ -302,8 +351,9 @@ def test_up_after_a_killed_half_up(vcluster_session: VCluster):
     half.wait()
     vcluster.up()
     assert vcluster.cli("status").returncode == 0
-    result = subprocess.run(["srun", "-N", "2", "-n", "2", "hostname"], env=vcluster.environ(),
-                            capture_output=True, text=True, timeout=60)
+    result = subprocess.run(
+        ["srun", "-N", "2", "-n", "2", "hostname"], env=vcluster.environ(), capture_output=True, text=True, timeout=60
+    )
     assert sorted(result.stdout.split()) == list(HOSTS), result.stderr
 
 
@@ -312,8 +362,12 @@ def test_needs_root_says_so():
     python = "/usr/bin/python3"
     if os.geteuid() != 0 or not setpriv or not os.access(python, os.X_OK):
         pytest.skip("needs root, setpriv and /usr/bin/python3 to run vcluster as another user")
-    result = subprocess.run([setpriv, "--reuid=65534", "--regid=65534", "--clear-groups", python, str(VCLUSTER),
-                             "up", "2"], capture_output=True, text=True, timeout=30)
+    result = subprocess.run(
+        [setpriv, "--reuid=65534", "--regid=65534", "--clear-groups", python, str(VCLUSTER), "up", "2"],
+        capture_output=True,
+        text=True,
+        timeout=30,
+    )
     if "Permission denied" in result.stderr and "vcluster" not in result.stderr.split(":")[0]:
         pytest.skip(f"the repository is not readable by another user: {result.stderr.strip()}")
     assert result.returncode == 1 and "must run as root" in result.stderr, result.stderr

@@ -5,6 +5,7 @@ library, the OMB layouts, the derived numbers and the bad-input verdicts.
 Iteration counts are tiny (4 ranks share 2 cores: MPICH's busy polling makes each collective
 take milliseconds there), and one process sweeps every datatype (-T all), every root
 (-k rotate) and every one-sided window and synchronisation mode (-w all -s all)."""
+
 from __future__ import annotations
 
 import json
@@ -13,9 +14,9 @@ import re
 import jsonschema
 import pytest
 
+from benchmarks_def import COLLECTIVES, family
 from commscope.ingest.parse.commscope_json import load_schema
 from mpi_flavours import flavour_params, need, rows, sizes_of
-from benchmarks_def import COLLECTIVES, family
 
 ONE_SIDED = family("one_sided")
 
@@ -23,8 +24,21 @@ SCHEMA = load_schema()  # the one copy: python/commscope/records/schema/result.s
 BLOCKING = family("collective")
 NEIGHBORHOOD = family("neighbor")
 ROOTED = ["bcast", "gather", "gatherv", "reduce", "scatter", "scatterv"]
-IN_PLACE = ["allgather", "allgatherv", "allreduce", "alltoall", "alltoallv", "alltoallw", "gather", "gatherv",
-            "reduce", "reduce_scatter", "reduce_scatter_block", "scatter", "scatterv"]
+IN_PLACE = [
+    "allgather",
+    "allgatherv",
+    "allreduce",
+    "alltoall",
+    "alltoallv",
+    "alltoallw",
+    "gather",
+    "gatherv",
+    "reduce",
+    "reduce_scatter",
+    "reduce_scatter_block",
+    "scatter",
+    "scatterv",
+]
 TINY = ["-i", "2", "-x", "1"]
 # one-sided modes each benchmark accepts (OMB: put_bibw takes active target synchronisation only)
 SYNCS = {name: "all" for name in ONE_SIDED}
@@ -79,7 +93,11 @@ def test_every_collective_validates(mpi, name, np, ring):
     assert table and all(r[-1] == "Pass" for r in table), res.stdout
     if "barrier" not in name:
         assert [l for l in res.stdout.splitlines() if l.startswith("# Datatype:")] == [
-            "# Datatype: MPI_CHAR.", "# Datatype: MPI_INT.", "# Datatype: MPI_FLOAT.", "# Datatype: MPI_DOUBLE."]
+            "# Datatype: MPI_CHAR.",
+            "# Datatype: MPI_INT.",
+            "# Datatype: MPI_FLOAT.",
+            "# Datatype: MPI_DOUBLE.",
+        ]
 
 
 def test_persistent_collectives_where_mpich_has_them(mpi):
@@ -89,19 +107,40 @@ def test_persistent_collectives_where_mpich_has_them(mpi):
 
 @pytest.mark.parametrize("name", IN_PLACE)
 def test_in_place_collectives_validate(mpi, name):
-    res = mpi.run(4, name, "-l", "-c", *TINY, "-T", "mpi_char,mpi_int", "-m", "4:64",
-                  *(["-k", "rotate"] if name in ROOTED else []))
+    res = mpi.run(
+        4,
+        name,
+        "-l",
+        "-c",
+        *TINY,
+        "-T",
+        "mpi_char,mpi_int",
+        "-m",
+        "4:64",
+        *(["-k", "rotate"] if name in ROOTED else []),
+    )
     assert res.returncode == 0, res.stderr
     assert all(r[-1] == "Pass" for r in rows(res.stdout)), res.stdout
 
 
-@pytest.mark.parametrize("name", ["iallreduce", "igather", "iscatterv", "allreduce_persistent",
-                                  "gather_persistent", "scatter_persistent"])
+@pytest.mark.parametrize(
+    "name", ["iallreduce", "igather", "iscatterv", "allreduce_persistent", "gather_persistent", "scatter_persistent"]
+)
 def test_in_place_other_forms_validate(mpi, name):
     if name.endswith("_persistent") and mpi.is_openmpi:
         pytest.skip("Open MPI 4.1 has no persistent collectives (checked above)")
-    res = mpi.run(4, name, "-l", "-c", *TINY, "-T", "mpi_float", "-m", "4:64",
-                  *(["-k", "rotate"] if name[1:] in ROOTED or name.split("_")[0] in ROOTED else []))
+    res = mpi.run(
+        4,
+        name,
+        "-l",
+        "-c",
+        *TINY,
+        "-T",
+        "mpi_float",
+        "-m",
+        "4:64",
+        *(["-k", "rotate"] if name[1:] in ROOTED or name.split("_")[0] in ROOTED else []),
+    )
     assert res.returncode == 0, res.stderr
     assert all(r[-1] == "Pass" for r in rows(res.stdout)), res.stdout
 
@@ -110,8 +149,7 @@ def test_in_place_other_forms_validate(mpi, name):
 def test_one_sided_every_window_and_sync_mode(mpi, name):
     windows = "all"  # cas_latency too: OMB's MPI_CHAR runs on Open MPI's MPI_Win_allocate windows
     sizes = [] if name in ("fop_latency", "cas_latency") else ["-m", "1:1K"]
-    res = mpi.run(2, name, "-c", "-w", windows, "-s", SYNCS[name], "-i", "5", "-x", "1", *sizes,
-                  "--format", "json")
+    res = mpi.run(2, name, "-c", "-w", windows, "-s", SYNCS[name], "-i", "5", "-x", "1", *sizes, "--format", "json")
     assert res.returncode == 0, res.stderr
     doc = json.loads(res.stdout)
     jsonschema.validate(doc, SCHEMA)
@@ -126,9 +164,13 @@ def test_one_sided_header_and_defaults(mpi):
     res = mpi.run(2, "put_latency", "-m", "1:4", *TINY)
     assert res.returncode == 0, res.stderr
     head = res.stdout.splitlines()[:5]
-    assert head == ["# commscope MPI_Put Latency Test v0.1.0", "# Window creation: MPI_Win_allocate",
-                    "# Synchronization: MPI_Win_flush", "# Datatype: MPI_CHAR.",
-                    "# Size          Latency (us)"]
+    assert head == [
+        "# commscope MPI_Put Latency Test v0.1.0",
+        "# Window creation: MPI_Win_allocate",
+        "# Synchronization: MPI_Win_flush",
+        "# Datatype: MPI_CHAR.",
+        "# Size          Latency (us)",
+    ]
     bibw = mpi.run(2, "put_bibw", "-m", "1:4", *TINY)
     assert "# Synchronization: MPI_Win_post/start/complete/wait" in bibw.stdout
     assert "# Size      Bandwidth (MB/s)" in bibw.stdout
@@ -192,8 +234,10 @@ def test_nbc_layout_with_and_without_full(mpi):
     assert "# Size           Overall(us)       Compute(us)    Pure Comm.(us)        Overlap(%)" in brief.stdout
     full = mpi.run(2, "iallreduce", "-m", "4:8", *TINY, "-f", "-t", "4")
     header = next(l for l in full.stdout.splitlines() if l.startswith("# Size"))
-    assert re.sub(r" +", "|", header) == ("#|Size|Overall(us)|Compute(us)|Coll.|Init(us)|MPI_Test(us)|MPI_Wait(us)|"
-                                          "Pure|Comm.(us)|Min|Comm.(us)|Max|Comm.(us)|Overlap(%)")
+    assert re.sub(r" +", "|", header) == (
+        "#|Size|Overall(us)|Compute(us)|Coll.|Init(us)|MPI_Test(us)|MPI_Wait(us)|"
+        "Pure|Comm.(us)|Min|Comm.(us)|Max|Comm.(us)|Overlap(%)"
+    )
     ibarrier = mpi.run(2, "ibarrier", *TINY)
     assert "# Overall(us)       Compute(us)    Pure Comm.(us)        Overlap(%)" in ibarrier.stdout
 
@@ -213,8 +257,15 @@ def test_nbc_json_overlap_and_test_calls(mpi):
     assert m["min_comm_us"] <= m["pure_comm_us"] <= m["max_comm_us"]
 
 
-@pytest.mark.parametrize("name,factor", [("allreduce", lambda n: 2 * (n - 1) / n), ("bcast", lambda n: 1.0),
-                                         ("allgather", lambda n: (n - 1) / n), ("alltoall", lambda n: (n - 1) / n)])
+@pytest.mark.parametrize(
+    "name,factor",
+    [
+        ("allreduce", lambda n: 2 * (n - 1) / n),
+        ("bcast", lambda n: 1.0),
+        ("allgather", lambda n: (n - 1) / n),
+        ("alltoall", lambda n: (n - 1) / n),
+    ],
+)
 def test_busbw_is_algbw_times_the_nccl_factor(mpi, name, factor, tmp_path):
     out = tmp_path / "busbw.json"
     res = mpi.run(4, name, "-m", "1K:4K", *TINY, "--busbw", "--json-out", str(out))
@@ -263,14 +314,17 @@ def check_bad_input(res, message):
     assert rows(res.stdout) == []
 
 
-@pytest.mark.parametrize("text,message", [
-    ("0,1\n1,0\n0;1\n", "{f}:3: expected 'SRC,DST' (two rank numbers and a comma), got '0;1'"),
-    ("# ring\n0,1\n1,2\n", "{f}:3: rank 2 is outside the communicator of 2 ranks"),
-    ("0,1,\n", "{f}:1: expected 'SRC,DST'"),
-    ("# nothing\n\n", "{f}: no edges"),
-], ids=["separator", "rank", "trailing", "empty"])
+@pytest.mark.parametrize(
+    "text,message",
+    [
+        ("0,1\n1,0\n0;1\n", "{f}:3: expected 'SRC,DST' (two rank numbers and a comma), got '0;1'"),
+        ("# ring\n0,1\n1,2\n", "{f}:3: rank 2 is outside the communicator of 2 ranks"),
+        ("0,1,\n", "{f}:1: expected 'SRC,DST'"),
+        ("# nothing\n\n", "{f}: no edges"),
+    ],
+    ids=["separator", "rank", "trailing", "empty"],
+)
 def test_malformed_neighbourhood_file_names_its_line(mpi, tmp_path, text, message):
     path = tmp_path / "bad.adj"
     path.write_text(text)
-    check_bad_input(mpi.run(2, "ineighbor_alltoallv", "-N", f"graph:{path}", timeout=60),
-                    message.format(f=path))
+    check_bad_input(mpi.run(2, "ineighbor_alltoallv", "-N", f"graph:{path}", timeout=60), message.format(f=path))

@@ -1,6 +1,7 @@
 """OMB-valid command lines through the osu_* links under real MPI (issue 11): trailing
 buffer placements, -z's list as its own word, -m and -T for the atomics, and OMB 7.4's
 one-sided defaults per benchmark, compare-and-swap included on Open MPI's vader."""
+
 from __future__ import annotations
 
 import json
@@ -78,20 +79,32 @@ def test_output_that_cannot_be_written_fails_the_run(mpi):
     assert res.returncode == 1
     assert "cannot write --json-out /dev/full" in res.stderr
     import subprocess
+
     with open("/dev/full", "w") as full:  # stdout itself: the core alone, as a singleton
-        alone = subprocess.run([str(mpi.bench), "init", "--format", "json"], stdout=full, stderr=subprocess.PIPE,
-                               text=True, env=mpi.env(), timeout=60)
+        alone = subprocess.run(
+            [str(mpi.bench), "init", "--format", "json"],
+            stdout=full,
+            stderr=subprocess.PIPE,
+            text=True,
+            env=mpi.env(),
+            timeout=60,
+        )
     assert alone.returncode == 1 and "cannot write standard output" in alone.stderr
 
 
 def test_json_is_valid_utf8_whatever_the_bytes_recorded(mpi, tmp_path):
     """A non-UTF-8 environment value and --json-out path: each bad byte becomes U+FFFD."""
     import subprocess
+
     path = tmp_path / "r\udce9sultat.json"  # a Latin-1 byte in the file name
     env = mpi.env()
     env["UCX_COMMSCOPE_TEST"] = "caf\udce9"  # b"caf\xe9"
-    res = subprocess.run(mpi.argv(2, mpi.bench, "latency", "-m", "1:1", *TINY, "--json-out", str(path)),
-                         env=env, capture_output=True, timeout=120)
+    res = subprocess.run(
+        mpi.argv(2, mpi.bench, "latency", "-m", "1:1", *TINY, "--json-out", str(path)),
+        env=env,
+        capture_output=True,
+        timeout=120,
+    )
     assert res.returncode == 0, res.stderr
     doc = json.loads(path.read_bytes().decode("utf-8"))  # strict: must be UTF-8
     assert doc["environment"]["UCX_COMMSCOPE_TEST"] == "caf\ufffd"
@@ -113,16 +126,25 @@ def test_point_to_point_takes_omb_type(mpi):
     res = run_osu(mpi, "bw", "-m", "8:64", *TINY, "-W", "4", "-T", "mpi_double", "--format", "json")
     assert res.returncode == 0, res.stderr
     doc = json.loads(res.stdout)
-    assert doc["options"]["datatypes"] == ["MPI_DOUBLE"] and [r["datatype"] for r in doc["results"]] == ["MPI_DOUBLE"] * 4
+    assert (
+        doc["options"]["datatypes"] == ["MPI_DOUBLE"] and [r["datatype"] for r in doc["results"]] == ["MPI_DOUBLE"] * 4
+    )
 
 
-@pytest.mark.parametrize("name, words, ignored", [
-    ("bw", ["-t", "4", "-G", "tty"], ["-t 4", "-G tty"]),
-    ("barrier", ["-m", "8", "-a", "16", "-I", "-f"], ["-m 8", "-a 16", "-I"]),
-    ("latency", ["-b", "multiple", "-D", "vect:8:4", "-P", "PAPI_TOT_INS:papi.out"], ["-b multiple", "-D vect", "-P"]),
-    ("iallreduce", ["-t", "2", "-r", "cpu", "-m", "4:8"], []),
-    ("iallreduce", ["-r", "gpu", "-m", "4:8"], ["-r gpu"]),
-])
+@pytest.mark.parametrize(
+    "name, words, ignored",
+    [
+        ("bw", ["-t", "4", "-G", "tty"], ["-t 4", "-G tty"]),
+        ("barrier", ["-m", "8", "-a", "16", "-I", "-f"], ["-m 8", "-a 16", "-I"]),
+        (
+            "latency",
+            ["-b", "multiple", "-D", "vect:8:4", "-P", "PAPI_TOT_INS:papi.out"],
+            ["-b multiple", "-D vect", "-P"],
+        ),
+        ("iallreduce", ["-t", "2", "-r", "cpu", "-m", "4:8"], []),
+        ("iallreduce", ["-r", "gpu", "-m", "4:8"], ["-r gpu"]),
+    ],
+)
 def test_omb_options_outside_scope_run_with_one_note_each(mpi, name, words, ignored):
     res = run_osu(mpi, name, *TINY, *words)
     assert res.returncode == 0, res.stderr
@@ -141,7 +163,9 @@ def test_validation_warmup_and_log_are_accepted(mpi, tmp_path):
     assert len(notes(res.stderr)) == 1 and "no validation log is written" in res.stderr
     assert not (tmp_path / "logs").exists()
     res = run_osu(mpi, "latency", "-u", "11")
-    assert res.returncode == 2 and "-u 11: validation warm-up iterations must be a whole number from 0 to 10" in res.stderr
+    assert (
+        res.returncode == 2 and "-u 11: validation warm-up iterations must be a whole number from 0 to 10" in res.stderr
+    )
 
 
 def test_atomics_window_is_omb_default(mpi):
@@ -157,10 +181,27 @@ def peak_rss_kb(mpi, tmp_path, np: int, iterations: int, *extra: str) -> tuple[i
     to one file: the ranks' stderr lines interleave) and the record."""
     import shutil
     import subprocess
+
     time = shutil.which("time") or "/usr/bin/time"
     out = tmp_path / f"rss-{iterations}"
-    argv = mpi.argv(np, time, "-a", "-o", str(out), "-f", "rss %M", str(mpi.bench), "barrier", "-i",
-                    str(iterations), "-x", "10", "--format", "json", *extra)
+    argv = mpi.argv(
+        np,
+        time,
+        "-a",
+        "-o",
+        str(out),
+        "-f",
+        "rss %M",
+        str(mpi.bench),
+        "barrier",
+        "-i",
+        str(iterations),
+        "-x",
+        "10",
+        "--format",
+        "json",
+        *extra,
+    )
     res = subprocess.run(argv, env=mpi.env(), capture_output=True, text=True, timeout=600)
     assert res.returncode == 0, res.stderr
     rss = [int(line.split()[1]) for line in out.read_text().splitlines() if line.startswith("rss ")]

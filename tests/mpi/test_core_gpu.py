@@ -3,6 +3,7 @@
 Here (no GPU, MPI libraries that are not CUDA-aware) the honest failures are checked:
 one message and exit status 2, never a crash inside MPI. The measurements on a GPU are
 written below and skip with the reason the CUDA runtime gives when no GPU answers."""
+
 from __future__ import annotations
 
 import json
@@ -54,6 +55,7 @@ def one_message(res, program) -> str:
 
 # ---- here: the clear errors ----
 
+
 def test_plain_build_refuses_device_buffers(plain):
     res = plain.run(2, "latency", "-m", "8:8", "-d", "cuda", "D", "D")
     assert res.returncode == 2, res.stderr
@@ -80,10 +82,12 @@ def test_openacc_and_rocm_are_refused_by_name(plain):
 def test_cuda_build_refuses_device_buffers_with_an_mpi_that_is_not_cuda_aware(cuda):
     if mpi_cuda_aware(cuda):
         pytest.skip(f"{cuda.name} is CUDA-aware here")
-    for args in (["latency", "-m", "0:0", "-d", "cuda", "D", "D"],  # seed 004's lines
-                 ["bw", "-m", "67108864:67108864", "-d", "cuda", "D", "D"],
-                 ["bibw", "-m", "8:8", "-d", "managed", "M", "H"],
-                 ["allreduce", "-m", "8:8", "-d", "cuda"]):
+    for args in (
+        ["latency", "-m", "0:0", "-d", "cuda", "D", "D"],  # seed 004's lines
+        ["bw", "-m", "67108864:67108864", "-d", "cuda", "D", "D"],
+        ["bibw", "-m", "8:8", "-d", "managed", "M", "H"],
+        ["allreduce", "-m", "8:8", "-d", "cuda"],
+    ):
         program = cuda.compat / f"osu_{args[0]}"
         res = cuda.run(2, *args[1:], program=program)
         assert res.returncode == 2, (args, res.stderr)
@@ -98,8 +102,11 @@ def test_cuda_build_without_a_gpu_says_so(cuda):
     if why is None:
         pytest.skip("this machine has a GPU")
     # -d cuda H H hands MPI host memory, so the device is what is missing
-    for args in (["latency", "-m", "8:8", "-d", "cuda"], ["nccl_allreduce", "-m", "8:8"],
-                 ["nccl_latency", "-m", "8:8"]):
+    for args in (
+        ["latency", "-m", "8:8", "-d", "cuda"],
+        ["nccl_allreduce", "-m", "8:8"],
+        ["nccl_latency", "-m", "8:8"],
+    ):
         res = cuda.run(2, *args)
         assert res.returncode == 2, (args, res.stderr)
         assert one_message(res, cuda.bench).endswith(why), (res.stderr, why)
@@ -108,8 +115,12 @@ def test_cuda_build_without_a_gpu_says_so(cuda):
 
 
 def test_cuda_build_runs_host_benchmarks(cuda):
-    for args in (["latency", "-m", "1:64", *TINY, "-c"], ["bw", "-m", "4K:8K", *TINY, "-c"],
-                 ["allreduce", "-m", "4:64", *TINY, "-c", "-T", "mpi_int"], ["put_latency", "-m", "8:8", *TINY, "-c"]):
+    for args in (
+        ["latency", "-m", "1:64", *TINY, "-c"],
+        ["bw", "-m", "4K:8K", *TINY, "-c"],
+        ["allreduce", "-m", "4:64", *TINY, "-c", "-T", "mpi_int"],
+        ["put_latency", "-m", "8:8", *TINY, "-c"],
+    ):
         res = cuda.run(2, *args, "--format", "json")
         assert res.returncode == 0, (args, res.stderr)
         doc = json.loads(res.stdout)
@@ -119,13 +130,23 @@ def test_cuda_build_runs_host_benchmarks(cuda):
 
 def test_cuda_build_lists_nccl_benchmarks_and_no_compat_links_for_them(cuda):
     listed = subprocess.run([str(cuda.bench), "--list"], capture_output=True, text=True).stdout
-    for name in ("nccl_latency", "nccl_bw", "nccl_bibw", "nccl_allreduce", "nccl_allgather", "nccl_broadcast",
-                 "nccl_reduce", "nccl_reduce_scatter", "nccl_alltoall"):
+    for name in (
+        "nccl_latency",
+        "nccl_bw",
+        "nccl_bibw",
+        "nccl_allreduce",
+        "nccl_allgather",
+        "nccl_broadcast",
+        "nccl_reduce",
+        "nccl_reduce_scatter",
+        "nccl_alltoall",
+    ):
         assert name in listed
     assert not list(cuda.compat.glob("osu_nccl*"))
 
 
 # ---- on a GPU (skipped here, with the CUDA runtime's reason) ----
+
 
 @pytest.fixture
 def gpu(cuda):
@@ -152,8 +173,7 @@ def test_device_memory_fill_and_check(gpu):
 def test_device_to_device_on_two_ranks_sharing_one_gpu(gpu, bench):
     if not mpi_cuda_aware(gpu):
         pytest.skip(f"{gpu.name} is not CUDA-aware")
-    res = gpu.run(2, bench, "-m", "1:1M", *TINY, "-c", "-d", "cuda", "D", "D", "--gpu-device", "0",
-                  "--format", "json")
+    res = gpu.run(2, bench, "-m", "1:1M", *TINY, "-c", "-d", "cuda", "D", "D", "--gpu-device", "0", "--format", "json")
     assert res.returncode == 0, res.stderr
     doc = json.loads(res.stdout)
     assert [g["device"] for g in doc["gpus"]] == [0, 0]
@@ -162,8 +182,14 @@ def test_device_to_device_on_two_ranks_sharing_one_gpu(gpu, bench):
 
 
 def test_nccl_collectives_on_one_rank(gpu):
-    for name in ("nccl_allreduce", "nccl_allgather", "nccl_broadcast", "nccl_reduce", "nccl_reduce_scatter",
-                 "nccl_alltoall"):
+    for name in (
+        "nccl_allreduce",
+        "nccl_allgather",
+        "nccl_broadcast",
+        "nccl_reduce",
+        "nccl_reduce_scatter",
+        "nccl_alltoall",
+    ):
         res = gpu.run(1, name, "-m", "4:64K", *TINY, "-c", "--busbw")
         assert res.returncode == 0, (name, res.stderr)
         assert "Busbw(GB/s)" in res.stdout and "Fail" not in res.stdout
@@ -179,8 +205,23 @@ def test_bandwidth_against_cudamemcpy(gpu, words, direction):
     ref = subprocess.run([str(gpu.build / "memcpy_bw"), size, "10"], capture_output=True, text=True, timeout=120)
     assert ref.returncode == 0, ref.stderr
     memcpy = {line.split()[0]: float(line.split()[2]) for line in ref.stdout.splitlines()}
-    res = gpu.run(2, "bw", "-m", f"{size}:{size}", "-i", "10", "-x", "2", "-d", "cuda", *words,
-                  "--gpu-device", "0", "--format", "json")
+    res = gpu.run(
+        2,
+        "bw",
+        "-m",
+        f"{size}:{size}",
+        "-i",
+        "10",
+        "-x",
+        "2",
+        "-d",
+        "cuda",
+        *words,
+        "--gpu-device",
+        "0",
+        "--format",
+        "json",
+    )
     assert res.returncode == 0, res.stderr
     mbps = json.loads(res.stdout)["results"][0]["metrics"]["bandwidth_MBps"]
     assert memcpy[direction] / 3 < mbps < memcpy[direction] * 1.5, (mbps, memcpy)
@@ -190,8 +231,10 @@ def test_harness_hands_device_and_buffers_to_the_core(plain, tmp_path):
     """A suite's `device: cuda` and `buffers: [D, D]` become OMB's `-d cuda D D`; the plain
     build's refusal reaches the user through the harness."""
     suite = tmp_path / "gpu.yaml"
-    suite.write_text("description: g\nbenchmarks:\n  - benchmark: bw\n    flags: [\"-m\", \"8:8\"]\n"
-                     "    device: cuda\n    buffers: [D, D]\n")
+    suite.write_text(
+        'description: g\nbenchmarks:\n  - benchmark: bw\n    flags: ["-m", "8:8"]\n'
+        "    device: cuda\n    buffers: [D, D]\n"
+    )
     res = plain.commscope(tmp_path / "db.sqlite", "run", "--suite-file", str(suite), "--launcher", plain.launcher)
     assert res.returncode != 0
     out = res.stdout + res.stderr

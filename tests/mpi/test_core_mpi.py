@@ -1,17 +1,17 @@
 """commscope-bench under real MPI: every benchmark with validation, send modes, output
 formats, compat links and bad input, under each MPI library."""
+
 from __future__ import annotations
 
 import csv
 import io
 import json
 import re
-from pathlib import Path
 
 import jsonschema
 import pytest
 
-from benchmarks_def import ALL_BENCHMARKS, COLLECTIVES, family
+from benchmarks_def import ALL_BENCHMARKS, family
 from commscope.ingest.parse.commscope_json import load_schema
 from mpi_flavours import flavour_params, need, rows, sizes_of
 
@@ -92,8 +92,9 @@ def test_multi_lat_send_modes_on_four_ranks(mpi, mode):
 
 def test_json_document_matches_schema_and_osu_numbers(mpi, tmp_path):
     jsonl = tmp_path / "stream.jsonl"
-    res = mpi.run(2, "bw", "-m", "1K:8K", *QUICK, "-W", "8", "--json-out", str(tmp_path / "bw.json"),
-                  "--jsonl-out", str(jsonl))
+    res = mpi.run(
+        2, "bw", "-m", "1K:8K", *QUICK, "-W", "8", "--json-out", str(tmp_path / "bw.json"), "--jsonl-out", str(jsonl)
+    )
     assert res.returncode == 0, res.stderr
     doc = json.loads((tmp_path / "bw.json").read_text())
     jsonschema.validate(doc, SCHEMA)
@@ -148,8 +149,10 @@ def test_osu_layout_full_validation_percentiles(mpi):
     res = mpi.run(2, "latency", "-m", "1:2", *QUICK, "-f", "-c", "-z")
     assert res.returncode == 0, res.stderr
     header = next(l for l in res.stdout.splitlines() if l.startswith("# Size"))
-    assert header == ("# Size       Avg Latency(us)   Min Latency(us)   Max Latency(us)  Iterations"
-                      "        Validation  P50 Tail Lat(us)  P90 Tail Lat(us)  P99 Tail Lat(us)")
+    assert header == (
+        "# Size       Avg Latency(us)   Min Latency(us)   Max Latency(us)  Iterations"
+        "        Validation  P50 Tail Lat(us)  P90 Tail Lat(us)  P99 Tail Lat(us)"
+    )
     for line in res.stdout.splitlines():
         if line and not line.startswith("#"):
             assert len(line) == len(header)
@@ -230,6 +233,7 @@ def test_list_help_version_answer_without_a_launcher(mpi):
     """Started by hand they answer before MPI_Init, with the same text rank 0 prints under a launcher."""
     import os
     import subprocess
+
     env = {k: v for k, v in os.environ.items() if not k.startswith(("PMI", "OMPI_", "SLURM_"))}
     for flag in ("--list", "--version", "--help"):
         alone = subprocess.run([str(mpi.bench), flag], capture_output=True, text=True, env=env, timeout=30)
@@ -237,18 +241,22 @@ def test_list_help_version_answer_without_a_launcher(mpi):
         assert alone.stdout == mpi.run(2, flag).stdout  # printed once, by rank 0
 
 
-@pytest.mark.parametrize("args", [
-    ["allreduce", "-T", "mpi_char,mpi_int", "-m", "1:8"],  # 4 + 2 sizes: MPI_INT starts at 4 B
-    ["put_latency", "-w", "create,allocate", "-s", "lock,flush", "-m", "1:4"],  # 2 x 2 x 3
-    ["mbw_mr", "-V", "-m", "1:2"],  # 2 sizes x 8 windows
-    ["init"],
-])
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["allreduce", "-T", "mpi_char,mpi_int", "-m", "1:8"],  # 4 + 2 sizes: MPI_INT starts at 4 B
+        ["put_latency", "-w", "create,allocate", "-s", "lock,flush", "-m", "1:4"],  # 2 x 2 x 3
+        ["mbw_mr", "-V", "-m", "1:2"],  # 2 sizes x 8 windows
+        ["init"],
+    ],
+)
 def test_planned_records_match_the_records_written(mpi, tmp_path, args):
     """The header's planned_records is the number of records a complete sweep writes,
     in the JSON document and in the JSONL stream's header line."""
     stream = tmp_path / "run.jsonl"
-    res = mpi.run(2, *args, *([] if args == ["init"] else ["-i", "2", "-x", "1"]), "--format", "json",
-                  "--jsonl-out", str(stream))
+    res = mpi.run(
+        2, *args, *([] if args == ["init"] else ["-i", "2", "-x", "1"]), "--format", "json", "--jsonl-out", str(stream)
+    )
     assert res.returncode == 0, res.stderr
     doc = json.loads(res.stdout)
     jsonschema.validate(doc, SCHEMA)

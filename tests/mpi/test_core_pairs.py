@@ -1,6 +1,7 @@
 """commscope-bench pairs with each MPI library: every pair of the schedule once, a record per
 pair and metric with its hosts, planned_records as promised, --serial and FILE schedules,
 and bad schedules refused with FILE:LINE (exit 2, no hang)."""
+
 from __future__ import annotations
 
 import json
@@ -58,10 +59,13 @@ def test_one_to_all_table_has_a_line_per_pair(mpi):
     assert all(len(l) == 6 for l in lines)  # src, host, dst, host, latency, bandwidth
 
 
-@pytest.mark.parametrize("text, message", [
-    ("0 1\n0 9\n", "pairs.txt:2: rank 9 is outside the 3 ranks"),
-    ("1 1\n", "pairs.txt:1: a pair needs two different ranks"),
-])
+@pytest.mark.parametrize(
+    "text, message",
+    [
+        ("0 1\n0 9\n", "pairs.txt:2: rank 9 is outside the 3 ranks"),
+        ("1 1\n", "pairs.txt:1: a pair needs two different ranks"),
+    ],
+)
 def test_bad_schedule_file(mpi, tmp_path, text, message):
     schedule = tmp_path / "pairs.txt"
     schedule.write_text(text)
@@ -69,12 +73,15 @@ def test_bad_schedule_file(mpi, tmp_path, text, message):
     assert res.returncode != 0 and message in res.stderr
 
 
-@pytest.mark.parametrize("args, message", [
-    (["-m", "8"], "-m does not apply to pairs"),
-    (["--metric", "bw,x"], "--metric bw,x: choose latency, bw, bibw"),
-    (["--schedule", "one-to-all:5"], "root 5 is outside the 2 ranks"),
-    (["--bw-size", "2G"], "--bw-size 2G: give a message size up to 1G"),
-])
+@pytest.mark.parametrize(
+    "args, message",
+    [
+        (["-m", "8"], "-m does not apply to pairs"),
+        (["--metric", "bw,x"], "--metric bw,x: choose latency, bw, bibw"),
+        (["--schedule", "one-to-all:5"], "root 5 is outside the 2 ranks"),
+        (["--bw-size", "2G"], "--bw-size 2G: give a message size up to 1G"),
+    ],
+)
 def test_bad_options(mpi, args, message):
     res = mpi.run(2, "pairs", *args)
     assert res.returncode != 0 and message in res.stderr

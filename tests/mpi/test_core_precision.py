@@ -1,9 +1,11 @@
 """--precision under real MPI: rounds until the interval is narrow enough, every rank
 stopping together, the record saying what was reached (docs/precision.md)."""
+
 from __future__ import annotations
 
 import json
 import statistics
+
 import jsonschema
 import pytest
 

@@ -7,6 +7,7 @@ environment whose bin/ holds Debian's MPICH programs, so no network is needed; t
 find-mpi writes the launcher commscope-mpiexec (the wheel's mpiexec with ranks that
 busy-poll, see scripts/no-yield.c).
 """
+
 from __future__ import annotations
 
 import os
@@ -15,20 +16,37 @@ import subprocess
 from pathlib import Path
 
 import pytest
+
 from paths import REPO
 
 FIND_MPI = REPO / "scripts" / "find-mpi"
 MPICH_CC = shutil.which("mpicc.mpich")
 MPICH_EXEC = shutil.which("mpiexec.mpich")
-needs_mpich = pytest.mark.skipif(not (MPICH_CC and MPICH_EXEC),
-                                 reason="needs Debian's MPICH (mpicc.mpich, mpiexec.mpich)")
+needs_mpich = pytest.mark.skipif(
+    not (MPICH_CC and MPICH_EXEC), reason="needs Debian's MPICH (mpicc.mpich, mpiexec.mpich)"
+)
 
 
 def tools_without_mpi(folder: Path) -> str:
     """A PATH folder with what find-mpi needs from the system, and no MPI."""
     folder.mkdir()
-    for tool in ("bash", "sh", "env", "realpath", "readlink", "dirname", "cat", "chmod", "mv",
-                 "cc", "gcc", "as", "ld", "grep", "sed"):
+    for tool in (
+        "bash",
+        "sh",
+        "env",
+        "realpath",
+        "readlink",
+        "dirname",
+        "cat",
+        "chmod",
+        "mv",
+        "cc",
+        "gcc",
+        "as",
+        "ld",
+        "grep",
+        "sed",
+    ):
         found = shutil.which(tool)
         if found:
             (folder / tool).symlink_to(found)
@@ -36,8 +54,9 @@ def tools_without_mpi(folder: Path) -> str:
 
 
 def find_mpi(venv: str, path: str, cwd: Path) -> list[str]:
-    done = subprocess.run([str(FIND_MPI), venv], cwd=cwd, env={**os.environ, "PATH": path},
-                          capture_output=True, text=True, timeout=60)
+    done = subprocess.run(
+        [str(FIND_MPI), venv], cwd=cwd, env={**os.environ, "PATH": path}, capture_output=True, text=True, timeout=60
+    )
     assert done.returncode == 0, done.stderr
     words = done.stdout.split()
     assert len(words) == 2, done.stdout
@@ -83,6 +102,7 @@ def test_mpi_from_the_virtual_environment_uses_its_own_launcher(tmp_path):
     assert " T sched_yield" in symbols.stdout, symbols.stdout + symbols.stderr
     # ranks get the preload up to one per core; beyond that they keep yielding
     for ranks, expected in ((1, str(preload)), (os.cpu_count() + 1, "")):
-        shown = subprocess.run([launcher, "-n", str(ranks), "sh", "-c", 'echo "[$LD_PRELOAD]"'],
-                               capture_output=True, text=True, timeout=60)
+        shown = subprocess.run(
+            [launcher, "-n", str(ranks), "sh", "-c", 'echo "[$LD_PRELOAD]"'], capture_output=True, text=True, timeout=60
+        )
         assert set(shown.stdout.split()) == {f"[{expected}]"}, (ranks, shown.stdout, shown.stderr)

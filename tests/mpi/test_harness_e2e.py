@@ -3,6 +3,7 @@
 Skips when a library's build is missing (make test builds them), fails instead
 when COMMSCOPE_REQUIRE_MPI names that library (see mpi_flavours.py).
 """
+
 from __future__ import annotations
 
 import os
@@ -14,7 +15,6 @@ import pytest
 from commscope.execute.core import core_mpi_flavour
 from commscope.execute.launchers import program_flavour, resolve_launcher
 from commscope.store.db import Store
-
 from mpi_flavours import flavour_params, need
 
 MPI_LIBRARY = {"mpich": "MPICH", "openmpi": "Open MPI"}
@@ -59,7 +59,7 @@ def test_quick_suite_runs_and_is_stored_with_provenance(mpi, tmp_path):
     assert [run.benchmark for run in runs] == ["latency", "bw", "bibw"]
     for run in runs:
         assert run.status == "complete", run.status_reason
-        assert [point.size for point in run.points] == [2 ** i for i in range(17)]  # 1 B .. 64 KiB
+        assert [point.size for point in run.points] == [2**i for i in range(17)]  # 1 B .. 64 KiB
         assert run.ranks == 2 and run.label == f"e2e-{mpi.name}"
         assert run.mpi_library == MPI_LIBRARY[mpi.name] and run.mpi_version
         assert sorted(rank for host in run.hosts for rank in host["ranks"]) == [0, 1] and run.nodes == 1
@@ -75,8 +75,9 @@ def test_quick_suite_runs_and_is_stored_with_provenance(mpi, tmp_path):
 def test_timeout_stops_every_rank(mpi, tmp_path):
     db = tmp_path / "results.db"
     # Large messages with many iterations run far longer than the timeout.
-    done = commscope_run(mpi, db, "latency", "--timeout", "2", "--", "-m", "1:4M", "-i", "100000", "-x", "10",
-                     timeout=120)
+    done = commscope_run(
+        mpi, db, "latency", "--timeout", "2", "--", "-m", "1:4M", "-i", "100000", "-x", "10", timeout=120
+    )
     assert done.returncode == 1, done.stderr
     with Store(db, create=False) as store:
         [row] = store.summaries()

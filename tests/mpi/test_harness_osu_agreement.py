@@ -6,6 +6,7 @@ apply, they must say the same: here the Python table of a real run's stored poin
 is read back beside the text the core printed during that run, for every layout
 both support, under each MPI library.
 """
+
 from __future__ import annotations
 
 import pytest
@@ -14,7 +15,6 @@ from commscope.ingest.parse.omb import read_omb
 from commscope.output.osutable import render_run
 from commscope.records.run import AXES
 from commscope.store.db import Store
-
 from mpi_flavours import flavour_params, need
 
 SUITE = """\
@@ -38,8 +38,14 @@ def mpi(request):
 def tables(text: str, source: str) -> list[tuple]:
     """Each table of an OSU text: its axis settings, its columns (as metrics) and its rows."""
     runs, _, _ = read_omb(text.splitlines(), source)
-    return [({name: run.parameters.get(name) for name in AXES}, list(run.metrics),
-             [(point.size, point.values) for point in run.points]) for run in runs]
+    return [
+        (
+            {name: run.parameters.get(name) for name in AXES},
+            list(run.metrics),
+            [(point.size, point.values) for point in run.points],
+        )
+        for run in runs
+    ]
 
 
 def shape(found: list[tuple]) -> list[tuple]:
@@ -62,10 +68,11 @@ def test_python_tables_of_stored_points_match_the_cores_text(mpi, tmp_path):
     done = mpi.commscope(db, "run", "--suite-file", str(suite), "--launcher", mpi.launcher, timeout=600)
     assert done.returncode == 0, done.stderr
     with Store(db, create=False) as store:
-        stored = [(store.run(summary.id), store.raw_outputs(summary.id)["stdout"].decode())
-                  for summary in reversed(store.summaries())]
-    assert [run.benchmark for run, _ in stored] == ["latency", "bw", "mbw_mr", "allreduce", "allreduce",
-                                                    "put_latency"]
+        stored = [
+            (store.run(summary.id), store.raw_outputs(summary.id)["stdout"].decode())
+            for summary in reversed(store.summaries())
+        ]
+    assert [run.benchmark for run, _ in stored] == ["latency", "bw", "mbw_mr", "allreduce", "allreduce", "put_latency"]
     for run, core_text in stored:
         assert core_text in done.stdout  # what run printed is what it stored
         title = next(line for line in core_text.splitlines() if line.startswith("# commscope"))
@@ -80,12 +87,22 @@ def test_python_tables_of_stored_points_match_the_cores_text(mpi, tmp_path):
             for name, value in core_values.items():
                 kept = point.iterations if name == "iterations" else point.metrics[name]
                 assert same_number(value, python_values[name], kept), (run.benchmark, point.key, name)
-    blocks = {run.benchmark + (" busbw" if "--busbw" in run.flags else ""): tables(text, "core")
-              for run, text in stored}
+    blocks = {
+        run.benchmark + (" busbw" if "--busbw" in run.flags else ""): tables(text, "core") for run, text in stored
+    }
     assert [axes["datatype"] for axes, _, _ in blocks["allreduce"]] == ["MPI_CHAR", "MPI_INT"]
-    assert blocks["allreduce busbw"][0][1] == ["latency_us", "min_latency_us", "max_latency_us", "iterations",
-                                               "algbw_GBps", "busbw_GBps"]
+    assert blocks["allreduce busbw"][0][1] == [
+        "latency_us",
+        "min_latency_us",
+        "max_latency_us",
+        "iterations",
+        "algbw_GBps",
+        "busbw_GBps",
+    ]
     assert [(axes["window_creation"], axes["synchronization"]) for axes, _, _ in blocks["put_latency"]] == [
-        ("MPI_Win_create", "MPI_Win_lock/unlock"), ("MPI_Win_create", "MPI_Win_fence"),
-        ("MPI_Win_allocate", "MPI_Win_lock/unlock"), ("MPI_Win_allocate", "MPI_Win_fence")]
+        ("MPI_Win_create", "MPI_Win_lock/unlock"),
+        ("MPI_Win_create", "MPI_Win_fence"),
+        ("MPI_Win_allocate", "MPI_Win_lock/unlock"),
+        ("MPI_Win_allocate", "MPI_Win_fence"),
+    ]
     assert blocks["mbw_mr"][0][1] == ["bandwidth_MBps", "message_rate"]

@@ -1,5 +1,6 @@
 """`--transport auto|shm|net`: the variables per MPI library, and real runs on this machine
 under both libraries: `net` goes through the loopback device and is slower than `shm`."""
+
 from __future__ import annotations
 
 import json
@@ -51,10 +52,16 @@ def test_device_is_told_by_the_linked_library():
 
 def test_provenance_keeps_what_was_asked_and_what_rank_0_saw():
     choice = choose("net", "openmpi", None)
-    assert choice.provenance() == {"requested": "net", "library": "openmpi", "device": None,
-                                   "settings": {"OMPI_MCA_pml": "ob1", "OMPI_MCA_btl": "tcp,self"}}
-    assert observed({"OMPI_MCA_btl": "tcp,self", "PATH": "/bin", "UCX_TLS": "tcp"}) == \
-        {"OMPI_MCA_btl": "tcp,self", "UCX_TLS": "tcp"}
+    assert choice.provenance() == {
+        "requested": "net",
+        "library": "openmpi",
+        "device": None,
+        "settings": {"OMPI_MCA_pml": "ob1", "OMPI_MCA_btl": "tcp,self"},
+    }
+    assert observed({"OMPI_MCA_btl": "tcp,self", "PATH": "/bin", "UCX_TLS": "tcp"}) == {
+        "OMPI_MCA_btl": "tcp,self",
+        "UCX_TLS": "tcp",
+    }
 
 
 def test_transport_on_a_core_of_unknown_mpi_is_one_clear_usage_error(cli, fake_core):
@@ -68,8 +75,9 @@ def test_suite_entry_transport_reaches_the_command_and_run_flag_overrides_it(fla
     flavour = need(flavour)
     clean_env.setenv("COMMSCOPE_BENCH", str(flavour.bench))
     suite = tmp_path / "t.yaml"
-    suite.write_text("description: t\nbenchmarks:\n  - benchmark: latency\n    transport: net\n"
-                     "    label: one node, net\n")
+    suite.write_text(
+        "description: t\nbenchmarks:\n  - benchmark: latency\n    transport: net\n    label: one node, net\n"
+    )
     result = cli("run", "--suite-file", suite, "--dry-run", "--launcher", flavour.launcher)
     assert result.exit_code == 0, result.output
     wanted = "OMPI_MCA_btl=tcp,self" if flavour.is_openmpi else "UCX_TLS=tcp,self"
@@ -81,8 +89,25 @@ def test_suite_entry_transport_reaches_the_command_and_run_flag_overrides_it(fla
 
 def _latency_and_lo_bytes(cli, flavour, db, transport: str, label: str) -> tuple[float, int]:
     before = int(LO_RX.read_text())
-    result = cli("run", "latency", "--transport", transport, "--label", label, "--db", db,
-                 "--launcher", flavour.launcher, "--", "-m", "4096:4096", "-i", "1000", "-x", "50")
+    result = cli(
+        "run",
+        "latency",
+        "--transport",
+        transport,
+        "--label",
+        label,
+        "--db",
+        db,
+        "--launcher",
+        flavour.launcher,
+        "--",
+        "-m",
+        "4096:4096",
+        "-i",
+        "1000",
+        "-x",
+        "50",
+    )
     moved = int(LO_RX.read_text()) - before
     assert result.exit_code == 0, result.output
     return result, moved

@@ -5,6 +5,7 @@ module `commscope modulefile` writes puts the installation on PATH under Debian'
 
 Each pip build compiles the core (a minute or two on two cores): marked slow; the module
 tests reuse the first installation."""
+
 from __future__ import annotations
 
 import json
@@ -25,8 +26,7 @@ MPI_NAMES = re.compile(r"^(mpi|orte|opal|ompi|oshcc|oshrun|shmem)")
 
 
 def _run(argv, env=None, timeout=900, cwd=None) -> subprocess.CompletedProcess:
-    done = subprocess.run([str(arg) for arg in argv], capture_output=True, text=True, env=env, timeout=timeout,
-                          cwd=cwd)
+    done = subprocess.run([str(arg) for arg in argv], capture_output=True, text=True, env=env, timeout=timeout, cwd=cwd)
     assert done.returncode == 0, f"{argv}\n{done.stdout[-3000:]}\n{done.stderr[-3000:]}"
     return done
 
@@ -68,8 +68,26 @@ def test_pip_install_builds_the_core_with_the_mpi_on_path(installed, tmp_path):
     assert "mpich" not in requires.split("Requires:")[1].splitlines()[0]
     # the harness runs the installed core and stores the run
     db = tmp_path / "results.db"
-    _run([installed / "bin" / "commscope", "run", "latency", "--np", "2", "--db", db, "--",
-          "-m", "1:8", "-i", "20", "-x", "2"], env=env, timeout=300)
+    _run(
+        [
+            installed / "bin" / "commscope",
+            "run",
+            "latency",
+            "--np",
+            "2",
+            "--db",
+            db,
+            "--",
+            "-m",
+            "1:8",
+            "-i",
+            "20",
+            "-x",
+            "2",
+        ],
+        env=env,
+        timeout=300,
+    )
     assert "latency" in _run([installed / "bin" / "commscope", "list", "runs", "--db", db]).stdout
 
 
@@ -87,13 +105,24 @@ def test_module_load_puts_the_installation_on_path(installed, tmp_path, name):
             pytest.fail(f"COMMSCOPE_REQUIRE_LMOD is set but {LMOD_INIT} does not exist")
         pytest.skip("Lmod is not installed (apt-get install lmod)")
     module_dir = tmp_path / "modulefiles"
-    _run([installed / "bin" / "commscope", "modulefile", "--prefix", installed,
-          "--output", module_dir / "commscope" / name])
+    _run(
+        [
+            installed / "bin" / "commscope",
+            "modulefile",
+            "--prefix",
+            installed,
+            "--output",
+            module_dir / "commscope" / name,
+        ]
+    )
     text = (module_dir / "commscope" / name).read_text()
     assert ("prepend_path(" in text) == name.endswith(".lua") and "PYTHONPATH" not in text
     found = _module_shell(module_dir, "which osu_latency commscope commscope-bench").split()
-    assert found == [str(installed / "libexec" / "commscope" / "compat" / "osu_latency"),
-                     str(installed / "bin" / "commscope"), str(installed / "bin" / "commscope-bench")]
+    assert found == [
+        str(installed / "libexec" / "commscope" / "compat" / "osu_latency"),
+        str(installed / "bin" / "commscope"),
+        str(installed / "bin" / "commscope-bench"),
+    ]
 
 
 def _path_without_mpi(tmp_path: Path) -> str:
@@ -122,14 +151,15 @@ def test_pip_install_without_an_mpi_uses_the_mpich_wheel(tmp_path):
     assert "$ORIGIN/../lib" in runpath and "pip-build-env" not in runpath
     # a job script written for OMB, with the compat folder on PATH and the wheel's mpiexec
     env["PATH"] = f"{info['compat']}:{env['PATH']}"
-    table = _run(["mpiexec", "-n", "2", "osu_latency", "-m", "1:8", "-i", "20", "-x", "2"], env=env,
-                 timeout=300).stdout
+    table = _run(["mpiexec", "-n", "2", "osu_latency", "-m", "1:8", "-i", "20", "-x", "2"], env=env, timeout=300).stdout
     assert "# commscope MPI Latency Test" in table and re.search(r"^8\s+\d+\.\d+$", table, re.MULTILINE)
 
 
-@pytest.mark.skipif(not os.environ.get("COMMSCOPE_EASYBUILD"),
-                    reason="EasyBuild round trip (about 4-5 minutes): COMMSCOPE_EASYBUILD=1 runs it; "
-                           "or scripts/easybuild-check by hand")
+@pytest.mark.skipif(
+    not os.environ.get("COMMSCOPE_EASYBUILD"),
+    reason="EasyBuild round trip (about 4-5 minutes): COMMSCOPE_EASYBUILD=1 runs it; "
+    "or scripts/easybuild-check by hand",
+)
 def test_easybuild_builds_installs_and_the_module_loads(tmp_path):
     """scripts/easybuild-check: EasyBuild from PyPI, contrib/easybuild's easyconfig, Lmod."""
     done = _run([REPO / "scripts" / "easybuild-check", tmp_path / "eb"], timeout=1200)

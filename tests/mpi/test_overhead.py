@@ -13,7 +13,6 @@ from pathlib import Path
 import pytest
 
 from commscope.store.db import Store
-
 from mpi_flavours import load_flavours
 from paths import REPO
 
@@ -38,13 +37,15 @@ def commscope(db: Path, *args: str, timeout: float = 300) -> subprocess.Complete
     if launcher:
         env["COMMSCOPE_LAUNCHER"] = launcher
     env["COMMSCOPE_DB"] = str(db)  # not an option: everything after "--" belongs to the core
-    return subprocess.run([sys.executable, "-m", "commscope", *args], env=env,
-                          capture_output=True, text=True, timeout=timeout)
+    return subprocess.run(
+        [sys.executable, "-m", "commscope", *args], env=env, capture_output=True, text=True, timeout=timeout
+    )
 
 
 def test_wrap_goes_between_launcher_and_core(tmp_path):
-    done = commscope(tmp_path / "r.db", "run", "barrier", "--np", "2", "--dry-run",
-                     "--wrap", "env 'A B=1' FOO=bar", "--", "-i", "10")
+    done = commscope(
+        tmp_path / "r.db", "run", "barrier", "--np", "2", "--dry-run", "--wrap", "env 'A B=1' FOO=bar", "--", "-i", "10"
+    )
     assert done.returncode == 0, done.stderr
     line = [text for text in done.stdout.splitlines() if "commscope-bench" in text][0]
     before, _, after = line.partition(" env ")
@@ -66,8 +67,9 @@ def test_wrap_mistakes_are_usage_errors(tmp_path):
 @needs_valgrind
 def test_overhead_of_valgrind_on_barrier(tmp_path):
     db = tmp_path / "r.db"
-    done = commscope(db, "overhead", "barrier", "--np", "2", "--repeat", "2", "--wrap", "valgrind --tool=none -q",
-                     "--", "-i", "500")
+    done = commscope(
+        db, "overhead", "barrier", "--np", "2", "--repeat", "2", "--wrap", "valgrind --tool=none -q", "--", "-i", "500"
+    )
     assert done.returncode == 0, done.stderr
     row = [line for line in done.stdout.splitlines() if "bootstrap" in line]
     assert len(row) == 1, done.stdout
@@ -80,8 +82,12 @@ def test_overhead_of_valgrind_on_barrier(tmp_path):
     assert wrapped[0].provenance["wrapper"] == ["valgrind", "--tool=none", "-q"]
     assert "valgrind" in wrapped[0].launcher_argv
     # interleaved: plain, wrapped, plain, wrapped
-    assert [bool((run.provenance or {}).get("wrapper")) for run in sorted(runs, key=lambda r: r.id)] == \
-        [False, True, False, True]
+    assert [bool((run.provenance or {}).get("wrapper")) for run in sorted(runs, key=lambda r: r.id)] == [
+        False,
+        True,
+        False,
+        True,
+    ]
 
 
 def test_slowdown_interval_from_samples_with_one_run_a_side():
@@ -89,8 +95,7 @@ def test_slowdown_interval_from_samples_with_one_run_a_side():
     from commscope.records.run import Point, Run
 
     def run(mean: float, wrapper: list[str] | None) -> Run:
-        point = Point(size=None, metrics={"latency_us": mean}, samples=100,
-                      stats={"mean": mean, "stddev": mean * 0.1})
+        point = Point(size=None, metrics={"latency_us": mean}, samples=100, stats={"mean": mean, "stddev": mean * 0.1})
         return Run(benchmark="barrier", points=[point], provenance={"wrapper": wrapper} if wrapper else None)
 
     (row,) = slowdowns([run(9.25, None), run(238.15, ["perf-report"])])

@@ -1,5 +1,6 @@
 """commscope.reframe: ReFrame (reframe-hpc from PyPI) runs the shipped tests on this
 machine against the real core (the MPICH build), with references and tolerances."""
+
 from __future__ import annotations
 
 import json
@@ -19,7 +20,7 @@ pytestmark = pytest.mark.slow
 PACKAGE = REPO / "python" / "commscope" / "reframe"
 SIZES = [1, 2, 4, 8, 16, 32, 64]
 
-CHECKS = '''
+CHECKS = """
 import reframe as rfm
 from commscope.reframe.checks import CommscopeBenchmark
 
@@ -35,7 +36,7 @@ class latency_within_reach(CommscopeBenchmark):
 class latency_out_of_reach(CommscopeBenchmark):
     flags = ["-m", "1:64", "-i", "200", "-x", "20"]
     reference_values = {{size: 1.0e-6 for size in SIZES}}  # a picosecond, 10 % allowed: fails
-'''
+"""
 
 
 @pytest.fixture
@@ -52,15 +53,35 @@ def reframe_run(tmp_path):
     # the configuration's launcher is `mpiexec`: MPICH's, whatever Debian's alternative says
     (launcher_dir / "mpiexec").write_text(f'#!/bin/sh\nexec {flavours["mpich"].launcher} "$@"\n')
     (launcher_dir / "mpiexec").chmod(0o755)
-    env = {**os.environ, "COMMSCOPE_BENCH": str(flavours["mpich"].bench), "HOME": str(tmp_path),
-           "PATH": f"{launcher_dir}:{Path(sys.executable).parent}:{os.environ['PATH']}"}
+    env = {
+        **os.environ,
+        "COMMSCOPE_BENCH": str(flavours["mpich"].bench),
+        "HOME": str(tmp_path),
+        "PATH": f"{launcher_dir}:{Path(sys.executable).parent}:{os.environ['PATH']}",
+    }
 
     def run(checks: Path, *args: str) -> tuple[subprocess.CompletedProcess, dict]:
         report = tmp_path / "report.json"
         done = subprocess.run(
-            [str(Path(sys.executable).parent / "reframe"), "-C", str(PACKAGE / "config.py"), "-c", str(checks),
-             "--prefix", str(tmp_path / "rfm"), "--report-file", str(report), *args, "-r"],
-            capture_output=True, text=True, env=env, timeout=300, cwd=tmp_path)
+            [
+                str(Path(sys.executable).parent / "reframe"),
+                "-C",
+                str(PACKAGE / "config.py"),
+                "-c",
+                str(checks),
+                "--prefix",
+                str(tmp_path / "rfm"),
+                "--report-file",
+                str(report),
+                *args,
+                "-r",
+            ],
+            capture_output=True,
+            text=True,
+            env=env,
+            timeout=300,
+            cwd=tmp_path,
+        )
         return done, json.loads(report.read_text()) if report.exists() else {}
 
     return run
@@ -75,8 +96,7 @@ def test_the_shipped_latency_test_reports_every_size(reframe_run):
     assert done.returncode == 0, done.stdout[-3000:]
     [case] = report["runs"][0]["testcases"]
     assert case["result"] == "pass"
-    assert sorted(int(name.rsplit("_", 1)[1]) for name in case["perfvalues"]
-                  for name in [name.split(":")[-1]]) == SIZES
+    assert sorted(int(name.rsplit("_", 1)[1]) for name in case["perfvalues"] for name in [name.split(":")[-1]]) == SIZES
     assert "latency_us_64" in done.stdout  # the performance report names each size
 
 

@@ -1,6 +1,7 @@
 """Issue 11: SIGHUP (a closed terminal, a dropped ssh) and SIGQUIT end `commscope run` like
 SIGTERM: the launcher and every rank stop, what was measured is stored, nothing is left in
 the temporary folder. Real commscope-bench under each MPI library (see mpi_flavours.py)."""
+
 from __future__ import annotations
 
 import os
@@ -14,9 +15,8 @@ import pytest
 
 from commscope.errors import EXIT_INTERRUPTED
 from commscope.store.db import Store
-
-from paths import REPO
 from mpi_flavours import flavour_params, need
+from paths import REPO
 
 
 @pytest.fixture(params=flavour_params())
@@ -47,9 +47,30 @@ def test_hangup_and_quit_stop_every_process_and_store_what_was_measured(mpi, tmp
     env = {key: value for key, value in os.environ.items() if not key.startswith(("COMMSCOPE_", "SLURM_"))}
     env.update(COMMSCOPE_BENCH=str(mpi.bench), PYTHONPATH=str(REPO / "python"), TMPDIR=str(scratch))
     # Many iterations of large messages: far longer than the test waits.
-    child = subprocess.Popen([sys.executable, "-m", "commscope", "run", "latency", "--launcher", mpi.launcher,
-                              "--db", str(db), "--", "-m", "1:4M", "-i", "20000", "-x", "10"],
-                             env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    child = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "commscope",
+            "run",
+            "latency",
+            "--launcher",
+            mpi.launcher,
+            "--db",
+            str(db),
+            "--",
+            "-m",
+            "1:4M",
+            "-i",
+            "20000",
+            "-x",
+            "10",
+        ],
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
     try:
         deadline = time.monotonic() + 120
         while True:

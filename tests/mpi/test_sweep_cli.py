@@ -1,5 +1,6 @@
 """`commscope sweep` for real on this machine: an intra-node sweep with each MPI library (on
 two cores: one pair, in one relation group), and its usage errors (exit 2, one message)."""
+
 from __future__ import annotations
 
 import json
@@ -18,8 +19,7 @@ FAST = ["--", "-i", "5", "-x", "1", "--bw-size", "16K", "-W", "8"]
 
 
 def run(args, env=None, tmp_path=None):
-    environ = {**os.environ, "COMMSCOPE_DB": str(tmp_path / "r.db"), "PYTHONPATH": str(REPO / "python"),
-               **(env or {})}
+    environ = {**os.environ, "COMMSCOPE_DB": str(tmp_path / "r.db"), "PYTHONPATH": str(REPO / "python"), **(env or {})}
     return subprocess.run([*COMMSCOPE, "sweep", *args], capture_output=True, text=True, timeout=300, env=environ)
 
 
@@ -29,23 +29,43 @@ def test_intra_sweep_measures_the_core_pair_and_groups_it(name, tmp_path):
     if not core.exists() or shutil.which(LAUNCHER[name]) is None:
         pytest.skip(f"{core} missing (make flavours)")
     out = tmp_path / "m.json"
-    result = run(["intra", "--np", "2", "--launcher", shutil.which(LAUNCHER[name]), "--json", str(out),
-                  "--plot", str(tmp_path / "plots"), *FAST], {"COMMSCOPE_BENCH": str(core)}, tmp_path)
+    result = run(
+        [
+            "intra",
+            "--np",
+            "2",
+            "--launcher",
+            shutil.which(LAUNCHER[name]),
+            "--json",
+            str(out),
+            "--plot",
+            str(tmp_path / "plots"),
+            *FAST,
+        ],
+        {"COMMSCOPE_BENCH": str(core)},
+        tmp_path,
+    )
     assert result.returncode == 0, result.stderr
     document = json.loads(out.read_text())
     assert len(document["hosts"]) == 2 and set(document["matrices"]) == {"latency", "bw", "bibw"}
     assert document["matrices"]["bw"][0][1] > 0 and document["flags"] == []
     assert "Core pairs by relation: the worst pair's best value" in result.stdout
-    assert sorted(p.name for p in (tmp_path / "plots").iterdir()) == ["sweep-bibw.png", "sweep-bw.png",
-                                                                       "sweep-latency.png"]
+    assert sorted(p.name for p in (tmp_path / "plots").iterdir()) == [
+        "sweep-bibw.png",
+        "sweep-bw.png",
+        "sweep-latency.png",
+    ]
 
 
-@pytest.mark.parametrize("args, message", [
-    (["all-pairs", "--hosts", "a"], "all-pairs needs at least 2 hosts"),
-    (["one-to-all", "--hosts", "a,b", "--from", "c"], "--from c: not one of the hosts (a, b)"),
-    (["all-pairs", "--hosts", "a,b", "--from", "a"], "--from applies to one-to-all only"),
-    (["all-pairs", "--hosts", "a,b", "--metric", "bw,foo"], "--metric bw,foo: choose from latency, bw, bibw"),
-])
+@pytest.mark.parametrize(
+    "args, message",
+    [
+        (["all-pairs", "--hosts", "a"], "all-pairs needs at least 2 hosts"),
+        (["one-to-all", "--hosts", "a,b", "--from", "c"], "--from c: not one of the hosts (a, b)"),
+        (["all-pairs", "--hosts", "a,b", "--from", "a"], "--from applies to one-to-all only"),
+        (["all-pairs", "--hosts", "a,b", "--metric", "bw,foo"], "--metric bw,foo: choose from latency, bw, bibw"),
+    ],
+)
 def test_usage_errors(args, message, tmp_path):
     result = run(args, tmp_path=tmp_path)
     assert result.returncode == 2 and message in result.stderr and "Traceback" not in result.stderr

@@ -8,7 +8,6 @@ import os
 import shutil
 import signal
 import subprocess
-import sys
 import time
 from pathlib import Path
 
@@ -64,8 +63,15 @@ def test_hpl_problem_size_from_memory_fraction(cli, clean_env, db):
 def test_grid_is_near_square():
     from commscope.execute.hpl import near_square_grid
 
-    assert [near_square_grid(n) for n in (1, 2, 4, 6, 8, 12, 13)] == \
-        [(1, 1), (1, 2), (2, 2), (2, 3), (2, 4), (3, 4), (1, 13)]
+    assert [near_square_grid(n) for n in (1, 2, 4, 6, 8, 12, 13)] == [
+        (1, 1),
+        (1, 2),
+        (2, 2),
+        (2, 3),
+        (2, 4),
+        (3, 4),
+        (1, 13),
+    ]
 
 
 def test_hpl_bad_grid_and_missing_hpcc(cli, clean_env, db, tmp_path):
@@ -82,8 +88,7 @@ def test_hpl_bad_grid_and_missing_hpcc(cli, clean_env, db, tmp_path):
 @needs_fio
 def test_run_storage_with_fio(cli, clean_env, db, tmp_path):
     target = tmp_path / "fs"
-    result = cli("run", "storage", "--dir", target, "--size", "8M", "--procs", "1,2", "--runtime", "0.3",
-                 "--db", db)
+    result = cli("run", "storage", "--dir", target, "--size", "8M", "--procs", "1,2", "--runtime", "0.3", "--db", db)
     assert result.exit_code == 0, result.output
     (run,) = _runs(db)
     assert run.benchmark == "storage" and [p.size for p in run.points] == [1, 2]
@@ -102,8 +107,21 @@ def test_storage_guard_rails(cli, clean_env, db, tmp_path):
     (busy / "precious").write_text("keep me")
     result = cli("run", "storage", "--dir", busy, "--size", "4M", "--procs", "1", "--runtime", "0.2", "--db", db)
     assert result.exit_code == 2 and "not empty" in result.output
-    result = cli("run", "storage", "--dir", busy, "--size", "4M", "--procs", "1", "--runtime", "0.2",
-                 "--allow-nonempty", "--db", db)
+    result = cli(
+        "run",
+        "storage",
+        "--dir",
+        busy,
+        "--size",
+        "4M",
+        "--procs",
+        "1",
+        "--runtime",
+        "0.2",
+        "--allow-nonempty",
+        "--db",
+        db,
+    )
     assert result.exit_code == 0, result.output
     assert sorted(path.name for path in busy.iterdir()) == ["precious"]
     assert (busy / "precious").read_text() == "keep me"
@@ -123,9 +141,27 @@ def test_storage_guard_rails(cli, clean_env, db, tmp_path):
 def test_storage_sigterm_removes_files_and_keeps_counts(clean_env, db, tmp_path, commscope_argv):
     target = tmp_path / "fs"
     env = {**os.environ, "PYTHONPATH": str(REPO / "python")}
-    process = subprocess.Popen([*commscope_argv, "run", "storage", "--dir", str(target), "--size", "4M",
-                                "--procs", "1,2", "--runtime", "3", "--db", str(db)], env=env,
-                               stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True)
+    process = subprocess.Popen(
+        [
+            *commscope_argv,
+            "run",
+            "storage",
+            "--dir",
+            str(target),
+            "--size",
+            "4M",
+            "--procs",
+            "1,2",
+            "--runtime",
+            "3",
+            "--db",
+            str(db),
+        ],
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        start_new_session=True,
+    )
     deadline = time.monotonic() + 60
     while time.monotonic() < deadline and not list(target.glob("commscope-storage-*/commscope.1")):
         time.sleep(0.1)  # the 2-process count has started
@@ -144,8 +180,19 @@ def test_compare_prints_seed001_tables(cli, clean_env, db):
     assert result.exit_code == 0
     lines = result.output.splitlines()
     assert lines[1].split()[:9] == ["T/V", "N_cores", "MEM/node", "(GB)", "N", "NB", "P", "Q", "Time(secs)"]
-    assert lines[2].split() == ["1-gpuv100-node:WC00C2R2", "24", "192", "141312", "384", "1", "1", "1,182",
-                                "1,591", "1,152", "138.1%"]
+    assert lines[2].split() == [
+        "1-gpuv100-node:WC00C2R2",
+        "24",
+        "192",
+        "141312",
+        "384",
+        "1",
+        "1",
+        "1,182",
+        "1,591",
+        "1,152",
+        "138.1%",
+    ]
     markdown = cli("compare", "--benchmark", "storage", "--format", "markdown", "--db", db).output
     assert "| 13 | 4,141,840 | 6,861,047 | 78,951 | 147,316 |" in markdown
     result = cli("compare", "--benchmark", "latency", "--peak-per-core", "48", "--db", db)

@@ -1,5 +1,6 @@
 """The benchmark list of src/core/benchmarks.def, the file the core's registry, --list and
 compat links are built from, so the tests' lists of benchmarks cannot drift from them."""
+
 from __future__ import annotations
 
 import re
@@ -18,7 +19,10 @@ def family(name: str) -> list[str]:
 
 
 # a collective is listed with its non-blocking and persistent forms
-ALL_BENCHMARKS = [name for kind, bench, _ in _ENTRIES
-                  for name in ((bench, f"i{bench}", f"{bench}_persistent") if kind == "COLLECTIVE" else (bench,))]
+ALL_BENCHMARKS = [
+    name
+    for kind, bench, _ in _ENTRIES
+    for name in ((bench, f"i{bench}", f"{bench}_persistent") if kind == "COLLECTIVE" else (bench,))
+]
 COLLECTIVES = [bench for kind, bench, _ in _ENTRIES if kind == "COLLECTIVE"]
 assert ALL_BENCHMARKS and COLLECTIVES, f"no benchmarks read from {DEF_FILE}"

@@ -5,6 +5,7 @@ build/default for an MPI from PyPI) and lists them in build/flavours.txt as
 "NAME BUILD_DIR LAUNCHER". COMMSCOPE_REQUIRE_MPI="mpich openmpi" turns a missing
 library into a failure instead of a skip (CI sets it).
 """
+
 from __future__ import annotations
 
 import os
@@ -51,18 +52,26 @@ class Flavour:
             env.update(OMPI_ALLOW_RUN_AS_ROOT="1", OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1")
         return env
 
-    def run(self, np: int, *args: str, program: str | Path | None = None, timeout: float = 180,
-            cwd: Path | None = None) -> subprocess.CompletedProcess:
-        return subprocess.run(self.argv(np, program or self.bench, *args), env=self.env(),
-                              capture_output=True, text=True, timeout=timeout, cwd=cwd)
+    def run(
+        self, np: int, *args: str, program: str | Path | None = None, timeout: float = 180, cwd: Path | None = None
+    ) -> subprocess.CompletedProcess:
+        return subprocess.run(
+            self.argv(np, program or self.bench, *args),
+            env=self.env(),
+            capture_output=True,
+            text=True,
+            timeout=timeout,
+            cwd=cwd,
+        )
 
     def commscope(self, db: Path, *args: str, timeout: float = 300) -> subprocess.CompletedProcess:
         """`commscope ARGS` on database `db` with this build as its core (for `run`, add
         --launcher self.launcher); the caller's COMMSCOPE_* and SLURM_* settings are left out."""
         env = {key: value for key, value in os.environ.items() if not key.startswith(("COMMSCOPE_", "SLURM_"))}
         env.update(COMMSCOPE_BENCH=str(self.bench), COMMSCOPE_DB=str(db), PYTHONPATH=str(REPO / "python"))
-        return subprocess.run([sys.executable, "-m", "commscope", *args], env=env, capture_output=True, text=True,
-                              timeout=timeout)
+        return subprocess.run(
+            [sys.executable, "-m", "commscope", *args], env=env, capture_output=True, text=True, timeout=timeout
+        )
 
 
 def load_flavours() -> dict[str, Flavour]:
@@ -90,8 +99,18 @@ def flavour_params() -> list:
         elif name in required():
             params.append(pytest.param(None, id=name, marks=pytest.mark.mpi))
         else:
-            params.append(pytest.param(None, id=name, marks=[pytest.mark.mpi, pytest.mark.skip(
-                reason=f"no {name} build in {FLAVOURS_FILE} (make test builds one when {name} is installed)")]))
+            params.append(
+                pytest.param(
+                    None,
+                    id=name,
+                    marks=[
+                        pytest.mark.mpi,
+                        pytest.mark.skip(
+                            reason=f"no {name} build in {FLAVOURS_FILE} (make test builds one when {name} is installed)"
+                        ),
+                    ],
+                )
+            )
     return params
 
 
@@ -109,12 +128,15 @@ def rows(stdout: str) -> list[list[str]]:
 def sizes_of(stdout: str) -> list[int]:
     """The message sizes of an OSU table, in order."""
     return [int(r[0]) for r in rows(stdout)]
+
+
 # The CUDA builds (make cuda-build: build/cuda/NAME, listed in build/cuda/flavours.txt).
 CUDA_FLAVOURS_FILE = Path(os.environ.get("COMMSCOPE_CUDA_FLAVOURS_FILE", REPO / "build" / "cuda" / "flavours.txt"))
 
 
 def nvcc() -> str | None:
     from shutil import which
+
     return which("nvcc") or ("/usr/local/cuda/bin/nvcc" if Path("/usr/local/cuda/bin/nvcc").exists() else None)
 
 
@@ -134,6 +156,16 @@ def cuda_flavour_params() -> list:
         elif nvcc() and name in (required() | set(load_flavours())):
             params.append(pytest.param(None, id=f"cuda-{name}", marks=pytest.mark.mpi))
         else:
-            params.append(pytest.param(None, id=f"cuda-{name}", marks=[pytest.mark.mpi, pytest.mark.skip(
-                reason=f"no CUDA build of {name} in {CUDA_FLAVOURS_FILE} (make cuda-build, needs nvcc)")]))
+            params.append(
+                pytest.param(
+                    None,
+                    id=f"cuda-{name}",
+                    marks=[
+                        pytest.mark.mpi,
+                        pytest.mark.skip(
+                            reason=f"no CUDA build of {name} in {CUDA_FLAVOURS_FILE} (make cuda-build, needs nvcc)"
+                        ),
+                    ],
+                )
+            )
     return params

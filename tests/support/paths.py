@@ -1,4 +1,5 @@
 """Where the tests find the repository, the shared fixtures and the fake programs."""
+
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[2]

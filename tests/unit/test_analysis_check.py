@@ -1,13 +1,23 @@
 """`commscope baseline` and `commscope check`: the regression rule on hand-made series."""
+
 from __future__ import annotations
 
 import pytest
 
-from commscope.analysis.check import FAIL, IMPROVED, MISSING, NOT_SIGNIFICANT, OK, Policy, check, judge_curve, \
-    parse_floor, parse_tolerance
-from commscope.errors import UsageError
+from commscope.analysis.check import (
+    FAIL,
+    IMPROVED,
+    MISSING,
+    NOT_SIGNIFICANT,
+    OK,
+    Policy,
+    check,
+    judge_curve,
+    parse_floor,
+    parse_tolerance,
+)
 from commscope.analysis.stats import Summary, worse_evidence
-
+from commscope.errors import UsageError
 from fixtures.analysis.handmade import SIZES, run_of, store_runs
 
 BASE = {size: 1.0 + size / 5000 for size in SIZES}
@@ -17,8 +27,9 @@ SLOW = {64, 4096, 1 << 20}
 
 
 def repeats(values: dict[int, float], factor=lambda size: 1.0, noise=NOISE, **fields):
-    return [run_of({size: value * factor(size) * wiggle for size, value in values.items()}, **fields)
-            for wiggle in noise]
+    return [
+        run_of({size: value * factor(size) * wiggle for size, value in values.items()}, **fields) for wiggle in noise
+    ]
 
 
 def statuses(curve):
@@ -73,11 +84,17 @@ def test_a_difference_beyond_tolerance_but_within_the_noise_does_not_fail():
 
 
 def test_per_size_sample_statistics_decide_for_single_runs():
-    quiet = judge_curve("latency", "latency_us", [run_of({8: 1.0}, spread=0.01)], [run_of({8: 1.2}, spread=0.01)],
-                        Policy())
+    quiet = judge_curve(
+        "latency", "latency_us", [run_of({8: 1.0}, spread=0.01)], [run_of({8: 1.2}, spread=0.01)], Policy()
+    )
     assert quiet.sizes[0].status == FAIL and quiet.sizes[0].evidence.method == "welch"
-    noisy = judge_curve("latency", "latency_us", [run_of({8: 1.0}, spread=1.0, samples=3)],
-                        [run_of({8: 1.2}, spread=1.0, samples=3)], Policy())
+    noisy = judge_curve(
+        "latency",
+        "latency_us",
+        [run_of({8: 1.0}, spread=1.0, samples=3)],
+        [run_of({8: 1.2}, spread=1.0, samples=3)],
+        Policy(),
+    )
     assert noisy.sizes[0].status == NOT_SIGNIFICANT
     # Imported runs have neither repeats nor statistics: the threshold alone decides.
     bare = judge_curve("latency", "latency_us", [run_of({8: 1.0})], [run_of({8: 1.2})], Policy())
@@ -107,7 +124,9 @@ def test_check_pairs_runs_by_benchmark_and_groups_repeats_by_label():
     new = [run_of({8: 1.5}, label="x"), run_of({8: 1.0}, label="y"), run_of({8: 5.0}, benchmark="bcast")]
     result = check("nightly", base, new, Policy())
     assert [(curve.benchmark, curve.name, curve.passed) for curve in result.curves] == [
-        ("latency", "x", False), ("latency", "y", True)]
+        ("latency", "x", False),
+        ("latency", "y", True),
+    ]
     assert [run.benchmark for run in result.unmatched] == ["bcast"] and not result.passed
 
 
@@ -130,6 +149,7 @@ def test_floor_strings():
 
 
 # -- the command line --------------------------------------------------------------
+
 
 @pytest.fixture
 def stored(db, clean_env):
@@ -162,14 +182,17 @@ def test_check_exit_codes(cli, stored):
     assert result.exit_code == 0 and "PASS against baseline 'ref'" in result.stdout
 
 
-@pytest.mark.parametrize("args, message", [
-    (["slow", "--baseline", "ref", "--tolerance", "10 percent"], "'10 percent' is not a percentage"),
-    (["slow", "--baseline", "nope"], "no baseline 'nope'"),
-    (["999", "--baseline", "ref"], "no run 999"),
-    (["--baseline", "ref"], "name the runs to check"),
-    (["before", "--baseline", "ref"], "is part of baseline 'ref' itself"),
-    (["slow", "--baseline", "ref", "--floor", "5 MB/s"], "'5 MB/s' is a bandwidth but latency_us is in us"),
-])
+@pytest.mark.parametrize(
+    "args, message",
+    [
+        (["slow", "--baseline", "ref", "--tolerance", "10 percent"], "'10 percent' is not a percentage"),
+        (["slow", "--baseline", "nope"], "no baseline 'nope'"),
+        (["999", "--baseline", "ref"], "no run 999"),
+        (["--baseline", "ref"], "name the runs to check"),
+        (["before", "--baseline", "ref"], "is part of baseline 'ref' itself"),
+        (["slow", "--baseline", "ref", "--floor", "5 MB/s"], "'5 MB/s' is a bandwidth but latency_us is in us"),
+    ],
+)
 def test_check_usage_errors_exit_2_and_store_nothing(cli, stored, args, message):
     assert cli("baseline", "set", "ref", "before", "--db", stored).exit_code == 0
     before = stored.read_bytes()

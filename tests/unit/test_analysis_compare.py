@@ -1,4 +1,5 @@
 """`commscope compare`: golden tables from hand-made runs, seed 000 reproduced, selectors, bad input."""
+
 from __future__ import annotations
 
 import json
@@ -8,11 +9,11 @@ from pathlib import Path
 import pytest
 
 from commscope.records.text import format_size
-from commscope.store.selection import Selection, parse_since, select_runs
 from commscope.store.db import Store
-
+from commscope.store.selection import Selection, parse_since, select_runs
 from fixtures.analysis.handmade import run_of, store_runs
-from paths import FIXTURES as SUPPORT_FIXTURES, REPO
+from paths import FIXTURES as SUPPORT_FIXTURES
+from paths import REPO
 
 GOLDEN = SUPPORT_FIXTURES / "analysis"
 SEED_FIXTURE = SUPPORT_FIXTURES / "parse" / "seed000_cluster_comparison.rst"
@@ -22,9 +23,14 @@ REAL_SEEDS = REPO.parent / "shared" / "seeds"
 @pytest.fixture
 def three(db, clean_env) -> Path:
     """Three latency runs: b is twice a; c lacks size 2 and has a label that needs escaping."""
-    store_runs(db, [run_of({1: 1.0, 2: 1.1, 4: 1.25, 1024: 3.5}, label="cluster-a"),
-                    run_of({1: 2.0, 2: 2.2, 4: 2.5, 1024: 7.0}, label="cluster-b"),
-                    run_of({1: 1.5, 4: 1.25, 1024: 3.15}, label="<c>|d")])
+    store_runs(
+        db,
+        [
+            run_of({1: 1.0, 2: 1.1, 4: 1.25, 1024: 3.5}, label="cluster-a"),
+            run_of({1: 2.0, 2: 2.2, 4: 2.5, 1024: 7.0}, label="cluster-b"),
+            run_of({1: 1.5, 4: 1.25, 1024: 3.15}, label="<c>|d"),
+        ],
+    )
     return db
 
 
@@ -58,12 +64,13 @@ def test_output_file(cli, three, tmp_path):
 
 # -- seed 000: the three-cluster latency table people make by hand --------------
 
+
 def seed_latency_rows(text: str) -> list[list[str]]:
     """The rows of the latency block as printed in the seed: size and three values."""
     lines = text.splitlines()
     start = next(i for i, line in enumerate(lines) if line.strip().startswith("# Size") and "Latency (us)" in line)
     rows = []
-    for line in lines[start + 1:]:
+    for line in lines[start + 1 :]:
         if not line.strip():
             break
         rows.append(line.split())
@@ -96,12 +103,21 @@ def test_real_seed_000_gives_the_same_table(cli, db, clean_env):
 
 # -- selectors ---------------------------------------------------------------------
 
+
 def test_selectors_labels_systems_ids_and_time(cli, db, clean_env):
-    ids = store_runs(db, [run_of({8: 1.0}, label="old", system="alpha"), run_of({8: 2.0}, label="new", system="beta"),
-                          run_of({8: 4.0}, label="new", system="beta", benchmark="bcast")])
+    ids = store_runs(
+        db,
+        [
+            run_of({8: 1.0}, label="old", system="alpha"),
+            run_of({8: 2.0}, label="new", system="beta"),
+            run_of({8: 4.0}, label="new", system="beta", benchmark="bcast"),
+        ],
+    )
     with Store(db) as store:
+
         def pick(*selectors, **filters):
             return [run.id for run in select_runs(store, Selection(selectors=selectors, **filters))]
+
         assert pick() == ids
         assert pick("new") == ids[1:]  # a label
         assert pick("alpha") == ids[:1]  # else a system
@@ -122,19 +138,29 @@ def test_parse_since():
 
 
 def test_format_size():
-    assert [format_size(s) for s in (0, 1, 1024, 1536, 4 << 20, None)] == ["0 B", "1 B", "1 KiB", "1536 B",
-                                                                          "4 MiB", "-"]
+    assert [format_size(s) for s in (0, 1, 1024, 1536, 4 << 20, None)] == [
+        "0 B",
+        "1 B",
+        "1 KiB",
+        "1536 B",
+        "4 MiB",
+        "-",
+    ]
 
 
 # -- bad input: one line naming the value, exit 2, nothing changes -------------------
 
-@pytest.mark.parametrize("args, message", [
-    (["999"], "no run 999 in"),
-    (["nobody"], "no run matches 'nobody'"),
-    (["--since", "soon"], "'soon' is neither an age"),
-    (["--metric", "p99_us"], "run 1 (latency) has no metric 'p99_us'"),
-    (["--benchmark", "allreduce"], "no stored run matches --benchmark allreduce"),
-])
+
+@pytest.mark.parametrize(
+    "args, message",
+    [
+        (["999"], "no run 999 in"),
+        (["nobody"], "no run matches 'nobody'"),
+        (["--since", "soon"], "'soon' is neither an age"),
+        (["--metric", "p99_us"], "run 1 (latency) has no metric 'p99_us'"),
+        (["--benchmark", "allreduce"], "no stored run matches --benchmark allreduce"),
+    ],
+)
 def test_bad_selections(cli, three, args, message):
     before = three.read_bytes()
     result = cli("compare", *args, "--db", three)

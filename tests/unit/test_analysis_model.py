@@ -1,4 +1,5 @@
 """`commscope model`: the piecewise Hockney fit recovers known parameters and break points."""
+
 from __future__ import annotations
 
 import json
@@ -7,9 +8,8 @@ import math
 import numpy as np
 import pytest
 
-from commscope.errors import UsageError
 from commscope.analysis.model import fit
-
+from commscope.errors import UsageError
 from fixtures.analysis.handmade import SIZES, run_of, store_runs
 
 EAGER = (1.2, 4000.0)  # alpha (us), beta (MB/s) below the break
@@ -49,8 +49,12 @@ def test_one_regime_is_not_cut_and_gives_hockneys_half_size():
 
 
 def test_bandwidth_runs_are_fitted_as_time_per_message():
-    values = {size: size / (alpha + size / beta) for size in SIZES if size
-              for alpha, beta in [EAGER if size < BREAK else RENDEZVOUS]}
+    values = {
+        size: size / (alpha + size / beta)
+        for size in SIZES
+        if size
+        for alpha, beta in [EAGER if size < BREAK else RENDEZVOUS]
+    }
     result = fit(run_of(values, metric="bandwidth_MBps", benchmark="bw"))
     assert result.source_metric == "bandwidth_MBps" and result.breaks == [BREAK]
     assert result.beta_MBps == pytest.approx(RENDEZVOUS[1], rel=1e-6)

@@ -1,10 +1,10 @@
 """`commscope plot`: PNG and SVG files with bands and a ratio panel."""
+
 from __future__ import annotations
 
 import pytest
 
 from commscope.output.plot import figure, render
-
 from fixtures.analysis.handmade import SIZES, run_of, store_runs
 
 PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
@@ -12,11 +12,23 @@ PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
 
 @pytest.fixture
 def stored(db, clean_env):
-    store_runs(db, [run_of({size: 1.0 + size / 5000 for size in SIZES}, label="before", spread=0.05),
-                    run_of({size: (1.0 + size / 5000) * (1.3 if size == 64 else 1.0) for size in SIZES},
-                           label="after <b>", spread=0.05),
-                    run_of({size: size / (1 + size / 9000) for size in SIZES if size}, metric="bandwidth_MBps",
-                           benchmark="bw", label="bw")])
+    store_runs(
+        db,
+        [
+            run_of({size: 1.0 + size / 5000 for size in SIZES}, label="before", spread=0.05),
+            run_of(
+                {size: (1.0 + size / 5000) * (1.3 if size == 64 else 1.0) for size in SIZES},
+                label="after <b>",
+                spread=0.05,
+            ),
+            run_of(
+                {size: size / (1 + size / 9000) for size in SIZES if size},
+                metric="bandwidth_MBps",
+                benchmark="bw",
+                label="bw",
+            ),
+        ],
+    )
     return db
 
 
@@ -53,12 +65,15 @@ def test_the_figure_has_a_line_and_band_per_run_and_marks_failing_sizes(stored):
     assert render(fig, "svg").startswith(b"<?xml")
 
 
-@pytest.mark.parametrize("args, message", [
-    (["1", "-o", "x.jpg"], "name it .png or .svg"),
-    (["1", "bw", "-o", "x.png"], "different metrics"),
-    (["1", "-o", "x.png", "--ratio-to", "before", "--ratio-to", "label:nobody"], "no run matches 'label:nobody'"),
-    (["-o", "x.png"], "name the runs to plot"),
-])
+@pytest.mark.parametrize(
+    "args, message",
+    [
+        (["1", "-o", "x.jpg"], "name it .png or .svg"),
+        (["1", "bw", "-o", "x.png"], "different metrics"),
+        (["1", "-o", "x.png", "--ratio-to", "before", "--ratio-to", "label:nobody"], "no run matches 'label:nobody'"),
+        (["-o", "x.png"], "name the runs to plot"),
+    ],
+)
 def test_bad_plot_requests(cli, stored, tmp_path, monkeypatch, args, message):
     monkeypatch.chdir(tmp_path)
     result = cli("plot", *args, "--db", stored)

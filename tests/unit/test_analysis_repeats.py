@@ -1,5 +1,6 @@
 """Repeated launches (`commscope run --repeat K`): show, compare and report give the
 per-size median across launches with its order-statistic interval (golden, hand-made runs)."""
+
 from __future__ import annotations
 
 import json
@@ -7,10 +8,9 @@ from pathlib import Path
 
 import pytest
 
-from paths import FIXTURES
 from commscope.analysis.repeats import median_interval, order_statistic_ranks
-
 from fixtures.analysis.handmade import run_of, store_runs
+from paths import FIXTURES
 
 GOLDEN = FIXTURES / "analysis"
 
@@ -27,8 +27,7 @@ def test_order_statistic_ranks_are_exact():
 @pytest.fixture
 def repeats(db, clean_env) -> Path:
     """Five launches of one latency run (one odd launch at 4 B) and one single run to compare with."""
-    launches = [{1: 1.00, 4: 1.20}, {1: 1.02, 4: 1.22}, {1: 0.98, 4: 5.00}, {1: 1.01, 4: 1.19},
-                {1: 1.03, 4: 1.21}]
+    launches = [{1: 1.00, 4: 1.20}, {1: 1.02, 4: 1.22}, {1: 0.98, 4: 5.00}, {1: 1.01, 4: 1.19}, {1: 1.03, 4: 1.21}]
     runs = [run_of(values, label="vm") for values in launches]
     for index, run in enumerate(runs):
         run.repeat_index = index
@@ -44,8 +43,12 @@ def test_compare_shows_the_median_of_repeats_with_its_interval(cli, repeats):
     document = json.loads(cli("compare", "--db", repeats, "--format", "json").stdout)
     assert document["runs"][0]["repeats"] == [1, 2, 3, 4, 5] and "repeats" not in document["runs"][1]
     # the odd launch (5.00) moves the median of 4 B not at all, only the interval's top
-    assert document["rows"][1] == {"size": 4, "window": None, "values": [1.21, 2.4],
-                                   "intervals": [[1.19, 5.0, 5], None]}
+    assert document["rows"][1] == {
+        "size": 4,
+        "window": None,
+        "values": [1.21, 2.4],
+        "intervals": [[1.19, 5.0, 5], None],
+    }
     csv = cli("compare", "--db", repeats, "--format", "csv").stdout
     assert csv.splitlines()[0] == "size,vm (median of 5),other,vm (median of 5) low,vm (median of 5) high"
 
@@ -53,7 +56,7 @@ def test_compare_shows_the_median_of_repeats_with_its_interval(cli, repeats):
 def test_show_adds_the_median_across_repeats(cli, repeats):
     result = cli("show", "3", "--db", repeats)
     assert result.exit_code == 0, result.output
-    tail = result.stdout[result.stdout.index("# median of"):]
+    tail = result.stdout[result.stdout.index("# median of") :]
     assert tail == (GOLDEN / "show_repeats.txt").read_text()
     assert "# median of" not in cli("show", "6", "--db", repeats).stdout  # a single launch
 

@@ -1,4 +1,5 @@
 """`commscope report`: self-contained HTML (and Markdown), escaped; tests/browser renders it."""
+
 from __future__ import annotations
 
 import os
@@ -32,13 +33,13 @@ def test_report_sections_summary_and_warnings(cli, stored, tmp_path):
     assert "24 of 24 sizes fail" in html
     assert "1.00 µs at 0 B" in html and "0.79 µs at 0 B" in html  # small-message latency
     assert "α 1.00 µs, β 5,000 MB/s" in html  # the model of the hand-made Hockney runs
-    warnings = html[html.index('id="warnings"'):html.index('id="bench-1"')]
+    warnings = html[html.index('id="warnings"') : html.index('id="bench-1"')]
     assert "run 10 (latency, cut short) is incomplete: timed out after 5 s" in warnings
     assert "run 9 (latency, shaky): 24 unstable size(s)" in warnings
     assert f"{socket.gethostname()} ran {os.cpu_count() + 1} ranks on {os.cpu_count()} CPUs" in warnings
     assert "far" not in warnings  # 1 rank on 1 CPU is fine
     # Provenance of every run, in collapsible blocks.
-    assert html[html.index('id="provenance"'):].count("<details><summary>run ") == 6
+    assert html[html.index('id="provenance"') :].count("<details><summary>run ") == 6
 
 
 def test_markdown_report_with_figure_files(cli, stored, tmp_path):
@@ -55,24 +56,31 @@ def test_markdown_report_with_figure_files(cli, stored, tmp_path):
 
 def test_last_invocation_reports_the_newest_run_command(cli, fake_core, db, tmp_path):
     assert cli("run", "latency", "--launcher", "mpirun", "--db", db, "--", "-m", "1:4").exit_code == 0
-    assert cli("run", "latency", "bw", "--launcher", "mpirun", "--label", "newest", "--db", db,
-               "--", "-m", "1:8").exit_code == 0
+    assert (
+        cli(
+            "run", "latency", "bw", "--launcher", "mpirun", "--label", "newest", "--db", db, "--", "-m", "1:8"
+        ).exit_code
+        == 0
+    )
     assert cli("import", SEED_FIXTURE, "--db", db).exit_code == 0  # an import is not a run
     out = tmp_path / "results" / "report.html"
     result = cli("report", "--last-invocation", "-o", out, "--db", db)
     assert result.exit_code == 0, result.output
     assert "(2 runs)" in result.stderr
     html = out.read_text()
-    assert html[html.index('id="provenance"'):].count("<details><summary>run ") == 2 and "newest" in html
+    assert html[html.index('id="provenance"') :].count("<details><summary>run ") == 2 and "newest" in html
 
 
-@pytest.mark.parametrize("args, message", [
-    ([], "name the runs to report on"),
-    (["--all", "1"], "--all reports on every run"),
-    (["1", "--baseline", "nope"], "no baseline 'nope'"),
-    (["7", "--baseline", "ref"], "every run reported on is part of baseline 'ref'"),
-    (["424242"], "no run 424242"),
-])
+@pytest.mark.parametrize(
+    "args, message",
+    [
+        ([], "name the runs to report on"),
+        (["--all", "1"], "--all reports on every run"),
+        (["1", "--baseline", "nope"], "no baseline 'nope'"),
+        (["7", "--baseline", "ref"], "every run reported on is part of baseline 'ref'"),
+        (["424242"], "no run 424242"),
+    ],
+)
 def test_bad_report_requests(cli, stored, tmp_path, args, message):
     before = stored.read_bytes()
     result = cli("report", *args, "-o", tmp_path / "r.html", "--db", stored)

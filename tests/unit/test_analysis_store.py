@@ -1,10 +1,10 @@
 """The store's analysis additions: migration 3 (baselines), baseline accessors, selections."""
+
 from __future__ import annotations
 
 import pytest
 
 from commscope.store.db import MIGRATIONS, SCHEMA_VERSION, Store, connect, migrate, schema_version
-
 from fixtures.analysis.handmade import run_of, store_runs
 
 
@@ -12,11 +12,15 @@ def test_migrating_a_version_2_database_adds_baselines_and_keeps_runs(tmp_path):
     path = tmp_path / "v2.db"
     conn = connect(path)
     assert migrate(conn, target=2) == 0
-    conn.execute("INSERT INTO invocations (command, argv, started_at, cwd, commscope_version) "
-                 "VALUES ('run', '[]', '2025-06-01', '/', '0.1.0')")
+    conn.execute(
+        "INSERT INTO invocations (command, argv, started_at, cwd, commscope_version) "
+        "VALUES ('run', '[]', '2025-06-01', '/', '0.1.0')"
+    )
     conn.execute("INSERT INTO systems (name, created_at) VALUES ('alpha', '2025-06-01')")
-    conn.execute("INSERT INTO runs (invocation_id, benchmark, status, label, system_id) "
-                 "VALUES (1, 'latency', 'complete', 'old', 1)")
+    conn.execute(
+        "INSERT INTO runs (invocation_id, benchmark, status, label, system_id) "
+        "VALUES (1, 'latency', 'complete', 'old', 1)"
+    )
     conn.execute("INSERT INTO points (run_id, size, latency_us) VALUES (1, 8, 1.25)")
     assert conn.execute("SELECT 1 FROM sqlite_master WHERE name = 'baselines'").fetchone() is None
     conn.close()
@@ -38,8 +42,7 @@ def test_baselines_are_replaced_listed_and_follow_deleted_runs(tmp_path):
         assert store.set_baseline("ref", ids[:2]) is None
         assert store.set_baseline("ref", ids[1:]) == ids[:2]
         assert store.set_baseline("other", ids[:1]) is None
-        assert [(name, run_ids) for name, _, run_ids in store.baselines()] == [("other", ids[:1]),
-                                                                              ("ref", ids[1:])]
+        assert [(name, run_ids) for name, _, run_ids in store.baselines()] == [("other", ids[:1]), ("ref", ids[1:])]
         store.delete_runs([ids[1]])
         assert store.baseline_run_ids("ref") == [ids[2]]
         assert store.delete_baseline("ref") and not store.delete_baseline("ref")
@@ -60,9 +63,21 @@ def test_summaries_filter_and_last_invocation(tmp_path):
         assert store.summaries()[0].invoked_at
 
 
-@pytest.mark.parametrize("command", [["compare"], ["baseline"], ["baseline", "set"], ["baseline", "list"],
-                                     ["baseline", "delete"], ["check"], ["model"], ["plot"], ["report"]],
-                         ids=" ".join)
+@pytest.mark.parametrize(
+    "command",
+    [
+        ["compare"],
+        ["baseline"],
+        ["baseline", "set"],
+        ["baseline", "list"],
+        ["baseline", "delete"],
+        ["check"],
+        ["model"],
+        ["plot"],
+        ["report"],
+    ],
+    ids=" ".join,
+)
 def test_every_analysis_command_has_real_help(cli, command):
     import click
 

@@ -1,9 +1,9 @@
 """`commscope check --junit FILE` and `--format json`: the verdict for CI systems."""
+
 from __future__ import annotations
 
 import json
 import xml.etree.ElementTree as ET
-from pathlib import Path
 
 import pytest
 import xmlschema
@@ -18,8 +18,9 @@ SLOW = {64, 4096, 1 << 20}
 
 
 def repeats(factor, label, noise=NOISE):
-    return [run_of({size: value * factor(size) * wiggle for size, value in BASE.items()}, label=label)
-            for wiggle in noise]
+    return [
+        run_of({size: value * factor(size) * wiggle for size, value in BASE.items()}, label=label) for wiggle in noise
+    ]
 
 
 @pytest.fixture
@@ -67,8 +68,11 @@ def test_json_verdict_names_every_size_and_exits_1_on_regression(cli, stored):
     assert curve["benchmark"] == "latency" and curve["failing"] == 3 and curve["new_runs"] == [6, 7, 8, 9, 10]
     failing = {size["size"] for size in curve["sizes"] if size["failing"]}
     assert failing == SLOW and len(curve["sizes"]) == len(SIZES)
-    assert all(size["status"] == "FAIL" and size["test"]["method"] == "mann-whitney"
-               for size in curve["sizes"] if size["failing"])
+    assert all(
+        size["status"] == "FAIL" and size["test"]["method"] == "mann-whitney"
+        for size in curve["sizes"]
+        if size["failing"]
+    )
     passing = cli("check", "same", "--baseline", "ref", "--format", "json", "--db", stored)
     assert passing.exit_code == 0 and json.loads(passing.stdout)["passed"] is True
 

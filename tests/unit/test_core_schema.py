@@ -1,4 +1,5 @@
 """The C reporters' golden JSON and JSONL outputs satisfy the checked-in schema (no MPI)."""
+
 from __future__ import annotations
 
 import json

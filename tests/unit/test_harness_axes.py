@@ -5,6 +5,7 @@ sizes in MPI_CHAR, two in MPI_INT (whole elements only). They used to be stored 
 size and window alone, so compare showed four rows with MPI_INT's values in place of
 MPI_CHAR's. Hand-made records here; the real core under both MPI libraries below.
 """
+
 from __future__ import annotations
 
 import csv
@@ -17,26 +18,42 @@ import pytest
 
 from commscope.records.run import Axes, Point, Run, point_from_core
 from commscope.store.db import Store
-
 from fixtures.analysis.handmade import stats_for, store_runs
 from mpi_flavours import flavour_params, need
 from paths import FIXTURES as SUPPORT_FIXTURES
 
 # (datatype, size, latency): what -T mpi_char,mpi_int -m 1:8 measures, in the core's order.
-SWEEP = [("MPI_CHAR", 1, 1.0), ("MPI_CHAR", 2, 2.0), ("MPI_CHAR", 4, 3.0), ("MPI_CHAR", 8, 4.0),
-         ("MPI_INT", 4, 30.0), ("MPI_INT", 8, 40.0)]
+SWEEP = [
+    ("MPI_CHAR", 1, 1.0),
+    ("MPI_CHAR", 2, 2.0),
+    ("MPI_CHAR", 4, 3.0),
+    ("MPI_CHAR", 8, 4.0),
+    ("MPI_INT", 4, 30.0),
+    ("MPI_INT", 8, 40.0),
+]
 
 
 def core_record(size: int, latency: float, **axes: str) -> dict:
     """A result record as commscope-bench writes it (result.schema.json $defs/record)."""
     stats = {"unit": "us", "samples": 100, **stats_for(latency, 0.01, 100)}
-    return {"size": size, "window": 1, "iterations": 100, "warmup": 10, "batch": 1, "stats": stats,
-            "metrics": {"latency_us": latency}, "percentiles": [], "validation": None, **axes}
+    return {
+        "size": size,
+        "window": 1,
+        "iterations": 100,
+        "warmup": 10,
+        "batch": 1,
+        "stats": stats,
+        "metrics": {"latency_us": latency},
+        "percentiles": [],
+        "validation": None,
+        **axes,
+    }
 
 
 def allreduce_run(label: str = "t") -> Run:
-    points = [point_from_core(core_record(size, latency, datatype=datatype), "latency")
-              for datatype, size, latency in SWEEP]
+    points = [
+        point_from_core(core_record(size, latency, datatype=datatype), "latency") for datatype, size, latency in SWEEP
+    ]
     return Run(benchmark="allreduce", label=label, ranks=2, points=points)
 
 
@@ -46,7 +63,8 @@ def test_datatypes_survive_the_store_and_compare(cli, db, clean_env):
     assert result.exit_code == 0, result.output
     assert list(csv.reader(io.StringIO(result.stdout))) == [
         ["datatype", "size", "t"],
-        *([datatype, str(size), str(latency)] for datatype, size, latency in SWEEP)]
+        *([datatype, str(size), str(latency)] for datatype, size, latency in SWEEP),
+    ]
 
 
 def test_export_has_the_datatype_of_every_point(cli, db, clean_env):
@@ -57,6 +75,7 @@ def test_export_has_the_datatype_of_every_point(cli, db, clean_env):
 
 # -- the real core ------------------------------------------------------------------------
 
+
 @pytest.fixture(params=flavour_params())
 def mpi(request):
     return need(request.param)
@@ -64,13 +83,28 @@ def mpi(request):
 
 def test_a_datatype_sweep_is_stored_and_compared_per_datatype(mpi, tmp_path):
     db = tmp_path / "results.db"
-    done = mpi.commscope(db, "run", "allreduce", "--launcher", mpi.launcher, "--",
-                     "-T", "mpi_char,mpi_int", "-m", "1:8", "-i", "20", "-x", "2")
+    done = mpi.commscope(
+        db,
+        "run",
+        "allreduce",
+        "--launcher",
+        mpi.launcher,
+        "--",
+        "-T",
+        "mpi_char,mpi_int",
+        "-m",
+        "1:8",
+        "-i",
+        "20",
+        "-x",
+        "2",
+    )
     assert done.returncode == 0, done.stderr
     with Store(db, create=False) as store:
         run = store.run(store.last_run_id())
     assert [(point.axes.datatype, point.size) for point in run.points] == [
-        (datatype, size) for datatype, size, _ in SWEEP]
+        (datatype, size) for datatype, size, _ in SWEEP
+    ]
     compared = mpi.commscope(db, "compare", "last", "--format", "csv")
     assert compared.returncode == 0, compared.stderr
     rows = list(csv.reader(io.StringIO(compared.stdout)))
@@ -89,8 +123,13 @@ def scaled(run: Run, label: str, factor_of: dict[str, float]) -> Run:
     points = []
     for point in run.points:
         factor = factor_of[point.axes.datatype]
-        points.append(dataclasses.replace(point, metrics={"latency_us": point.metrics["latency_us"] * factor},
-                                          stats={key: value * factor for key, value in point.stats.items()}))
+        points.append(
+            dataclasses.replace(
+                point,
+                metrics={"latency_us": point.metrics["latency_us"] * factor},
+                stats={key: value * factor for key, value in point.stats.items()},
+            )
+        )
     return dataclasses.replace(run, label=label, points=points)
 
 
@@ -122,8 +161,11 @@ def test_check_judges_each_datatype_on_its_own(cli, two):
 
 
 def test_model_fits_each_datatype(cli, db, clean_env):
-    points = [point_from_core(core_record(size, alpha + size / 1000, datatype=datatype), "latency")
-              for datatype, alpha in (("MPI_CHAR", 1.0), ("MPI_INT", 3.0)) for size in (4, 8, 16, 32, 64)]
+    points = [
+        point_from_core(core_record(size, alpha + size / 1000, datatype=datatype), "latency")
+        for datatype, alpha in (("MPI_CHAR", 1.0), ("MPI_INT", 3.0))
+        for size in (4, 8, 16, 32, 64)
+    ]
     store_runs(db, [Run(benchmark="allreduce", points=points)])
     result = cli("model", "1", "--db", db, "--format", "json")
     assert result.exit_code == 0, result.output
@@ -145,9 +187,17 @@ def test_plot_draws_a_labelled_line_per_datatype(two):
 def test_a_table_that_does_not_say_its_datatype_lines_up_with_one_that_does(cli, db, clean_env):
     """Unswept (None) is not a value of its own: one datatype and none is no axis to show."""
     chars = [point_from_core(core_record(size, 1.0, datatype="MPI_CHAR"), "latency") for size in (1, 2)]
-    store_runs(db, [Run(benchmark="allreduce", label="new", points=chars),
-                    Run(benchmark="allreduce", label="old", points=[Point(size=1, metrics={"latency_us": 2.0}),
-                                                                    Point(size=2, metrics={"latency_us": 2.0})])])
+    store_runs(
+        db,
+        [
+            Run(benchmark="allreduce", label="new", points=chars),
+            Run(
+                benchmark="allreduce",
+                label="old",
+                points=[Point(size=1, metrics={"latency_us": 2.0}), Point(size=2, metrics={"latency_us": 2.0})],
+            ),
+        ],
+    )
     assert cli("compare", "--db", db, "--format", "csv").stdout == "size,new,old\n1,1.0,2.0\n2,1.0,2.0\n"
 
 
@@ -165,7 +215,8 @@ def imported(cli, db: Path, path: Path) -> list[Run]:
 def test_omb_datatype_lines_reach_the_points(cli, db, clean_env):
     runs = imported(cli, db, PARSE_FIXTURES / "omb7_allreduce_all_types.txt")
     assert [{point.axes for point in run.points} for run in runs] == [
-        {Axes(datatype=name)} for name in ("MPI_CHAR", "MPI_INT", "MPI_FLOAT")]
+        {Axes(datatype=name)} for name in ("MPI_CHAR", "MPI_INT", "MPI_FLOAT")
+    ]
     rows = list(csv.reader(io.StringIO(cli("compare", "--db", db, "--format", "csv").stdout)))
     assert rows[0][:2] == ["datatype", "size"] and rows[1][:2] == ["MPI_CHAR", "1"]
 
@@ -193,4 +244,5 @@ def test_a_commscope_json_document_with_datatypes_imports(cli, db, clean_env, tm
     path.write_text(json.dumps(document))
     runs = imported(cli, db, path)
     assert [(point.axes.datatype, point.size) for run in runs for point in run.points] == [
-        (datatype, size) for datatype, size, _ in SWEEP]
+        (datatype, size) for datatype, size, _ in SWEEP
+    ]

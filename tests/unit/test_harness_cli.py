@@ -1,4 +1,5 @@
 """The command line: help, list, show, export, delete, --db and COMMSCOPE_DB."""
+
 from __future__ import annotations
 
 import csv
@@ -9,18 +10,25 @@ import click
 import pytest
 
 from commscope.cli.main import main
-
 from commscope.store.db import Store
 
-COMMANDS = [["run"], ["list"], ["list", "benchmarks"], ["list", "suites"], ["list", "runs"], ["show"],
-            ["export"], ["delete"], ["import"]]
+COMMANDS = [
+    ["run"],
+    ["list"],
+    ["list", "benchmarks"],
+    ["list", "suites"],
+    ["list", "runs"],
+    ["show"],
+    ["export"],
+    ["delete"],
+    ["import"],
+]
 
 
 @pytest.fixture
 def stored(cli, fake_core, db):
     """A database with a latency and a bw run from the fake core."""
-    result = cli("run", "latency", "bw", "--launcher", "mpirun", "--label", "base", "--db", db,
-                 "--", "-m", "1:4")
+    result = cli("run", "latency", "bw", "--launcher", "mpirun", "--label", "base", "--db", db, "--", "-m", "1:4")
     assert result.exit_code == 0, result.output
     return db
 
@@ -93,8 +101,15 @@ def test_show_prints_provenance_then_the_table(cli, stored):
     lines = result.stdout.splitlines()
     assert lines[0] == "run 1: latency"
     text = result.stdout
-    for expected in ("status    complete", "label     base", "MPI       MPICH 4.0.2", "CPU       Fake CPU",
-                     "hosts     fakehost (ranks 0,1)", "flags     -m 1:4", "harness   commscope 0.1.0"):
+    for expected in (
+        "status    complete",
+        "label     base",
+        "MPI       MPICH 4.0.2",
+        "CPU       Fake CPU",
+        "hosts     fakehost (ranks 0,1)",
+        "flags     -m 1:4",
+        "harness   commscope 0.1.0",
+    ):
         assert expected in text
     assert "# Size       Avg Latency(us)" in lines
     assert lines[-1].startswith("4 ") and len(lines[-1]) == 28
@@ -115,8 +130,12 @@ def test_show_renders_runs_stored_before_the_core_text_was_kept(cli, db, clean_e
     from commscope.records.invocation import invocation
     from commscope.records.run import Point, Run
 
-    old = Run(benchmark="latency", launcher_argv=["mpirun", "commscope-bench", "latency", "--format", "json"],
-              points=[Point(size=1, metrics={"latency_us": 1.5})], raw={"stdout": b'{"schema": "commscope-result"}'})
+    old = Run(
+        benchmark="latency",
+        launcher_argv=["mpirun", "commscope-bench", "latency", "--format", "json"],
+        points=[Point(size=1, metrics={"latency_us": 1.5})],
+        raw={"stdout": b'{"schema": "commscope-result"}'},
+    )
     with Store(db) as store:
         store.add_run(old, store.add_invocation(invocation("run", ["commscope", "run"])))
     lines = cli("show", "1", "--db", db).stdout.splitlines()

@@ -1,11 +1,11 @@
 """`commscope import`: good files are stored, a bad file is reported with file:line and stores nothing."""
+
 from __future__ import annotations
 
 import subprocess
 from pathlib import Path
 
 from commscope.store.db import Store
-
 from paths import FAKE_CORE
 
 OMB_LATENCY = """
@@ -52,7 +52,10 @@ def test_good_file_is_stored_with_its_source(cli, clean_env, db, tmp_path):
     assert (run.source_format, run.source_file) == ("omb", str(path.resolve()))
     assert (run.tool_name, run.tool_version, run.description) == ("OMB", "7.4", "OSU MPI Latency Test v7.4")
     assert [(p.size, p.metrics) for p in run.points] == [
-        (1, {"latency_us": 0.46}), (2, {"latency_us": 0.37}), (4, {"latency_us": 0.38})]
+        (1, {"latency_us": 0.46}),
+        (2, {"latency_us": 0.37}),
+        (4, {"latency_us": 0.38}),
+    ]
     with Store(db) as store:
         # the whole file, and the run's own table in it (here the whole file but its first blank line)
         assert store.raw_outputs(run.id) == {"source": OMB_LATENCY.encode(), "table": OMB_LATENCY[1:].encode()}
@@ -78,7 +81,9 @@ def test_side_by_side_table_gives_one_run_per_column(cli, clean_env, db, tmp_pat
     assert cli("import", path, "--label", "2024", "--db", db).exit_code == 0
     runs = runs_in(db)
     assert [(run.label, [p.metrics["latency_us"] for p in run.points]) for run in runs] == [
-        ("2024: cluster-a", [1.10, 1.20]), ("2024: cluster-b", [2.20, 2.40])]
+        ("2024: cluster-a", [1.10, 1.20]),
+        ("2024: cluster-b", [2.20, 2.40]),
+    ]
     assert len({run.invocation_id for run in runs}) == 1
 
 
@@ -90,8 +95,9 @@ def test_failed_validation_in_a_file_marks_the_run_failed(cli, clean_env, db, tm
 
 
 def test_commscope_json_document_keeps_the_cores_provenance(cli, clean_env, db, tmp_path):
-    document = subprocess.run([str(FAKE_CORE), "bw", "-m", "1:4", "-c", "--format", "json"], capture_output=True,
-                              text=True, check=True).stdout
+    document = subprocess.run(
+        [str(FAKE_CORE), "bw", "-m", "1:4", "-c", "--format", "json"], capture_output=True, text=True, check=True
+    ).stdout
     path = write(tmp_path, "bw.json", document)
     assert cli("import", path, "--db", db).exit_code == 0
     [run] = runs_in(db)
@@ -119,6 +125,7 @@ def test_batched_import_in_worker_processes_keeps_the_file_rules(cli, clean_env,
     """Several batches (2 files each) read by forked workers: the bad file stores nothing, every
     other file is stored once, in the order given."""
     from commscope.ingest import importer
+
     monkeypatch.setattr(importer, "FILES_PER_TRANSACTION", 2)
     files = [write(tmp_path, f"f{i}.out", OMB_LATENCY.replace("0.46", f"0.{50 + i}")) for i in range(6)]
     bad = write(tmp_path, "bad.out", OMB_BAD_ROW)

@@ -1,4 +1,5 @@
 """Launchers build argv lists: compared here as lists, nothing is launched."""
+
 from __future__ import annotations
 
 import os
@@ -7,8 +8,19 @@ from pathlib import Path
 import pytest
 
 from commscope.errors import CommscopeError, UsageError
-from commscope.execute.launchers import (LAUNCHERS, Binding, Command, HydraLauncher, LaunchSpec, OpenMpiLauncher, SrunLauncher,
-                              hostfile_nodes, program_flavour, register_launcher, resolve_launcher)
+from commscope.execute.launchers import (
+    LAUNCHERS,
+    Binding,
+    Command,
+    HydraLauncher,
+    LaunchSpec,
+    OpenMpiLauncher,
+    SrunLauncher,
+    hostfile_nodes,
+    program_flavour,
+    register_launcher,
+    resolve_launcher,
+)
 
 ROOT_ENV = {"OMPI_ALLOW_RUN_AS_ROOT": "1", "OMPI_ALLOW_RUN_AS_ROOT_CONFIRM": "1"}
 
@@ -34,6 +46,7 @@ def test_registry_holds_the_three_launchers():
 
 def test_register_launcher_adds_a_class_under_its_name():
     try:
+
         @register_launcher("test-only")
         class Dummy(OpenMpiLauncher):
             pass
@@ -45,18 +58,31 @@ def test_register_launcher_adds_a_class_under_its_name():
 
 # -- Open MPI -----------------------------------------------------------------
 
+
 def test_mpirun_on_this_machine():
     spec = LaunchSpec(np=2, local_cores=2)
     assert OpenMpiLauncher("mpirun").command(spec, ["bench", "latency"]) == Command(
-        ["mpirun", "-np", "2", "--bind-to", "core", "bench", "latency"], {})
+        ["mpirun", "-np", "2", "--bind-to", "core", "bench", "latency"], {}
+    )
 
 
 def test_mpirun_oversubscribes_only_beyond_the_cores():
-    assert OpenMpiLauncher("mpirun").argv(LaunchSpec(np=2, local_cores=2)) == ["mpirun", "-np", "2", "--bind-to",
-                                                                               "core"]
+    assert OpenMpiLauncher("mpirun").argv(LaunchSpec(np=2, local_cores=2)) == [
+        "mpirun",
+        "-np",
+        "2",
+        "--bind-to",
+        "core",
+    ]
     # oversubscribed: Open MPI refuses to bind more ranks than cores, so they stay unbound
     assert OpenMpiLauncher("mpirun").argv(LaunchSpec(np=4, local_cores=2)) == [
-        "mpirun", "-np", "4", "--oversubscribe", "--bind-to", "none"]
+        "mpirun",
+        "-np",
+        "4",
+        "--oversubscribe",
+        "--bind-to",
+        "none",
+    ]
 
 
 def test_mpirun_as_root_sets_the_variables_not_a_flag():
@@ -65,12 +91,15 @@ def test_mpirun_as_root_sets_the_variables_not_a_flag():
     assert "--allow-run-as-root" not in command.argv
 
 
-@pytest.mark.parametrize("placement, np, expected", [
-    ("inter-node", 2, "a:1,b:1"),
-    ("inter-node", 4, "a:2,b:2"),  # blocks: ranks 0,1 on a; 2,3 on b (pairs i, i+2 cross nodes)
-    ("any", 3, "a:2,b:2"),
-    ("intra-node", 2, "a:2"),  # everything on the first host
-])
+@pytest.mark.parametrize(
+    "placement, np, expected",
+    [
+        ("inter-node", 2, "a:1,b:1"),
+        ("inter-node", 4, "a:2,b:2"),  # blocks: ranks 0,1 on a; 2,3 on b (pairs i, i+2 cross nodes)
+        ("any", 3, "a:2,b:2"),
+        ("intra-node", 2, "a:2"),  # everything on the first host
+    ],
+)
 def test_mpirun_hosts_get_slots_by_placement(placement, np, expected):
     spec = LaunchSpec(np=np, hosts=("a", "b"), placement=placement, local_cores=1)
     assert OpenMpiLauncher("mpirun").argv(spec) == ["mpirun", "-np", str(np), "--host", expected, "--bind-to", "core"]
@@ -86,13 +115,30 @@ def test_mpirun_keeps_slots_the_user_gave_and_oversubscribes_past_them():
 def test_mpirun_hostfile_maps_ranks_per_node():
     spec = LaunchSpec(np=4, hostfile="hosts.txt", placement="inter-node", known_nodes=2, local_cores=1)
     assert OpenMpiLauncher("mpirun").argv(spec) == [
-        "mpirun", "-np", "4", "--hostfile", "hosts.txt", "--map-by", "ppr:2:node", "--bind-to", "core"]
+        "mpirun",
+        "-np",
+        "4",
+        "--hostfile",
+        "hosts.txt",
+        "--map-by",
+        "ppr:2:node",
+        "--bind-to",
+        "core",
+    ]
     spec = LaunchSpec(np=4, hostfile="hosts.txt", placement="any", local_cores=1)
-    assert OpenMpiLauncher("mpirun").argv(spec) == ["mpirun", "-np", "4", "--hostfile", "hosts.txt", "--bind-to",
-                                                    "core"]
+    assert OpenMpiLauncher("mpirun").argv(spec) == [
+        "mpirun",
+        "-np",
+        "4",
+        "--hostfile",
+        "hosts.txt",
+        "--bind-to",
+        "core",
+    ]
 
 
 # -- MPICH Hydra --------------------------------------------------------------
+
 
 def test_mpiexec_on_this_machine_never_needs_oversubscribe():
     spec = LaunchSpec(np=4, local_cores=2, as_root=True)
@@ -117,10 +163,16 @@ def test_mpiexec_hostfile_with_ranks_per_node():
 
 # -- Slurm --------------------------------------------------------------------
 
+
 @pytest.mark.parametrize("flavour, pmi", [("openmpi", ["--mpi=pmix"]), ("mpich", ["--mpi=pmi2"]), (None, [])])
 def test_srun_picks_the_pmi_of_the_core(flavour, pmi):
-    assert SrunLauncher("srun").argv(LaunchSpec(np=2, core_flavour=flavour)) == ["srun", "-n", "2", *pmi,
-                                                                                 "--cpu-bind=cores"]
+    assert SrunLauncher("srun").argv(LaunchSpec(np=2, core_flavour=flavour)) == [
+        "srun",
+        "-n",
+        "2",
+        *pmi,
+        "--cpu-bind=cores",
+    ]
 
 
 def test_srun_placement_in_an_allocation():
@@ -139,12 +191,17 @@ def test_srun_hosts_and_hostfile():
     assert SrunLauncher("srun").argv(spec) == ["srun", "-n", "2", "-w", os.path.abspath("hf"), "--cpu-bind=cores"]
 
 
-@pytest.mark.parametrize("launcher, unbound", [(OpenMpiLauncher, ["--bind-to", "none"]),
-                                               (HydraLauncher, ["-bind-to", "none"]),
-                                               (SrunLauncher, ["--cpu-bind=none"])])
+@pytest.mark.parametrize(
+    "launcher, unbound",
+    [
+        (OpenMpiLauncher, ["--bind-to", "none"]),
+        (HydraLauncher, ["-bind-to", "none"]),
+        (SrunLauncher, ["--cpu-bind=none"]),
+    ],
+)
 def test_bind_none_leaves_ranks_unbound_and_says_why(launcher, unbound):
     spec = LaunchSpec(np=2, local_cores=4, bind="none")
-    assert launcher("x").argv(spec)[-len(unbound):] == unbound
+    assert launcher("x").argv(spec)[-len(unbound) :] == unbound
     assert launcher("x").binding(spec) == Binding("none", "none", "--bind none")
 
 
@@ -170,24 +227,36 @@ def test_hostfile_nodes_counts_distinct_hosts(tmp_path):
 
 # -- telling launchers apart --------------------------------------------------
 
-@pytest.mark.parametrize("name, flavour", [
-    ("mpirun.openmpi", "openmpi"), ("mpiexec.openmpi", "openmpi"), ("orterun", "openmpi"),
-    ("mpiexec.mpich", "mpich"), ("mpiexec.hydra", "mpich"), ("mpirun.mpich", "mpich"), ("srun", "slurm"),
-])
+
+@pytest.mark.parametrize(
+    "name, flavour",
+    [
+        ("mpirun.openmpi", "openmpi"),
+        ("mpiexec.openmpi", "openmpi"),
+        ("orterun", "openmpi"),
+        ("mpiexec.mpich", "mpich"),
+        ("mpiexec.hydra", "mpich"),
+        ("mpirun.mpich", "mpich"),
+        ("srun", "slurm"),
+    ],
+)
 def test_flavour_from_the_program_name(tmp_path, name, flavour):
     # The version text contradicts the name: the name must win without running the program.
     program = fake_program(tmp_path, name, "nothing useful")
     assert program_flavour(str(program)) == flavour
 
 
-@pytest.mark.parametrize("text, flavour", [
-    ("mpirun (Open MPI) 5.0.3\n\nReport bugs to https://www.open-mpi.org/community/help/", "openmpi"),
-    ("mpirun.openmpi (OpenRTE) 4.1.4\n\nReport bugs to http://www.open-mpi.org/community/help/", "openmpi"),
-    ("HYDRA build details:\n    Version:                                 4.0.2", "mpich"),
-    ("Intel(R) MPI Library for Linux* OS, Version 2021.6", "mpich"),
-    ("slurm 22.05.8", "slurm"),
-    ("some other program 1.0", None),
-])
+@pytest.mark.parametrize(
+    "text, flavour",
+    [
+        ("mpirun (Open MPI) 5.0.3\n\nReport bugs to https://www.open-mpi.org/community/help/", "openmpi"),
+        ("mpirun.openmpi (OpenRTE) 4.1.4\n\nReport bugs to http://www.open-mpi.org/community/help/", "openmpi"),
+        ("HYDRA build details:\n    Version:                                 4.0.2", "mpich"),
+        ("Intel(R) MPI Library for Linux* OS, Version 2021.6", "mpich"),
+        ("slurm 22.05.8", "slurm"),
+        ("some other program 1.0", None),
+    ],
+)
 def test_flavour_from_version_output_of_a_venv_launcher(tmp_path, text, flavour):
     program = fake_program(tmp_path / "venv" / "bin", "mpiexec", text)
     assert program_flavour(str(program)) == flavour
@@ -201,6 +270,7 @@ def test_flavour_follows_symlinks(tmp_path):
 
 
 # -- resolving --launcher -----------------------------------------------------
+
 
 @pytest.fixture
 def launcher_path(tmp_path):

@@ -1,4 +1,5 @@
 """`commscope run` with the fake core and fake mpirun: success, crash, timeout, signals, dry run."""
+
 from __future__ import annotations
 
 import os
@@ -9,11 +10,11 @@ from pathlib import Path
 
 import pytest
 
-from commscope.execute import core as bench_binary, runner as run_module
-from commscope.records.metrics import STATS
+from commscope.execute import core as bench_binary
+from commscope.execute import runner as run_module
 from commscope.execute.runner import planned_records, sweep_length
+from commscope.records.metrics import STATS
 from commscope.store.db import Store
-
 from paths import FAKE_CORE, FAKES
 
 ROOT_PREFIX = "OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 " if os.geteuid() == 0 else ""
@@ -41,21 +42,31 @@ def assert_gone(pid: int) -> None:
     assert stat[stat.rindex(")") + 2] == "Z", f"process {pid} is still running"
 
 
-@pytest.mark.parametrize("options, expected", [
-    ({"min_size": 0, "max_size": 0}, 1),
-    ({"min_size": 1, "max_size": 64}, 7),
-    ({"min_size": 0, "max_size": 8}, 5),
-    ({"min_size": 3, "max_size": 20}, 3),  # 3, 6, 12
-    ({"min_size": 67108864, "max_size": 67108864}, 1),
-    ({"min_size": 1, "max_size": 4, "vary_window": True}, 24),
-    ({"min_size": 8, "max_size": 4}, 0),
-    # -T: whole elements only, so MPI_INT starts at 4 bytes and MPI_DOUBLE at 8; size 0 stays
-    ({"min_size": 1, "max_size": 8, "datatypes": ["MPI_CHAR", "MPI_INT"]}, 6),
-    ({"min_size": 0, "max_size": 16, "datatypes": ["MPI_DOUBLE", "MPI_FLOAT"]}, 3 + 4),
-    # one-sided -w and -s multiply the sweep
-    ({"min_size": 1, "max_size": 2, "window_creation": ["create", "allocate"],
-      "synchronization": ["lock", "fence", "flush"]}, 12),
-])
+@pytest.mark.parametrize(
+    "options, expected",
+    [
+        ({"min_size": 0, "max_size": 0}, 1),
+        ({"min_size": 1, "max_size": 64}, 7),
+        ({"min_size": 0, "max_size": 8}, 5),
+        ({"min_size": 3, "max_size": 20}, 3),  # 3, 6, 12
+        ({"min_size": 67108864, "max_size": 67108864}, 1),
+        ({"min_size": 1, "max_size": 4, "vary_window": True}, 24),
+        ({"min_size": 8, "max_size": 4}, 0),
+        # -T: whole elements only, so MPI_INT starts at 4 bytes and MPI_DOUBLE at 8; size 0 stays
+        ({"min_size": 1, "max_size": 8, "datatypes": ["MPI_CHAR", "MPI_INT"]}, 6),
+        ({"min_size": 0, "max_size": 16, "datatypes": ["MPI_DOUBLE", "MPI_FLOAT"]}, 3 + 4),
+        # one-sided -w and -s multiply the sweep
+        (
+            {
+                "min_size": 1,
+                "max_size": 2,
+                "window_creation": ["create", "allocate"],
+                "synchronization": ["lock", "fence", "flush"],
+            },
+            12,
+        ),
+    ],
+)
 def test_sweep_length_follows_the_cores_loops(options, expected):
     assert sweep_length(options) == expected
 
@@ -78,8 +89,22 @@ def test_progress_and_reason_count_against_the_cores_plan(cli, fake_core, db, cl
 
 
 def test_success_stores_runs_points_and_provenance(cli, fake_core, db):
-    result = cli("run", "latency", "bw", "--launcher", "mpirun", "--label", "t1", "--system", "testbed",
-                 "--db", db, "--", "-m", "1:8")
+    result = cli(
+        "run",
+        "latency",
+        "bw",
+        "--launcher",
+        "mpirun",
+        "--label",
+        "t1",
+        "--system",
+        "testbed",
+        "--db",
+        db,
+        "--",
+        "-m",
+        "1:8",
+    )
     assert result.exit_code == 0, result.output
     latency, bw = stored_runs(db)
     assert (latency.benchmark, bw.benchmark) == ("latency", "bw")
@@ -90,10 +115,11 @@ def test_success_stores_runs_points_and_provenance(cli, fake_core, db):
         assert (run.mpi_library, run.mpi_version) == ("MPICH", "4.0.2")
         assert run.hosts == [{"name": "fakehost", "ranks": [0, 1]}] and run.nodes == 1 and run.ranks == 2
         assert run.cpu_model == "Fake CPU" and run.tool_version == "0.0.0-fake"
-        binding = ["--bind-to", "core"] if len(os.sched_getaffinity(0)) >= 2 else ["--oversubscribe", "--bind-to",
-                                                                                  "none"]
+        binding = (
+            ["--bind-to", "core"] if len(os.sched_getaffinity(0)) >= 2 else ["--oversubscribe", "--bind-to", "none"]
+        )
         assert run.launcher_argv[:5] == [str(FAKES / "mpirun"), "-np", "2", *binding][:5]
-        assert run.launcher_argv[3 + len(binding):6 + len(binding)] == [str(FAKE_CORE), run.benchmark, "-m"]
+        assert run.launcher_argv[3 + len(binding) : 6 + len(binding)] == [str(FAKE_CORE), run.benchmark, "-m"]
         assert run.provenance["binding"]["requested"] == "core"
         assert run.launcher_argv[-4:-1] == ["--format", "osu", "--jsonl-out"]
         assert run.commscope_version == "0.1.0" and run.options["max_size"] == 8
@@ -138,8 +164,7 @@ def test_timeout_stops_the_benchmark_and_the_next_one_still_runs(cli, fake_core,
     clean_env.setenv("FAKE_CORE_SLEEP", "0.3")
     clean_env.setenv("FAKE_CORE_TRACE", str(trace))
     began = time.monotonic()
-    result = cli("run", "latency", "bw", "--launcher", "mpirun", "--timeout", "1", "--db", db,
-                 "--", "-m", "1:1K")
+    result = cli("run", "latency", "bw", "--launcher", "mpirun", "--timeout", "1", "--db", db, "--", "-m", "1:1K")
     assert time.monotonic() - began < 8
     assert result.exit_code == 1
     runs = stored_runs(db)
@@ -170,9 +195,13 @@ def test_a_rank_that_ignores_sigterm_is_killed(cli, fake_core, db, clean_env, tm
 def test_signal_stores_what_was_measured_and_stops(commscope_argv, child_env, db, tmp_path, signum):
     trace = tmp_path / "trace"
     env = {**child_env, "FAKE_CORE_SLEEP": "0.3", "FAKE_CORE_TRACE": str(trace)}
-    child = subprocess.Popen([*commscope_argv, "run", "latency", "bw", "--launcher", "mpirun", "--db", str(db),
-                              "--", "-m", "1:1K"], env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                             text=True)
+    child = subprocess.Popen(
+        [*commscope_argv, "run", "latency", "bw", "--launcher", "mpirun", "--db", str(db), "--", "-m", "1:1K"],
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
     try:
         deadline = time.monotonic() + 60
         while "record 2" not in trace_lines(trace) and time.monotonic() < deadline:
@@ -197,10 +226,11 @@ def test_dry_run_prints_exact_commands_and_runs_nothing(cli, fake_core, db, clea
     result = cli("run", "quick", "--dry-run", "--launcher", "mpirun", "--repeat", "2", "--db", db)
     assert result.exit_code == 0
     launch = " --oversubscribe --bind-to none" if len(os.sched_getaffinity(0)) < 2 else " --bind-to core"
-    expected = [f"{ROOT_PREFIX}{FAKES}/mpirun -np 2{launch} {FAKE_CORE} {bench} {flags} "
-                "--precision 5 --max-time 0.2 --format osu --jsonl-out JSONL"
-                for bench, flags in (("latency", "-m 1:64K -x 20"), ("bw", "-m 1:64K -x 10"),
-                                     ("bibw", "-m 1:64K -x 10"))]
+    expected = [
+        f"{ROOT_PREFIX}{FAKES}/mpirun -np 2{launch} {FAKE_CORE} {bench} {flags} "
+        "--precision 5 --max-time 0.2 --format osu --jsonl-out JSONL"
+        for bench, flags in (("latency", "-m 1:64K -x 20"), ("bw", "-m 1:64K -x 10"), ("bibw", "-m 1:64K -x 10"))
+    ]
     commands = [line for line in result.stdout.splitlines() if not line.startswith("#")]
     assert commands == expected
     assert "# latency: 2 ranks, placement any, 2 times" in result.stdout
@@ -307,7 +337,13 @@ def test_repeat_stores_one_run_per_pass(cli, fake_core, db):
     assert result.exit_code == 0
     runs = stored_runs(db)
     assert [(run.benchmark, run.repeat_index) for run in runs] == [
-        ("latency", 0), ("bw", 0), ("latency", 1), ("bw", 1), ("latency", 2), ("bw", 2)]
+        ("latency", 0),
+        ("bw", 0),
+        ("latency", 1),
+        ("bw", 1),
+        ("latency", 2),
+        ("bw", 2),
+    ]
     assert len({run.invocation_id for run in runs}) == 1
 
 

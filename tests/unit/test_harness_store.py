@@ -1,4 +1,5 @@
 """The SQLite store: round trips, migrations, concurrent writers."""
+
 from __future__ import annotations
 
 import json
@@ -17,27 +18,64 @@ from commscope.store.db import MIGRATIONS, SCHEMA_VERSION, Store, connect, migra
 from paths import REPO
 
 
-
 def sample_run(**changes) -> Run:
     points = [
-        Point(size=size, window=64, iterations=100, warmup=10, batch=1, samples=100,
-              stats={"min": 1.0, "max": 2.0, "mean": 1.5, "median": 1.4, "p50": 1.4, "p90": 1.8, "p99": 1.9,
-                     "stddev": 0.1, "ci95_low": 1.45, "ci95_high": 1.55},
-              metrics={"bandwidth_MBps": 10.0 * (size + 1), "message_rate": 1e6, "p99_MBps": 9.5},
-              validation_errors=0)
+        Point(
+            size=size,
+            window=64,
+            iterations=100,
+            warmup=10,
+            batch=1,
+            samples=100,
+            stats={
+                "min": 1.0,
+                "max": 2.0,
+                "mean": 1.5,
+                "median": 1.4,
+                "p50": 1.4,
+                "p90": 1.8,
+                "p99": 1.9,
+                "stddev": 0.1,
+                "ci95_low": 1.45,
+                "ci95_high": 1.55,
+            },
+            metrics={"bandwidth_MBps": 10.0 * (size + 1), "message_rate": 1e6, "p99_MBps": 9.5},
+            validation_errors=0,
+        )
         for size in (1, 2, 4)
     ]
-    run = Run(benchmark="bw", status="incomplete", status_reason="timed out after 5 s after 3 of 23 sizes",
-              description="one-way bandwidth", flags=["-m", "1:4"], ranks=2, nodes=2, placement="inter-node",
-              label="acceptance", repeat_index=1, started_at="2026-01-01T00:00:00Z",
-              ended_at="2026-01-01T00:00:05Z", launcher_argv=["mpirun", "-np", "2", "commscope-bench", "bw"],
-              tool_name="commscope-bench", tool_version="0.1.0", tool_git_commit="abc",
-              mpi_library="Open MPI", mpi_version="4.1.4", mpi_library_version="Open MPI v4.1.4, package: x",
-              hosts=[{"name": "n1", "ranks": [0]}, {"name": "n2", "ranks": [1]}], cpu_model="EPYC",
-              compiler="GCC: (Debian) 12.2.0", job_id="1234", environment={"OMPI_MCA_btl": "tcp,self"},
-              options={"window": 64, "full": False}, provenance={"benchmark": {"pattern": "window_uni"}},
-              notes=["a note"], system="cluster-a", points=points,
-              raw={"jsonl": b'{"header": {}}\n' * 100, "stderr": b"warning\n"})
+    run = Run(
+        benchmark="bw",
+        status="incomplete",
+        status_reason="timed out after 5 s after 3 of 23 sizes",
+        description="one-way bandwidth",
+        flags=["-m", "1:4"],
+        ranks=2,
+        nodes=2,
+        placement="inter-node",
+        label="acceptance",
+        repeat_index=1,
+        started_at="2026-01-01T00:00:00Z",
+        ended_at="2026-01-01T00:00:05Z",
+        launcher_argv=["mpirun", "-np", "2", "commscope-bench", "bw"],
+        tool_name="commscope-bench",
+        tool_version="0.1.0",
+        tool_git_commit="abc",
+        mpi_library="Open MPI",
+        mpi_version="4.1.4",
+        mpi_library_version="Open MPI v4.1.4, package: x",
+        hosts=[{"name": "n1", "ranks": [0]}, {"name": "n2", "ranks": [1]}],
+        cpu_model="EPYC",
+        compiler="GCC: (Debian) 12.2.0",
+        job_id="1234",
+        environment={"OMPI_MCA_btl": "tcp,self"},
+        options={"window": 64, "full": False},
+        provenance={"benchmark": {"pattern": "window_uni"}},
+        notes=["a note"],
+        system="cluster-a",
+        points=points,
+        raw={"jsonl": b'{"header": {}}\n' * 100, "stderr": b"warning\n"},
+    )
     for key, value in changes.items():
         setattr(run, key, value)
     return run
@@ -73,8 +111,9 @@ def test_points_without_size_or_statistics(tmp_path):
 def test_raw_outputs_are_compressed(tmp_path):
     with Store(tmp_path / "r.db") as store:
         run_id = add(store, sample_run())[0]
-        stored = store.conn.execute("SELECT data FROM raw_outputs WHERE run_id = ? AND kind = 'jsonl'",
-                                    (run_id,)).fetchone()[0]
+        stored = store.conn.execute(
+            "SELECT data FROM raw_outputs WHERE run_id = ? AND kind = 'jsonl'", (run_id,)
+        ).fetchone()[0]
     assert len(stored) < len(sample_run().raw["jsonl"]) / 5
     assert zlib.decompress(stored) == sample_run().raw["jsonl"]
 
@@ -88,8 +127,12 @@ def test_database_is_in_wal_mode_with_a_busy_timeout(tmp_path):
 
 def test_listing_filters_and_counts(tmp_path):
     with Store(tmp_path / "r.db") as store:
-        first, second, third = add(store, sample_run(), sample_run(label="other"),
-                                   sample_run(benchmark="latency", status="complete", status_reason=None))
+        first, second, third = add(
+            store,
+            sample_run(),
+            sample_run(label="other"),
+            sample_run(benchmark="latency", status="complete", status_reason=None),
+        )
         assert [row.id for row in store.summaries()] == [third, second, first]
         assert [row.id for row in store.summaries(label="other")] == [second]
         assert [row.id for row in store.summaries(benchmark="bw", status="incomplete", limit=1)] == [second]
@@ -133,6 +176,7 @@ def test_a_file_that_is_not_a_database_gives_a_clear_error(tmp_path):
 
 # -- migrations ---------------------------------------------------------------
 
+
 def test_migrating_a_version_1_database_keeps_its_runs(tmp_path):
     path = tmp_path / "old.db"
     conn = connect(path)
@@ -140,10 +184,14 @@ def test_migrating_a_version_1_database_keeps_its_runs(tmp_path):
     assert schema_version(conn) == 1
     assert conn.execute("SELECT 1 FROM sqlite_master WHERE name = 'systems'").fetchone() is None
     # A run as version 1 stored it (no system).
-    conn.execute("INSERT INTO invocations (command, argv, started_at, cwd, commscope_version) "
-                 "VALUES ('import', '[]', '2025-01-01', '/', '0.0.1')")
-    conn.execute("INSERT INTO runs (invocation_id, benchmark, status, label, flags) "
-                 "VALUES (1, 'latency', 'complete', 'old', '[\"-m\", \"8\"]')")
+    conn.execute(
+        "INSERT INTO invocations (command, argv, started_at, cwd, commscope_version) "
+        "VALUES ('import', '[]', '2025-01-01', '/', '0.0.1')"
+    )
+    conn.execute(
+        "INSERT INTO runs (invocation_id, benchmark, status, label, flags) "
+        "VALUES (1, 'latency', 'complete', 'old', '[\"-m\", \"8\"]')"
+    )
     conn.execute("INSERT INTO points (run_id, size, latency_us) VALUES (1, 8, 1.25)")
     conn.close()
 
@@ -163,8 +211,10 @@ def test_migrating_a_version_3_database_leaves_its_points_unswept(tmp_path):
     path = tmp_path / "v3.db"
     conn = connect(path)
     migrate(conn, target=3)
-    conn.execute("INSERT INTO invocations (command, argv, started_at, cwd, commscope_version) "
-                 "VALUES ('run', '[]', '2026-01-01', '/', '0.1.0')")
+    conn.execute(
+        "INSERT INTO invocations (command, argv, started_at, cwd, commscope_version) "
+        "VALUES ('run', '[]', '2026-01-01', '/', '0.1.0')"
+    )
     conn.execute("INSERT INTO runs (invocation_id, benchmark, status) VALUES (1, 'allreduce', 'complete')")
     conn.execute("INSERT INTO points (run_id, size, window_size, latency_us) VALUES (1, 4, 1, 2.5)")
     conn.close()
@@ -172,12 +222,23 @@ def test_migrating_a_version_3_database_leaves_its_points_unswept(tmp_path):
         assert schema_version(store.conn) == SCHEMA_VERSION
         [old] = store.run(1).points
         assert old.key == PointKey(4, 1, Axes()) and old.metrics == {"latency_us": 2.5}
-        swept = Run(benchmark="put_latency", points=[
-            Point(size=1, window=1, axes=Axes(window_creation=mode, synchronization="fence"),
-                  metrics={"latency_us": 1.0}) for mode in ("create", "allocate")])
+        swept = Run(
+            benchmark="put_latency",
+            points=[
+                Point(
+                    size=1,
+                    window=1,
+                    axes=Axes(window_creation=mode, synchronization="fence"),
+                    metrics={"latency_us": 1.0},
+                )
+                for mode in ("create", "allocate")
+            ],
+        )
         run_id = add(store, swept)[0]
         assert [point.axes for point in store.run(run_id).points] == [
-            Axes(None, "create", "fence"), Axes(None, "allocate", "fence")]
+            Axes(None, "create", "fence"),
+            Axes(None, "allocate", "fence"),
+        ]
 
 
 def test_migration_is_a_no_op_when_current(tmp_path):
@@ -234,8 +295,12 @@ def test_two_processes_writing_at_once_lose_nothing(tmp_path):
     path, count = tmp_path / "shared.db", 150
     env = {"PYTHONPATH": str(REPO / "python"), "PATH": "/usr/bin:/bin"}
     # Both start on a file that does not exist yet, so they also race to create the schema.
-    writers = [subprocess.Popen([sys.executable, "-c", WRITER, str(path), tag, str(count)], env=env,
-                                stderr=subprocess.PIPE, text=True) for tag in ("a", "b")]
+    writers = [
+        subprocess.Popen(
+            [sys.executable, "-c", WRITER, str(path), tag, str(count)], env=env, stderr=subprocess.PIPE, text=True
+        )
+        for tag in ("a", "b")
+    ]
     deadline = time.monotonic() + 60
     while not all((tmp_path / f"ready-{tag}").exists() for tag in "ab") and time.monotonic() < deadline:
         time.sleep(0.01)

@@ -1,4 +1,5 @@
 """Suite files: the shipped ones are valid, and mistakes are reported with file, line and key."""
+
 from __future__ import annotations
 
 from pathlib import Path
@@ -22,8 +23,15 @@ def problems_of(path: Path) -> list[tuple[str, int, str, str]]:
 
 
 def test_shipped_suites_are_valid():
-    assert set(builtin_suites()) == {"quick", "pt2pt", "collectives", "full", "procurement", "procurement-gpu",
-                                     "transports"}
+    assert set(builtin_suites()) == {
+        "quick",
+        "pt2pt",
+        "collectives",
+        "full",
+        "procurement",
+        "procurement-gpu",
+        "transports",
+    }
     for path in builtin_suites().values():
         assert expand(path), path
 
@@ -49,11 +57,13 @@ def test_procurement_keeps_the_rule_s_omb_counts():
 
 def test_suite_precision_is_inherited_overridden_and_yields_to_typed_counts(tmp_path):
     path = tmp_path / "p.yaml"
-    path.write_text("description: p\nprecision: 2%\nmax_time: 500ms\nbenchmarks:\n"
-                    "  - benchmark: latency\n"
-                    "  - benchmark: bw\n    precision: off\n"
-                    "  - benchmark: bibw\n    flags: [-i, '100']\n"
-                    "  - benchmark: mbw_mr\n    precision: 0.5\n    max_time: 2\n")
+    path.write_text(
+        "description: p\nprecision: 2%\nmax_time: 500ms\nbenchmarks:\n"
+        "  - benchmark: latency\n"
+        "  - benchmark: bw\n    precision: off\n"
+        "  - benchmark: bibw\n    flags: [-i, '100']\n"
+        "  - benchmark: mbw_mr\n    precision: 0.5\n    max_time: 2\n"
+    )
     latency, bw, bibw, mbw_mr = expand(path)
     assert latency.core_flags() == ["--precision", "2", "--max-time", "0.5"]
     assert latency.core_flags(["-i", "1000"]) == []  # `-- -i N` restores fixed counts
@@ -61,11 +71,14 @@ def test_suite_precision_is_inherited_overridden_and_yields_to_typed_counts(tmp_
     assert mbw_mr.core_flags() == ["--precision", "0.5", "--max-time", "2"]
 
 
-@pytest.mark.parametrize("key, value, message", [
-    ("precision", "200%", "5: benchmarks[0].precision: Value error, give a percentage above 0 and at most 100"),
-    ("precision", "on", "5: benchmarks[0].precision: Value error, give a percentage"),
-    ("max_time", "3h", "5: benchmarks[0].max_time: Value error, give a time from 1ms to 86400s"),
-])
+@pytest.mark.parametrize(
+    "key, value, message",
+    [
+        ("precision", "200%", "5: benchmarks[0].precision: Value error, give a percentage above 0 and at most 100"),
+        ("precision", "on", "5: benchmarks[0].precision: Value error, give a percentage"),
+        ("max_time", "3h", "5: benchmarks[0].max_time: Value error, give a time from 1ms to 86400s"),
+    ],
+)
 def test_bad_precision_keys_name_file_line_and_key(tmp_path, key, value, message):
     path = tmp_path / "bad.yaml"
     path.write_text(f"description: d\nbenchmarks:\n  - benchmark: latency\n    ranks: 2\n    {key}: {value}\n")
@@ -91,7 +104,8 @@ def test_procurement_follows_seed_004():
 def test_procurement_gpu_is_seed_004s_gpu_lines():
     entries = expand(builtin_suites()["procurement-gpu"])
     assert {(e.benchmark, e.placement) for e in entries} == {
-        (b, p) for b in ("bw", "bibw", "latency") for p in ("inter-node", "intra-node")}
+        (b, p) for b in ("bw", "bibw", "latency") for p in ("inter-node", "intra-node")
+    }
     for entry in entries:
         size = "0:0" if entry.benchmark == "latency" else "64M:64M"
         # OMB's `-m ${msg_size}:${msg_size} -d cuda D D`
@@ -99,13 +113,17 @@ def test_procurement_gpu_is_seed_004s_gpu_lines():
 
 
 def test_device_and_buffers_are_checked(tmp_path):
-    path = write(tmp_path, "description: d\nbenchmarks:\n  - benchmark: bw\n    device: rocm\n"
-                           "  - benchmark: bw\n    buffers: [D, X]\n  - benchmark: bw\n    buffers: [D, D, D]\n")
+    path = write(
+        tmp_path,
+        "description: d\nbenchmarks:\n  - benchmark: bw\n    device: rocm\n"
+        "  - benchmark: bw\n    buffers: [D, X]\n  - benchmark: bw\n    buffers: [D, D, D]\n",
+    )
     found = {(line, key) for _, line, key, _ in problems_of(path)}
     assert (4, "benchmarks[0].device") in found
     assert (6, "benchmarks[1].buffers[1]") in found and (8, "benchmarks[2].buffers") in found
-    entry = load_suite_file(write(tmp_path, "description: d\nbenchmarks:\n  - benchmark: allreduce\n"
-                                            "    device: managed\n")).benchmarks[0]
+    entry = load_suite_file(
+        write(tmp_path, "description: d\nbenchmarks:\n  - benchmark: allreduce\n    device: managed\n")
+    ).benchmarks[0]
     assert entry.core_flags() == ["-d", "managed"]
 
 
@@ -116,27 +134,33 @@ def test_defaults_of_an_entry(tmp_path):
 
 
 def test_unknown_key_is_reported_with_file_line_and_key(tmp_path):
-    path = write(tmp_path, """\
+    path = write(
+        tmp_path,
+        """\
 description: mine
 benchmarks:
   - benchmark: latency
     ranks: 2
   - benchmark: bw
     flag: ["-m", "1:8"]
-""")
+""",
+    )
     [(file, line, key, message)] = problems_of(path)
     assert (file, line, key) == (str(path), 6, "benchmarks[1].flag")
     assert "unknown key" in message and "flags" in message
 
 
-@pytest.mark.parametrize("body, line, key, words", [
-    ("  - benchmark: bw\n    ranks: two\n", 5, "benchmarks[0].ranks", "valid integer"),
-    ("  - benchmark: bw\n    ranks: 0\n", 5, "benchmarks[0].ranks", "greater than or equal to 1"),
-    ("  - benchmark: bw\n    placement: cross-node\n", 5, "benchmarks[0].placement", "inter-node"),
-    ("  - benchmark: bw\n    flags: -m 1:8\n", 5, "benchmarks[0].flags", "valid list"),
-    ("  - benchmark: bw\n    flags:\n      - -m\n      - 8\n", 7, "benchmarks[0].flags[1]", "valid string"),
-    ("  - ranks: 2\n", 4, "benchmarks[0].benchmark", "required key is missing"),
-])
+@pytest.mark.parametrize(
+    "body, line, key, words",
+    [
+        ("  - benchmark: bw\n    ranks: two\n", 5, "benchmarks[0].ranks", "valid integer"),
+        ("  - benchmark: bw\n    ranks: 0\n", 5, "benchmarks[0].ranks", "greater than or equal to 1"),
+        ("  - benchmark: bw\n    placement: cross-node\n", 5, "benchmarks[0].placement", "inter-node"),
+        ("  - benchmark: bw\n    flags: -m 1:8\n", 5, "benchmarks[0].flags", "valid list"),
+        ("  - benchmark: bw\n    flags:\n      - -m\n      - 8\n", 7, "benchmarks[0].flags[1]", "valid string"),
+        ("  - ranks: 2\n", 4, "benchmarks[0].benchmark", "required key is missing"),
+    ],
+)
 def test_wrong_types_are_reported_at_their_line(tmp_path, body, line, key, words):
     path = write(tmp_path, "# my suite\ndescription: mine\nbenchmarks:\n" + body)
     [(file, found_line, found_key, message)] = problems_of(path)

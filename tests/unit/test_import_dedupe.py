@@ -1,4 +1,5 @@
 """Importing the same file again stores it once (SHA-256 of its bytes), unless --force."""
+
 from __future__ import annotations
 
 import shutil
@@ -36,8 +37,9 @@ def test_force_stores_it_again_and_an_edited_file_is_new(cli, db, clean_env, tmp
     edited.write_bytes(LATENCY.read_bytes() + b"\n")
     assert "stored 1 run(s): 3" in cli("import", edited, "--db", db).stderr
     with Store(db) as store:
-        hashes = dict(store.conn.execute("SELECT runs.id, sources.sha256 FROM runs JOIN sources "
-                                         "ON runs.source_id = sources.id"))
+        hashes = dict(
+            store.conn.execute("SELECT runs.id, sources.sha256 FROM runs JOIN sources ON runs.source_id = sources.id")
+        )
     assert hashes[1] == hashes[2] != hashes[3] and len(hashes[1]) == 64
 
 

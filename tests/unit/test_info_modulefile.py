@@ -1,9 +1,9 @@
 """`commscope info` and `commscope modulefile` without installing anything: the repository's
 MPICH build and hand-made prefixes (test_install.py installs for real)."""
+
 from __future__ import annotations
 
 import json
-import os
 from pathlib import Path
 
 import pytest
@@ -58,8 +58,9 @@ def test_tcl_and_lua_modulefiles_of_a_virtual_environment(cli, tmp_path):
     prefix = _prefix(tmp_path, venv=True)
     tcl = cli("modulefile", "--prefix", prefix).stdout
     assert tcl.startswith("#%Module1.0\n") and "conflict osu-micro-benchmarks" in tcl
-    assert tcl.index(f"prepend-path PATH {{{prefix}/libexec/commscope/compat}}") < \
-        tcl.index(f"prepend-path PATH {{{prefix}/bin}}")  # bin ends up first on PATH
+    assert tcl.index(f"prepend-path PATH {{{prefix}/libexec/commscope/compat}}") < tcl.index(
+        f"prepend-path PATH {{{prefix}/bin}}"
+    )  # bin ends up first on PATH
     assert "PYTHONPATH" not in tcl
     out = tmp_path / "modules" / "commscope" / "0.1.0.lua"
     result = cli("modulefile", "--prefix", prefix, "--output", out)

@@ -8,6 +8,7 @@ import ast
 from pathlib import Path
 
 import pytest
+
 from paths import REPO
 
 PACKAGE = REPO / "python" / "commscope"
@@ -45,8 +46,11 @@ def _imports(path: Path) -> list[tuple[int, str]]:
         if isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
             found.append((node.lineno, node.module))
             if node.module == "commscope":  # a part or leaf module, or a name of __init__ (the version)
-                found += [(node.lineno, f"commscope.{alias.name}") for alias in node.names
-                          if (PACKAGE / alias.name).is_dir() or (PACKAGE / f"{alias.name}.py").is_file()]
+                found += [
+                    (node.lineno, f"commscope.{alias.name}")
+                    for alias in node.names
+                    if (PACKAGE / alias.name).is_dir() or (PACKAGE / f"{alias.name}.py").is_file()
+                ]
         elif isinstance(node, ast.Import):
             found += [(node.lineno, alias.name) for alias in node.names]
     return found
@@ -57,8 +61,11 @@ def _modules():
 
 
 def test_every_module_lives_in_a_known_part():
-    strays = [str(path.relative_to(PACKAGE)) for path in _modules()
-              if len(path.relative_to(PACKAGE).parts) > 1 and _level(path.relative_to(PACKAGE).parts[0]) is None]
+    strays = [
+        str(path.relative_to(PACKAGE))
+        for path in _modules()
+        if len(path.relative_to(PACKAGE).parts) > 1 and _level(path.relative_to(PACKAGE).parts[0]) is None
+    ]
     assert not strays, f"modules outside the layered parts: {strays}"
 
 

@@ -1,38 +1,62 @@
 """The shared column vocabulary, header splitting and the metric names."""
 
 import pytest
+
 from commscope.ingest.parse import METRIC_UNITS, detect_format, is_known_metric, percentile_metric, unit_of
 from commscope.ingest.parse.columns import read_cell, recognise, recognise_labelled, split_header
 
 
-@pytest.mark.parametrize("header, cells", [
-    ("Size       Avg Latency(us)", ["Size", "Avg Latency(us)"]),
-    ("Size          Latency (us)", ["Size", "Latency (us)"]),
-    ("Size      Bandwidth (MB/s)", ["Size", "Bandwidth (MB/s)"]),
-    ("Size Bandwidth (MB/s)", ["Size", "Bandwidth (MB/s)"]),
-    ("Size MB/s Messages/s", ["Size", "MB/s", "Messages/s"]),
-    ("Size Avg Latency(us) Min Latency(us) Max Latency(us) Iterations",
-     ["Size", "Avg Latency(us)", "Min Latency(us)", "Max Latency(us)", "Iterations"]),
-    ("Size           Overall(us)       Compute(us)    Coll. Init(us)      MPI_Test(us)",
-     ["Size", "Overall(us)", "Compute(us)", "Coll. Init(us)", "MPI_Test(us)"]),
-    ("#bytes #repetitions      t[usec]   Mbytes/sec", ["#bytes", "#repetitions", "t[usec]", "Mbytes/sec"]),
-    ("Group #repetitions  t_min[usec]", ["Group", "#repetitions", "t_min[usec]"]),
-    ("Size\tLatency (us)\tLatency (us)", ["Size", "Latency (us)", "Latency (us)"]),
-])
+@pytest.mark.parametrize(
+    "header, cells",
+    [
+        ("Size       Avg Latency(us)", ["Size", "Avg Latency(us)"]),
+        ("Size          Latency (us)", ["Size", "Latency (us)"]),
+        ("Size      Bandwidth (MB/s)", ["Size", "Bandwidth (MB/s)"]),
+        ("Size Bandwidth (MB/s)", ["Size", "Bandwidth (MB/s)"]),
+        ("Size MB/s Messages/s", ["Size", "MB/s", "Messages/s"]),
+        (
+            "Size Avg Latency(us) Min Latency(us) Max Latency(us) Iterations",
+            ["Size", "Avg Latency(us)", "Min Latency(us)", "Max Latency(us)", "Iterations"],
+        ),
+        (
+            "Size           Overall(us)       Compute(us)    Coll. Init(us)      MPI_Test(us)",
+            ["Size", "Overall(us)", "Compute(us)", "Coll. Init(us)", "MPI_Test(us)"],
+        ),
+        ("#bytes #repetitions      t[usec]   Mbytes/sec", ["#bytes", "#repetitions", "t[usec]", "Mbytes/sec"]),
+        ("Group #repetitions  t_min[usec]", ["Group", "#repetitions", "t_min[usec]"]),
+        ("Size\tLatency (us)\tLatency (us)", ["Size", "Latency (us)", "Latency (us)"]),
+    ],
+)
 def test_split_header(header, cells):
     assert split_header(header) == cells
 
 
-@pytest.mark.parametrize("header, metric", [
-    ("Avg Latency(us)", "latency_us"), ("Latency (us)", "latency_us"), ("latency [µs]", "latency_us"),
-    ("Min Latency(us)", "min_latency_us"), ("Max Latency(us)", "max_latency_us"),
-    ("Bandwidth (MB/s)", "bandwidth_MBps"), ("MB/s", "bandwidth_MBps"),
-    ("Bi-Directional Bandwidth (MB/s)", "bandwidth_MBps"), ("Messages/s", "message_rate"),
-    ("Validation", "validation"), ("P50 Tail Lat(us)", "p50_us"), ("P99.9 Tail Lat(us)", "p99_9_us"),
-    ("P99 Tail BW(MB/s)", "p99_MBps"), ("Pure Comm.(us)", "pure_comm_us"), ("Overlap(%)", "overlap_pct"),
-    ("overlap[%]", "overlap_pct"), ("t_CPU[usec]", "t_cpu_us"), ("Msg/sec", "msg_per_sec"),
-    ("Transmit Size", "transmit_size"), ("**Size**", "size"), ("Message size [B]", "size"),
-])
+@pytest.mark.parametrize(
+    "header, metric",
+    [
+        ("Avg Latency(us)", "latency_us"),
+        ("Latency (us)", "latency_us"),
+        ("latency [µs]", "latency_us"),
+        ("Min Latency(us)", "min_latency_us"),
+        ("Max Latency(us)", "max_latency_us"),
+        ("Bandwidth (MB/s)", "bandwidth_MBps"),
+        ("MB/s", "bandwidth_MBps"),
+        ("Bi-Directional Bandwidth (MB/s)", "bandwidth_MBps"),
+        ("Messages/s", "message_rate"),
+        ("Validation", "validation"),
+        ("P50 Tail Lat(us)", "p50_us"),
+        ("P99.9 Tail Lat(us)", "p99_9_us"),
+        ("P99 Tail BW(MB/s)", "p99_MBps"),
+        ("Pure Comm.(us)", "pure_comm_us"),
+        ("Overlap(%)", "overlap_pct"),
+        ("overlap[%]", "overlap_pct"),
+        ("t_CPU[usec]", "t_cpu_us"),
+        ("Msg/sec", "msg_per_sec"),
+        ("Transmit Size", "transmit_size"),
+        ("**Size**", "size"),
+        ("Message size [B]", "size"),
+    ],
+)
 def test_recognise(header, metric):
     column = recognise(header)
     assert column is not None and column.metric == metric

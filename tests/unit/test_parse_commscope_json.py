@@ -1,12 +1,13 @@
 """commscope's own JSON result document: schema validation and full statistics."""
 
 import json
-from pathlib import Path
 
 import pytest
+
 from commscope.ingest.parse import ParseError, parse_file, parse_text
 from commscope.ingest.parse.commscope_json import load_schema
-from paths import FIXTURES as SUPPORT_FIXTURES, REPO
+from paths import FIXTURES as SUPPORT_FIXTURES
+from paths import REPO
 
 FIXTURES = SUPPORT_FIXTURES / "parse"
 REPOSITORY = REPO
@@ -38,8 +39,16 @@ def test_latency_document():
     assert run.label is None
     assert run.sizes == [1, 2, 4]
     assert run.point(2).values == {
-        "latency_us": 0.45, "iterations": 10000, "warmup": 100, "batch": 8,
-        "p50_us": 0.44, "p90_us": 0.50, "p99_us": 0.70, "validation": "Pass", "validation_errors": 0}
+        "latency_us": 0.45,
+        "iterations": 10000,
+        "warmup": 100,
+        "batch": 8,
+        "p50_us": 0.44,
+        "p90_us": 0.50,
+        "p99_us": 0.70,
+        "validation": "Pass",
+        "validation_errors": 0,
+    }
     assert run.metrics["latency_us"] == "us" and run.metrics["p99_us"] == "us"
     assert run.parameters["datatype"] == "MPI_CHAR" and run.parameters["window_size"] == 64
 
@@ -47,9 +56,20 @@ def test_latency_document():
 def test_statistics_and_provenance_are_kept():
     (run,) = parse_file(FIXTURES / "commscope_latency.json")
     stats = run.point(4).stats
-    assert stats == {"unit": "us", "samples": 1250, "min": 0.42, "max": 2.91, "mean": 0.471,
-                     "median": 0.46, "p50": 0.46, "p90": 0.52, "p99": 0.75, "stddev": 0.06,
-                     "ci95_low": 0.468, "ci95_high": 0.474}
+    assert stats == {
+        "unit": "us",
+        "samples": 1250,
+        "min": 0.42,
+        "max": 2.91,
+        "mean": 0.471,
+        "median": 0.46,
+        "p50": 0.46,
+        "p90": 0.52,
+        "p99": 0.75,
+        "stddev": 0.06,
+        "ci95_low": 0.468,
+        "ci95_high": 0.474,
+    }
     assert run.provenance["mpi"]["library_version"] == "MPICH Version: 4.2.0"
     assert run.provenance["hosts"] == [{"name": "node01", "ranks": [0, 1]}]
     assert run.provenance["argv"][1] == "latency"
@@ -136,14 +156,20 @@ def test_truncated_document():
 def test_other_json_is_not_a_commscope_result():
     with pytest.raises(ParseError) as error:
         parse_text('{"benchmarks": []}', "pyperf.json")
-    assert str(error.value) == ('pyperf.json:1: JSON document is not a commscope result '
-                                '(no top-level "schema": "commscope-result")')
+    assert str(error.value) == (
+        'pyperf.json:1: JSON document is not a commscope result (no top-level "schema": "commscope-result")'
+    )
 
 
-@pytest.mark.parametrize("text", ['{"schema": "commscope-result", "x": NaN}',
-                                  '{"schema": "commscope-result", "x": 1e999}',
-                                  '[' * 100000,
-                                  '{"schema": "commscope-result", "x": ' + "9" * 5000 + "}"])
+@pytest.mark.parametrize(
+    "text",
+    [
+        '{"schema": "commscope-result", "x": NaN}',
+        '{"schema": "commscope-result", "x": 1e999}',
+        "[" * 100000,
+        '{"schema": "commscope-result", "x": ' + "9" * 5000 + "}",
+    ],
+)
 def test_hostile_json_is_a_parse_error(text):
     with pytest.raises(ParseError):
         parse_text(text, "r.json")

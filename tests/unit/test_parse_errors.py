@@ -1,9 +1,9 @@
 """ParseError: one exception, naming file and line, for every kind of bad input."""
 
 import pickle
-from pathlib import Path
 
 import pytest
+
 from commscope.ingest.parse import ParseError, parse_bytes, parse_file, parse_text
 from paths import FIXTURES as SUPPORT_FIXTURES
 
@@ -34,25 +34,27 @@ def test_row_with_more_values_than_columns():
 
 
 def test_row_with_fewer_values_than_columns():
-    text = TITLE + "# Size       Avg Latency(us)   Min Latency(us)   Max Latency(us)  Iterations\n" \
-                   "1   0.37   0.06   0.68   100\n2   0.36   0.06\n"
+    text = (
+        TITLE + "# Size       Avg Latency(us)   Min Latency(us)   Max Latency(us)  Iterations\n"
+        "1   0.37   0.06   0.68   100\n2   0.36   0.06\n"
+    )
     assert str(error_of(text)) == "results/foo.txt:5: row has 3 values but header has 5 columns"
 
 
 def test_header_without_rows():
-    assert str(error_of(TITLE + "# Size       Avg Latency(us)\n")) == \
-        "results/foo.txt:3: table header has no data rows"
+    assert str(error_of(TITLE + "# Size       Avg Latency(us)\n")) == "results/foo.txt:3: table header has no data rows"
 
 
 def test_header_without_rows_before_the_next_benchmark():
-    text = (TITLE + "# Size       Avg Latency(us)\n\n"
-            "# OSU MPI Bandwidth Test v7.4\n# Size  Bandwidth (MB/s)\n1  9.5\n")
+    text = TITLE + "# Size       Avg Latency(us)\n\n# OSU MPI Bandwidth Test v7.4\n# Size  Bandwidth (MB/s)\n1  9.5\n"
     assert str(error_of(text)) == "results/foo.txt:3: table header has no data rows"
 
 
 def test_title_without_table():
-    assert str(error_of("\n# OSU MPI Bandwidth Test v7.4\n")) == \
-        "results/foo.txt:2: 'OSU MPI Bandwidth Test v7.4' is not followed by a table (truncated output?)"
+    assert (
+        str(error_of("\n# OSU MPI Bandwidth Test v7.4\n"))
+        == "results/foo.txt:2: 'OSU MPI Bandwidth Test v7.4' is not followed by a table (truncated output?)"
+    )
 
 
 def test_non_numeric_value():
@@ -93,9 +95,9 @@ def test_barrier_with_two_rows():
 
 
 def test_unknown_format():
-    assert str(error_of("Just some notes about the cluster.\nNothing to import.\n")) == \
-        ("results/foo.txt:1: unrecognised format: no OMB, IMB or commscope results "
-         "and no table of message sizes found")
+    assert str(error_of("Just some notes about the cluster.\nNothing to import.\n")) == (
+        "results/foo.txt:1: unrecognised format: no OMB, IMB or commscope results and no table of message sizes found"
+    )
 
 
 @pytest.mark.parametrize("text", ["", "   ", "\n\n\n", "\t\r\n"])
@@ -158,8 +160,11 @@ def test_parse_file_reports_the_path(tmp_path):
 
 def test_a_size_beyond_64_bits_is_a_parse_error_not_a_crash():
     from commscope.ingest.parse import ParseError, parse_text
-    text = ("# OSU MPI Latency Test v7.4\n# Size       Avg Latency(us)\n"
-            "1                       0.46\n99999999999999999999    0.50\n")
+
+    text = (
+        "# OSU MPI Latency Test v7.4\n# Size       Avg Latency(us)\n"
+        "1                       0.46\n99999999999999999999    0.50\n"
+    )
     with pytest.raises(ParseError) as err:
         parse_text(text, "big.txt")
     assert err.value.line == 4 and "too large" in err.value.message

@@ -4,12 +4,12 @@ never another exception, and never an "internal reader error"."""
 import json
 import math
 import re
-from pathlib import Path
+
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from commscope.ingest.parse import SOURCE_FORMATS, ParsedRun, ParseError, is_known_metric, parse_bytes, parse_text
 from commscope.ingest.parse.text import split_lines
-from hypothesis import HealthCheck, given, settings
-from hypothesis import strategies as st
 from paths import FIXTURES as SUPPORT_FIXTURES
 
 FIXTURES = SUPPORT_FIXTURES / "parse"
@@ -20,64 +20,66 @@ BOUNDED = settings(max_examples=200, deadline=None, suppress_health_check=[Healt
 # Fragments of the formats, so random documents get past the first checks
 # and exercise the readers' deeper paths.
 FRAGMENTS = [
-    '# OSU MPI Latency Test v7.4',
-    '# OSU MPI Bandwidth Test',
-    '# OSU MPI-CUDA Bandwidth Test v7.4',
-    '# OSU MPI Multiple Bandwidth / Message Rate Test v5.7.1',
-    '# OSU MPI Barrier Latency Test v7.4',
-    '# OSU MPI_Put Latency Test v7.4',
-    '# OSU MPI Init Test v7.4',
-    '# commscope MPI Latency Test v0.1.0',
-    '# Datatype: MPI_CHAR.',
-    '# [ pairs: 1 ] [ window size: 64 ]',
-    '# [ pairs: 1 ] [ window size: varied ]',
-    '# Window creation: MPI_Win_allocate',
-    '# Uni-directional Bandwidth (MB/sec)',
-    '# Message Rate Profile',
-    '#        1        2        4',
-    '# Size       Avg Latency(us)',
-    '# Size      Bandwidth (MB/s)',
-    '# Size                  MB/s        Messages/s',
-    '# Avg Latency(us)   Min Latency(us)',
-    '# Size   Latency (us)   Latency (us)',
-    '   cluster-a     cluster-b',
-    '# Size       Avg Latency(us)        Validation  P50 Tail Lat(us)',
-    'nprocs: 2, min: 2 ms, max: 3 ms, avg: 2 ms',
-    'DATA VALIDATION ERROR: x exited with status 1 on message size 16.',
-    '#    Intel(R) MPI Benchmarks 2021.11, MPI-1 part',
-    '# Benchmarking PingPong',
-    '# Benchmarking Multi-Barrier',
-    '# #processes = 2',
-    '# ( 2 groups of 2 processes each running simultaneous )',
-    '       #bytes #repetitions      t[usec]   Mbytes/sec',
-    ' #repetitions  t_min[usec]  t_max[usec]  t_avg[usec]',
-    '      Group       #bytes #repetitions      t[usec]   Mbytes/sec',
-    '   0   4  out-of-mem.; needed X',
-    '# All processes entering MPI_Finalize',
-    '| Size | Latency (us) |',
-    '|---|---|',
-    '| 1 | 0.5 |',
-    '| Size | a Latency (us) | b Latency (us) |',
-    '| nodes | osu_exe | size | result |',
-    '| 1 | `osu_bw` | 8 | 1.5 |',
-    '+------+--------+',
-    '+======+========+',
-    '| Size | MB/s   |',
-    '| 1    | 2.5    |',
-    'Message size [B] to bandwidth [MB/s]\tA\t\tB\t',
-    '\tx\ty\tx\ty',
-    '1\t1,5\t2,5\t3,5\t4,5',
-    'Latency [us]\t1,1\t2,2',
-    '<pre>',
-    '</pre>',
-    '```',
-    '',
-    'osu_latency',
+    "# OSU MPI Latency Test v7.4",
+    "# OSU MPI Bandwidth Test",
+    "# OSU MPI-CUDA Bandwidth Test v7.4",
+    "# OSU MPI Multiple Bandwidth / Message Rate Test v5.7.1",
+    "# OSU MPI Barrier Latency Test v7.4",
+    "# OSU MPI_Put Latency Test v7.4",
+    "# OSU MPI Init Test v7.4",
+    "# commscope MPI Latency Test v0.1.0",
+    "# Datatype: MPI_CHAR.",
+    "# [ pairs: 1 ] [ window size: 64 ]",
+    "# [ pairs: 1 ] [ window size: varied ]",
+    "# Window creation: MPI_Win_allocate",
+    "# Uni-directional Bandwidth (MB/sec)",
+    "# Message Rate Profile",
+    "#        1        2        4",
+    "# Size       Avg Latency(us)",
+    "# Size      Bandwidth (MB/s)",
+    "# Size                  MB/s        Messages/s",
+    "# Avg Latency(us)   Min Latency(us)",
+    "# Size   Latency (us)   Latency (us)",
+    "   cluster-a     cluster-b",
+    "# Size       Avg Latency(us)        Validation  P50 Tail Lat(us)",
+    "nprocs: 2, min: 2 ms, max: 3 ms, avg: 2 ms",
+    "DATA VALIDATION ERROR: x exited with status 1 on message size 16.",
+    "#    Intel(R) MPI Benchmarks 2021.11, MPI-1 part",
+    "# Benchmarking PingPong",
+    "# Benchmarking Multi-Barrier",
+    "# #processes = 2",
+    "# ( 2 groups of 2 processes each running simultaneous )",
+    "       #bytes #repetitions      t[usec]   Mbytes/sec",
+    " #repetitions  t_min[usec]  t_max[usec]  t_avg[usec]",
+    "      Group       #bytes #repetitions      t[usec]   Mbytes/sec",
+    "   0   4  out-of-mem.; needed X",
+    "# All processes entering MPI_Finalize",
+    "| Size | Latency (us) |",
+    "|---|---|",
+    "| 1 | 0.5 |",
+    "| Size | a Latency (us) | b Latency (us) |",
+    "| nodes | osu_exe | size | result |",
+    "| 1 | `osu_bw` | 8 | 1.5 |",
+    "+------+--------+",
+    "+======+========+",
+    "| Size | MB/s   |",
+    "| 1    | 2.5    |",
+    "Message size [B] to bandwidth [MB/s]\tA\t\tB\t",
+    "\tx\ty\tx\ty",
+    "1\t1,5\t2,5\t3,5\t4,5",
+    "Latency [us]\t1,1\t2,2",
+    "<pre>",
+    "</pre>",
+    "```",
+    "",
+    "osu_latency",
 ]
 JUNK = ["abc", "nan", "", "-", "1e999", "1,5", "\x00", "Pass"]
-NUMBERISH = st.one_of(st.integers(0, 1 << 24).map(str),
-                      st.floats(0, 1e6, allow_nan=False).map(lambda f: f"{f:.2f}"),
-                      st.sampled_from(["Pass", "Fail", "nan", "-", "1e999", "0x1f", "", "  "]))
+NUMBERISH = st.one_of(
+    st.integers(0, 1 << 24).map(str),
+    st.floats(0, 1e6, allow_nan=False).map(lambda f: f"{f:.2f}"),
+    st.sampled_from(["Pass", "Fail", "nan", "-", "1e999", "0x1f", "", "  "]),
+)
 
 
 @st.composite
@@ -118,7 +120,7 @@ def mutated_fixture(draw):
             if numbers:
                 target = draw(st.sampled_from(numbers))
                 junk = draw(st.one_of(st.sampled_from(JUNK), st.text(max_size=8)))
-                lines[index] = lines[index][: target.start()] + junk + lines[index][target.end():]
+                lines[index] = lines[index][: target.start()] + junk + lines[index][target.end() :]
         elif operation == "insert":
             lines.insert(index, draw(st.one_of(st.sampled_from(FRAGMENTS), st.text(max_size=30))))
         text = "\n".join(lines)

@@ -1,8 +1,7 @@
 """OMB (5.x-7.x) and commscope text tables: every layout of suites.md §1.4."""
 
-from pathlib import Path
-
 import pytest
+
 from commscope.ingest.parse import ParsedRun, parse_file, parse_text
 from paths import FIXTURES as SUPPORT_FIXTURES
 
@@ -46,8 +45,7 @@ def test_latency_validation_and_tail_percentiles():
     assert run.metrics["validation"] == "Pass/Fail"
     assert run.metrics["p99_us"] == "us"
     point = run.point(8)
-    assert point.values == {"latency_us": 0.47, "validation": "Pass", "p50_us": 0.44,
-                            "p90_us": 0.63, "p99_us": 0.95}
+    assert point.values == {"latency_us": 0.47, "validation": "Pass", "p50_us": 0.44, "p90_us": 0.63, "p99_us": 0.95}
 
 
 def test_bandwidth():
@@ -119,16 +117,27 @@ def test_collective_full_format():
     assert run.ranks is None  # OMB does not print the number of ranks
     assert list(run.metrics) == ["latency_us", "min_latency_us", "max_latency_us", "iterations"]
     assert run.metrics["iterations"] == "count"
-    assert run.point(65536).values == {"latency_us": 6.67, "min_latency_us": 6.32,
-                                       "max_latency_us": 7.02, "iterations": 10}
+    assert run.point(65536).values == {
+        "latency_us": 6.67,
+        "min_latency_us": 6.32,
+        "max_latency_us": 7.02,
+        "iterations": 10,
+    }
     assert isinstance(run.value(1, "iterations"), int)
 
 
 def test_collective_full_validation_tail():
     run = only_run("omb7_bcast_full_validation_tail.txt")
     assert run.point(2).values == {
-        "latency_us": 0.35, "min_latency_us": 0.06, "max_latency_us": 0.63, "iterations": 100,
-        "validation": "Pass", "p50_us": 0.39, "p90_us": 0.48, "p99_us": 0.57}
+        "latency_us": 0.35,
+        "min_latency_us": 0.06,
+        "max_latency_us": 0.63,
+        "iterations": 100,
+        "validation": "Pass",
+        "p50_us": 0.39,
+        "p90_us": 0.48,
+        "p99_us": 0.57,
+    }
 
 
 def test_validation_failure_keeps_rows_and_notes_the_error():
@@ -149,15 +158,28 @@ def test_barrier_has_no_size_column():
     run = only_run("omb7_barrier_full.txt")
     assert run.benchmark == "barrier"
     assert run.sizes == [None]
-    assert run.point(None).values == {"latency_us": 1.89, "min_latency_us": 1.71,
-                                      "max_latency_us": 2.03, "iterations": 1000}
+    assert run.point(None).values == {
+        "latency_us": 1.89,
+        "min_latency_us": 1.71,
+        "max_latency_us": 2.03,
+        "iterations": 1000,
+    }
 
 
 def test_nonblocking_full_overlap_columns():
     run = only_run("omb7_iallreduce_full.txt")
     assert run.benchmark == "iallreduce"
-    assert list(run.metrics) == ["overall_us", "compute_us", "coll_init_us", "test_us", "wait_us",
-                                 "pure_comm_us", "min_comm_us", "max_comm_us", "overlap_pct"]
+    assert list(run.metrics) == [
+        "overall_us",
+        "compute_us",
+        "coll_init_us",
+        "test_us",
+        "wait_us",
+        "pure_comm_us",
+        "min_comm_us",
+        "max_comm_us",
+        "overlap_pct",
+    ]
     assert run.metrics["overlap_pct"] == "%"
     assert run.point(4).values["coll_init_us"] == 0.29
     assert run.point(8).values["overlap_pct"] == 40.43
@@ -165,8 +187,7 @@ def test_nonblocking_full_overlap_columns():
 
 def test_nonblocking_short_overlap_columns():
     run = only_run("omb7_iallreduce.txt")
-    assert run.point(4).values == {"overall_us": 2.60, "compute_us": 1.77, "pure_comm_us": 1.40,
-                                   "overlap_pct": 40.30}
+    assert run.point(4).values == {"overall_us": 2.60, "compute_us": 1.77, "pure_comm_us": 1.40, "overlap_pct": 40.30}
 
 
 def test_nonblocking_barrier_without_size():
@@ -178,8 +199,11 @@ def test_nonblocking_barrier_without_size():
 def test_one_sided_headers():
     run = only_run("omb7_put_latency.txt")
     assert run.benchmark == "put_latency"
-    assert run.parameters == {"window_creation": "MPI_Win_allocate",
-                              "synchronization": "MPI_Win_flush", "datatype": "MPI_CHAR"}
+    assert run.parameters == {
+        "window_creation": "MPI_Win_allocate",
+        "synchronization": "MPI_Win_flush",
+        "datatype": "MPI_CHAR",
+    }
     assert run.value(4, "latency_us") == 0.22
 
 
@@ -215,34 +239,37 @@ def test_job_log_with_two_benchmarks_and_launcher_noise():
     assert bw.value(8, "bandwidth_MBps") == 20.36
 
 
-@pytest.mark.parametrize("title, expected", [
-    ("OSU MPI Latency Test v7.4", "latency"),
-    ("OSU MPI Bandwidth Test v7.4", "bw"),
-    ("OSU MPI Bi-Directional Bandwidth Test v7.4", "bibw"),
-    ("OSU MPI Multiple Bandwidth / Message Rate Test v7.4", "mbw_mr"),
-    ("OSU MPI Multi Latency Test v7.4", "multi_lat"),
-    ("OSU MPI Multi-threaded Latency Test v7.4", "latency_mt"),
-    ("OSU MPI Broadcast Latency Test v7.4", "bcast"),
-    ("OSU MPI Allreduce Latency Test v7.4", "allreduce"),
-    ("OSU MPI Reduce_scatter Latency Test v7.4", "reduce_scatter"),
-    ("OSU MPI All-to-All Personalized Exchange Latency Test v7.4", "alltoall"),
-    ("OSU MPI Barrier Latency Test v7.4", "barrier"),
-    ("OSU MPI Non-blocking Allreduce Latency Test v7.4", "iallreduce"),
-    ("OSU MPI Non-Blocking Broadcast Latency Test v7.4", "ibcast"),
-    ("OSU MPI Non-blocking All-to-Allv Personalized Exchange Latency Test v7.4", "ialltoallv"),
-    ("OSU MPI Non-blocking Neighbor Allgatherv Latency Test v7.4", "ineighbor_allgatherv"),
-    ("OSU MPI Reduce Persistent Latency Test v7.4", "reduce_persistent"),
-    ("OSU MPI-ROCM Allgather Latency Test v7.4", "allgather"),
-    ("OSU MPI-CUDA MANAGED Bandwidth Test v7.4", "bw"),
-    ("OSU MPI_Put Latency Test v7.4", "put_latency"),
-    ("OSU MPI_Get-CUDA Bandwidth Test v7.4", "get_bw"),
-    ("OSU MPI_Put Bi-directional Bandwidth Test v7.4", "put_bibw"),
-    ("OSU MPI_Accumulate latency Test v7.4", "acc_latency"),
-    ("OSU MPI_Get_accumulate latency Test v7.4", "get_acc_latency"),
-    ("OSU MPI_Fetch_and_op latency Test v7.4", "fop_latency"),
-    ("OSU MPI_Compare_and_swap latency Test v7.4", "cas_latency"),
-    ("commscope MPI Latency Test v0.1.0", "latency"),
-])
+@pytest.mark.parametrize(
+    "title, expected",
+    [
+        ("OSU MPI Latency Test v7.4", "latency"),
+        ("OSU MPI Bandwidth Test v7.4", "bw"),
+        ("OSU MPI Bi-Directional Bandwidth Test v7.4", "bibw"),
+        ("OSU MPI Multiple Bandwidth / Message Rate Test v7.4", "mbw_mr"),
+        ("OSU MPI Multi Latency Test v7.4", "multi_lat"),
+        ("OSU MPI Multi-threaded Latency Test v7.4", "latency_mt"),
+        ("OSU MPI Broadcast Latency Test v7.4", "bcast"),
+        ("OSU MPI Allreduce Latency Test v7.4", "allreduce"),
+        ("OSU MPI Reduce_scatter Latency Test v7.4", "reduce_scatter"),
+        ("OSU MPI All-to-All Personalized Exchange Latency Test v7.4", "alltoall"),
+        ("OSU MPI Barrier Latency Test v7.4", "barrier"),
+        ("OSU MPI Non-blocking Allreduce Latency Test v7.4", "iallreduce"),
+        ("OSU MPI Non-Blocking Broadcast Latency Test v7.4", "ibcast"),
+        ("OSU MPI Non-blocking All-to-Allv Personalized Exchange Latency Test v7.4", "ialltoallv"),
+        ("OSU MPI Non-blocking Neighbor Allgatherv Latency Test v7.4", "ineighbor_allgatherv"),
+        ("OSU MPI Reduce Persistent Latency Test v7.4", "reduce_persistent"),
+        ("OSU MPI-ROCM Allgather Latency Test v7.4", "allgather"),
+        ("OSU MPI-CUDA MANAGED Bandwidth Test v7.4", "bw"),
+        ("OSU MPI_Put Latency Test v7.4", "put_latency"),
+        ("OSU MPI_Get-CUDA Bandwidth Test v7.4", "get_bw"),
+        ("OSU MPI_Put Bi-directional Bandwidth Test v7.4", "put_bibw"),
+        ("OSU MPI_Accumulate latency Test v7.4", "acc_latency"),
+        ("OSU MPI_Get_accumulate latency Test v7.4", "get_acc_latency"),
+        ("OSU MPI_Fetch_and_op latency Test v7.4", "fop_latency"),
+        ("OSU MPI_Compare_and_swap latency Test v7.4", "cas_latency"),
+        ("commscope MPI Latency Test v0.1.0", "latency"),
+    ],
+)
 def test_title_names_the_benchmark(title, expected):
     text = f"# {title}\n# Size       Avg Latency(us)\n1                       0.46\n"
     assert parse_text(text, "t.txt")[0].benchmark == expected
@@ -256,7 +283,6 @@ def test_unknown_title_still_reads_the_table_under_a_slug_name():
 
 
 def test_table_pasted_in_html_pre_block():
-    text = "<pre>\n# OSU MPI Multi Latency Test v5.3.2\n# Size          Latency (us)\n0    0.98\n" \
-           "1    1.03\n</pre>\n"
+    text = "<pre>\n# OSU MPI Multi Latency Test v5.3.2\n# Size          Latency (us)\n0    0.98\n1    1.03\n</pre>\n"
     run = parse_text(text, "page.html")[0]
     assert (run.benchmark, run.sizes) == ("multi_lat", [0, 1])

@@ -92,16 +92,20 @@ def test_seed001_storage_tables():
 
 
 def test_storage_table_with_bad_number_names_its_line():
-    text = ("#### Disk\n##### Total throughput\n| # clients or processes | Sequential write rate (MB/s) |\n"
-            "|:--|:--|\n| 1 | 100 |\n| 2 | lots |\n")
+    text = (
+        "#### Disk\n##### Total throughput\n| # clients or processes | Sequential write rate (MB/s) |\n"
+        "|:--|:--|\n| 1 | 100 |\n| 2 | lots |\n"
+    )
     with pytest.raises(ParseError) as error:
         parse_text(text, "t.md")
     assert error.value.line == 6 and "lots" in str(error.value)
 
 
 def test_hpl_table_with_bad_number_names_its_line():
-    text = ("| T/V | N | NB | P | Q | Time(secs) | Gflops |\n|:--|--:|--:|--:|--:|--:|--:|\n"
-            "| a:WR | 1000 | 80 | 1 | 1 | 0.5 | fast |\n")
+    text = (
+        "| T/V | N | NB | P | Q | Time(secs) | Gflops |\n|:--|--:|--:|--:|--:|--:|--:|\n"
+        "| a:WR | 1000 | 80 | 1 | 1 | 0.5 | fast |\n"
+    )
     with pytest.raises(ParseError) as error:
         parse_text(text, "t.md")
     assert error.value.line == 3

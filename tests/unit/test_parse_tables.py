@@ -1,20 +1,26 @@
 """Tables of OMB numbers pasted into documents, side-by-side comparisons, and
 the real tables of shared/seeds."""
 
-from pathlib import Path
-
 import pytest
+
 from commscope.ingest.parse import ParseError, parse_file, parse_text
-from paths import FIXTURES as SUPPORT_FIXTURES, SEEDS as SEEDS_DIR
+from paths import FIXTURES as SUPPORT_FIXTURES
+from paths import SEEDS as SEEDS_DIR
 
 FIXTURES = SUPPORT_FIXTURES / "parse"
 SEEDS = SEEDS_DIR
 
 # Numbers of the latency comparison of seed 000: size -> (思源一号, π2.0, ARM).
-SEED000_LATENCY = {0: (0.79, 1.55, 1.27), 8: (0.78, 1.24, 1.25), 8192: (3.85, 3.98, 7.20),
-                   262144: (21.32, 44.96, 27.79), 4194304: (286.26, 393.98, 346.91)}
+SEED000_LATENCY = {
+    0: (0.79, 1.55, 1.27),
+    8: (0.78, 1.24, 1.25),
+    8192: (3.85, 3.98, 7.20),
+    262144: (21.32, 44.96, 27.79),
+    4194304: (286.26, 393.98, 346.91),
+}
 needs_seeds = pytest.mark.skipif(
-    not SEEDS.is_dir(), reason="shared/seeds is not beside the repository (a clone without shared/)")
+    not SEEDS.is_dir(), reason="shared/seeds is not beside the repository (a clone without shared/)"
+)
 
 SEED000_LABELS = ["思源一号 v5.7.1", "π2.0 v5.7.1", "ARM v5.6.3"]
 
@@ -82,9 +88,15 @@ def test_spreadsheet_table_from_seed003():
     runs = parse_file(FIXTURES / "seed003_spreadsheet.txt")
     bandwidth = [r for r in runs if r.benchmark == "bw"]
     assert [r.label for r in bandwidth] == [
-        "One node shared async", "One node shared buffered", "One node net async",
-        "One node net buffered", "Two node one host async", "Two node one host buffered",
-        "Two nodes two hosts async", "Two nodes two hosts buffered"]
+        "One node shared async",
+        "One node shared buffered",
+        "One node net async",
+        "One node net buffered",
+        "Two node one host async",
+        "Two node one host buffered",
+        "Two nodes two hosts async",
+        "Two nodes two hosts buffered",
+    ]
     # decimal commas
     assert bandwidth[0].value(1, "bandwidth_MBps") == 3.47481
     assert bandwidth[7].value(1048576, "bandwidth_MBps") == 258.83691
@@ -119,8 +131,10 @@ def test_jube_style_result_table_with_program_column():
     """Read by the JUBE reader (test_parse_jube.py): nodes and tasks become the runs' fields."""
     runs = [r for r in parse_file(FIXTURES / "tables_markdown.md") if r.source_format == "jube"]
     assert [(r.benchmark, r.label, r.nodes, r.ranks, r.line) for r in runs] == [
-        ("bibw", "1 node, 2 tasks/node", 1, 2, 32), ("bibw", "2 nodes, 1 task/node", 2, 2, 33),
-        ("latency", "2 nodes, 1 task/node", 2, 2, 34)]
+        ("bibw", "1 node, 2 tasks/node", 1, 2, 32),
+        ("bibw", "2 nodes, 1 task/node", 2, 2, 33),
+        ("latency", "2 nodes, 1 task/node", 2, 2, 34),
+    ]
     assert runs[0].value(67108864, "bandwidth_MBps") == 176667.35
     assert runs[2].value(0, "latency_us") == 2.43
 
@@ -128,8 +142,7 @@ def test_jube_style_result_table_with_program_column():
 def test_restructuredtext_grid_tables():
     allreduce, x, y = parse_file(FIXTURES / "tables_grid.rst")
     assert allreduce.benchmark == "allreduce"
-    assert allreduce.point(8).values == {"latency_us": 12.61, "min_latency_us": 11.10,
-                                         "max_latency_us": 14.95}
+    assert allreduce.point(8).values == {"latency_us": 12.61, "min_latency_us": 11.10, "max_latency_us": 14.95}
     assert allreduce.point(8).line == 11
     # header cells spread over three lines, system name first
     assert (x.benchmark, x.label, y.label) == ("bw", "system-x", "system-y")
@@ -151,8 +164,9 @@ def test_side_by_side_without_names_gets_numbered_labels():
 
 
 def test_markdown_table_columns_named_after_systems():
-    text = ("Results of osu_latency:\n\n| Size | alpha | beta |\n|---|---|---|\n"
-            "| 1 | 1.10 | 1.30 |\n| 2 | 1.12 | 1.31 |\n")
+    text = (
+        "Results of osu_latency:\n\n| Size | alpha | beta |\n|---|---|---|\n| 1 | 1.10 | 1.30 |\n| 2 | 1.12 | 1.31 |\n"
+    )
     alpha, beta = parse_text(text, "t.md")
     assert (alpha.label, beta.label) == ("alpha", "beta")
     assert beta.value(2, "latency_us") == 1.31

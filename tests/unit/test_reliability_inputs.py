@@ -1,5 +1,6 @@
 """Issue 11: bad input gives one clear message and a non-zero exit, never a traceback, a hang
 or a result stored as complete when it is not. Fake core and fake mpirun (see conftest.py)."""
+
 from __future__ import annotations
 
 import subprocess
@@ -9,7 +10,6 @@ from pathlib import Path
 import pytest
 
 from commscope.store.db import Store
-
 from paths import FIXTURES
 
 
@@ -24,10 +24,15 @@ def no_traceback(result) -> None:
 
 # -- suite files ----------------------------------------------------------------------
 
-@pytest.mark.parametrize("content, line, message", [
-    (b"description: x\nbenchmarks: " + b"[" * 5000 + b"\n", 2, "nested too deeply"),
-    (b"description: x\nbenchmarks:\n  - benchmark: lat\x00ency\n", 3, "NUL"),
-], ids=["deeply nested", "NUL byte"])
+
+@pytest.mark.parametrize(
+    "content, line, message",
+    [
+        (b"description: x\nbenchmarks: " + b"[" * 5000 + b"\n", 2, "nested too deeply"),
+        (b"description: x\nbenchmarks:\n  - benchmark: lat\x00ency\n", 3, "NUL"),
+    ],
+    ids=["deeply nested", "NUL byte"],
+)
 def test_a_suite_file_yaml_cannot_read_is_a_usage_error(cli, fake_core, db, tmp_path, content, line, message):
     suite = tmp_path / "bad.yaml"
     suite.write_bytes(content)
@@ -46,6 +51,7 @@ def test_a_duplicate_key_in_a_suite_file_is_rejected_with_file_line_and_key(cli,
 
 
 # -- run options ------------------------------------------------------------------------
+
 
 @pytest.mark.parametrize("value", ["nan", "inf", "-inf", "NaN"])
 def test_timeout_must_be_a_finite_number(cli, fake_core, db, value):
@@ -74,8 +80,13 @@ def test_a_hanging_core_list_probe_is_stopped_by_the_timeout(child_env, commscop
     """The probe gets run's --timeout but at least 10 s (it is not the benchmark)."""
     env = {**child_env, "FAKE_CORE_LIST_HANG": "120"}
     began = time.monotonic()
-    done = subprocess.run([*commscope_argv, "run", "latency", "--timeout", "1", "--launcher", "mpirun",
-                           "--db", str(db)], env=env, capture_output=True, text=True, timeout=100)
+    done = subprocess.run(
+        [*commscope_argv, "run", "latency", "--timeout", "1", "--launcher", "mpirun", "--db", str(db)],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=100,
+    )
     assert time.monotonic() - began < 40
     assert done.returncode == 1, done.stderr
     assert "--list did not answer within 10 s" in done.stderr and "Traceback" not in done.stderr
@@ -86,8 +97,17 @@ def test_a_hanging_core_list_probe_is_stopped_by_the_timeout(child_env, commscop
 def test_a_label_that_is_not_utf8_is_rejected_before_running(child_env, commscope_argv, db, tmp_path, option):
     trace = tmp_path / "trace"
     env = {**child_env, "FAKE_CORE_TRACE": str(trace)}
-    argv = [*map(str.encode, commscope_argv), b"run", b"latency", b"--launcher", b"mpirun",
-            option.encode(), b"caf\xe9", b"--db", str(db).encode()]
+    argv = [
+        *map(str.encode, commscope_argv),
+        b"run",
+        b"latency",
+        b"--launcher",
+        b"mpirun",
+        option.encode(),
+        b"caf\xe9",
+        b"--db",
+        str(db).encode(),
+    ]
     done = subprocess.run(argv, env=env, capture_output=True, timeout=60)
     stderr = done.stderr.decode(errors="replace")
     assert done.returncode == 2, stderr
@@ -97,13 +117,25 @@ def test_a_label_that_is_not_utf8_is_rejected_before_running(child_env, commscop
 
 def test_an_import_label_that_is_not_utf8_is_rejected(child_env, commscope_argv, db):
     fixture = FIXTURES / "parse" / "omb5_bibw.txt"
-    argv = [*map(str.encode, commscope_argv), b"import", str(fixture).encode(), b"--label", b"\xff",
-            b"--db", str(db).encode()]
+    argv = [
+        *map(str.encode, commscope_argv),
+        b"import",
+        str(fixture).encode(),
+        b"--label",
+        b"\xff",
+        b"--db",
+        str(db).encode(),
+    ]
     done = subprocess.run(argv, env=child_env, capture_output=True, timeout=60)
-    assert done.returncode == 2 and b"Invalid value for '--label': not valid UTF-8" in done.stderr and b"Traceback" not in done.stderr
+    assert (
+        done.returncode == 2
+        and b"Invalid value for '--label': not valid UTF-8" in done.stderr
+        and b"Traceback" not in done.stderr
+    )
 
 
 # -- core streams the harness must not call complete -------------------------------------
+
 
 def test_a_stream_with_a_repeated_size_is_not_complete(cli, fake_core, db, clean_env):
     clean_env.setenv("FAKE_CORE_REPEAT_SIZE", "1")
@@ -125,11 +157,18 @@ def test_a_stream_that_ends_without_records_failed(cli, fake_core, db, clean_env
 
 # -- import --------------------------------------------------------------------------------
 
-@pytest.mark.parametrize("table, line", [
-    ("# OSU MPI Latency Test v7.4\n# Size       Avg Latency(us)\n1                       0.50\n"
-     "2                      -0.52\n", 4),
-    ("# OSU MPI Bandwidth Test v7.4\n# Size      Bandwidth (MB/s)\n1                      -3.10\n", 3),
-])
+
+@pytest.mark.parametrize(
+    "table, line",
+    [
+        (
+            "# OSU MPI Latency Test v7.4\n# Size       Avg Latency(us)\n1                       0.50\n"
+            "2                      -0.52\n",
+            4,
+        ),
+        ("# OSU MPI Bandwidth Test v7.4\n# Size      Bandwidth (MB/s)\n1                      -3.10\n", 3),
+    ],
+)
 def test_import_rejects_a_negative_time_or_bandwidth(cli, db, tmp_path, table, line):
     path = tmp_path / "negative.txt"
     path.write_text(table)
@@ -143,14 +182,17 @@ def test_import_rejects_a_negative_time_or_bandwidth(cli, db, tmp_path, table, l
 def test_import_keeps_a_negative_overlap(cli, db, tmp_path):
     """OMB prints negative overlap percentages when communication got slower under compute."""
     path = tmp_path / "overlap.txt"
-    path.write_text("# OSU MPI Non-blocking Broadcast Latency Test v7.4\n"
-                    "# Size           Overall(us)       Compute(us)    Pure Comm.(us)        Overlap(%)\n"
-                    "1                       5.10              3.00              2.40            -12.50\n")
+    path.write_text(
+        "# OSU MPI Non-blocking Broadcast Latency Test v7.4\n"
+        "# Size           Overall(us)       Compute(us)    Pure Comm.(us)        Overlap(%)\n"
+        "1                       5.10              3.00              2.40            -12.50\n"
+    )
     result = cli("import", path, "--db", db)
     assert result.exit_code == 0, result.output
 
 
 # -- command-line values that used to end in tracebacks -------------------------------------
+
 
 def test_a_huge_run_id_is_a_usage_error(cli, db):
     for command in (("show",), ("export", "--format", "json"), ("delete",)):
@@ -165,8 +207,10 @@ def stored(cli, db):
     return db
 
 
-@pytest.mark.parametrize("target, reason", [("/nonexistent/dir/x.json", "No such file or directory"),
-                                            ("/dev/full", "No space left on device")])
+@pytest.mark.parametrize(
+    "target, reason",
+    [("/nonexistent/dir/x.json", "No such file or directory"), ("/dev/full", "No space left on device")],
+)
 def test_export_to_a_path_that_cannot_be_written(cli, stored, target, reason):
     result = cli("export", "1", "--format", "json", "-o", target, "--db", stored)
     assert result.exit_code == 2, result.output

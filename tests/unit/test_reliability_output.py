@@ -1,5 +1,6 @@
 """Issue 11: secrets in the recorded environment are redacted wherever it is kept, and
 labels cannot inject formulas into CSV, headings into Markdown or escapes into a terminal."""
+
 from __future__ import annotations
 
 import csv
@@ -10,11 +11,15 @@ from pathlib import Path
 import pytest
 
 from commscope.store.db import Store
-
 from paths import FIXTURES
 
-SECRETS = {"UCX_TOKEN": "tok-123456", "FI_PASSWORD": "pw-abcdef", "MPICH_SECRET": "s3cr3t-value",
-           "OMPI_MCA_foo_password": "hunter2-xyz", "I_MPI_AUTH_KEY": "key-998877"}
+SECRETS = {
+    "UCX_TOKEN": "tok-123456",
+    "FI_PASSWORD": "pw-abcdef",
+    "MPICH_SECRET": "s3cr3t-value",
+    "OMPI_MCA_foo_password": "hunter2-xyz",
+    "I_MPI_AUTH_KEY": "key-998877",
+}
 HARMLESS = {"OMPI_MCA_btl": "self,vader", "UCX_TLS": "shm"}
 FIXTURE = FIXTURES / "parse" / "omb5_bibw.txt"
 
@@ -62,9 +67,11 @@ def test_secrets_in_an_imported_commscope_document_are_redacted(cli, fake_core, 
     assert_no_secret(all_text(db))
 
 
-@pytest.mark.parametrize("label, cell", [(label, "'" + label) for label in
-                                         ('=HYPERLINK("http://x","y")', "@SUM(1+1)", "+1", "-1+2", "\tx")]
-                         + [("\rx", "\\x0dx")])  # a CR is not quoted by csv writers: shown escaped
+@pytest.mark.parametrize(
+    "label, cell",
+    [(label, "'" + label) for label in ('=HYPERLINK("http://x","y")', "@SUM(1+1)", "+1", "-1+2", "\tx")]
+    + [("\rx", "\\x0dx")],
+)  # a CR is not quoted by csv writers: shown escaped
 def test_csv_export_neutralises_formulas(cli, db, label, cell):
     assert cli("import", FIXTURE, "--label", label, "--db", db).exit_code == 0
     result = cli("export", "1", "--format", "csv", "--db", db)
@@ -90,8 +97,21 @@ def test_a_newline_in_a_label_cannot_break_a_markdown_table(cli, db):
 
 def test_control_characters_never_reach_the_terminal(cli, fake_core, db):
     system = "evil\x1b]0;pwned\x07\x1b[2J"
-    result = cli("run", "latency", "--launcher", "mpirun", "--system", system, "--label", "l\x1b[31mred",
-                 "--db", db, "--", "-m", "1:2")
+    result = cli(
+        "run",
+        "latency",
+        "--launcher",
+        "mpirun",
+        "--system",
+        system,
+        "--label",
+        "l\x1b[31mred",
+        "--db",
+        db,
+        "--",
+        "-m",
+        "1:2",
+    )
     assert result.exit_code == 0, result.output
     for command in (("list", "runs"), ("show", "last"), ("compare", "last"), ("delete", "99")):
         out = cli(*command, "--db", db)

@@ -3,6 +3,7 @@ database that is read-only, damaged or missing gives one clear message and one e
 
 Full disks are real tmpfs mounts and read-only databases real read-only bind mounts (root
 ignores file permissions); both skip when mounting is not permitted."""
+
 from __future__ import annotations
 
 import contextlib
@@ -17,7 +18,6 @@ import pytest
 
 from commscope.errors import EXIT_STORE
 from commscope.store.db import Store
-
 from paths import FIXTURES
 
 FIXTURE = FIXTURES / "parse" / "omb5_bibw.txt"
@@ -83,9 +83,29 @@ def unsaved_files(tmp_path: Path) -> list[Path]:
 
 
 def start_run(commscope_argv, env, db: Path, *args: str) -> subprocess.Popen:
-    return subprocess.Popen([*commscope_argv, "run", "latency", "--launcher", "mpirun", "--label", "kept",
-                             "--system", "sys1", "--db", str(db), *args, "--", "-m", "1:8"], env=env,
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    return subprocess.Popen(
+        [
+            *commscope_argv,
+            "run",
+            "latency",
+            "--launcher",
+            "mpirun",
+            "--label",
+            "kept",
+            "--system",
+            "sys1",
+            "--db",
+            str(db),
+            *args,
+            "--",
+            "-m",
+            "1:8",
+        ],
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
 
 
 def assert_kept_and_importable(cli, tmp_path: Path, stderr: str, db: Path) -> None:
@@ -112,8 +132,13 @@ def assert_kept_and_importable(cli, tmp_path: Path, stderr: str, db: Path) -> No
 
 def test_a_run_stored_while_another_writer_holds_the_lock_is_kept(cli, child_env, commscope_argv, db, tmp_path):
     trace = tmp_path / "trace"
-    env = {**child_env, "FAKE_CORE_SLEEP": "0.3", "FAKE_CORE_TRACE": str(trace), "COMMSCOPE_BUSY_TIMEOUT": "0.5",
-           "XDG_DATA_HOME": str(tmp_path / "xdg-data")}
+    env = {
+        **child_env,
+        "FAKE_CORE_SLEEP": "0.3",
+        "FAKE_CORE_TRACE": str(trace),
+        "COMMSCOPE_BUSY_TIMEOUT": "0.5",
+        "XDG_DATA_HOME": str(tmp_path / "xdg-data"),
+    }
     child = start_run(commscope_argv, env, db)
     try:
         wait_for(trace, "record 1")
@@ -132,8 +157,12 @@ def test_a_run_stored_while_another_writer_holds_the_lock_is_kept(cli, child_env
 
 def test_a_run_stored_on_a_full_disk_is_kept(cli, child_env, commscope_argv, tmp_path):
     trace = tmp_path / "trace"
-    env = {**child_env, "FAKE_CORE_SLEEP": "0.3", "FAKE_CORE_TRACE": str(trace),
-           "XDG_DATA_HOME": str(tmp_path / "xdg-data")}
+    env = {
+        **child_env,
+        "FAKE_CORE_SLEEP": "0.3",
+        "FAKE_CORE_TRACE": str(trace),
+        "XDG_DATA_HOME": str(tmp_path / "xdg-data"),
+    }
     with small_tmpfs(tmp_path) as small:
         db = small / "results.db"
         child = start_run(commscope_argv, env, db)
@@ -168,6 +197,7 @@ def test_unsaved_results_without_a_sidecar_are_refused(cli, db, tmp_path):
 
 # -- read-only, damaged and missing databases ------------------------------------------------
 
+
 @pytest.fixture
 def filled(cli, tmp_path) -> Path:
     folder = tmp_path / "store"
@@ -177,8 +207,14 @@ def filled(cli, tmp_path) -> Path:
     return db
 
 
-READERS = [("list", "runs"), ("show", "1"), ("show", "last", "--raw", "source"), ("export", "1", "--format", "csv"),
-           ("compare", "1"), ("list", "benchmarks")]
+READERS = [
+    ("list", "runs"),
+    ("show", "1"),
+    ("show", "last", "--raw", "source"),
+    ("export", "1", "--format", "csv"),
+    ("compare", "1"),
+    ("list", "benchmarks"),
+]
 
 
 @pytest.mark.parametrize("command", READERS, ids=" ".join)
@@ -221,7 +257,7 @@ def damage(db: Path) -> bytes:
     """Overwrite the middle of the file (the points and raw outputs' pages) with garbage."""
     data = bytearray(db.read_bytes())
     middle = len(data) // 2
-    data[middle - 4096:middle + 4096] = os.urandom(8192)
+    data[middle - 4096 : middle + 4096] = os.urandom(8192)
     db.write_bytes(bytes(data))
     return bytes(data)
 
@@ -235,8 +271,12 @@ def test_a_damaged_database_is_refused_by_every_command(cli, fake_core, filled, 
     before = filled.read_bytes()
     trace = tmp_path / "trace"
     clean_env.setenv("FAKE_CORE_TRACE", str(trace))
-    for command in [("import", str(FIXTURE)), ("delete", "1"), ("run", "latency", "--launcher", "mpirun"),
-                    *([] if spoil != "garbage" else READERS[:4])]:
+    for command in [
+        ("import", str(FIXTURE)),
+        ("delete", "1"),
+        ("run", "latency", "--launcher", "mpirun"),
+        *([] if spoil != "garbage" else READERS[:4]),
+    ]:
         result = cli(*command, "--db", filled)
         assert result.exit_code == EXIT_STORE, (command, result.output)
         assert "Traceback" not in result.output and result.stderr.count("error:") == 1
@@ -245,18 +285,38 @@ def test_a_damaged_database_is_refused_by_every_command(cli, fake_core, filled, 
     assert not trace.exists()
 
 
-@pytest.mark.parametrize("command", [("list", "runs"), ("show", "1"), ("export", "1", "--format", "json"),
-                                     ("delete", "1"), ("compare", "1"), ("check", "1", "--baseline", "b"),
-                                     ("model", "1"), ("report", "1", "-o", "r.html")], ids=" ".join)
+@pytest.mark.parametrize(
+    "command",
+    [
+        ("list", "runs"),
+        ("show", "1"),
+        ("export", "1", "--format", "json"),
+        ("delete", "1"),
+        ("compare", "1"),
+        ("check", "1", "--baseline", "b"),
+        ("model", "1"),
+        ("report", "1", "-o", "r.html"),
+    ],
+    ids=" ".join,
+)
 def test_a_missing_database_exits_the_same_in_every_command(cli, tmp_path, command):
     result = cli(*command, "--db", tmp_path / "none.db")
     assert result.exit_code == EXIT_STORE, result.output
     assert "no result database at" in result.stderr
 
 
-@pytest.mark.parametrize("command", [("show", "7"), ("export", "7", "--format", "json"), ("delete", "7"),
-                                     ("compare", "7"), ("check", "7", "--baseline", "b"), ("model", "7")],
-                         ids=" ".join)
+@pytest.mark.parametrize(
+    "command",
+    [
+        ("show", "7"),
+        ("export", "7", "--format", "json"),
+        ("delete", "7"),
+        ("compare", "7"),
+        ("check", "7", "--baseline", "b"),
+        ("model", "7"),
+    ],
+    ids=" ".join,
+)
 def test_an_unknown_run_exits_the_same_in_every_command(cli, filled, command):
     result = cli(*command, "--db", filled)
     assert result.exit_code == 2, result.output
@@ -264,6 +324,7 @@ def test_an_unknown_run_exits_the_same_in_every_command(cli, filled, command):
 
 
 # -- one copy of each imported file ----------------------------------------------------------
+
 
 def test_a_file_of_many_tables_is_stored_once(cli, db, tmp_path):
     table = FIXTURE.read_text()
@@ -276,7 +337,9 @@ def test_a_file_of_many_tables_is_stored_once(cli, db, tmp_path):
     with Store(db) as store:
         assert store.conn.execute("SELECT COUNT(*) FROM sources").fetchone()[0] == 1
         # Each run keeps only its own table's lines (what `show` prints), never the whole file.
-        kinds, size = store.conn.execute("SELECT GROUP_CONCAT(DISTINCT kind), SUM(LENGTH(data)) FROM raw_outputs").fetchone()
+        kinds, size = store.conn.execute(
+            "SELECT GROUP_CONCAT(DISTINCT kind), SUM(LENGTH(data)) FROM raw_outputs"
+        ).fetchone()
         assert kinds == "table" and size < len(many.read_bytes())
         assert store.raw_outputs(runs[17].id)["source"] == many.read_bytes()
     assert cli("delete", *[str(run.id) for run in runs], "--db", db).exit_code == 0
@@ -303,14 +366,20 @@ def test_the_sources_table_keeps_a_content_hash(cli, db):
     with Store(db) as store:
         [row] = store.conn.execute("SELECT sha256, size FROM sources").fetchall()
     import hashlib
+
     assert tuple(row) == (hashlib.sha256(FIXTURE.read_bytes()).hexdigest(), FIXTURE.stat().st_size)
 
 
 def test_unsaved_sidecar_is_json_with_the_harness_fields(cli, child_env, commscope_argv, db, tmp_path):
     """The sidecar is plain JSON a person can read; its keys are part of the promise."""
     trace = tmp_path / "trace"
-    env = {**child_env, "FAKE_CORE_SLEEP": "0.2", "FAKE_CORE_TRACE": str(trace), "COMMSCOPE_BUSY_TIMEOUT": "0.2",
-           "XDG_DATA_HOME": str(tmp_path / "xdg-data")}
+    env = {
+        **child_env,
+        "FAKE_CORE_SLEEP": "0.2",
+        "FAKE_CORE_TRACE": str(trace),
+        "COMMSCOPE_BUSY_TIMEOUT": "0.2",
+        "XDG_DATA_HOME": str(tmp_path / "xdg-data"),
+    }
     child = start_run(commscope_argv, env, db, "--repeat", "1")
     wait_for(trace, "record 1")
     other = sqlite3.connect(db, isolation_level=None)

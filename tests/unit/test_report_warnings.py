@@ -1,16 +1,21 @@
 """The report's warnings about unstable numbers: what to do about them, and silence where
 the spread is the clock's resolution rather than the machine's."""
+
 from __future__ import annotations
 
 from commscope.output.report import warnings
 from commscope.records.run import Point, Run
-
 from fixtures.analysis.handmade import stats_for
 
 
 def point(size: int, mean_us: float, spread: float, batch: int = 1, samples: int = 20, **metrics) -> Point:
-    return Point(size=size, metrics={"latency_us": mean_us, **metrics}, batch=batch, samples=samples,
-                 stats=stats_for(mean_us, spread, samples))
+    return Point(
+        size=size,
+        metrics={"latency_us": mean_us, **metrics},
+        batch=batch,
+        samples=samples,
+        stats=stats_for(mean_us, spread, samples),
+    )
 
 
 def test_a_wide_interval_of_nanoseconds_is_resolution_not_instability():
@@ -29,16 +34,26 @@ def test_unstable_names_what_to_do():
     text = warnings.unstable(run)
     assert "what helps:" in text and "--repeat 5" in text and "--max-time" in text and "quieter machine" in text
     # an unbound run is told to bind first, with the reason it was unbound
-    run.provenance = {"binding": {"asked": "none", "requested": "core", "reason": "oversubscribed: 4 ranks on 2 core(s)"}}
-    assert "what helps: bind ranks to cores (this run was not: oversubscribed: 4 ranks on 2 core(s)" in \
-        warnings.unstable(run)
+    run.provenance = {
+        "binding": {"asked": "none", "requested": "core", "reason": "oversubscribed: 4 ranks on 2 core(s)"}
+    }
+    assert (
+        "what helps: bind ranks to cores (this run was not: oversubscribed: 4 ranks on 2 core(s)"
+        in warnings.unstable(run)
+    )
 
 
 def test_precision_missed_lists_the_sizes_and_what_they_reached():
-    run = Run(benchmark="latency", id=4, points=[
-        point(1, 1.0, 0.01, precision_stop="target", precision_achieved_pct=1.5, precision_target_pct=2),
-        point(2, 1.0, 0.01, precision_stop="max_time", precision_achieved_pct=7.25, precision_target_pct=2)])
+    run = Run(
+        benchmark="latency",
+        id=4,
+        points=[
+            point(1, 1.0, 0.01, precision_stop="target", precision_achieved_pct=1.5, precision_target_pct=2),
+            point(2, 1.0, 0.01, precision_stop="max_time", precision_achieved_pct=7.25, precision_target_pct=2),
+        ],
+    )
     text = warnings.precision_missed(run)
-    assert text.startswith("run 4 (latency): 1 of 2 size(s) did not reach the --precision target of 2% "
-                           "before --max-time: 2 B (7.2%)")
+    assert text.startswith(
+        "run 4 (latency): 1 of 2 size(s) did not reach the --precision target of 2% before --max-time: 2 B (7.2%)"
+    )
     assert warnings.precision_missed(Run(benchmark="latency", points=[point(1, 1.0, 0.01)])) is None

@@ -1,13 +1,21 @@
 """Sweep flags (analysis/sweep.py) on hand-made matrices: the bad node of four hosts (half
 the pairs), the bad link, contention cleared by a retest, rule files with FILE:LINE
 errors, and a pairs run's points through the store with their pair."""
+
 from __future__ import annotations
 
 import numpy as np
 import pytest
 
-from commscope.analysis.sweep import (DEFAULT_RULES, MetricRule, Policy, compare_to_baseline, find_suspects, judge,
-                                      matrix_from_points)
+from commscope.analysis.sweep import (
+    DEFAULT_RULES,
+    MetricRule,
+    Policy,
+    compare_to_baseline,
+    find_suspects,
+    judge,
+    matrix_from_points,
+)
 from commscope.analysis.sweep_rules import RulesError, load_rules
 from commscope.records.invocation import invocation
 from commscope.records.run import Pair, Point, Run
@@ -18,8 +26,10 @@ HOSTS = ["vnode1", "vnode2", "vnode3", "vnode4"]
 
 def points(values: dict[tuple[int, int], float], metric: str = "bw") -> list[Point]:
     key = "latency_us" if metric == "latency" else "bandwidth_MBps"
-    return [Point(size=8, metrics={key: value}, pair=Pair(a, b, metric, HOSTS[a], HOSTS[b], 0, 0, 0, 0))
-            for (a, b), value in values.items()]
+    return [
+        Point(size=8, metrics={key: value}, pair=Pair(a, b, metric, HOSTS[a], HOSTS[b], 0, 0, 0, 0))
+        for (a, b), value in values.items()
+    ]
 
 
 def bw_matrix(values):

@@ -18,13 +18,20 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from commscope.analysis.compare import Key, combinations, common_metric, points_by_key, repeat_groups, sort_keys, varying_axes
-from commscope.records.text import format_key
-from commscope.records.metrics import higher_is_worse, time_relation
-from commscope.errors import UsageError
-from commscope.records.metrics import unit_of
-from commscope.records.run import Axes, Point, Run
+from commscope.analysis.compare import (
+    Key,
+    combinations,
+    common_metric,
+    points_by_key,
+    repeat_groups,
+    sort_keys,
+    varying_axes,
+)
 from commscope.analysis.stats import Evidence, Summary, worse_evidence
+from commscope.errors import UsageError
+from commscope.records.metrics import higher_is_worse, time_relation, unit_of
+from commscope.records.run import Axes, Point, Run
+from commscope.records.text import format_key
 
 DEFAULT_TOLERANCE = 0.10
 #: Default floor for time metrics: OMB prints two decimals of a microsecond, so
@@ -35,9 +42,17 @@ _PERCENT = re.compile(r"(?P<number>\d+(?:\.\d*)?|\.\d+)\s*%")
 _QUANTITY = re.compile(r"(?P<number>\d+(?:\.\d*)?(?:[eE][-+]?\d+)?|\.\d+)\s*(?P<unit>[A-Za-zµ/]*)")
 # Units a floor may carry, as (dimension, factor to the metric's stored unit).
 _FLOOR_UNITS = {
-    "ns": ("time", 1e-3), "us": ("time", 1.0), "µs": ("time", 1.0), "ms": ("time", 1e3), "s": ("time", 1e6),
-    "B/s": ("bandwidth", 1e-6), "KB/s": ("bandwidth", 1e-3), "MB/s": ("bandwidth", 1.0),
-    "GB/s": ("bandwidth", 1e3), "msg/s": ("rate", 1.0), "/s": ("rate", 1.0),
+    "ns": ("time", 1e-3),
+    "us": ("time", 1.0),
+    "µs": ("time", 1.0),
+    "ms": ("time", 1e3),
+    "s": ("time", 1e6),
+    "B/s": ("bandwidth", 1e-6),
+    "KB/s": ("bandwidth", 1e-3),
+    "MB/s": ("bandwidth", 1.0),
+    "GB/s": ("bandwidth", 1e3),
+    "msg/s": ("rate", 1.0),
+    "/s": ("rate", 1.0),
 }
 _DIMENSION_OF_UNIT = {"us": "time", "ms": "time", "s": "time", "MB/s": "bandwidth", "messages/s": "rate"}
 # The stored unit of a time metric may be ms (osu_init); floors are given in µs terms first.
@@ -45,7 +60,7 @@ _TIME_UNIT_FACTOR = {"us": 1.0, "ms": 1e-3, "s": 1e-6}
 
 
 def parse_tolerance(text: str) -> float:
-    """"10%" -> 0.10. Raises ValueError with a message naming the text."""
+    """ "10%" -> 0.10. Raises ValueError with a message naming the text."""
     match = _PERCENT.fullmatch(text.strip())
     if not match:
         raise ValueError(f"{text!r} is not a percentage such as 10% or 2.5%")
@@ -66,17 +81,19 @@ class Floor:
         if self.dimension is None:
             return self.value
         if _DIMENSION_OF_UNIT.get(unit) != self.dimension:
-            raise UsageError(f"--floor {self.text!r} is a {self.dimension} but {metric} is in "
-                             f"{unit or 'no known unit'}")
+            raise UsageError(
+                f"--floor {self.text!r} is a {self.dimension} but {metric} is in {unit or 'no known unit'}"
+            )
         return self.value * _TIME_UNIT_FACTOR.get(unit, 1.0)
 
 
 def parse_floor(text: str) -> Floor:
-    """"0.05us", "2 MB/s", "0.1" -> Floor. Raises ValueError with a message naming the text."""
+    """ "0.05us", "2 MB/s", "0.1" -> Floor. Raises ValueError with a message naming the text."""
     match = _QUANTITY.fullmatch(text.strip())
     if not match or (match["unit"] and match["unit"] not in _FLOOR_UNITS):
-        raise ValueError(f"{text!r} is not a floor such as 0.05us, 500ns, 10MB/s or a plain number in the "
-                         "metric's unit")
+        raise ValueError(
+            f"{text!r} is not a floor such as 0.05us, 500ns, 10MB/s or a plain number in the metric's unit"
+        )
     if not match["unit"]:
         return Floor(float(match["number"]), None, text)
     dimension, factor = _FLOOR_UNITS[match["unit"]]
@@ -106,8 +123,7 @@ def excess(base: float, new: float, higher_worse: bool, tolerance: float, floor:
 
 
 # Size statuses; FAILING ones count against --allow-failing.
-OK, IMPROVED, NOT_SIGNIFICANT, FAIL, MISSING, NEW = ("ok", "improved", "not significant", "FAIL", "missing",
-                                                      "new")
+OK, IMPROVED, NOT_SIGNIFICANT, FAIL, MISSING, NEW = ("ok", "improved", "not significant", "FAIL", "missing", "new")
 FAILING = (FAIL, MISSING)
 
 
@@ -152,8 +168,9 @@ class CurveVerdict:
 
     @property
     def geomean_ratio(self) -> float | None:
-        ratios = [size.new / size.base for size in self.sizes
-                  if size.base and size.new and size.base > 0 and size.new > 0]
+        ratios = [
+            size.new / size.base for size in self.sizes if size.base and size.new and size.base > 0 and size.new > 0
+        ]
         return float(np.exp(np.mean(np.log(ratios)))) if ratios else None
 
     @property
@@ -167,8 +184,10 @@ class CurveVerdict:
         verdict = "PASS" if self.passed else "FAIL"
         who = f" {self.name}" if self.name else ""
         who += self.axes.suffix()
-        text = (f"{self.benchmark}{who} ({self.metric}): {verdict}, {len(self.failing)} of {len(self.sizes)} sizes "
-                f"fail (allowed {self.policy.allow_failing})")
+        text = (
+            f"{self.benchmark}{who} ({self.metric}): {verdict}, {len(self.failing)} of {len(self.sizes)} sizes "
+            f"fail (allowed {self.policy.allow_failing})"
+        )
         if self.geomean_ratio is not None:
             text += f"; geometric mean of new/baseline {self.geomean_ratio:.3f}"
         worst = self.worst
@@ -183,17 +202,28 @@ def _median(values: Sequence[float]) -> float | None:
 
 def _measured(runs_points: Sequence[dict[Key, Point]], key: Key, metric: str) -> list[Point]:
     """The points at `key` that have a number for `metric`, one per run at most."""
-    return [points[key] for points in runs_points
-            if key in points and isinstance(points[key].metrics.get(metric), (int, float))]
+    return [
+        points[key]
+        for points in runs_points
+        if key in points and isinstance(points[key].metrics.get(metric), (int, float))
+    ]
 
 
-def judge_curves(benchmark: str, metric: str, base_runs: Sequence[Run], new_runs: Sequence[Run],
-                 policy: Policy, name: str | None = None) -> list[CurveVerdict]:
+def judge_curves(
+    benchmark: str,
+    metric: str,
+    base_runs: Sequence[Run],
+    new_runs: Sequence[Run],
+    policy: Policy,
+    name: str | None = None,
+) -> list[CurveVerdict]:
     """A verdict per combination of the sweep axes that vary among the runs (one curve
     when none does): each datatype of a -T sweep passes or fails on its own."""
     keys = _keyed(base_runs, new_runs)[2]
-    return [judge_curve(benchmark, metric, base_runs, new_runs, policy, name, combination)
-            for combination in combinations(keys) or [Axes()]]
+    return [
+        judge_curve(benchmark, metric, base_runs, new_runs, policy, name, combination)
+        for combination in combinations(keys) or [Axes()]
+    ]
 
 
 def _keyed(base_runs: Sequence[Run], new_runs: Sequence[Run]):
@@ -204,8 +234,15 @@ def _keyed(base_runs: Sequence[Run], new_runs: Sequence[Run]):
     return base_points, new_points, sort_keys(key for points in base_points + new_points for key in points)
 
 
-def judge_curve(benchmark: str, metric: str, base_runs: Sequence[Run], new_runs: Sequence[Run],
-                policy: Policy, name: str | None = None, combination: Axes | None = None) -> CurveVerdict:
+def judge_curve(
+    benchmark: str,
+    metric: str,
+    base_runs: Sequence[Run],
+    new_runs: Sequence[Run],
+    policy: Policy,
+    name: str | None = None,
+    combination: Axes | None = None,
+) -> CurveVerdict:
     """The verdict at every size of one axis combination (None: every point of the runs)."""
     higher_worse = higher_is_worse(metric)
     if higher_worse is None:
@@ -214,8 +251,7 @@ def judge_curve(benchmark: str, metric: str, base_runs: Sequence[Run], new_runs:
     base_points, new_points, keys = _keyed(base_runs, new_runs)
     if combination is not None:
         keys = [key for key in keys if key.axes == combination]
-    verdict = CurveVerdict(benchmark, metric, name, list(base_runs), list(new_runs), policy,
-                           axes=combination or Axes())
+    verdict = CurveVerdict(benchmark, metric, name, list(base_runs), list(new_runs), policy, axes=combination or Axes())
     use_summaries = time_relation(metric) != 0
     for key in keys:
         base_at, new_at = _measured(base_points, key, metric), _measured(new_points, key, metric)
@@ -229,9 +265,12 @@ def judge_curve(benchmark: str, metric: str, base_runs: Sequence[Run], new_runs:
         allowed = max(policy.tolerance * abs(base), floor)
         beyond = excess(base, new, higher_worse, policy.tolerance, floor)
         evidence = worse_evidence(
-            base_values, new_values, higher_worse,
+            base_values,
+            new_values,
+            higher_worse,
             [Summary.of(point) for point in base_at] if use_summaries else (),
-            [Summary.of(point) for point in new_at] if use_summaries else ())
+            [Summary.of(point) for point in new_at] if use_summaries else (),
+        )
         if beyond > 0:
             status = FAIL if evidence.allows_failure else NOT_SIGNIFICANT
         elif excess(new, base, higher_worse, policy.tolerance, floor) > 0:
@@ -253,8 +292,9 @@ class CheckResult:
         return all(curve.passed for curve in self.curves)
 
 
-def check(baseline: str, base_runs: Sequence[Run], new_runs: Sequence[Run], policy: Policy,
-          metric: str | None = None) -> CheckResult:
+def check(
+    baseline: str, base_runs: Sequence[Run], new_runs: Sequence[Run], policy: Policy, metric: str | None = None
+) -> CheckResult:
     """Judge the new runs against the baseline's runs of the same benchmark. New runs of
     one benchmark with the same label and system are repeats and judged together
     (`commscope run --repeat`); runs that differ there (other systems) get a curve each."""
@@ -276,6 +316,8 @@ def check(baseline: str, base_runs: Sequence[Run], new_runs: Sequence[Run], poli
         curves += judge_curves(benchmark, chosen, base, new, policy, name)
     if not curves:
         have = ", ".join(sorted({run.benchmark for run in base_runs})) or "no runs"
-        raise UsageError(f"baseline {baseline!r} has none of the benchmarks checked "
-                         f"({', '.join(sorted({run.benchmark for run in new_runs}))}); it has: {have}")
+        raise UsageError(
+            f"baseline {baseline!r} has none of the benchmarks checked "
+            f"({', '.join(sorted({run.benchmark for run in new_runs}))}); it has: {have}"
+        )
     return CheckResult(baseline, curves, unmatched)

@@ -26,6 +26,7 @@ Key = PointKey
 
 # -- runs ------------------------------------------------------------------------
 
+
 def repeat_groups(runs: Sequence[Run]) -> list[list[Run]]:
     """Runs of one benchmark with the same label and system, as `commscope run --repeat`
     makes them, grouped in order of first appearance."""
@@ -40,16 +41,22 @@ def repeat_groups(runs: Sequence[Run]) -> list[list[Run]]:
 #: Metrics computed from stored ones where a run has what they need: seed 003's ping-pong
 #: bandwidth, bytes over one-way latency in µs (= MB/s).
 DERIVED = {
-    "pingpong_MBps": lambda point: point.size / point.metrics["latency_us"]
-    if point.size and isinstance(point.metrics.get("latency_us"), (int, float)) and point.metrics["latency_us"] > 0
-    else None,
+    "pingpong_MBps": lambda point: (
+        point.size / point.metrics["latency_us"]
+        if point.size and isinstance(point.metrics.get("latency_us"), (int, float)) and point.metrics["latency_us"] > 0
+        else None
+    ),
 }
 
 
 def numeric_metrics(run: Run) -> list[str]:
     """Metrics with a number at some size of the run, in order of appearance (derived last)."""
-    stored = [name for point in run.points for name, value in point.metrics.items()
-              if isinstance(value, (int, float)) and not isinstance(value, bool)]
+    stored = [
+        name
+        for point in run.points
+        for name, value in point.metrics.items()
+        if isinstance(value, (int, float)) and not isinstance(value, bool)
+    ]
     derived = [name for name, compute in DERIVED.items() if any(compute(point) is not None for point in run.points)]
     return list(dict.fromkeys([*stored, *derived]))
 
@@ -71,8 +78,10 @@ def common_metric(runs: Sequence[Run], requested: str | None = None) -> str:
         lacking = [run for run in runs if metric not in numeric_metrics(run)]
         if lacking:
             run = lacking[0]
-            raise UsageError(f"run {run.id} ({run.benchmark}) has no metric {requested!r}; it has: "
-                             f"{', '.join(numeric_metrics(run)) or 'none'}")
+            raise UsageError(
+                f"run {run.id} ({run.benchmark}) has no metric {requested!r}; it has: "
+                f"{', '.join(numeric_metrics(run)) or 'none'}"
+            )
         return metric
     by_metric: dict[str | None, list[Run]] = {}
     for run in runs:
@@ -82,18 +91,22 @@ def common_metric(runs: Sequence[Run], requested: str | None = None) -> str:
         if metric is None:
             raise UsageError(f"run {runs[0].id} has no numbers to compare")
         return metric
-    groups = "; ".join(f"{metric}: runs {', '.join(str(run.id) for run in group)}"
-                       for metric, group in by_metric.items())
-    raise UsageError(f"the runs measure different metrics ({groups}); select runs of one kind "
-                     "(--benchmark) or name a metric they all have (--metric)")
+    groups = "; ".join(
+        f"{metric}: runs {', '.join(str(run.id) for run in group)}" for metric, group in by_metric.items()
+    )
+    raise UsageError(
+        f"the runs measure different metrics ({groups}); select runs of one kind "
+        "(--benchmark) or name a metric they all have (--metric)"
+    )
 
 
 def varying_axes(runs: Sequence[Run]) -> tuple[str, ...]:
     """The sweep axes with more than one value among the runs' points. "Not swept" is no
     value: an imported table that does not say its datatype lines up with a run that
     does, as long as nothing else differs."""
-    return tuple(name for name in AXES
-                 if len({getattr(point.axes, name) for run in runs for point in run.points} - {None}) > 1)
+    return tuple(
+        name for name in AXES if len({getattr(point.axes, name) for run in runs for point in run.points} - {None}) > 1
+    )
 
 
 def points_by_key(run: Run, axes: tuple[str, ...] | None = None) -> dict[Key, Point]:
@@ -103,16 +116,21 @@ def points_by_key(run: Run, axes: tuple[str, ...] | None = None) -> dict[Key, Po
     axes = varying_axes([run]) if axes is None else axes
     series_keys = [(point.size, point.axes.only(axes), point.key.pair) for point in run.points]
     varies = len(series_keys) != len(set(series_keys))
-    return {PointKey(point.size, point.window if varies else None, point.axes.only(axes), point.key.pair): point
-            for point in run.points}
+    return {
+        PointKey(point.size, point.window if varies else None, point.axes.only(axes), point.key.pair): point
+        for point in run.points
+    }
 
 
 def series(run: Run, metric: str, axes: tuple[str, ...] | None = None) -> dict[Key, float]:
     if metric in DERIVED:
         values = {key: DERIVED[metric](point) for key, point in points_by_key(run, axes).items()}
         return {key: value for key, value in values.items() if value is not None}
-    return {key: point.metrics[metric] for key, point in points_by_key(run, axes).items()
-            if isinstance(point.metrics.get(metric), (int, float))}
+    return {
+        key: point.metrics[metric]
+        for key, point in points_by_key(run, axes).items()
+        if isinstance(point.metrics.get(metric), (int, float))
+    }
 
 
 def combinations(keys) -> list[Axes]:
@@ -134,6 +152,7 @@ def column_names(runs: Sequence[Run]) -> list[str]:
 
 
 # -- the comparison ------------------------------------------------------------------
+
 
 @dataclass
 class Row:
@@ -189,8 +208,7 @@ class Comparison:
         return text
 
 
-def compare(runs: Sequence[Run], metric: str | None = None, *, ratio: bool = False,
-            pdiff: bool = False) -> Comparison:
+def compare(runs: Sequence[Run], metric: str | None = None, *, ratio: bool = False, pdiff: bool = False) -> Comparison:
     """A column per run; repeats of one benchmark, label and system (`run --repeat`) share
     one column: their per-size median with its interval."""
     from commscope.analysis.repeats import median_series  # it builds on this module
@@ -200,12 +218,30 @@ def compare(runs: Sequence[Run], metric: str | None = None, *, ratio: bool = Fal
     axes = varying_axes(runs)
     groups = repeat_groups(runs)
     medians = [median_series(group, metric, axes) if len(group) > 1 else None for group in groups]
-    columns = [{key: cell.median for key, cell in median.items()} if median is not None
-               else series(group[0], metric, axes) for group, median in zip(groups, medians)]
+    columns = [
+        {key: cell.median for key, cell in median.items()} if median is not None else series(group[0], metric, axes)
+        for group, median in zip(groups, medians)
+    ]
     keys = sort_keys(key for column in columns for key in column)
-    rows = [Row(key, [column.get(key) for column in columns],
-                [median.get(key) if median is not None else None for median in medians]) for key in keys]
-    names = [f"{name} (median of {len(group)})" if len(group) > 1 else name
-             for name, group in zip(column_names([group[0] for group in groups]), groups)]
-    return Comparison(metric, [group[0] for group in groups], names, rows, ratio=ratio and len(groups) > 1,
-                      pdiff=pdiff and len(groups) > 1, axes=axes, groups=groups)
+    rows = [
+        Row(
+            key,
+            [column.get(key) for column in columns],
+            [median.get(key) if median is not None else None for median in medians],
+        )
+        for key in keys
+    ]
+    names = [
+        f"{name} (median of {len(group)})" if len(group) > 1 else name
+        for name, group in zip(column_names([group[0] for group in groups]), groups)
+    ]
+    return Comparison(
+        metric,
+        [group[0] for group in groups],
+        names,
+        rows,
+        ratio=ratio and len(groups) > 1,
+        pdiff=pdiff and len(groups) > 1,
+        axes=axes,
+        groups=groups,
+    )

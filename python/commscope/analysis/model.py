@@ -122,58 +122,82 @@ class Fit:
 
     def to_dict(self) -> dict:
         """The fit for JSON: infinite bandwidths (flat regimes) become null."""
+
         def finite(value):
             return None if isinstance(value, float) and not math.isfinite(value) else value
 
-        regimes = [{key: finite(value) for key, value in dataclasses.asdict(regime).items()}
-                   | {"n_half": regime.n_half} for regime in self.regimes]
-        return {"runs": self.run_ids, "benchmark": self.benchmark, **dict(self.axes.items()),
-                "source_metric": self.source_metric,
-                "alpha_us": self.alpha_us, "beta_MBps": finite(self.beta_MBps), "n_half": self.n_half,
-                "breaks": self.breaks, "regimes": regimes}
+        regimes = [
+            {key: finite(value) for key, value in dataclasses.asdict(regime).items()} | {"n_half": regime.n_half}
+            for regime in self.regimes
+        ]
+        return {
+            "runs": self.run_ids,
+            "benchmark": self.benchmark,
+            **dict(self.axes.items()),
+            "source_metric": self.source_metric,
+            "alpha_us": self.alpha_us,
+            "beta_MBps": finite(self.beta_MBps),
+            "n_half": self.n_half,
+            "breaks": self.breaks,
+            "regimes": regimes,
+        }
 
 
 def _run_times(run: Run, axes: tuple[str, ...], combination: Axes) -> tuple[str, dict[int, float]]:
     """(metric, size -> time per message in µs) of a latency or bandwidth run, at one
     combination of the sweep axes named in `axes`."""
     metrics = numeric_metrics(run)
-    points = [point for key, point in points_by_key(run, axes).items()
-              if point.size is not None and key.axes == combination]
+    points = [
+        point for key, point in points_by_key(run, axes).items() if point.size is not None and key.axes == combination
+    ]
     if "latency_us" in metrics:
-        pairs = [(point.size, point.metrics["latency_us"]) for point in points
-                 if isinstance(point.metrics.get("latency_us"), (int, float))]
+        pairs = [
+            (point.size, point.metrics["latency_us"])
+            for point in points
+            if isinstance(point.metrics.get("latency_us"), (int, float))
+        ]
         metric = "latency_us"
     elif "bandwidth_MBps" in metrics:
         # MB/s is bytes per µs, so bytes over it is µs per message.
-        pairs = [(point.size, point.size / point.metrics["bandwidth_MBps"]) for point in points
-                 if point.size > 0 and isinstance(point.metrics.get("bandwidth_MBps"), (int, float))
-                 and point.metrics["bandwidth_MBps"] > 0]
+        pairs = [
+            (point.size, point.size / point.metrics["bandwidth_MBps"])
+            for point in points
+            if point.size > 0
+            and isinstance(point.metrics.get("bandwidth_MBps"), (int, float))
+            and point.metrics["bandwidth_MBps"] > 0
+        ]
         metric = "bandwidth_MBps"
     else:
-        raise UsageError(f"run {run.id} ({run.benchmark}) has neither latency nor bandwidth to model; "
-                         f"it has: {', '.join(metrics) or 'no numbers'}")
+        raise UsageError(
+            f"run {run.id} ({run.benchmark}) has neither latency nor bandwidth to model; "
+            f"it has: {', '.join(metrics) or 'no numbers'}"
+        )
     pairs = [pair for pair in pairs if pair[1] > 0]
     if len({size for size, _ in pairs}) != len(pairs):
-        raise UsageError(f"run {run.id} ({run.benchmark}) has several values per size (windows); "
-                         "model a run with one value per size")
+        raise UsageError(
+            f"run {run.id} ({run.benchmark}) has several values per size (windows); model a run with one value per size"
+        )
     return metric, dict(pairs)
 
 
-def times_of(runs: Sequence[Run], axes: tuple[str, ...] = (), combination: Axes = Axes()
-             ) -> tuple[str, list[int], list[float]]:
+def times_of(
+    runs: Sequence[Run], axes: tuple[str, ...] = (), combination: Axes = Axes()
+) -> tuple[str, list[int], list[float]]:
     """(metric, sizes, time per message in µs): the per-size median over repeats, at one
     combination of the sweep axes named in `axes`."""
     measured = [_run_times(run, axes, combination) for run in runs]
     metrics = {metric for metric, _ in measured}
     if len(metrics) > 1:
-        raise UsageError(f"runs {', '.join(str(run.id) for run in runs)} mix latency and bandwidth; "
-                         "model them one at a time")
+        raise UsageError(
+            f"runs {', '.join(str(run.id) for run in runs)} mix latency and bandwidth; model them one at a time"
+        )
     sizes = sorted({size for _, times in measured for size in times})
     times = [float(np.median([times[size] for _, times in measured if size in times])) for size in sizes]
     if len(sizes) < MIN_POINTS_PER_REGIME:
         what = ", ".join([runs[0].benchmark, *(value for _, value in combination.items())])
-        raise UsageError(f"run {runs[0].id} ({what}) has {len(sizes)} sizes; the model needs at "
-                         f"least {MIN_POINTS_PER_REGIME}")
+        raise UsageError(
+            f"run {runs[0].id} ({what}) has {len(sizes)} sizes; the model needs at least {MIN_POINTS_PER_REGIME}"
+        )
     return metrics.pop(), sizes, times
 
 
@@ -181,7 +205,7 @@ def _fit_regime(sizes: np.ndarray, times: np.ndarray) -> tuple[float, float, flo
     """(alpha, seconds-per-byte slope, sum of squared relative residuals) of one regime."""
     design = np.column_stack([np.ones_like(sizes), sizes]) / times[:, None]
     (alpha, slope), residual_norm = nnls(design, np.ones_like(times))
-    return alpha, slope, residual_norm ** 2
+    return alpha, slope, residual_norm**2
 
 
 def _regime(sizes: np.ndarray, times: np.ndarray) -> Regime:
@@ -191,9 +215,16 @@ def _regime(sizes: np.ndarray, times: np.ndarray) -> Regime:
     spread = float(np.sum((times - times.mean()) ** 2))
     r_squared = None if spread == 0 else 1 - float(np.sum((times - fitted) ** 2)) / spread
     flat = slope * sizes[-1] <= FLAT_SHARE * alpha
-    return Regime(int(sizes[0]), int(sizes[-1]), len(sizes), float(alpha),
-                  math.inf if flat else float(1 / slope), r_squared,
-                  float(np.max(np.abs(relative))), float(np.sqrt(np.mean(relative ** 2))))
+    return Regime(
+        int(sizes[0]),
+        int(sizes[-1]),
+        len(sizes),
+        float(alpha),
+        math.inf if flat else float(1 / slope),
+        r_squared,
+        float(np.max(np.abs(relative))),
+        float(np.sqrt(np.mean(relative**2))),
+    )
 
 
 def segment(sizes: np.ndarray, times: np.ndarray, max_regimes: int = MAX_REGIMES) -> tuple[list[int], float]:
@@ -217,7 +248,7 @@ def segment(sizes: np.ndarray, times: np.ndarray, max_regimes: int = MAX_REGIMES
     for k in range(1, regimes_possible + 1):
         if not np.isfinite(best[k, count]):
             continue
-        residual = max(best[k, count], count * _RESIDUAL_FLOOR ** 2)
+        residual = max(best[k, count], count * _RESIDUAL_FLOOR**2)
         bic = count * math.log(residual / count) + PENALTY_FACTOR * (3 * k - 1) * math.log(count)
         if bic < choice_bic - 1e-9:
             starts, end = [], count
@@ -237,8 +268,12 @@ def fits(runs: Run | Sequence[Run], max_regimes: int = MAX_REGIMES) -> list[Fit]
     return [fit(runs, max_regimes, axes, combination) for combination in found or [Axes()]]
 
 
-def fit(runs: Run | Sequence[Run], max_regimes: int = MAX_REGIMES, axes: tuple[str, ...] | None = None,
-        combination: Axes = Axes()) -> Fit:
+def fit(
+    runs: Run | Sequence[Run],
+    max_regimes: int = MAX_REGIMES,
+    axes: tuple[str, ...] | None = None,
+    combination: Axes = Axes(),
+) -> Fit:
     """The fit of one run, or of the per-size median of repeats of one benchmark (a
     median tames the noise of small sizes, which otherwise hides break points), at one
     combination of the sweep axes named in `axes` (default: those that vary)."""
@@ -250,4 +285,3 @@ def fit(runs: Run | Sequence[Run], max_regimes: int = MAX_REGIMES, axes: tuple[s
     bounds = [*starts, len(sizes)]
     regimes = [_regime(size_array[a:b], time_array[a:b]) for a, b in zip(bounds, bounds[1:])]
     return Fit([run.id for run in runs], runs[0].benchmark, metric, sizes, times, regimes, bic, combination)
-

@@ -19,11 +19,11 @@ from dataclasses import dataclass
 import numpy as np
 from scipy import stats as sps
 
-from commscope.records.text import format_key
 from commscope.analysis.compare import points_by_key, sort_keys
 from commscope.analysis.stats import BOOTSTRAP_RESAMPLES, BOOTSTRAP_SEED
 from commscope.errors import UsageError
 from commscope.records.run import Point, Run
+from commscope.records.text import format_key
 
 CONFIDENCE = 0.95
 
@@ -54,8 +54,14 @@ class Slowdown:
 
     def cells(self) -> list[str]:
         interval = f"{self.low:.2f} .. {self.high:.2f}" if self.low is not None else "-"
-        return [format_key(self.key), f"{self.plain_us:.2f}", f"{self.wrapped_us:.2f}", f"{self.factor:.2f}x",
-                interval, self.method]
+        return [
+            format_key(self.key),
+            f"{self.plain_us:.2f}",
+            f"{self.wrapped_us:.2f}",
+            f"{self.factor:.2f}x",
+            interval,
+            self.method,
+        ]
 
 
 HEADER = ["size", "plain (us)", "wrapped (us)", "slowdown", "95% interval", "method"]
@@ -75,20 +81,34 @@ def _ratio_of_medians(plain: np.ndarray, wrapped: np.ndarray, axis: int = -1) ->
     return np.median(wrapped, axis=axis) / np.median(plain, axis=axis)
 
 
-def _interval(plain: list[tuple[float, Point]], wrapped: list[tuple[float, Point]]) -> tuple[float | None, float | None, str]:
+def _interval(
+    plain: list[tuple[float, Point]], wrapped: list[tuple[float, Point]]
+) -> tuple[float | None, float | None, str]:
     if min(len(plain), len(wrapped)) >= 2:
-        result = sps.bootstrap((np.array([v for v, _ in plain]), np.array([v for v, _ in wrapped])), _ratio_of_medians,
-                               n_resamples=BOOTSTRAP_RESAMPLES, confidence_level=CONFIDENCE, method="percentile",
-                               vectorized=True, rng=np.random.default_rng(BOOTSTRAP_SEED))
+        result = sps.bootstrap(
+            (np.array([v for v, _ in plain]), np.array([v for v, _ in wrapped])),
+            _ratio_of_medians,
+            n_resamples=BOOTSTRAP_RESAMPLES,
+            confidence_level=CONFIDENCE,
+            method="percentile",
+            vectorized=True,
+            rng=np.random.default_rng(BOOTSTRAP_SEED),
+        )
         low, high = result.confidence_interval
         return float(low), float(high), "bootstrap"
-    (p_value, p_point), (w_value, w_point) = plain[0], wrapped[0]
+    (_, p_point), (_, w_point) = plain[0], wrapped[0]
     p_stats, w_stats = p_point.stats, w_point.stats
-    if all(isinstance(s.get(k), (int, float)) for s in (p_stats, w_stats) for k in ("mean", "stddev")) \
-            and (p_point.samples or 0) > 1 and (w_point.samples or 0) > 1 and p_stats["mean"] > 0:
+    if (
+        all(isinstance(s.get(k), (int, float)) for s in (p_stats, w_stats) for k in ("mean", "stddev"))
+        and (p_point.samples or 0) > 1
+        and (w_point.samples or 0) > 1
+        and p_stats["mean"] > 0
+    ):
         ratio = w_stats["mean"] / p_stats["mean"]
-        relative = math.sqrt((p_stats["stddev"] / p_stats["mean"]) ** 2 / p_point.samples
-                             + (w_stats["stddev"] / w_stats["mean"]) ** 2 / w_point.samples)
+        relative = math.sqrt(
+            (p_stats["stddev"] / p_stats["mean"]) ** 2 / p_point.samples
+            + (w_stats["stddev"] / w_stats["mean"]) ** 2 / w_point.samples
+        )
         spread = sps.norm.ppf(0.5 + CONFIDENCE / 2) * relative * ratio
         return ratio - spread, ratio + spread, "samples"
     return None, None, "none"
@@ -99,8 +119,10 @@ def slowdowns(runs: Sequence[Run]) -> list[Slowdown]:
     plain = [run for run in runs if not wrapper_of(run)]
     wrapped = [run for run in runs if wrapper_of(run)]
     if not plain or not wrapped:
-        raise UsageError("an overhead needs plain and wrapped runs of the benchmark; "
-                         f"got {len(plain)} plain and {len(wrapped)} wrapped")
+        raise UsageError(
+            "an overhead needs plain and wrapped runs of the benchmark; "
+            f"got {len(plain)} plain and {len(wrapped)} wrapped"
+        )
     if len({run.benchmark for run in runs}) != 1:
         raise UsageError("an overhead compares runs of one benchmark")
     plain_values, wrapped_values = _by_key(plain), _by_key(wrapped)

@@ -35,7 +35,7 @@ class MedianInterval:
     coverage: float  # probability that [low, high] holds the true median
 
     def text(self) -> str:
-        """"1.23 [1.20, 1.31]" as tables show it (OMB's two decimals)."""
+        """ "1.23 [1.20, 1.31]" as tables show it (OMB's two decimals)."""
         return f"{self.median:.2f} [{self.low:.2f}, {self.high:.2f}]"
 
 
@@ -58,8 +58,7 @@ def median_interval(values: Sequence[float], confidence: float = CONFIDENCE) -> 
     return MedianInterval(statistics.median(ordered), ordered[j - 1], ordered[k - 1], len(ordered), float(coverage))
 
 
-def median_series(runs: Sequence[Run], metric: str,
-                  axes: tuple[str, ...] | None = None) -> dict[Key, MedianInterval]:
+def median_series(runs: Sequence[Run], metric: str, axes: tuple[str, ...] | None = None) -> dict[Key, MedianInterval]:
     """Per point (size, window and the sweep axes named in `axes`; default: those that vary
     within each run), the median of `metric` over the runs that have it there."""
     values: dict[Key, list[float]] = {}
@@ -77,7 +76,13 @@ def siblings(run: Run, candidates: Sequence[Run]) -> list[Run]:
     each other: one file holds several tables (a datatype each) of the same benchmark."""
     if run.source_format is not None:
         return [run]
-    same = [other for other in candidates
-            if other.invocation_id == run.invocation_id and other.benchmark == run.benchmark
-            and other.label == run.label and other.system == run.system and other.flags == run.flags]
+    same = [
+        other
+        for other in candidates
+        if other.invocation_id == run.invocation_id
+        and other.benchmark == run.benchmark
+        and other.label == run.label
+        and other.system == run.system
+        and other.flags == run.flags
+    ]
     return sorted(same, key=lambda other: (other.repeat_index, other.id or 0))

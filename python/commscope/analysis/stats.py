@@ -29,6 +29,7 @@ BOOTSTRAP_RESAMPLES = 4000
 # A fixed seed keeps verdicts reproducible from one `check` to the next.
 BOOTSTRAP_SEED = 20240521
 
+
 def band(point: Point, metric: str, kind: str) -> tuple[float, float] | None:
     """(low, high) around the point's value of `metric`: kind "ci" is the 95 % confidence
     interval of the mean, "minmax" the fastest and slowest sample (or OMB -f's Min/Max
@@ -93,7 +94,7 @@ class Summary:
         between-run variance both count (law of total variance)."""
         n = sum(part.n for part in parts)
         mean = sum(part.n * part.mean for part in parts) / n
-        squares = sum((part.n - 1) * part.sd ** 2 + part.n * (part.mean - mean) ** 2 for part in parts)
+        squares = sum((part.n - 1) * part.sd**2 + part.n * (part.mean - mean) ** 2 for part in parts)
         return Summary(n, mean, math.sqrt(squares / (n - 1)))
 
 
@@ -115,9 +116,14 @@ def _ratio_of_medians(base: np.ndarray, new: np.ndarray, axis: int = -1) -> np.n
     return np.median(new, axis=axis) / np.median(base, axis=axis)
 
 
-def worse_evidence(base: Sequence[float], new: Sequence[float], higher_worse: bool,
-                   base_summaries: Sequence[Summary | None] = (), new_summaries: Sequence[Summary | None] = (),
-                   alpha: float = ALPHA) -> Evidence:
+def worse_evidence(
+    base: Sequence[float],
+    new: Sequence[float],
+    higher_worse: bool,
+    base_summaries: Sequence[Summary | None] = (),
+    new_summaries: Sequence[Summary | None] = (),
+    alpha: float = ALPHA,
+) -> Evidence:
     """Test, one-sided, whether `new` is worse than `base`.
 
     `base` and `new` are one value per run (repeats). With enough repeats on both
@@ -133,19 +139,24 @@ def worse_evidence(base: Sequence[float], new: Sequence[float], higher_worse: bo
         if np.median(base) <= 0:
             return Evidence("none", None, "baseline median is not positive")
         # A two-sided (1 - 2 alpha) interval gives a one-sided alpha test on either bound.
-        result = sps.bootstrap((np.asarray(base, float), np.asarray(new, float)), _ratio_of_medians,
-                               n_resamples=BOOTSTRAP_RESAMPLES, confidence_level=1 - 2 * alpha,
-                               method="percentile", vectorized=True,
-                               rng=np.random.default_rng(BOOTSTRAP_SEED))
+        result = sps.bootstrap(
+            (np.asarray(base, float), np.asarray(new, float)),
+            _ratio_of_medians,
+            n_resamples=BOOTSTRAP_RESAMPLES,
+            confidence_level=1 - 2 * alpha,
+            method="percentile",
+            vectorized=True,
+            rng=np.random.default_rng(BOOTSTRAP_SEED),
+        )
         low, high = result.confidence_interval
         significant = low > 1 if higher_worse else high < 1
-        return Evidence("bootstrap", bool(significant),
-                        f"{100 * (1 - 2 * alpha):g}% CI of ratio {low:.3f}..{high:.3f}")
+        return Evidence("bootstrap", bool(significant), f"{100 * (1 - 2 * alpha):g}% CI of ratio {low:.3f}..{high:.3f}")
     if base_summaries and new_summaries and all(base_summaries) and all(new_summaries):
         old, now = Summary.pooled(base_summaries), Summary.pooled(new_summaries)
         if old.sd == 0 and now.sd == 0:
             return Evidence("none", None, "samples without spread")
-        result = sps.ttest_ind_from_stats(now.mean, now.sd, now.n, old.mean, old.sd, old.n, equal_var=False,
-                                          alternative="greater")
+        result = sps.ttest_ind_from_stats(
+            now.mean, now.sd, now.n, old.mean, old.sd, old.n, equal_var=False, alternative="greater"
+        )
         return Evidence("welch", bool(result.pvalue < alpha), f"p={result.pvalue:.3g}")
     return Evidence("none", None, "no repeats or sample statistics")

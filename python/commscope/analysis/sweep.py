@@ -49,8 +49,11 @@ class MetricRule:
     margin: float = 0.9
 
 
-DEFAULT_RULES: dict[str, MetricRule] = {"latency": MetricRule(3.0, 2.0), "bw": MetricRule(3.0, 0.9),
-                                        "bibw": MetricRule(3.0, 0.9)}
+DEFAULT_RULES: dict[str, MetricRule] = {
+    "latency": MetricRule(3.0, 2.0),
+    "bw": MetricRule(3.0, 0.9),
+    "bibw": MetricRule(3.0, 0.9),
+}
 
 
 @dataclass(frozen=True)
@@ -58,8 +61,8 @@ class Policy:
     """The rules of all metrics plus how much to retest."""
 
     rules: Mapping[str, MetricRule] = field(default_factory=lambda: dict(DEFAULT_RULES))
-    retest_per_node: int = 3   # pairs of a node candidate measured again alone
-    max_retests: int = 64      # suspect pairs measured again alone, at most
+    retest_per_node: int = 3  # pairs of a node candidate measured again alone
+    max_retests: int = 64  # suspect pairs measured again alone, at most
 
 
 @dataclass
@@ -93,8 +96,10 @@ def matrix_from_points(points: Iterable, n: int | None = None) -> SweepMatrix:
         hosts[pair.src], hosts[pair.dst] = pair.src_host or "", pair.dst_host or ""
         cpus[pair.src], cpus[pair.dst] = pair.src_cpu, pair.dst_cpu
     shared = len(set(hosts)) < len(hosts)
-    labels = [f"{host or 'rank'}:{cpu if cpu is not None else rank}" if shared else host or str(rank)
-              for rank, (host, cpu) in enumerate(zip(hosts, cpus))]
+    labels = [
+        f"{host or 'rank'}:{cpu if cpu is not None else rank}" if shared else host or str(rank)
+        for rank, (host, cpu) in enumerate(zip(hosts, cpus))
+    ]
     return SweepMatrix(labels=labels, hosts=hosts, values=values)
 
 
@@ -123,15 +128,16 @@ def row_medians(matrix: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     medians = np.full(n, np.nan, dtype=np.float64)
     counts = np.zeros(n, dtype=np.int64)
     for start in range(0, n, ROW_BLOCK):
-        rows = matrix[start:start + ROW_BLOCK]
-        counts[start:start + ROW_BLOCK] = np.count_nonzero(~np.isnan(rows), axis=1)
+        rows = matrix[start : start + ROW_BLOCK]
+        counts[start : start + ROW_BLOCK] = np.count_nonzero(~np.isnan(rows), axis=1)
         block = np.sort(rows[:, columns], axis=1)
         count = np.count_nonzero(~np.isnan(block), axis=1)
         low = np.maximum((count - 1) // 2, 0)[:, None]
         high = np.maximum(count // 2, 0)[:, None]
-        middle = (np.take_along_axis(block, low, axis=1).astype(np.float64)
-                  + np.take_along_axis(block, high, axis=1)) / 2
-        medians[start:start + ROW_BLOCK] = np.where(count > 0, middle[:, 0], np.nan)
+        middle = (
+            np.take_along_axis(block, low, axis=1).astype(np.float64) + np.take_along_axis(block, high, axis=1)
+        ) / 2
+        medians[start : start + ROW_BLOCK] = np.where(count > 0, middle[:, 0], np.nan)
     return medians, counts
 
 
@@ -149,7 +155,7 @@ def upper_values(matrix: np.ndarray, skip: np.ndarray | None = None) -> np.ndarr
     keep = np.ones(n, dtype=bool) if skip is None else ~skip
     if n * (n - 1) // 2 > POPULATION_SAMPLE:
         rows = np.flatnonzero(keep)
-        rows = rows[::max(1, len(rows) * n // POPULATION_SAMPLE)]
+        rows = rows[:: max(1, len(rows) * n // POPULATION_SAMPLE)]
         sample = matrix[rows][:, keep]
         return sample[~np.isnan(sample)]
     out = np.empty(n * (n - 1) // 2, dtype=np.float32)
@@ -157,9 +163,9 @@ def upper_values(matrix: np.ndarray, skip: np.ndarray | None = None) -> np.ndarr
     for i in range(n - 1):
         if not keep[i]:
             continue
-        row = matrix[i, i + 1:][keep[i + 1:]]
+        row = matrix[i, i + 1 :][keep[i + 1 :]]
         row = row[~np.isnan(row)]
-        out[used:used + row.size] = row
+        out[used : used + row.size] = row
         used += row.size
     return out[:used]
 
@@ -170,9 +176,9 @@ class Population:
     factors (a busy round halves a bandwidth whether it is 20 or 20,000 MB/s), so the
     spread is measured in ratios and a four-host population is judged like a large one."""
 
-    median: float     # exp of the median of the logs (the median, for an odd count)
+    median: float  # exp of the median of the logs (the median, for an odd count)
     log_median: float
-    log_mad: float    # median absolute deviation of the logs, scaled to a standard deviation
+    log_mad: float  # median absolute deviation of the logs, scaled to a standard deviation
     minimum: float
     count: int
 
@@ -221,16 +227,17 @@ def worse(metric: str, value, reference: Population, rule: MetricRule):
 
 # -- suspects -------------------------------------------------------------------
 
+
 @dataclass
 class Suspects:
     """What step 1 found for one metric."""
 
     metric: str
-    host_median: np.ndarray          # per index: median over its pairs
-    host_population: Population      # of those medians
-    pair_population: Population      # of the pairs touching no node candidate
-    nodes: list[int]                 # node candidates
-    pairs: list[tuple[int, int]]     # suspect pairs (i < j), node candidates' included
+    host_median: np.ndarray  # per index: median over its pairs
+    host_population: Population  # of those medians
+    pair_population: Population  # of the pairs touching no node candidate
+    nodes: list[int]  # node candidates
+    pairs: list[tuple[int, int]]  # suspect pairs (i < j), node candidates' included
     values: dict[tuple[int, int], float]
 
     def node_pairs(self, node: int, matrix: np.ndarray) -> list[tuple[int, int]]:
@@ -248,10 +255,10 @@ class Suspects:
         candidates = set(self.nodes)
         sign = -1 if HIGHER_IS_WORSE[self.metric] else 1
         for node in self.nodes:
-            chosen += self.node_pairs(node, matrix)[:policy.retest_per_node]
+            chosen += self.node_pairs(node, matrix)[: policy.retest_per_node]
         ranked = sorted(self.pairs, key=lambda pair: sign * self.values[pair])
         chosen += [pair for pair in ranked if not set(pair) & candidates]
-        return list(dict.fromkeys(chosen))[:policy.max_retests]
+        return list(dict.fromkeys(chosen))[: policy.max_retests]
 
 
 def find_suspects(matrix: np.ndarray, metric: str, rule: MetricRule) -> Suspects:
@@ -259,8 +266,9 @@ def find_suspects(matrix: np.ndarray, metric: str, rule: MetricRule) -> Suspects
     measured = partners > 0
     host_pop = population(host_median[measured].astype(np.float32))
     # a node needs two partners or more: with one, node and link cannot be told apart
-    candidate = measured & (partners >= 2) & worse(metric, np.nan_to_num(host_median, nan=host_pop.median),
-                                                    host_pop, rule)
+    candidate = (
+        measured & (partners >= 2) & worse(metric, np.nan_to_num(host_median, nan=host_pop.median), host_pop, rule)
+    )
     pair_pop = population(upper_values(matrix, skip=candidate))
     if pair_pop.count == 0:  # every host a candidate: judge against all pairs
         pair_pop = population(upper_values(matrix))
@@ -268,7 +276,7 @@ def find_suspects(matrix: np.ndarray, metric: str, rule: MetricRule) -> Suspects
     values: dict[tuple[int, int], float] = {}
     n = matrix.shape[0]
     for start in range(0, n, ROW_BLOCK):
-        block = matrix[start:start + ROW_BLOCK]
+        block = matrix[start : start + ROW_BLOCK]
         with np.errstate(invalid="ignore"):
             bad = worse(metric, block, pair_pop, rule) & ~np.isnan(block)
         rows, cols = np.nonzero(bad)
@@ -277,23 +285,31 @@ def find_suspects(matrix: np.ndarray, metric: str, rule: MetricRule) -> Suspects
             if i < col:
                 pairs.append((i, col))
                 values[(i, col)] = float(matrix[i, col])
-    return Suspects(metric=metric, host_median=host_median, host_population=host_pop, pair_population=pair_pop,
-                    nodes=np.flatnonzero(candidate).tolist(), pairs=pairs, values=values)
+    return Suspects(
+        metric=metric,
+        host_median=host_median,
+        host_population=host_pop,
+        pair_population=pair_pop,
+        nodes=np.flatnonzero(candidate).tolist(),
+        pairs=pairs,
+        values=values,
+    )
 
 
 # -- verdicts -------------------------------------------------------------------
+
 
 @dataclass(frozen=True)
 class Flag:
     """A bad node or link with its evidence."""
 
-    kind: str                 # "node" or "link"
+    kind: str  # "node" or "link"
     metric: str
-    where: tuple[int, ...]    # the node's index, or the link's two
-    value: float              # node: median over its pairs; link: the pair's value
+    where: tuple[int, ...]  # the node's index, or the link's two
+    value: float  # node: median over its pairs; link: the pair's value
     population_median: float  # hosts' medians (node) or the healthy pairs' median (link)
-    retest: float | None      # measured again alone: median of the node's retested pairs, or the pair's
-    partners_bad: int = 0     # node: suspect pairs / pairs with a value
+    retest: float | None  # measured again alone: median of the node's retested pairs, or the pair's
+    partners_bad: int = 0  # node: suspect pairs / pairs with a value
     partners: int = 0
 
     def evidence(self, labels: Sequence[str]) -> str:
@@ -301,9 +317,11 @@ class Flag:
         name = {"latency": "latency", "bw": "bandwidth", "bibw": "bidirectional bandwidth"}[self.metric]
         retest = f"; alone {self.retest:.4g} {unit}" if self.retest is not None else "; not retested"
         if self.kind == "node":
-            return (f"{name} {self.value:.4g} {unit} (median over its pairs; hosts' median "
-                    f"{self.population_median:.4g} {unit}), bad with {self.partners_bad} of {self.partners} "
-                    f"partners{retest}")
+            return (
+                f"{name} {self.value:.4g} {unit} (median over its pairs; hosts' median "
+                f"{self.population_median:.4g} {unit}), bad with {self.partners_bad} of {self.partners} "
+                f"partners{retest}"
+            )
         return f"{name} {self.value:.4g} {unit} (pairs' median {self.population_median:.4g} {unit}){retest}"
 
 
@@ -329,8 +347,9 @@ class Verdict:
         return {flag.where for flag in self.flags if flag.kind == "link"}
 
 
-def judge(suspects: Suspects, rule: MetricRule, retest: Mapping[tuple[int, int], float] | None,
-          matrix: np.ndarray) -> Verdict:
+def judge(
+    suspects: Suspects, rule: MetricRule, retest: Mapping[tuple[int, int], float] | None, matrix: np.ndarray
+) -> Verdict:
     """Flags of one metric. `retest` maps retested pairs (i < j) to their value alone;
     without it (no retest) every suspect stands as found."""
     retest = retest or {}
@@ -357,8 +376,18 @@ def judge(suspects: Suspects, rule: MetricRule, retest: Mapping[tuple[int, int],
         row = matrix[node]
         measured = int(np.count_nonzero(~np.isnan(row)))
         bad = int(np.count_nonzero(worse(metric, row[~np.isnan(row)], host_pop, rule)))
-        flags.append(Flag("node", metric, (node,), float(suspects.host_median[node]), host_pop.median,
-                          float(np.median(alone)) if alone else None, partners_bad=bad, partners=measured))
+        flags.append(
+            Flag(
+                "node",
+                metric,
+                (node,),
+                float(suspects.host_median[node]),
+                host_pop.median,
+                float(np.median(alone)) if alone else None,
+                partners_bad=bad,
+                partners=measured,
+            )
+        )
     done = {item.pair for item in cleared}
     for pair in sorted(suspect_set - done):
         if set(pair) & nodes:
@@ -368,12 +397,14 @@ def judge(suspects: Suspects, rule: MetricRule, retest: Mapping[tuple[int, int],
             continue
         if pair not in retest and set(pair) & set(suspects.nodes):
             continue  # a cleared node candidate's pair that was not measured alone
-        flags.append(Flag("link", metric, pair, suspects.values[pair], suspects.pair_population.median,
-                          retest.get(pair)))
+        flags.append(
+            Flag("link", metric, pair, suspects.values[pair], suspects.pair_population.median, retest.get(pair))
+        )
     return Verdict(flags, cleared)
 
 
 # -- per pair against a baseline sweep ------------------------------------------
+
 
 @dataclass(frozen=True)
 class PairChange:
@@ -404,8 +435,9 @@ def compare_to_baseline(base: SweepMatrix, new: SweepMatrix, policy: Policy) -> 
                 if a < 0 or b < 0 or np.isnan(matrix[i, j]) or np.isnan(old[a, b]):
                     continue
                 value, reference = float(matrix[i, j]), float(old[a, b])
-                got_worse = value > rule.margin * reference if HIGHER_IS_WORSE[metric] \
-                    else value < rule.margin * reference
+                got_worse = (
+                    value > rule.margin * reference if HIGHER_IS_WORSE[metric] else value < rule.margin * reference
+                )
                 if got_worse:
                     changes.append(PairChange(metric, (i, j), reference, value))
     return changes

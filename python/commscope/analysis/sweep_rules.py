@@ -29,8 +29,9 @@ from commscope.records.suite import line_of as yaml_line_of  # one YAML-node-to-
 class _Rule(BaseModel):
     model_config = ConfigDict(extra="forbid")
     mad_k: float = Field(default=None, gt=0, description="scaled MADs from the median")
-    margin: float = Field(default=None, gt=0, description="bandwidth: fraction of the median; latency: factor "
-                                                          "of the minimum")
+    margin: float = Field(
+        default=None, gt=0, description="bandwidth: fraction of the median; latency: factor of the minimum"
+    )
 
 
 class _RuleFile(BaseModel):
@@ -64,8 +65,7 @@ def load_rules(path: Path) -> Policy:
         loader.dispose()
     if not isinstance(data, dict):
         line = root.start_mark.line + 1 if root is not None else 1
-        raise RulesError(f"{path}:{line}: a rules file is a mapping of latency, bw, bibw, retest_per_node, "
-                         "max_retests")
+        raise RulesError(f"{path}:{line}: a rules file is a mapping of latency, bw, bibw, retest_per_node, max_retests")
     try:
         checked = _RuleFile.model_validate(data)
     except ValidationError as exc:
@@ -73,9 +73,11 @@ def load_rules(path: Path) -> Policy:
         for error in exc.errors():
             loc = error["loc"]
             key = ".".join(str(part) for part in loc)
-            message = "unknown key; allowed keys: " + ", ".join(
-                (_Rule if len(loc) > 1 else _RuleFile).model_fields) if error["type"] == "extra_forbidden" \
+            message = (
+                "unknown key; allowed keys: " + ", ".join((_Rule if len(loc) > 1 else _RuleFile).model_fields)
+                if error["type"] == "extra_forbidden"
                 else error["msg"]
+            )
             problems.append(f"{path}:{yaml_line_of(root, loc)}: {key}: {message}")
         raise RulesError("\n".join(problems)) from exc
     rules = {}
@@ -83,5 +85,6 @@ def load_rules(path: Path) -> Policy:
         given = getattr(checked, metric)
         rules[metric] = MetricRule(
             mad_k=given.mad_k if given and given.mad_k is not None else default.mad_k,
-            margin=given.margin if given and given.margin is not None else default.margin)
+            margin=given.margin if given and given.margin is not None else default.margin,
+        )
     return Policy(rules=rules, retest_per_node=checked.retest_per_node, max_retests=checked.max_retests)

@@ -20,8 +20,12 @@ from commscope.records.metrics import PER_PROCESS, STORAGE_WORKLOADS, unit_of
 from commscope.records.run import Run
 
 HPL_HEADER = ("T/V", "N_cores", "MEM/node (GB)", "N", "NB", "P", "Q", "Time(secs)", "Gflops")
-STORAGE_TITLES = {"seq_write_MBps": "Sequential write (MB/s)", "seq_read_MBps": "Sequential read (MB/s)",
-                  "rand_write_iops": "Random write (IOPS)", "rand_read_iops": "Random read (IOPS)"}
+STORAGE_TITLES = {
+    "seq_write_MBps": "Sequential write (MB/s)",
+    "seq_read_MBps": "Sequential read (MB/s)",
+    "rand_write_iops": "Random write (IOPS)",
+    "rand_read_iops": "Random read (IOPS)",
+}
 
 
 @dataclass
@@ -62,8 +66,9 @@ def hpl_table(runs: Sequence[Run], peak_per_core: float | None = None) -> System
     if peak_per_core:
         header += ["Peak (Gflops)", "Efficiency"]
     rows, values = [], []
-    hpl_runs = sorted((run for run in runs if run.benchmark == "hpl"),
-                      key=lambda run: (run.nodes or 0, run.ranks or 0, run.id or 0))
+    hpl_runs = sorted(
+        (run for run in runs if run.benchmark == "hpl"), key=lambda run: (run.nodes or 0, run.ranks or 0, run.id or 0)
+    )
     for run in hpl_runs:
         for point in run.points:
             metrics = point.metrics
@@ -72,11 +77,28 @@ def hpl_table(runs: Sequence[Run], peak_per_core: float | None = None) -> System
             cores = run.ranks
             memory = _memory_per_node_GB(run)
             gflops = metrics.get("gflops")
-            row = [name, str(cores or "-"), _thousands(memory, 0) if memory else "-", str(point.size),
-                   str(metrics.get("block_size", "-")), str(metrics.get("grid_rows", "-")),
-                   str(metrics.get("grid_cols", "-")), _time(metrics.get("time_s")), _gflops(gflops)]
-            numbers = [name, cores, memory, point.size, metrics.get("block_size"), metrics.get("grid_rows"),
-                       metrics.get("grid_cols"), metrics.get("time_s"), gflops]
+            row = [
+                name,
+                str(cores or "-"),
+                _thousands(memory, 0) if memory else "-",
+                str(point.size),
+                str(metrics.get("block_size", "-")),
+                str(metrics.get("grid_rows", "-")),
+                str(metrics.get("grid_cols", "-")),
+                _time(metrics.get("time_s")),
+                _gflops(gflops),
+            ]
+            numbers = [
+                name,
+                cores,
+                memory,
+                point.size,
+                metrics.get("block_size"),
+                metrics.get("grid_rows"),
+                metrics.get("grid_cols"),
+                metrics.get("time_s"),
+                gflops,
+            ]
             if peak_per_core:
                 peak = cores * peak_per_core if cores else None
                 efficiency = gflops / peak if peak and isinstance(gflops, (int, float)) else None
@@ -110,8 +132,9 @@ def hpcc_table(runs: Sequence[Run]) -> SystemTable | None:
         for point in run.points:
             for metric, value in point.metrics.items():
                 if isinstance(value, (int, float)) and not isinstance(value, bool):
-                    rows.append([run_name(run), run.benchmark, metric, f"{value:.4g}", unit_of(metric),
-                                 str(run.ranks or "-")])
+                    rows.append(
+                        [run_name(run), run.benchmark, metric, f"{value:.4g}", unit_of(metric), str(run.ranks or "-")]
+                    )
                     values.append([run_name(run), run.benchmark, metric, value, unit_of(metric), run.ranks])
     if not rows:
         return None
@@ -131,8 +154,17 @@ def storage_tables(runs: Sequence[Run]) -> list[SystemTable]:
             rows, values = [], []
             for point in sorted(run.points, key=lambda p: p.size or 0):
                 cells = [point.metrics.get(name + suffix) for name in present]
-                rows.append([str(point.size), *(_thousands(value, 0 if (value or 0) >= 100 else 1)
-                                                 if isinstance(value, (int, float)) else "-" for value in cells)])
+                rows.append(
+                    [
+                        str(point.size),
+                        *(
+                            _thousands(value, 0 if (value or 0) >= 100 else 1)
+                            if isinstance(value, (int, float))
+                            else "-"
+                            for value in cells
+                        ),
+                    ]
+                )
                 values.append([point.size, *cells])
             name = run_name(run) + (f" (run {run.id})" if run.id and run_name(run) != f"run {run.id}" else "")
             tables.append(SystemTable(f"{name}: {kind}", header, rows, values))
@@ -141,6 +173,7 @@ def storage_tables(runs: Sequence[Run]) -> list[SystemTable]:
 
 # -- output formats -------------------------------------------------------------------
 
+
 def _md_cell(text: str) -> str:
     return text.replace("&", "&amp;").replace("<", "&lt;").replace("|", "\\|")
 
@@ -148,8 +181,12 @@ def _md_cell(text: str) -> str:
 def to_markdown(tables: Sequence[SystemTable]) -> str:
     parts = []
     for table in tables:
-        lines = [f"{table.title}", "", "| " + " | ".join(_md_cell(cell) for cell in table.header) + " |",
-                 "|:---|" + "---:|" * (len(table.header) - 1)]
+        lines = [
+            f"{table.title}",
+            "",
+            "| " + " | ".join(_md_cell(cell) for cell in table.header) + " |",
+            "|:---|" + "---:|" * (len(table.header) - 1),
+        ]
         lines += ["| " + " | ".join(_md_cell(cell) for cell in row) + " |" for row in table.rows]
         parts.append("\n".join(lines) + "\n")
     return "\n".join(parts)
@@ -166,8 +203,14 @@ def to_csv(tables: Sequence[SystemTable]) -> str:
 
 
 def to_json(tables: Sequence[SystemTable]) -> str:
-    return json.dumps([{"title": table.title, "header": table.header, "rows": table.values} for table in tables],
-                      indent=2, ensure_ascii=False) + "\n"
+    return (
+        json.dumps(
+            [{"title": table.title, "header": table.header, "rows": table.values} for table in tables],
+            indent=2,
+            ensure_ascii=False,
+        )
+        + "\n"
+    )
 
 
 def system_tables(runs: Sequence[Run], peak_per_core: float | None = None) -> list[SystemTable]:

@@ -7,26 +7,49 @@ from pathlib import Path
 import click
 
 from commscope import ui
+from commscope.cli.common import (
+    CONTEXT,
+    SELECTORS_HELP,
+    analysis_store,
+    db_option,
+    policy_options,
+    selection_of,
+    selection_options,
+    write_output,
+)
 from commscope.errors import EXIT_FAILED, EXIT_OK, CommscopeError, UsageError
 from commscope.records.textsafe import terminal
 
-from commscope.cli.common import CONTEXT, SELECTORS_HELP, analysis_store, selection_of, write_output, db_option, policy_options, selection_options
 
 @click.command(epilog=SELECTORS_HELP)
 @selection_options(otherwise="Without it and without selectors, every stored run is compared.")
-@click.option("--metric", metavar="NAME",
-              help="Metric to compare: latency, bw, rate, or a stored name such as p99_us. Default: the main "
-                   "metric of the runs, which must be the same for all.")
+@click.option(
+    "--metric",
+    metavar="NAME",
+    help="Metric to compare: latency, bw, rate, or a stored name such as p99_us. Default: the main "
+    "metric of the runs, which must be the same for all.",
+)
 @click.option("--ratio", is_flag=True, help="Add a column per run with its ratio to the first run.")
 @click.option("--pdiff", is_flag=True, help="Add a column per run with its percent difference to the first run.")
-@click.option("--format", "fmt", type=click.Choice(["table", "markdown", "csv", "json"]), default="table",
-              show_default=True, help="table for the terminal; markdown, csv or json to paste or process.")
+@click.option(
+    "--format",
+    "fmt",
+    type=click.Choice(["table", "markdown", "csv", "json"]),
+    default="table",
+    show_default=True,
+    help="table for the terminal; markdown, csv or json to paste or process.",
+)
 @click.option("-o", "--output", metavar="FILE", help="Write to FILE instead of stdout (not with --format table).")
-@click.option("--peak-per-core", type=click.FloatRange(min=0, min_open=True), metavar="GFLOPS",
-              help="HPL runs: the theoretical peak of one core (Gflop/s); adds the peak and the efficiency.")
+@click.option(
+    "--peak-per-core",
+    type=click.FloatRange(min=0, min_open=True),
+    metavar="GFLOPS",
+    help="HPL runs: the theoretical peak of one core (Gflop/s); adds the peak and the efficiency.",
+)
 @db_option()
-def compare(selectors, benchmark, since, last_invocation, metric, ratio, pdiff, fmt, output, peak_per_core,
-            db: Path) -> None:
+def compare(
+    selectors, benchmark, since, last_invocation, metric, ratio, pdiff, fmt, output, peak_per_core, db: Path
+) -> None:
     """Compare runs side by side: a row per message size, a column per run
     (headed by its label, else its system).
 
@@ -37,10 +60,10 @@ def compare(selectors, benchmark, since, last_invocation, metric, ratio, pdiff, 
     result (T/V, cores, memory per node, N, NB, P, Q, time, Gflops), and per
     storage run the per-process and total throughput over the process count.
     """
-    from commscope.output.comparison import FORMATS
     from commscope.analysis.compare import compare as build
-    from commscope.store.selection import select_runs
+    from commscope.output.comparison import FORMATS
     from commscope.output.views import comparison_table
+    from commscope.store.selection import select_runs
 
     with analysis_store(db) as store:
         runs = select_runs(store, selection_of(selectors, benchmark, since, last_invocation))
@@ -86,8 +109,10 @@ def baseline_set(name, selectors, benchmark, since, last_invocation, db: Path) -
         runs = select_runs(store, selection_of(selectors, benchmark, since, last_invocation))
         previous = store.set_baseline(name, [run.id for run in runs])
     ids = ", ".join(str(run.id) for run in runs)
-    ui.note(f"baseline {name!r} is run{'s' if len(runs) > 1 else ''} {ids}"
-            + (f" (was {', '.join(map(str, previous)) or 'empty'})" if previous is not None else ""))
+    ui.note(
+        f"baseline {name!r} is run{'s' if len(runs) > 1 else ''} {ids}"
+        + (f" (was {', '.join(map(str, previous)) or 'empty'})" if previous is not None else "")
+    )
 
 
 @baseline.command(name="list")
@@ -126,29 +151,66 @@ class CheckCommand(click.Command):
             raise
 
 
-@click.command(cls=CheckCommand, epilog=SELECTORS_HELP + """\n
+@click.command(
+    cls=CheckCommand,
+    epilog=SELECTORS_HELP
+    + """\n
 \b
 Exit status:
   0  every benchmark passes
   1  a regression: more sizes fail than --allow-failing
   2  usage error: bad option, unknown run or baseline, nothing to compare
-  4  the result database cannot be used (missing, damaged, ...)""")
+  4  the result database cannot be used (missing, damaged, ...)""",
+)
 @selection_options()
-@click.option("--baseline", "baseline_name", metavar="NAME", required=True,
-              help="Baseline to compare with (`commscope baseline set`).")
+@click.option(
+    "--baseline",
+    "baseline_name",
+    metavar="NAME",
+    required=True,
+    help="Baseline to compare with (`commscope baseline set`).",
+)
 @policy_options
-@click.option("--allow-failing", type=click.IntRange(min=0), default=0, show_default=True, metavar="K",
-              help="A benchmark still passes with up to K failing sizes.")
+@click.option(
+    "--allow-failing",
+    type=click.IntRange(min=0),
+    default=0,
+    show_default=True,
+    metavar="K",
+    help="A benchmark still passes with up to K failing sizes.",
+)
 @click.option("--metric", metavar="NAME", help="Metric to check (default: each benchmark's main metric).")
-@click.option("--format", "fmt", type=click.Choice(["table", "json"]), default="table", show_default=True,
-              help="table for reading; json: the verdict of every size as a JSON document on stdout.")
-@click.option("--junit", metavar="FILE",
-              help="Also write JUnit XML: a test case per benchmark x size, failing sizes as failures with "
-                   "their evidence (GitLab, Jenkins and GitHub show it as a test report).")
+@click.option(
+    "--format",
+    "fmt",
+    type=click.Choice(["table", "json"]),
+    default="table",
+    show_default=True,
+    help="table for reading; json: the verdict of every size as a JSON document on stdout.",
+)
+@click.option(
+    "--junit",
+    metavar="FILE",
+    help="Also write JUnit XML: a test case per benchmark x size, failing sizes as failures with "
+    "their evidence (GitLab, Jenkins and GitHub show it as a test report).",
+)
 @db_option()
 @click.pass_context
-def check(ctx: click.Context, selectors, benchmark, since, last_invocation, baseline_name, tolerance, floor,
-          allow_failing, metric, fmt, junit, db: Path) -> None:
+def check(
+    ctx: click.Context,
+    selectors,
+    benchmark,
+    since,
+    last_invocation,
+    baseline_name,
+    tolerance,
+    floor,
+    allow_failing,
+    metric,
+    fmt,
+    junit,
+    db: Path,
+) -> None:
     """Check new runs against a baseline, size by size.
 
     Per message size, the median of the new runs is compared with the median
@@ -160,9 +222,10 @@ def check(ctx: click.Context, selectors, benchmark, since, last_invocation, base
     else Welch's t-test on the stored sample statistics). A size the baseline
     has and the new runs lack fails too.
     """
-    from commscope.analysis.check import Policy, check as judge
-    from commscope.store.selection import select_runs
+    from commscope.analysis.check import Policy
+    from commscope.analysis.check import check as judge
     from commscope.output.views import verdict_table
+    from commscope.store.selection import select_runs
 
     if not selectors and not last_invocation:
         raise UsageError("name the runs to check (ids, labels, ...) or give --last-invocation")
@@ -191,18 +254,29 @@ def check(ctx: click.Context, selectors, benchmark, since, last_invocation, base
         console.print()
     for run in result.unmatched:
         ui.warn(f"run {run.id} ({run.benchmark}) not checked: baseline {baseline_name!r} has no {run.benchmark} runs")
-    click.echo(f"{'PASS' if result.passed else 'FAIL'} against baseline {baseline_name!r}: "
-               + "; ".join(curve.summary() for curve in result.curves))
+    click.echo(
+        f"{'PASS' if result.passed else 'FAIL'} against baseline {baseline_name!r}: "
+        + "; ".join(curve.summary() for curve in result.curves)
+    )
     ctx.exit(EXIT_OK if result.passed else EXIT_FAILED)
 
 
 @click.command(epilog=SELECTORS_HELP)
 @selection_options()
-@click.option("--each", is_flag=True,
-              help="Fit every run on its own. By default, runs of one benchmark with the same label and system "
-                   "(repeats) are fitted as one curve: their per-size median.")
-@click.option("--format", "fmt", type=click.Choice(["table", "json"]), default="table", show_default=True,
-              help="table for reading; json for scripts.")
+@click.option(
+    "--each",
+    is_flag=True,
+    help="Fit every run on its own. By default, runs of one benchmark with the same label and system "
+    "(repeats) are fitted as one curve: their per-size median.",
+)
+@click.option(
+    "--format",
+    "fmt",
+    type=click.Choice(["table", "json"]),
+    default="table",
+    show_default=True,
+    help="table for reading; json for scripts.",
+)
 @db_option()
 def model(selectors, benchmark, since, last_invocation, each, fmt, db: Path) -> None:
     """Fit latency(size) = α + size/β (Hockney) per protocol regime.
@@ -215,9 +289,9 @@ def model(selectors, benchmark, since, last_invocation, each, fmt, db: Path) -> 
     import json
 
     from commscope.analysis.compare import repeat_groups
-    from commscope.store.selection import select_runs
     from commscope.analysis.model import fits as fit_each
     from commscope.output.views import MODEL_HEADER, model_cells, model_headline, rich_table
+    from commscope.store.selection import select_runs
 
     if not selectors and not last_invocation:
         raise UsageError("name the runs to model (ids, labels, ...) or give --last-invocation")
@@ -231,11 +305,17 @@ def model(selectors, benchmark, since, last_invocation, each, fmt, db: Path) -> 
     console = ui.table_console()
     for group, result in fitted:
         run = group[0]
-        which = f"run {run.id}" if len(group) == 1 else \
-            f"runs {', '.join(str(r.id) for r in group)} (median of {len(group)} repeats)"
+        which = (
+            f"run {run.id}"
+            if len(group) == 1
+            else f"runs {', '.join(str(r.id) for r in group)} (median of {len(group)} repeats)"
+        )
         name = run.label or run.system
-        console.print(f"{which}: {run.benchmark}{result.axes.suffix()}" + (f" ({name})" if name else ""), markup=False,
-                      highlight=False)
+        console.print(
+            f"{which}: {run.benchmark}{result.axes.suffix()}" + (f" ({name})" if name else ""),
+            markup=False,
+            highlight=False,
+        )
         for key, value in model_headline(result):
             console.print(f"  {key:<18} {value}", markup=False, highlight=False)
         console.print(rich_table(MODEL_HEADER, model_cells(result), left=2))
@@ -246,29 +326,42 @@ def model(selectors, benchmark, since, last_invocation, each, fmt, db: Path) -> 
 @selection_options()
 @click.option("-o", "--output", metavar="FILE", required=True, help="Figure to write: FILE.png or FILE.svg.")
 @click.option("--metric", metavar="NAME", help="Metric to plot (default: the runs' main metric).")
-@click.option("--ratio-to", "ratio_to", metavar="RUN",
-              help="Add a panel with every run's ratio to this run (an id or selector naming one run), the "
-                   "tolerance band and the sizes outside it.")
-@click.option("--band", type=click.Choice(["ci", "minmax", "none"]), default="ci", show_default=True,
-              help="Shade around each line: the 95% confidence interval, the fastest and slowest sample, or "
-                   "nothing. Imported runs without statistics get no band.")
+@click.option(
+    "--ratio-to",
+    "ratio_to",
+    metavar="RUN",
+    help="Add a panel with every run's ratio to this run (an id or selector naming one run), the "
+    "tolerance band and the sizes outside it.",
+)
+@click.option(
+    "--band",
+    type=click.Choice(["ci", "minmax", "none"]),
+    default="ci",
+    show_default=True,
+    help="Shade around each line: the 95% confidence interval, the fastest and slowest sample, or "
+    "nothing. Imported runs without statistics get no band.",
+)
 @policy_options
 @click.option("--title", metavar="TEXT", help="Title of the figure (default: benchmarks and metric).")
 @db_option()
-def plot(selectors, benchmark, since, last_invocation, output, metric, ratio_to, band, tolerance, floor, title,
-         db: Path) -> None:
+def plot(
+    selectors, benchmark, since, last_invocation, output, metric, ratio_to, band, tolerance, floor, title, db: Path
+) -> None:
     """Plot runs over message size (log2 axis), a line per run with its band."""
     from commscope.analysis.compare import common_metric
-    from commscope.store.selection import Selection, select_runs
     from commscope.output.plot import figure, format_of, render
+    from commscope.store.selection import Selection, select_runs
 
     path = Path(output)
     fmt = format_of(path)
     if not selectors and not last_invocation and not ratio_to:
         raise UsageError("name the runs to plot (ids, labels, ...) or give --last-invocation")
     with analysis_store(db) as store:
-        runs = select_runs(store, selection_of(selectors, benchmark, since, last_invocation)) \
-            if selectors or last_invocation else []
+        runs = (
+            select_runs(store, selection_of(selectors, benchmark, since, last_invocation))
+            if selectors or last_invocation
+            else []
+        )
         reference = None
         if ratio_to:
             matches = select_runs(store, Selection(selectors=(ratio_to,)))
@@ -276,8 +369,15 @@ def plot(selectors, benchmark, since, last_invocation, output, metric, ratio_to,
                 raise UsageError(f"--ratio-to {ratio_to!r} matches {len(matches)} runs; name one run")
             reference = matches[0]
     chosen = common_metric([*runs, *([reference] if reference else [])], metric)
-    fig = figure(runs, chosen, band=band, ratio_to=reference, tolerance=tolerance,
-                 floor=floor.in_unit_of(chosen) if floor else None, title=title)
+    fig = figure(
+        runs,
+        chosen,
+        band=band,
+        ratio_to=reference,
+        tolerance=tolerance,
+        floor=floor.in_unit_of(chosen) if floor else None,
+        title=title,
+    )
     write_output(path, render(fig, fmt))
     ui.note(f"wrote {path}")
 
@@ -286,16 +386,38 @@ def plot(selectors, benchmark, since, last_invocation, output, metric, ratio_to,
 @selection_options(otherwise="Either this, a selector or --all is needed.")
 @click.option("--all", "all_runs", is_flag=True, help="Report on every run in the database.")
 @click.option("-o", "--output", metavar="FILE", required=True, help="HTML file to write (self-contained).")
-@click.option("--markdown", metavar="FILE", help="Also write a Markdown report, its figures as SVG files in "
-                                                 "FILE-figures/ beside it.")
+@click.option(
+    "--markdown",
+    metavar="FILE",
+    help="Also write a Markdown report, its figures as SVG files in FILE-figures/ beside it.",
+)
 @click.option("--baseline", "baseline_name", metavar="NAME", help="Also check the runs against this baseline.")
 @policy_options
-@click.option("--allow-failing", type=click.IntRange(min=0), default=0, show_default=True, metavar="K",
-              help="With --baseline: a benchmark still passes with up to K failing sizes.")
+@click.option(
+    "--allow-failing",
+    type=click.IntRange(min=0),
+    default=0,
+    show_default=True,
+    metavar="K",
+    help="With --baseline: a benchmark still passes with up to K failing sizes.",
+)
 @click.option("--title", default="commscope report", show_default=True, metavar="TEXT", help="Title of the report.")
 @db_option()
-def report(selectors, benchmark, since, last_invocation, all_runs, output, markdown, baseline_name, tolerance,
-           floor, allow_failing, title, db: Path) -> None:
+def report(
+    selectors,
+    benchmark,
+    since,
+    last_invocation,
+    all_runs,
+    output,
+    markdown,
+    baseline_name,
+    tolerance,
+    floor,
+    allow_failing,
+    title,
+    db: Path,
+) -> None:
     """Write an HTML report: summary (headline numbers, model fit, verdict
     against a baseline), warnings (incomplete runs, unstable points,
     oversubscribed hosts), per benchmark a figure, the side-by-side table
@@ -305,9 +427,10 @@ def report(selectors, benchmark, since, last_invocation, all_runs, output, markd
     `commscope report --last-invocation -o results/report.html` reports on
     what it just measured.
     """
-    from commscope.analysis.check import Policy, check as judge
-    from commscope.store.selection import select_runs
+    from commscope.analysis.check import Policy
+    from commscope.analysis.check import check as judge
     from commscope.output.report import build, render_html, render_markdown
+    from commscope.store.selection import select_runs
 
     if not selectors and not last_invocation and not all_runs:
         raise UsageError("name the runs to report on (ids, labels, ...), or give --last-invocation or --all")
@@ -346,8 +469,10 @@ def _compare_systemwide(runs, fmt: str, output: str | None, peak_per_core: float
             raise UsageError("--peak-per-core applies to HPL runs, and none is selected")
         return False
     if len(system) != len(runs):
-        raise UsageError("HPL, hpcc and storage runs are tabulated apart from network benchmarks; select one "
-                         "kind (--benchmark hpl, --benchmark storage, ...)")
+        raise UsageError(
+            "HPL, hpcc and storage runs are tabulated apart from network benchmarks; select one "
+            "kind (--benchmark hpl, --benchmark storage, ...)"
+        )
     tables = system_tables(system, peak_per_core)
     if fmt == "table":
         if output:
@@ -361,5 +486,3 @@ def _compare_systemwide(runs, fmt: str, output: str | None, peak_per_core: float
     else:
         click.echo(text, nl=False)
     return True
-
-

@@ -11,7 +11,8 @@ from commscope import ui
 from commscope.cli.common import CONTEXT, EXIT_STATUS_HELP, RunCommand, db_option
 from commscope.errors import EXIT_FAILED, EXIT_OK
 
-SUBMIT_EPILOG = """\b
+SUBMIT_EPILOG = (
+    """\b
 Placement presets (--placement), after the seeds' job scripts:
   intra-node   1 node x 2 tasks       (two ranks sharing a node)
   inter-node   2 nodes x 1 task       (-n 2 --ntasks-per-node=1)
@@ -22,7 +23,9 @@ intra-node entries for their ranks on one node.
 \b
 Site defaults (partition, account, modules, launcher, extra #SBATCH lines) come
 from the configuration file: see `commscope config`. A flag wins over it.
-""" + EXIT_STATUS_HELP
+"""
+    + EXIT_STATUS_HELP
+)
 
 
 def _env_option(ctx, param, value):
@@ -34,48 +37,123 @@ def _env_option(ctx, param, value):
 
 @click.command(cls=RunCommand, epilog=SUBMIT_EPILOG)
 @click.argument("targets", metavar="[SUITE|BENCH]...", nargs=-1)
-@click.option("--suite-file", "suite_files", multiple=True, type=click.Path(dir_okay=False), metavar="FILE",
-              help="Run the suite in this YAML file (repeatable).")
+@click.option(
+    "--suite-file",
+    "suite_files",
+    multiple=True,
+    type=click.Path(dir_okay=False),
+    metavar="FILE",
+    help="Run the suite in this YAML file (repeatable).",
+)
 @click.option("--nodes", "-N", type=click.IntRange(min=1), metavar="N", help="Nodes to allocate.")
 @click.option("--ntasks-per-node", type=click.IntRange(min=1), metavar="K", help="MPI tasks per node.")
-@click.option("--placement", type=click.Choice(["intra-node", "inter-node", "collective"]),
-              help="Allocation preset (see below); --nodes and --ntasks-per-node override it.")
-@click.option("--partition", "-p", metavar="P", help="Slurm partition (default: the configuration's, else "
-                                                      "the cluster's default partition).")
+@click.option(
+    "--placement",
+    type=click.Choice(["intra-node", "inter-node", "collective"]),
+    help="Allocation preset (see below); --nodes and --ntasks-per-node override it.",
+)
+@click.option(
+    "--partition",
+    "-p",
+    metavar="P",
+    help="Slurm partition (default: the configuration's, else the cluster's default partition).",
+)
 @click.option("--time", "-t", metavar="T", help="Time limit, in Slurm's format (30, 1:00:00, 1-0).")
 @click.option("--account", "-A", metavar="A", help="Account to charge.")
 @click.option("--qos", metavar="Q", help="Quality of service.")
-@click.option("--exclusive/--shared", default=None, help="Whole nodes for the job (default: the configuration's, "
-                                                         "else shared).")
+@click.option(
+    "--exclusive/--shared", default=None, help="Whole nodes for the job (default: the configuration's, else shared)."
+)
 @click.option("--constraint", "-C", metavar="C", help="Node features the job needs.")
-@click.option("--module", "modules", multiple=True, metavar="M",
-              help="`module load M` before the run, after the configuration's modules (repeatable).")
-@click.option("--env", "env", multiple=True, metavar="K=V", callback=_env_option,
-              help="Export K=V in the job (repeatable); values are quoted, never run.")
-@click.option("--launcher", type=click.Choice(["auto", "srun", "mpirun", "mpiexec"]),
-              help="How the job starts ranks (default: the configuration's, else auto = srun in the job).")
-@click.option("--transport", type=click.Choice(["auto", "shm", "net"]), metavar="auto|shm|net",
-              help="As for `commscope run`: how ranks sharing a node talk.")
+@click.option(
+    "--module",
+    "modules",
+    multiple=True,
+    metavar="M",
+    help="`module load M` before the run, after the configuration's modules (repeatable).",
+)
+@click.option(
+    "--env",
+    "env",
+    multiple=True,
+    metavar="K=V",
+    callback=_env_option,
+    help="Export K=V in the job (repeatable); values are quoted, never run.",
+)
+@click.option(
+    "--launcher",
+    type=click.Choice(["auto", "srun", "mpirun", "mpiexec"]),
+    help="How the job starts ranks (default: the configuration's, else auto = srun in the job).",
+)
+@click.option(
+    "--transport",
+    type=click.Choice(["auto", "shm", "net"]),
+    metavar="auto|shm|net",
+    help="As for `commscope run`: how ranks sharing a node talk.",
+)
 @click.option("--label", metavar="TEXT", help="Label for the runs the job stores.")
-@click.option("--np", type=click.IntRange(min=1), metavar="N", help="MPI ranks for every benchmark "
-                                                                     "(default: the suite's).")
-@click.option("--repeat", type=click.IntRange(min=1), default=1, show_default=True, metavar="K",
-              help="Run the list K times in the job.")
-@click.option("--timeout", type=click.FloatRange(min=0, min_open=True), metavar="SECONDS",
-              help="Stop one benchmark that runs longer than this (its sizes are kept).")
-@click.option("--output-dir", type=click.Path(file_okay=False, path_type=Path), metavar="DIR",
-              help="Where the job's folder is made (default: the configuration's jobs_dir, else jobs/ in "
-                   "commscope's data folder). It must be visible from the compute nodes.")
+@click.option(
+    "--np", type=click.IntRange(min=1), metavar="N", help="MPI ranks for every benchmark (default: the suite's)."
+)
+@click.option(
+    "--repeat",
+    type=click.IntRange(min=1),
+    default=1,
+    show_default=True,
+    metavar="K",
+    help="Run the list K times in the job.",
+)
+@click.option(
+    "--timeout",
+    type=click.FloatRange(min=0, min_open=True),
+    metavar="SECONDS",
+    help="Stop one benchmark that runs longer than this (its sizes are kept).",
+)
+@click.option(
+    "--output-dir",
+    type=click.Path(file_okay=False, path_type=Path),
+    metavar="DIR",
+    help="Where the job's folder is made (default: the configuration's jobs_dir, else jobs/ in "
+    "commscope's data folder). It must be visible from the compute nodes.",
+)
 @click.option("--wait", is_flag=True, help="Wait for the job to end, then collect it into the database.")
-@click.option("--start-timeout", type=click.FloatRange(min=0), metavar="SECONDS",
-              help="With --wait: give up waiting when the job has not started after this long (default: the "
-                   "configuration's start_timeout, else 600). The job is left queued; collect it later.")
+@click.option(
+    "--start-timeout",
+    type=click.FloatRange(min=0),
+    metavar="SECONDS",
+    help="With --wait: give up waiting when the job has not started after this long (default: the "
+    "configuration's start_timeout, else 600). The job is left queued; collect it later.",
+)
 @click.option("--dry-run", is_flag=True, help="Print the job script; submit nothing, make no folder.")
 @db_option()
 @click.pass_context
-def submit(ctx: click.Context, targets, suite_files, nodes, ntasks_per_node, placement, partition, time, account,
-           qos, exclusive, constraint, modules, env, launcher, transport, label, np, repeat, timeout, output_dir,
-           wait, start_timeout, dry_run, db: Path) -> None:
+def submit(
+    ctx: click.Context,
+    targets,
+    suite_files,
+    nodes,
+    ntasks_per_node,
+    placement,
+    partition,
+    time,
+    account,
+    qos,
+    exclusive,
+    constraint,
+    modules,
+    env,
+    launcher,
+    transport,
+    label,
+    np,
+    repeat,
+    timeout,
+    output_dir,
+    wait,
+    start_timeout,
+    dry_run,
+    db: Path,
+) -> None:
     """Submit benchmarks as a Slurm batch job.
 
     Renders a job script that runs `commscope run SUITE|BENCH... --no-store
@@ -90,14 +168,33 @@ def submit(ctx: click.Context, targets, suite_files, nodes, ntasks_per_node, pla
     """
     from commscope.cluster import config as site
     from commscope.cluster.script import render
-    from commscope.cluster.submit import DEFAULT_START_TIMEOUT, SubmitOptions, build_request, submit as do_submit
+    from commscope.cluster.submit import DEFAULT_START_TIMEOUT, SubmitOptions, build_request
+    from commscope.cluster.submit import submit as do_submit
 
     config = site.load()
-    options = SubmitOptions(targets=targets, suite_files=suite_files, nodes=nodes, ntasks_per_node=ntasks_per_node,
-                            placement=placement, partition=partition, time=time, account=account, qos=qos,
-                            exclusive=exclusive, constraint=constraint, modules=modules, env=env,
-                            launcher=launcher, transport=transport, label=label, np=np, repeat=repeat,
-                            timeout=timeout, output_dir=output_dir, core_flags=ctx.meta.get("core_flags", []))
+    options = SubmitOptions(
+        targets=targets,
+        suite_files=suite_files,
+        nodes=nodes,
+        ntasks_per_node=ntasks_per_node,
+        placement=placement,
+        partition=partition,
+        time=time,
+        account=account,
+        qos=qos,
+        exclusive=exclusive,
+        constraint=constraint,
+        modules=modules,
+        env=env,
+        launcher=launcher,
+        transport=transport,
+        label=label,
+        np=np,
+        repeat=repeat,
+        timeout=timeout,
+        output_dir=output_dir,
+        core_flags=ctx.meta.get("core_flags", []),
+    )
     request = build_request(options, config)
     script = render(request)
     if dry_run:
@@ -105,11 +202,15 @@ def submit(ctx: click.Context, targets, suite_files, nodes, ntasks_per_node, pla
         return
     job = do_submit(request, script, db, sys.argv)
     click.echo(job["job_id"])
-    ui.note(f"submitted job {job['job_id']}: {request.nodes} node(s) x {request.ntasks_per_node} task(s); "
-            f"folder {request.folder}")
+    ui.note(
+        f"submitted job {job['job_id']}: {request.nodes} node(s) x {request.ntasks_per_node} task(s); "
+        f"folder {request.folder}"
+    )
     if not wait:
-        ui.note(f"follow it with `commscope status {job['job_id']}`; store it with `commscope collect "
-                f"{job['job_id']}` when it has ended")
+        ui.note(
+            f"follow it with `commscope status {job['job_id']}`; store it with `commscope collect "
+            f"{job['job_id']}` when it has ended"
+        )
         return
     from commscope.cluster.collect import collect
     from commscope.cluster.submit import wait_for
@@ -130,8 +231,10 @@ def _report_collected(store, outcome) -> int:
         runs = [store.run(run_id) for run_id in ids]
         bad = [run for run in runs if run.status != "complete"]
         incomplete = incomplete or bool(bad)
-        ui.note(f"job {job_id}: stored {len(ids)} run(s): {', '.join(map(str, ids))}"
-                + (f"; {len(bad)} not complete" if bad else ""))
+        ui.note(
+            f"job {job_id}: stored {len(ids)} run(s): {', '.join(map(str, ids))}"
+            + (f"; {len(bad)} not complete" if bad else "")
+        )
         for run in bad:
             ui.warn(f"run {run.id} {run.benchmark}: {run.status}: {run.status_reason}")
     for job_id, ids in outcome.already.items():
@@ -162,10 +265,19 @@ def status(job_ids, db: Path) -> None:
         ui.note(f"no jobs waiting to be collected in {db}")
         return
     header = ["job", "state", "reason", "nodes", "node list", "submitted", "collected", "folder"]
-    rows = [[s.job["job_id"], s.info.state, s.info.reason or "", f"{s.job['nodes']}x{s.job['ntasks_per_node']}",
-             s.info.node_list or s.job["node_list"] or "", s.job["submitted_at"][:16].replace("T", " "),
-             "runs " + ", ".join(map(str, s.job["run_ids"])) if s.job["collected_at"] else "no",
-             s.job["folder"]] for s in found]
+    rows = [
+        [
+            s.job["job_id"],
+            s.info.state,
+            s.info.reason or "",
+            f"{s.job['nodes']}x{s.job['ntasks_per_node']}",
+            s.info.node_list or s.job["node_list"] or "",
+            s.job["submitted_at"][:16].replace("T", " "),
+            "runs " + ", ".join(map(str, s.job["run_ids"])) if s.job["collected_at"] else "no",
+            s.job["folder"],
+        ]
+        for s in found
+    ]
     from rich.text import Text  # node lists such as vnode[1-2] are not markup
 
     ui.table_console().print(rich_table(header, [[Text(cell) for cell in row] for row in rows], left=len(header)))

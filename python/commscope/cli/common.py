@@ -12,7 +12,6 @@ import platformdirs
 
 from commscope.errors import CommscopeError, UsageError
 
-
 EXIT_STATUS_HELP = """\b
 Exit status:
   0  success
@@ -33,10 +32,16 @@ def default_db() -> Path:
 
 def db_option(hidden: bool = False):
     return click.option(
-        "--db", type=click.Path(dir_okay=False, path_type=Path), default=default_db, envvar="COMMSCOPE_DB",
-        show_envvar=True, show_default=str(default_db()), hidden=hidden,
+        "--db",
+        type=click.Path(dir_okay=False, path_type=Path),
+        default=default_db,
+        envvar="COMMSCOPE_DB",
+        show_envvar=True,
+        show_default=str(default_db()),
+        hidden=hidden,
         help="Result database (an SQLite file, created when first written). Keep it on a local file system: "
-             "SQLite's WAL mode does not work on NFS.")
+        "SQLite's WAL mode does not work on NFS.",
+    )
 
 
 #: Run ids are SQLite integers: 64-bit signed.
@@ -73,8 +78,9 @@ def utf8_text(ctx: click.Context, param: click.Parameter, value: str | None) -> 
     try:
         value.encode("utf-8")
     except UnicodeEncodeError:
-        raise click.BadParameter(f"not valid UTF-8: {value.encode('utf-8', 'backslashreplace').decode()!r}; "
-                                 "give it in UTF-8", ctx, param) from None
+        raise click.BadParameter(
+            f"not valid UTF-8: {value.encode('utf-8', 'backslashreplace').decode()!r}; give it in UTF-8", ctx, param
+        ) from None
     return value
 
 
@@ -113,12 +119,11 @@ class RunCommand(click.Command):
     def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
         if "--" in args:
             split = args.index("--")
-            args, ctx.meta["core_flags"] = args[:split], args[split + 1:]
+            args, ctx.meta["core_flags"] = args[:split], args[split + 1 :]
         return super().parse_args(ctx, args)
 
     def collect_usage_pieces(self, ctx: click.Context) -> list[str]:
         return [*super().collect_usage_pieces(ctx), "[-- CORE_FLAGS...]"]
-
 
 
 class ParsedValue(click.ParamType):
@@ -152,31 +157,54 @@ the runs it matches."""
 
 def selection_options(otherwise: str = "Either this or a selector is needed."):
     """RUN_OR_SELECTOR... with the filters every analysis command takes."""
+
     def decorate(command):
-        for option in reversed([
-            click.argument("selectors", metavar="[RUN_OR_SELECTOR]...", nargs=-1),
-            click.option("--benchmark", metavar="NAME", help="Only runs of this benchmark (latency, bw, ...)."),
-            click.option("--since", type=Since, metavar="AGE|DATE",
-                         help="Only runs started within this time: 30m, 12h, 7d, 2w, or since an ISO date "
-                              "such as 2026-01-31 (UTC)."),
-            click.option("--last-invocation", is_flag=True,
-                         help=f"The runs of the most recent `commscope run` command. {otherwise}"),
-        ]):
+        for option in reversed(
+            [
+                click.argument("selectors", metavar="[RUN_OR_SELECTOR]...", nargs=-1),
+                click.option("--benchmark", metavar="NAME", help="Only runs of this benchmark (latency, bw, ...)."),
+                click.option(
+                    "--since",
+                    type=Since,
+                    metavar="AGE|DATE",
+                    help="Only runs started within this time: 30m, 12h, 7d, 2w, or since an ISO date "
+                    "such as 2026-01-31 (UTC).",
+                ),
+                click.option(
+                    "--last-invocation",
+                    is_flag=True,
+                    help=f"The runs of the most recent `commscope run` command. {otherwise}",
+                ),
+            ]
+        ):
             command = option(command)
         return command
+
     return decorate
 
 
 def policy_options(command):
     """The regression rule's knobs (check, report --baseline, plot --ratio-to)."""
-    for option in reversed([
-        click.option("--tolerance", type=Tolerance, default="10%", show_default=True, metavar="PERCENT",
-                     help="Relative tolerance: a size fails only when it is worse than the baseline by more "
-                          "than this share of the baseline value (and more than --floor)."),
-        click.option("--floor", type=Floor, metavar="QUANTITY",
-                     help="Absolute floor below which differences never fail: 0.05us, 500ns, 10MB/s, or a "
-                          "plain number in the metric's unit. Default: 0.05us for times, 0 otherwise."),
-    ]):
+    for option in reversed(
+        [
+            click.option(
+                "--tolerance",
+                type=Tolerance,
+                default="10%",
+                show_default=True,
+                metavar="PERCENT",
+                help="Relative tolerance: a size fails only when it is worse than the baseline by more "
+                "than this share of the baseline value (and more than --floor).",
+            ),
+            click.option(
+                "--floor",
+                type=Floor,
+                metavar="QUANTITY",
+                help="Absolute floor below which differences never fail: 0.05us, 500ns, 10MB/s, or a "
+                "plain number in the metric's unit. Default: 0.05us for times, 0 otherwise.",
+            ),
+        ]
+    ):
         command = option(command)
     return command
 
@@ -206,5 +234,3 @@ def write_output(path: Path, data: bytes | str, make_folder: bool = True) -> Non
             path.write_bytes(data)
     except OSError as exc:
         raise UsageError(f"cannot write {path}: {exc.strerror or exc}") from None
-
-

@@ -13,11 +13,21 @@ from commscope.errors import CommscopeError, UsageError
 
 
 @click.command()
-@click.option("--format", "fmt", type=click.Choice(["text", "json"]), default="text", show_default=True,
-              help="text for reading; json for scripts.")
-@click.option("--compat", "compat_only", is_flag=True,
-              help="Print only the compat folder, for scripts: export PATH=$(commscope info --compat):$PATH. "
-                   "Exit status 1 when the core has none.")
+@click.option(
+    "--format",
+    "fmt",
+    type=click.Choice(["text", "json"]),
+    default="text",
+    show_default=True,
+    help="text for reading; json for scripts.",
+)
+@click.option(
+    "--compat",
+    "compat_only",
+    is_flag=True,
+    help="Print only the compat folder, for scripts: export PATH=$(commscope info --compat):$PATH. "
+    "Exit status 1 when the core has none.",
+)
 def info(fmt: str, compat_only: bool) -> None:
     """Where the harness and the core are, which MPI the core was built with, and the
     folder of osu_* programs to put on PATH for job scripts written for the OSU
@@ -53,8 +63,10 @@ def info(fmt: str, compat_only: bool) -> None:
     for line in facts["core_version"]:
         click.echo(f"         {line.lstrip('# ')}")
     if compat is None:
-        click.echo("compat   none beside this core (osu_* programs are installed by `pip install .`, "
-                   "`cmake --install` and `make build`)")
+        click.echo(
+            "compat   none beside this core (osu_* programs are installed by `pip install .`, "
+            "`cmake --install` and `make build`)"
+        )
         return
     click.echo(f"compat   {compat} ({len(facts['compat_programs'])} osu_* programs)")
     click.echo("For job scripts written for the OSU Micro-Benchmarks (osu_latency, osu_bw, ...):")
@@ -62,16 +74,29 @@ def info(fmt: str, compat_only: bool) -> None:
 
 
 @click.command()
-@click.option("--prefix", type=click.Path(file_okay=False, path_type=Path), default=lambda: Path(sys.prefix),
-              show_default="this installation's prefix", metavar="PREFIX",
-              help="The installation prefix the module loads: a virtual environment made with "
-                   "`python -m venv PREFIX` and `PREFIX/bin/pip install .`, or `pip install --prefix PREFIX .`.")
-@click.option("-o", "--output", type=click.Path(dir_okay=False, path_type=Path), metavar="FILE",
-              help="Write the modulefile here (its folder is created) instead of stdout. Name it "
-                   "MODULEPATH_DIR/commscope/VERSION (Tcl) or .../VERSION.lua (Lua).")
-@click.option("--format", "fmt", type=click.Choice(["tcl", "lua"]),
-              help="tcl: read by Environment Modules and Lmod; lua: Lmod only. Default: lua for a FILE "
-                   "ending in .lua, else tcl.")
+@click.option(
+    "--prefix",
+    type=click.Path(file_okay=False, path_type=Path),
+    default=lambda: Path(sys.prefix),
+    show_default="this installation's prefix",
+    metavar="PREFIX",
+    help="The installation prefix the module loads: a virtual environment made with "
+    "`python -m venv PREFIX` and `PREFIX/bin/pip install .`, or `pip install --prefix PREFIX .`.",
+)
+@click.option(
+    "-o",
+    "--output",
+    type=click.Path(dir_okay=False, path_type=Path),
+    metavar="FILE",
+    help="Write the modulefile here (its folder is created) instead of stdout. Name it "
+    "MODULEPATH_DIR/commscope/VERSION (Tcl) or .../VERSION.lua (Lua).",
+)
+@click.option(
+    "--format",
+    "fmt",
+    type=click.Choice(["tcl", "lua"]),
+    help="tcl: read by Environment Modules and Lmod; lua: Lmod only. Default: lua for a FILE ending in .lua, else tcl.",
+)
 def modulefile(prefix: Path, output: Path | None, fmt: str | None) -> None:
     """Write an environment module for a commscope installation: `module load
     commscope` then puts commscope, commscope-bench and the osu_* programs on PATH.

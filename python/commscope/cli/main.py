@@ -7,11 +7,9 @@ import sqlite3
 
 import click
 
-from commscope import __version__
-from commscope import ui
-from commscope.errors import EXIT_INTERRUPTED, EXIT_STORE, CommscopeError
-
+from commscope import __version__, ui
 from commscope.cli.common import CONTEXT, EXIT_STATUS_HELP
+from commscope.errors import EXIT_INTERRUPTED, EXIT_STORE, CommscopeError
 
 
 class CommscopeGroup(click.Group):
@@ -32,8 +30,6 @@ class CommscopeGroup(click.Group):
             ctx.exit(EXIT_INTERRUPTED)
 
 
-
-
 @click.group(cls=CommscopeGroup, context_settings=CONTEXT, epilog=EXIT_STATUS_HELP)
 @click.version_option(__version__, "-V", "--version", prog_name="commscope")
 def main() -> None:
@@ -52,12 +48,28 @@ def main() -> None:
     """
 
 
-
 from commscope.cli import analysis, cluster, install, run, stored, systemwide  # noqa: E402  (they use the group's helpers)
 
-for command in (run.run, run.sweep, systemwide.overhead,
-                stored.list_, stored.show, stored.export, stored.delete, stored.import_,
-                analysis.compare, analysis.baseline, analysis.check, analysis.model, analysis.plot, analysis.report,
-                cluster.submit, cluster.status, cluster.collect, cluster.config,
-                install.info, install.modulefile):
+for command in (
+    run.run,
+    run.sweep,
+    systemwide.overhead,
+    stored.list_,
+    stored.show,
+    stored.export,
+    stored.delete,
+    stored.import_,
+    analysis.compare,
+    analysis.baseline,
+    analysis.check,
+    analysis.model,
+    analysis.plot,
+    analysis.report,
+    cluster.submit,
+    cluster.status,
+    cluster.collect,
+    cluster.config,
+    install.info,
+    install.modulefile,
+):
     main.add_command(command)

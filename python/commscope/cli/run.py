@@ -6,66 +6,144 @@ from pathlib import Path
 
 import click
 
+from commscope.cli.common import EXIT_STATUS_HELP, RunCommand, RunId, db_option, finite_seconds, utf8_text
 from commscope.errors import UsageError
 from commscope.records.suite import MAX_RANKS
 
-from commscope.cli.common import EXIT_STATUS_HELP, RunCommand, RunId, db_option, finite_seconds, utf8_text
 
 @click.command(cls=RunCommand, epilog=EXIT_STATUS_HELP)
 @click.argument("targets", metavar="[SUITE|BENCH]...", nargs=-1)
-@click.option("--np", type=click.IntRange(min=1, max=MAX_RANKS), metavar="N",
-              help="MPI ranks for every benchmark, overriding the suite's `ranks` (default: the suite's, "
-                   f"2 for a benchmark named directly). At most {MAX_RANKS:,}: a larger number is a typo that "
-                   "would start that many processes.")
-@click.option("--launcher", default="auto", envvar="COMMSCOPE_LAUNCHER", show_envvar=True, show_default=True,
-              metavar="auto|mpirun|mpiexec|srun|PATH",
-              help="How to start the ranks. auto: srun inside a Slurm allocation, otherwise the launcher of "
-                   "the MPI commscope-bench is linked with. mpirun means Open MPI's, mpiexec MPICH's (Hydra); "
-                   "each is looked up on PATH. A PATH such as /usr/bin/mpiexec.mpich names the program; "
-                   "its kind is told from its name or --version.")
-@click.option("--hosts", metavar="H1,H2", callback=lambda ctx, param, value: tuple(value.split(",")) if value else (),
-              help="Hosts to run on, optionally with slots (node1:4,node2:4). Without slots, ranks are spread "
-                   "in blocks over the hosts (one host only for intra-node suites).")
-@click.option("--hostfile", type=click.Path(exists=True, dir_okay=False), metavar="FILE",
-              help="Hostfile in the launcher's own format (not with --hosts).")
-@click.option("--label", metavar="TEXT", callback=utf8_text,
-              help="Label stored with every run, to find and compare them later.")
-@click.option("--system", metavar="NAME", callback=utf8_text,
-              help="System (cluster) the results belong to. Default: $COMMSCOPE_SYSTEM, the Slurm cluster "
-                   "name, or this host's name.")
-@click.option("--repeat", type=click.IntRange(min=1), default=1, show_default=True, metavar="K",
-              help="Run the whole list K times (interleaved: 1st pass of every benchmark, then 2nd...); "
-                   "each pass is stored as its own runs.")
-@click.option("--timeout", type=click.FloatRange(min=0, min_open=True), metavar="SECONDS", callback=finite_seconds,
-              help="Stop a benchmark that runs longer than this; the sizes it measured are stored and the "
-                   "run is marked incomplete. It also bounds commscope-bench --list, asked before running.")
-@click.option("--transport", type=click.Choice(["auto", "shm", "net"]), metavar="auto|shm|net",
-              help="How ranks on one node reach each other. net: through the network stack (TCP), as if on "
-                   "different nodes; shm: shared memory; auto: as the MPI library chooses. Sets the library's "
-                   "own variables (Open MPI: OMPI_MCA_pml/btl; MPICH: MPIR_CVAR_NOLOCAL with UCX_TLS or "
-                   "FI_PROVIDER), shown by --dry-run. Default: each suite entry's `transport`, else auto.")
-@click.option("--bind", type=click.Choice(["core", "none"]), default="core", show_default=True,
-              help="core: pin each rank to a core of its own (Open MPI --bind-to core, Hydra -bind-to core, "
-                   "srun --cpu-bind=cores), unless there are more ranks than cores; none: leave ranks to the "
-                   "OS scheduler (a warning says the numbers may wander). The binding asked for and each "
-                   "rank's CPU set are stored with the run.")
+@click.option(
+    "--np",
+    type=click.IntRange(min=1, max=MAX_RANKS),
+    metavar="N",
+    help="MPI ranks for every benchmark, overriding the suite's `ranks` (default: the suite's, "
+    f"2 for a benchmark named directly). At most {MAX_RANKS:,}: a larger number is a typo that "
+    "would start that many processes.",
+)
+@click.option(
+    "--launcher",
+    default="auto",
+    envvar="COMMSCOPE_LAUNCHER",
+    show_envvar=True,
+    show_default=True,
+    metavar="auto|mpirun|mpiexec|srun|PATH",
+    help="How to start the ranks. auto: srun inside a Slurm allocation, otherwise the launcher of "
+    "the MPI commscope-bench is linked with. mpirun means Open MPI's, mpiexec MPICH's (Hydra); "
+    "each is looked up on PATH. A PATH such as /usr/bin/mpiexec.mpich names the program; "
+    "its kind is told from its name or --version.",
+)
+@click.option(
+    "--hosts",
+    metavar="H1,H2",
+    callback=lambda ctx, param, value: tuple(value.split(",")) if value else (),
+    help="Hosts to run on, optionally with slots (node1:4,node2:4). Without slots, ranks are spread "
+    "in blocks over the hosts (one host only for intra-node suites).",
+)
+@click.option(
+    "--hostfile",
+    type=click.Path(exists=True, dir_okay=False),
+    metavar="FILE",
+    help="Hostfile in the launcher's own format (not with --hosts).",
+)
+@click.option(
+    "--label", metavar="TEXT", callback=utf8_text, help="Label stored with every run, to find and compare them later."
+)
+@click.option(
+    "--system",
+    metavar="NAME",
+    callback=utf8_text,
+    help="System (cluster) the results belong to. Default: $COMMSCOPE_SYSTEM, the Slurm cluster "
+    "name, or this host's name.",
+)
+@click.option(
+    "--repeat",
+    type=click.IntRange(min=1),
+    default=1,
+    show_default=True,
+    metavar="K",
+    help="Run the whole list K times (interleaved: 1st pass of every benchmark, then 2nd...); "
+    "each pass is stored as its own runs.",
+)
+@click.option(
+    "--timeout",
+    type=click.FloatRange(min=0, min_open=True),
+    metavar="SECONDS",
+    callback=finite_seconds,
+    help="Stop a benchmark that runs longer than this; the sizes it measured are stored and the "
+    "run is marked incomplete. It also bounds commscope-bench --list, asked before running.",
+)
+@click.option(
+    "--transport",
+    type=click.Choice(["auto", "shm", "net"]),
+    metavar="auto|shm|net",
+    help="How ranks on one node reach each other. net: through the network stack (TCP), as if on "
+    "different nodes; shm: shared memory; auto: as the MPI library chooses. Sets the library's "
+    "own variables (Open MPI: OMPI_MCA_pml/btl; MPICH: MPIR_CVAR_NOLOCAL with UCX_TLS or "
+    "FI_PROVIDER), shown by --dry-run. Default: each suite entry's `transport`, else auto.",
+)
+@click.option(
+    "--bind",
+    type=click.Choice(["core", "none"]),
+    default="core",
+    show_default=True,
+    help="core: pin each rank to a core of its own (Open MPI --bind-to core, Hydra -bind-to core, "
+    "srun --cpu-bind=cores), unless there are more ranks than cores; none: leave ranks to the "
+    "OS scheduler (a warning says the numbers may wander). The binding asked for and each "
+    "rank's CPU set are stored with the run.",
+)
 @click.option("--dry-run", is_flag=True, help="Print the exact command lines and run nothing.")
-@click.option("--wrap", metavar="'CMD ...'",
-              help="Run every benchmark under this tool (profiler, tracer, `perf stat`, valgrind), placed between "
-                   "the launcher and commscope-bench: mpirun -np 2 CMD ... commscope-bench BENCH. Split like a "
-                   "shell would, never run by one; stored in the run's provenance. See `commscope overhead`.")
-@click.option("--suite-file", "suite_files", multiple=True, type=click.Path(dir_okay=False), metavar="FILE",
-              help="Run the suite in this YAML file (repeatable). See `commscope list suites` for the format.")
-@click.option("--output-dir", type=click.Path(file_okay=False, path_type=Path), metavar="DIR",
-              help="Keep every launch's files in a numbered folder under DIR: meta.json, the core's JSONL "
-                   "(core.jsonl), stdout, stderr, result.json. `commscope collect` stores them later; batch "
-                   "jobs made by `commscope submit` use this with --no-store.")
-@click.option("--no-store", "no_store", is_flag=True,
-              help="Do not write the result database (e.g. on compute nodes; keep results with --output-dir).")
+@click.option(
+    "--wrap",
+    metavar="'CMD ...'",
+    help="Run every benchmark under this tool (profiler, tracer, `perf stat`, valgrind), placed between "
+    "the launcher and commscope-bench: mpirun -np 2 CMD ... commscope-bench BENCH. Split like a "
+    "shell would, never run by one; stored in the run's provenance. See `commscope overhead`.",
+)
+@click.option(
+    "--suite-file",
+    "suite_files",
+    multiple=True,
+    type=click.Path(dir_okay=False),
+    metavar="FILE",
+    help="Run the suite in this YAML file (repeatable). See `commscope list suites` for the format.",
+)
+@click.option(
+    "--output-dir",
+    type=click.Path(file_okay=False, path_type=Path),
+    metavar="DIR",
+    help="Keep every launch's files in a numbered folder under DIR: meta.json, the core's JSONL "
+    "(core.jsonl), stdout, stderr, result.json. `commscope collect` stores them later; batch "
+    "jobs made by `commscope submit` use this with --no-store.",
+)
+@click.option(
+    "--no-store",
+    "no_store",
+    is_flag=True,
+    help="Do not write the result database (e.g. on compute nodes; keep results with --output-dir).",
+)
 @db_option()
 @click.pass_context
-def run(ctx: click.Context, targets, np, launcher, hosts, hostfile, label, system, repeat, timeout, transport,
-        bind, dry_run, wrap, suite_files, output_dir, no_store, db) -> None:
+def run(
+    ctx: click.Context,
+    targets,
+    np,
+    launcher,
+    hosts,
+    hostfile,
+    label,
+    system,
+    repeat,
+    timeout,
+    transport,
+    bind,
+    dry_run,
+    wrap,
+    suite_files,
+    output_dir,
+    no_store,
+    db,
+) -> None:
     """Run benchmark suites or single benchmarks and store the results.
 
     SUITE is a shipped suite (quick, pt2pt, collectives, full, procurement, transports) or a
@@ -93,45 +171,116 @@ def run(ctx: click.Context, targets, np, launcher, hosts, hostfile, label, syste
     from commscope.execute.runner import RunRequest, run_benchmarks
     from commscope.execute.wrap import parse_wrapper
 
-    wrappers = ((parse_wrapper(wrap),) if wrap is not None else ((),))
-    request = RunRequest(targets=targets, suite_files=suite_files, np=np, launcher=launcher, hosts=hosts,
-                         hostfile=hostfile, label=label, system=system, repeat=repeat, timeout=timeout,
-                         bind=bind, dry_run=dry_run, extra_flags=ctx.meta.get("core_flags", []),
-                         wrappers=wrappers, transport=transport,
-                         output_dir=output_dir.absolute() if output_dir else None, store=not no_store)
+    wrappers = (parse_wrapper(wrap),) if wrap is not None else ((),)
+    request = RunRequest(
+        targets=targets,
+        suite_files=suite_files,
+        np=np,
+        launcher=launcher,
+        hosts=hosts,
+        hostfile=hostfile,
+        label=label,
+        system=system,
+        repeat=repeat,
+        timeout=timeout,
+        bind=bind,
+        dry_run=dry_run,
+        extra_flags=ctx.meta.get("core_flags", []),
+        wrappers=wrappers,
+        transport=transport,
+        output_dir=output_dir.absolute() if output_dir else None,
+        store=not no_store,
+    )
     ctx.exit(run_benchmarks(request, db))
 
 
 @click.command(cls=RunCommand, epilog=EXIT_STATUS_HELP)
 @click.argument("mode", type=click.Choice(["one-to-all", "all-pairs", "intra"]))
-@click.option("--hosts", metavar="H1,H2,...", callback=lambda ctx, param, value: tuple(value.split(",")) if value else (),
-              help="The hosts; one rank runs on each (intra: the one host, default this one).")
-@click.option("--hostfile", type=click.Path(exists=True, dir_okay=False), metavar="FILE",
-              help="The hosts, one a line (first word; '#' comments).")
-@click.option("--from", "source", metavar="HOST", help="one-to-all: the host measured to every other "
-              "(default: the first host).")
-@click.option("--np", type=click.IntRange(min=2), metavar="N", help="intra: ranks on the host, each pinned to a "
-              "core (default: this machine's cores).")
-@click.option("--metric", "metrics", default="latency,bw,bibw", show_default=True, metavar="LIST",
-              help="What each pair measures: latency, bw, bibw (comma-separated).")
-@click.option("--rules", type=click.Path(exists=True, dir_okay=False, path_type=Path), metavar="FILE",
-              help="YAML thresholds of the flags per metric (see docs/sweep.md).")
+@click.option(
+    "--hosts",
+    metavar="H1,H2,...",
+    callback=lambda ctx, param, value: tuple(value.split(",")) if value else (),
+    help="The hosts; one rank runs on each (intra: the one host, default this one).",
+)
+@click.option(
+    "--hostfile",
+    type=click.Path(exists=True, dir_okay=False),
+    metavar="FILE",
+    help="The hosts, one a line (first word; '#' comments).",
+)
+@click.option(
+    "--from", "source", metavar="HOST", help="one-to-all: the host measured to every other (default: the first host)."
+)
+@click.option(
+    "--np",
+    type=click.IntRange(min=2),
+    metavar="N",
+    help="intra: ranks on the host, each pinned to a core (default: this machine's cores).",
+)
+@click.option(
+    "--metric",
+    "metrics",
+    default="latency,bw,bibw",
+    show_default=True,
+    metavar="LIST",
+    help="What each pair measures: latency, bw, bibw (comma-separated).",
+)
+@click.option(
+    "--rules",
+    type=click.Path(exists=True, dir_okay=False, path_type=Path),
+    metavar="FILE",
+    help="YAML thresholds of the flags per metric (see docs/sweep.md).",
+)
 @click.option("--no-retest", is_flag=True, help="Flag the suspects as found, without measuring them again alone.")
 @click.option("--baseline", type=RunId(), metavar="RUN", help="A stored sweep to compare with, pair by pair.")
-@click.option("--json", "json_out", type=click.Path(dir_okay=False, path_type=Path), metavar="FILE",
-              help="Write the matrix, the flags and their evidence as JSON.")
-@click.option("--plot", type=click.Path(file_okay=False, path_type=Path), metavar="DIR",
-              help="Write a heatmap per metric (PNG) into DIR.")
-@click.option("--launcher", default="auto", envvar="COMMSCOPE_LAUNCHER", show_envvar=True, show_default=True,
-              metavar="auto|mpirun|mpiexec|srun|PATH", help="How to start the ranks (as for `run`).")
+@click.option(
+    "--json",
+    "json_out",
+    type=click.Path(dir_okay=False, path_type=Path),
+    metavar="FILE",
+    help="Write the matrix, the flags and their evidence as JSON.",
+)
+@click.option(
+    "--plot",
+    type=click.Path(file_okay=False, path_type=Path),
+    metavar="DIR",
+    help="Write a heatmap per metric (PNG) into DIR.",
+)
+@click.option(
+    "--launcher",
+    default="auto",
+    envvar="COMMSCOPE_LAUNCHER",
+    show_envvar=True,
+    show_default=True,
+    metavar="auto|mpirun|mpiexec|srun|PATH",
+    help="How to start the ranks (as for `run`).",
+)
 @click.option("--label", metavar="TEXT", help="Label stored with the sweep's runs.")
 @click.option("--system", metavar="NAME", help="System (cluster) name stored with the runs.")
-@click.option("--timeout", type=click.FloatRange(min=0, min_open=True), metavar="SECONDS",
-              help="Stop a launch that runs longer.")
+@click.option(
+    "--timeout", type=click.FloatRange(min=0, min_open=True), metavar="SECONDS", help="Stop a launch that runs longer."
+)
 @db_option()
 @click.pass_context
-def sweep(ctx: click.Context, mode, hosts, hostfile, source, np, metrics, rules, no_retest, baseline, json_out, plot,
-          launcher, label, system, timeout, db) -> None:
+def sweep(
+    ctx: click.Context,
+    mode,
+    hosts,
+    hostfile,
+    source,
+    np,
+    metrics,
+    rules,
+    no_retest,
+    baseline,
+    json_out,
+    plot,
+    launcher,
+    label,
+    system,
+    timeout,
+    db,
+) -> None:
     """Measure every pair of hosts in one job and name the bad node or link.
 
     \b
@@ -157,15 +306,28 @@ def sweep(ctx: click.Context, mode, hosts, hostfile, source, np, metrics, rules,
         raise UsageError(f"--metric {metrics}: choose from {', '.join(PAIR_METRICS)}")
     if rules is not None:
         from commscope.analysis.sweep_rules import load_rules
+
         policy = load_rules(rules)
     else:
         policy = Policy()
     if baseline == "last":
         raise UsageError("--baseline needs a run id")
-    request = SweepRequest(mode=mode, hosts=hosts, hostfile=hostfile, source=source, np=np, metrics=chosen,
-                           policy=policy, launcher=launcher, label=label, system=system, timeout=timeout,
-                           retest=not no_retest, baseline=baseline, json_out=json_out, plot=plot,
-                           core_flags=ctx.meta.get("core_flags", []))
+    request = SweepRequest(
+        mode=mode,
+        hosts=hosts,
+        hostfile=hostfile,
+        source=source,
+        np=np,
+        metrics=chosen,
+        policy=policy,
+        launcher=launcher,
+        label=label,
+        system=system,
+        timeout=timeout,
+        retest=not no_retest,
+        baseline=baseline,
+        json_out=json_out,
+        plot=plot,
+        core_flags=ctx.meta.get("core_flags", []),
+    )
     ctx.exit(run_sweep(request, db))
-
-

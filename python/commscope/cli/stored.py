@@ -8,10 +8,10 @@ from pathlib import Path
 import click
 
 from commscope import ui
+from commscope.cli.common import CONTEXT, RunId, db_option, import_size, resolve_run, utf8_text, write_output
 from commscope.errors import EXIT_FAILED, UsageError
 from commscope.records.textsafe import terminal
 
-from commscope.cli.common import CONTEXT, RunId, resolve_run, write_output, db_option, import_size, utf8_text
 
 @click.group(name="list", context_settings=CONTEXT)
 def list_() -> None:
@@ -26,7 +26,8 @@ def list_benchmarks(db: Path) -> None:
     commscope-bench is found through $COMMSCOPE_BENCH, then PATH, then the
     repository's build/default folder.
     """
-    from commscope.execute.core import find_core, list_benchmarks as core_benchmarks
+    from commscope.execute.core import find_core
+    from commscope.execute.core import list_benchmarks as core_benchmarks
     from commscope.store.db import Store
 
     core = find_core()
@@ -64,8 +65,14 @@ def list_suites(db: Path) -> None:
         click.echo(f"{name}: {suite.description}")
         for entry in expand(path):
             flags = " ".join(entry.flags) or "(defaults)"
-            extra = "".join(f", {text}" for text in (entry.transport and f"transport {entry.transport}",
-                                                     entry.label and f"label {entry.label!r}") if text)
+            extra = "".join(
+                f", {text}"
+                for text in (
+                    entry.transport and f"transport {entry.transport}",
+                    entry.label and f"label {entry.label!r}",
+                )
+                if text
+            )
             click.echo(f"    {entry.benchmark:<10} {flags:<28} {entry.ranks} ranks, {entry.placement}{extra}")
 
 
@@ -73,14 +80,20 @@ def list_suites(db: Path) -> None:
 @click.option("--benchmark", metavar="NAME", help="Only runs of this benchmark.")
 @click.option("--label", metavar="TEXT", help="Only runs with exactly this label.")
 @click.option("--status", type=click.Choice(["complete", "incomplete", "failed"]), help="Only runs with this status.")
-@click.option("--limit", type=click.IntRange(min=0), default=50, show_default=True, metavar="N",
-              help="Show the N newest runs; 0 shows all.")
+@click.option(
+    "--limit",
+    type=click.IntRange(min=0),
+    default=50,
+    show_default=True,
+    metavar="N",
+    help="Show the N newest runs; 0 shows all.",
+)
 @db_option()
 def list_runs(benchmark, label, status, limit, db: Path) -> None:
     """Stored runs, newest first: id, start time, benchmark, label, system, ranks,
     nodes, number of sizes, status, and where they came from (run or an import format)."""
-    from commscope.store.db import Store
     from commscope.output.views import runs_table
+    from commscope.store.db import Store
 
     with Store(db, readonly=True) as store:
         summaries = store.summaries(benchmark=benchmark, label=label, status=status, limit=limit or None)
@@ -92,9 +105,12 @@ def list_runs(benchmark, label, status, limit, db: Path) -> None:
 
 @click.command()
 @click.argument("run_id", metavar="RUN", type=RunId())
-@click.option("--raw", metavar="KIND",
-              help="Print a stored raw output instead: jsonl, stdout (the core's OSU table) or stderr of a run; "
-                   "source (the whole file) or table (the run's own OMB table in it) of an import.")
+@click.option(
+    "--raw",
+    metavar="KIND",
+    help="Print a stored raw output instead: jsonl, stdout (the core's OSU table) or stderr of a run; "
+    "source (the whole file) or table (the run's own OMB table in it) of an import.",
+)
 @db_option()
 def show(run_id, raw, db: Path) -> None:
     """Show one run: its provenance, then its OSU table.
@@ -114,8 +130,15 @@ def show(run_id, raw, db: Path) -> None:
         run = store.run(run_id)
         outputs = store.raw_outputs(run_id)
         # a launch of `run --repeat`: the median across its repeats follows its own table
-        same = [store.run(summary.id) for summary in store.summaries(invocation_id=run.invocation_id)
-                if summary.id != run_id and summary.benchmark == run.benchmark] if run.invocation_id else []
+        same = (
+            [
+                store.run(summary.id)
+                for summary in store.summaries(invocation_id=run.invocation_id)
+                if summary.id != run_id and summary.benchmark == run.benchmark
+            ]
+            if run.invocation_id
+            else []
+        )
         group = siblings(run, [run, *same])
     if raw:
         if raw not in outputs:
@@ -136,11 +159,20 @@ def show(run_id, raw, db: Path) -> None:
 
 @click.command()
 @click.argument("run_ids", metavar="RUN...", nargs=-1, required=True, type=RunId())
-@click.option("--format", "fmt", type=click.Choice(["csv", "json"]), required=True,
-              help="csv: one row per size with the run's key fields; json: the runs with all provenance "
-                   "and points.")
-@click.option("-o", "--output", type=click.Path(dir_okay=False, path_type=Path), metavar="FILE",
-              help="Write to FILE instead of stdout (its folder must exist).")
+@click.option(
+    "--format",
+    "fmt",
+    type=click.Choice(["csv", "json"]),
+    required=True,
+    help="csv: one row per size with the run's key fields; json: the runs with all provenance and points.",
+)
+@click.option(
+    "-o",
+    "--output",
+    type=click.Path(dir_okay=False, path_type=Path),
+    metavar="FILE",
+    help="Write to FILE instead of stdout (its folder must exist).",
+)
 @db_option()
 def export(run_ids, fmt, output, db: Path) -> None:
     """Export runs as CSV or JSON (format "commscope-export", version 1).
@@ -181,16 +213,30 @@ def delete(run_ids, db: Path) -> None:
 
 @click.command(name="import")
 @click.argument("files", metavar="FILE...", nargs=-1, required=True)
-@click.option("--label", metavar="TEXT", callback=utf8_text,
-              help="Label for the imported runs. A run the file itself names (a column of a side-by-side "
-                   "table) is labelled 'TEXT: column'; without --label, by the column alone.")
+@click.option(
+    "--label",
+    metavar="TEXT",
+    callback=utf8_text,
+    help="Label for the imported runs. A run the file itself names (a column of a side-by-side "
+    "table) is labelled 'TEXT: column'; without --label, by the column alone.",
+)
 @click.option("--system", metavar="NAME", callback=utf8_text, help="System (cluster) the results were measured on.")
-@click.option("--max-size", metavar="SIZE", default="64M", show_default=True, envvar="COMMSCOPE_IMPORT_MAX_SIZE",
-              show_envvar=True, callback=import_size,
-              help="Refuse files larger than this (K, M, G: binary units), rather than read a runaway log or "
-                   "/dev/zero into memory.")
-@click.option("--force", is_flag=True,
-              help="Import files whose content is already stored (by SHA-256 of the bytes), storing their runs again.")
+@click.option(
+    "--max-size",
+    metavar="SIZE",
+    default="64M",
+    show_default=True,
+    envvar="COMMSCOPE_IMPORT_MAX_SIZE",
+    show_envvar=True,
+    callback=import_size,
+    help="Refuse files larger than this (K, M, G: binary units), rather than read a runaway log or "
+    "/dev/zero into memory.",
+)
+@click.option(
+    "--force",
+    is_flag=True,
+    help="Import files whose content is already stored (by SHA-256 of the bytes), storing their runs again.",
+)
 @db_option()
 @click.pass_context
 def import_(ctx: click.Context, files, label, system, max_size, force, db: Path) -> None:
@@ -224,5 +270,3 @@ def import_(ctx: click.Context, files, label, system, max_size, force, db: Path)
     if result.errors:
         ui.note(f"{len(result.errors)} of {len(files)} file(s) not imported")
         ctx.exit(EXIT_FAILED)
-
-

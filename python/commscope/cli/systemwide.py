@@ -16,8 +16,8 @@ from pathlib import Path
 import click
 
 from commscope import ui
-from commscope.errors import EXIT_FAILED, EXIT_INTERRUPTED, EXIT_OK, CommscopeError, UsageError
 from commscope.cli.common import db_option
+from commscope.errors import EXIT_FAILED, EXIT_INTERRUPTED, EXIT_OK, CommscopeError, UsageError
 
 DELEGATED = ("hpl", "storage")
 
@@ -26,6 +26,7 @@ DELEGATED = ("hpl", "storage")
 def _sigterm_as_interrupt() -> Iterator[None]:
     """SIGTERM (a batch system ending the job) takes the same way out as Ctrl-C: the tool's
     processes are stopped, files removed, what was measured stored."""
+
     def handle(signum, frame):
         raise KeyboardInterrupt
 
@@ -55,8 +56,10 @@ def _show(runs) -> None:
 
 
 def _summary(runs, ids: list[int], db: Path, interrupted: bool) -> int:
-    ui.note(f"stored {len(ids)} run{'s' if len(ids) != 1 else ''} in {db}"
-            + (f" (ids {', '.join(map(str, ids))})" if ids else ""))
+    ui.note(
+        f"stored {len(ids)} run{'s' if len(ids) != 1 else ''} in {db}"
+        + (f" (ids {', '.join(map(str, ids))})" if ids else "")
+    )
     if interrupted:
         return EXIT_INTERRUPTED
     return EXIT_OK if runs and all(run.status == "complete" for run in runs) else EXIT_FAILED
@@ -64,20 +67,31 @@ def _summary(runs, ids: list[int], db: Path, interrupted: bool) -> int:
 
 def common_options(command):
 
-    for option in reversed([
-        click.option("--label", metavar="TEXT", help="Label stored with every run."),
-        click.option("--system", metavar="NAME", help="System (cluster) the results belong to. Default: "
-                                                      "$COMMSCOPE_SYSTEM, the Slurm cluster name, or this host."),
-        click.option("--timeout", type=click.FloatRange(min=0, min_open=True), metavar="SECONDS",
-                     help="Stop the tool when one launch runs longer than this (the run is stored as failed)."),
-        click.option("--dry-run", is_flag=True, help="Print what would run and run nothing."),
-        db_option(),
-    ]):
+    for option in reversed(
+        [
+            click.option("--label", metavar="TEXT", help="Label stored with every run."),
+            click.option(
+                "--system",
+                metavar="NAME",
+                help="System (cluster) the results belong to. Default: "
+                "$COMMSCOPE_SYSTEM, the Slurm cluster name, or this host.",
+            ),
+            click.option(
+                "--timeout",
+                type=click.FloatRange(min=0, min_open=True),
+                metavar="SECONDS",
+                help="Stop the tool when one launch runs longer than this (the run is stored as failed).",
+            ),
+            click.option("--dry-run", is_flag=True, help="Print what would run and run nothing."),
+            db_option(),
+        ]
+    ):
         command = option(command)
     return command
 
 
 # -- HPL ------------------------------------------------------------------------------------
+
 
 def _grid(ctx, param, value):
     if value is None:
@@ -91,33 +105,58 @@ def _grid(ctx, param, value):
 
 
 @click.command(name="hpl", context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 100})
-@click.option("--np", type=click.IntRange(min=1), default=None, metavar="N",
-              help="MPI ranks. Default: the cores of this machine.")
-@click.option("--memory-fraction", type=click.FloatRange(min=0, max=1, min_open=True), default=0.8,
-              show_default=True, metavar="F",
-              help="Share of memory (of all nodes) for the matrix: N = sqrt(F x memory / 8), rounded down to a "
-                   "multiple of NB. 0.8 is HPL's usual advice and runs for hours with a reference BLAS; "
-                   "0.001 is a check of a few seconds.")
-@click.option("--n", "n", type=click.IntRange(min=1), metavar="N", help="The matrix order itself (instead of "
-                                                                         "--memory-fraction).")
-@click.option("--nb", type=click.IntRange(min=1), default=192, show_default=True, metavar="NB",
-              help="Block size.")
-@click.option("--grid", callback=_grid, metavar="PxQ",
-              help="Process grid, P <= Q, P x Q <= ranks. Default: the squarest grid of all ranks.")
-@click.option("--xhpl", metavar="PATH", help="Run this xhpl (reads HPL.dat) instead of hpcc from Debian's hpcc "
-                                             "package.")
-@click.option("--launcher", default="auto", envvar="COMMSCOPE_LAUNCHER", show_default=True,
-              metavar="auto|mpirun|mpiexec|srun|PATH",
-              help="How to start the ranks. auto: srun inside Slurm, else the launcher of the MPI hpcc/xhpl is "
-                   "linked with (ldd).")
-@click.option("--hosts", metavar="H1,H2", callback=lambda ctx, param, value: tuple(value.split(",")) if value else (),
-              help="Hosts to run on (node1:4,node2:4); memory is counted on each.")
-@click.option("--hostfile", type=click.Path(exists=True, dir_okay=False), metavar="FILE",
-              help="Hostfile in the launcher's own format.")
+@click.option(
+    "--np", type=click.IntRange(min=1), default=None, metavar="N", help="MPI ranks. Default: the cores of this machine."
+)
+@click.option(
+    "--memory-fraction",
+    type=click.FloatRange(min=0, max=1, min_open=True),
+    default=0.8,
+    show_default=True,
+    metavar="F",
+    help="Share of memory (of all nodes) for the matrix: N = sqrt(F x memory / 8), rounded down to a "
+    "multiple of NB. 0.8 is HPL's usual advice and runs for hours with a reference BLAS; "
+    "0.001 is a check of a few seconds.",
+)
+@click.option(
+    "--n", "n", type=click.IntRange(min=1), metavar="N", help="The matrix order itself (instead of --memory-fraction)."
+)
+@click.option("--nb", type=click.IntRange(min=1), default=192, show_default=True, metavar="NB", help="Block size.")
+@click.option(
+    "--grid",
+    callback=_grid,
+    metavar="PxQ",
+    help="Process grid, P <= Q, P x Q <= ranks. Default: the squarest grid of all ranks.",
+)
+@click.option(
+    "--xhpl", metavar="PATH", help="Run this xhpl (reads HPL.dat) instead of hpcc from Debian's hpcc package."
+)
+@click.option(
+    "--launcher",
+    default="auto",
+    envvar="COMMSCOPE_LAUNCHER",
+    show_default=True,
+    metavar="auto|mpirun|mpiexec|srun|PATH",
+    help="How to start the ranks. auto: srun inside Slurm, else the launcher of the MPI hpcc/xhpl is "
+    "linked with (ldd).",
+)
+@click.option(
+    "--hosts",
+    metavar="H1,H2",
+    callback=lambda ctx, param, value: tuple(value.split(",")) if value else (),
+    help="Hosts to run on (node1:4,node2:4); memory is counted on each.",
+)
+@click.option(
+    "--hostfile",
+    type=click.Path(exists=True, dir_okay=False),
+    metavar="FILE",
+    help="Hostfile in the launcher's own format.",
+)
 @common_options
 @click.pass_context
-def hpl(ctx, np, memory_fraction, n, nb, grid, xhpl, launcher, hosts, hostfile, label, system, timeout, dry_run,
-        db) -> None:
+def hpl(
+    ctx, np, memory_fraction, n, nb, grid, xhpl, launcher, hosts, hostfile, label, system, timeout, dry_run, db
+) -> None:
     """Run HPL (High-Performance Linpack) and store its Gflops.
 
     hpcc (Debian package hpcc) runs HPL and also STREAM, PTRANS, RandomAccess, FFT,
@@ -133,12 +172,28 @@ def hpl(ctx, np, memory_fraction, n, nb, grid, xhpl, launcher, hosts, hostfile, 
     """
     from commscope.execute.hpl import HplRequest, plan_hpl, run_hpl
 
-    request = HplRequest(np=np or os.cpu_count() or 1, memory_fraction=memory_fraction, n=n, nb=nb, grid=grid,
-                         xhpl=xhpl, launcher=launcher, hosts=hosts, hostfile=hostfile, timeout=timeout)
+    request = HplRequest(
+        np=np or os.cpu_count() or 1,
+        memory_fraction=memory_fraction,
+        n=n,
+        nb=nb,
+        grid=grid,
+        xhpl=xhpl,
+        launcher=launcher,
+        hosts=hosts,
+        hostfile=hostfile,
+        timeout=timeout,
+    )
     plan = plan_hpl(request)
-    ui.note(f"HPL through {plan.kind}: N={plan.n}, NB={plan.nb}, grid {plan.p}x{plan.q}, {request.np} ranks"
-            + ("" if n else f" ({memory_fraction:g} of {plan.memory_per_node * plan.nodes / 2**30:.1f} GiB on "
-                            f"{plan.nodes} node(s))"))
+    ui.note(
+        f"HPL through {plan.kind}: N={plan.n}, NB={plan.nb}, grid {plan.p}x{plan.q}, {request.np} ranks"
+        + (
+            ""
+            if n
+            else f" ({memory_fraction:g} of {plan.memory_per_node * plan.nodes / 2**30:.1f} GiB on "
+            f"{plan.nodes} node(s))"
+        )
+    )
     if dry_run:
         click.echo(f"# {plan.input_name}:\n" + plan.input_text.rstrip())
         from commscope.execute.launchers import Command
@@ -169,18 +224,37 @@ def hpl_runs(outcome, label: str | None, system: str | None, request) -> list:
     from commscope.records.run import Run
 
     plan, finished = outcome.plan, outcome.finished
-    raw = {"stdout": finished.stdout, "stderr": finished.stderr, plan.output_name: outcome.output,
-           plan.input_name: plan.input_text.encode()}
+    raw = {
+        "stdout": finished.stdout,
+        "stderr": finished.stderr,
+        plan.output_name: outcome.output,
+        plan.input_name: plan.input_text.encode(),
+    }
     hosts = [{"name": host.split(":")[0]} for host in request.hosts] or None
-    base = dict(status="complete", flags=[f"N={plan.n}", f"NB={plan.nb}", f"P={plan.p}", f"Q={plan.q}"],
-                ranks=request.np, nodes=plan.nodes, label=label, started_at=outcome.started_at,
-                ended_at=outcome.ended_at, launcher_argv=plan.argv, cpu_model=outcome.provenance.get("cpu_model"),
-                job_id=job_id(), system=system or default_system(), hosts=hosts,
-                mpi_library={"openmpi": "Open MPI", "mpich": "MPICH"}.get(outcome.provenance.get("mpi_flavour")),
-                options={"memory_fraction": request.memory_fraction if not request.n else None,
-                         "memory_per_node_GB": round(plan.memory_per_node / 1e9, 1), "n": plan.n, "nb": plan.nb,
-                         "grid": f"{plan.p}x{plan.q}"},
-                provenance=dict(outcome.provenance), raw=raw)
+    base = dict(
+        status="complete",
+        flags=[f"N={plan.n}", f"NB={plan.nb}", f"P={plan.p}", f"Q={plan.q}"],
+        ranks=request.np,
+        nodes=plan.nodes,
+        label=label,
+        started_at=outcome.started_at,
+        ended_at=outcome.ended_at,
+        launcher_argv=plan.argv,
+        cpu_model=outcome.provenance.get("cpu_model"),
+        job_id=job_id(),
+        system=system or default_system(),
+        hosts=hosts,
+        mpi_library={"openmpi": "Open MPI", "mpich": "MPICH"}.get(outcome.provenance.get("mpi_flavour")),
+        options={
+            "memory_fraction": request.memory_fraction if not request.n else None,
+            "memory_per_node_GB": round(plan.memory_per_node / 1e9, 1),
+            "n": plan.n,
+            "nb": plan.nb,
+            "grid": f"{plan.p}x{plan.q}",
+        },
+        provenance=dict(outcome.provenance),
+        raw=raw,
+    )
     problem = None
     if finished.stopped:
         problem = f"{plan.kind} {finished.stopped}"
@@ -190,7 +264,9 @@ def hpl_runs(outcome, label: str | None, system: str | None, request) -> list:
     if outcome.output:
         lines = split_lines(decode(outcome.output))
         try:
-            parsed = read_hpcc(lines, plan.output_name) if plan.kind == "hpcc" else read_hpl_out(lines, plan.output_name)
+            parsed = (
+                read_hpcc(lines, plan.output_name) if plan.kind == "hpcc" else read_hpl_out(lines, plan.output_name)
+            )
         except ParseError as exc:
             problem = problem or f"its output cannot be read: {exc}"
     elif problem is None:
@@ -199,9 +275,15 @@ def hpl_runs(outcome, label: str | None, system: str | None, request) -> list:
         return [Run(benchmark="hpl", status="failed", status_reason=problem, tool_name=plan.kind, **base)]
     runs = []
     for item in parsed:
-        run = Run(benchmark=item.benchmark, description=item.title, tool_name=item.tool,
-                  tool_version=item.tool_version, notes=item.notes or None,
-                  points=[point_from_parsed(point, None) for point in item.points], **base)
+        run = Run(
+            benchmark=item.benchmark,
+            description=item.title,
+            tool_name=item.tool,
+            tool_version=item.tool_version,
+            notes=item.notes or None,
+            points=[point_from_parsed(point, None) for point in item.points],
+            **base,
+        )
         run.provenance = {**run.provenance, **item.provenance}
         failed = [str(point.size) for point in run.points if point.validation == "Fail"]
         if problem:
@@ -216,6 +298,7 @@ def hpl_runs(outcome, label: str | None, system: str | None, request) -> list:
 
 # -- storage ----------------------------------------------------------------------------------
 
+
 def _parsed(parser_name: str):
     def convert(ctx, param, value):
         if value is None or not isinstance(value, str):
@@ -226,35 +309,100 @@ def _parsed(parser_name: str):
             return getattr(storage, parser_name)(value)
         except ValueError as exc:
             raise click.BadParameter(str(exc), ctx, param) from None
+
     return convert
 
 
 @click.command(name="storage", context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 100})
-@click.option("--dir", "directory", required=True, type=click.Path(file_okay=False, path_type=Path), metavar="PATH",
-              help="Folder on the file system to test. Created (and removed afterwards) if missing; an existing "
-                   "folder must be empty unless --allow-nonempty.")
-@click.option("--size", default="1G", show_default=True, callback=_parsed("parse_bytes"), metavar="S",
-              help="Data written per process count, split among the processes (seed 001: 512G, so 39G each "
-                   "over 13). Binary units: 4k, 1M, 512G.")
-@click.option("--block", default="1M", show_default=True, callback=_parsed("parse_bytes"), metavar="B",
-              help="Block size of the sequential workloads.")
-@click.option("--rand-block", default="4k", show_default=True, callback=_parsed("parse_bytes"), metavar="B",
-              help="Block size of the random workloads (IOPS).")
-@click.option("--procs", default="1,2,4,8,13", show_default=True, callback=_parsed("parse_counts"), metavar="LIST",
-              help="Process (client) counts, each process with its own file.")
-@click.option("--runtime", type=click.FloatRange(min=0, min_open=True), default=30, show_default=True,
-              metavar="SECONDS", help="Duration of each random workload.")
-@click.option("--nodes", metavar="H1,H2", callback=lambda ctx, param, value: tuple(value.split(",")) if value else (),
-              help="Clients on these hosts: one fio per process through the MPI launcher, spread over the hosts; "
-                   "--dir must be a folder every host sees.")
-@click.option("--launcher", default="auto", envvar="COMMSCOPE_LAUNCHER", show_default=True,
-              metavar="auto|mpirun|mpiexec|srun|PATH", help="Launcher for --nodes.")
-@click.option("--allow-nonempty", is_flag=True, help="Write into an existing folder that holds other files "
-                                                     "(they are never touched).")
+@click.option(
+    "--dir",
+    "directory",
+    required=True,
+    type=click.Path(file_okay=False, path_type=Path),
+    metavar="PATH",
+    help="Folder on the file system to test. Created (and removed afterwards) if missing; an existing "
+    "folder must be empty unless --allow-nonempty.",
+)
+@click.option(
+    "--size",
+    default="1G",
+    show_default=True,
+    callback=_parsed("parse_bytes"),
+    metavar="S",
+    help="Data written per process count, split among the processes (seed 001: 512G, so 39G each "
+    "over 13). Binary units: 4k, 1M, 512G.",
+)
+@click.option(
+    "--block",
+    default="1M",
+    show_default=True,
+    callback=_parsed("parse_bytes"),
+    metavar="B",
+    help="Block size of the sequential workloads.",
+)
+@click.option(
+    "--rand-block",
+    default="4k",
+    show_default=True,
+    callback=_parsed("parse_bytes"),
+    metavar="B",
+    help="Block size of the random workloads (IOPS).",
+)
+@click.option(
+    "--procs",
+    default="1,2,4,8,13",
+    show_default=True,
+    callback=_parsed("parse_counts"),
+    metavar="LIST",
+    help="Process (client) counts, each process with its own file.",
+)
+@click.option(
+    "--runtime",
+    type=click.FloatRange(min=0, min_open=True),
+    default=30,
+    show_default=True,
+    metavar="SECONDS",
+    help="Duration of each random workload.",
+)
+@click.option(
+    "--nodes",
+    metavar="H1,H2",
+    callback=lambda ctx, param, value: tuple(value.split(",")) if value else (),
+    help="Clients on these hosts: one fio per process through the MPI launcher, spread over the hosts; "
+    "--dir must be a folder every host sees.",
+)
+@click.option(
+    "--launcher",
+    default="auto",
+    envvar="COMMSCOPE_LAUNCHER",
+    show_default=True,
+    metavar="auto|mpirun|mpiexec|srun|PATH",
+    help="Launcher for --nodes.",
+)
+@click.option(
+    "--allow-nonempty",
+    is_flag=True,
+    help="Write into an existing folder that holds other files (they are never touched).",
+)
 @common_options
 @click.pass_context
-def storage(ctx, directory, size, block, rand_block, procs, runtime, nodes, launcher, allow_nonempty, label, system,
-            timeout, dry_run, db) -> None:
+def storage(
+    ctx,
+    directory,
+    size,
+    block,
+    rand_block,
+    procs,
+    runtime,
+    nodes,
+    launcher,
+    allow_nonempty,
+    label,
+    system,
+    timeout,
+    dry_run,
+    db,
+) -> None:
     """Measure a file system with fio: sequential write and read throughput
     (MB/s) and random write and read IOPS, per process and in total, at each
     process count (seed 001's four tables).
@@ -272,12 +420,23 @@ def storage(ctx, directory, size, block, rand_block, procs, runtime, nodes, laun
     """
     from commscope.execute.storage import StorageRequest, fio_version, run_storage
 
-    request = StorageRequest(directory=directory, size=size, block=block, rand_block=rand_block, procs=procs,
-                             runtime=runtime, nodes=nodes, launcher=launcher, allow_nonempty=allow_nonempty,
-                             timeout=timeout)
+    request = StorageRequest(
+        directory=directory,
+        size=size,
+        block=block,
+        rand_block=rand_block,
+        procs=procs,
+        runtime=runtime,
+        nodes=nodes,
+        launcher=launcher,
+        allow_nonempty=allow_nonempty,
+        timeout=timeout,
+    )
     if dry_run:
-        click.echo(f"# fio in {directory}: {size} bytes per count over {', '.join(map(str, procs))} processes; "
-                   "sequential write/read, random write/read")
+        click.echo(
+            f"# fio in {directory}: {size} bytes per count over {', '.join(map(str, procs))} processes; "
+            "sequential write/read, random write/read"
+        )
         ctx.exit(EXIT_OK)
     from commscope.records.invocation import now
 
@@ -299,8 +458,8 @@ def storage(ctx, directory, size, block, rand_block, procs, runtime, nodes, laun
 
 
 def storage_run(request, results, space, label, system, interrupted: bool, version: str | None, started: str):
-    from commscope.execute.provenance import default_system, job_id
     from commscope.execute.hpl import machine_provenance
+    from commscope.execute.provenance import default_system, job_id
     from commscope.execute.tools import find_program
     from commscope.ingest.importer import point_from_parsed
     from commscope.ingest.parse import ParseError
@@ -317,7 +476,7 @@ def storage_run(request, results, space, label, system, interrupted: bool, versi
                 raw[f"fio-{result.count}-{workload}-{index}.json"] = data
                 text = data.decode(errors="replace")
                 try:
-                    documents.append(json.loads(text[json_start(text):]))
+                    documents.append(json.loads(text[json_start(text) :]))
                 except json.JSONDecodeError as exc:
                     problem = f"fio's JSON for {workload} at {result.count} processes is unreadable: {exc.msg}"
         if result.problem:
@@ -336,42 +495,88 @@ def storage_run(request, results, space, label, system, interrupted: bool, versi
         status, reason = "incomplete", f"interrupted; {len(points)} of {len(request.procs)} counts measured"
     provenance = machine_provenance(find_program("fio", "fio"))
     if space is not None:
-        provenance.update({"directory": str(space.directory), "cache_policy": space.cache_policy,
-                           "space": "; ".join(space.notes)})
-    return Run(benchmark="storage", status=status, status_reason=reason, description=TITLE,
-               flags=[f"--size={request.size}", f"--block={request.block}", f"--rand-block={request.rand_block}",
-                      f"--procs={','.join(map(str, request.procs))}", f"--runtime={request.runtime:g}"],
-               ranks=max(request.procs), nodes=len(request.nodes) or 1, label=label, started_at=started,
-               launcher_argv=results[-1].argv if results else None,
-               ended_at=now(), tool_name="fio", tool_version=version, cpu_model=provenance.get("cpu_model"),
-               job_id=job_id(), system=system or default_system(),
-               options={"axis": "processes", "size": request.size, "block": request.block,
-                        "rand_block": request.rand_block, "runtime_s": request.runtime,
-                        "nodes": list(request.nodes) or None},
-               provenance=provenance, points=points, raw=raw)
+        provenance.update(
+            {"directory": str(space.directory), "cache_policy": space.cache_policy, "space": "; ".join(space.notes)}
+        )
+    return Run(
+        benchmark="storage",
+        status=status,
+        status_reason=reason,
+        description=TITLE,
+        flags=[
+            f"--size={request.size}",
+            f"--block={request.block}",
+            f"--rand-block={request.rand_block}",
+            f"--procs={','.join(map(str, request.procs))}",
+            f"--runtime={request.runtime:g}",
+        ],
+        ranks=max(request.procs),
+        nodes=len(request.nodes) or 1,
+        label=label,
+        started_at=started,
+        launcher_argv=results[-1].argv if results else None,
+        ended_at=now(),
+        tool_name="fio",
+        tool_version=version,
+        cpu_model=provenance.get("cpu_model"),
+        job_id=job_id(),
+        system=system or default_system(),
+        options={
+            "axis": "processes",
+            "size": request.size,
+            "block": request.block,
+            "rand_block": request.rand_block,
+            "runtime_s": request.runtime,
+            "nodes": list(request.nodes) or None,
+        },
+        provenance=provenance,
+        points=points,
+        raw=raw,
+    )
 
 
 # -- overhead ------------------------------------------------------------------------------------
+
 
 class OverheadCommand(click.Command):
     def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
         if "--" in args:
             split = args.index("--")
-            args, ctx.meta["core_flags"] = args[:split], args[split + 1:]
+            args, ctx.meta["core_flags"] = args[:split], args[split + 1 :]
         return super().parse_args(ctx, args)
 
 
-@click.command(name="overhead", cls=OverheadCommand,
-               context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 100})
+@click.command(
+    name="overhead",
+    cls=OverheadCommand,
+    context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 100},
+)
 @click.argument("benchmark")
-@click.option("--wrap", "wrap", required=True, metavar="'CMD ...'",
-              help="The tool to measure, run by every rank around the benchmark: 'valgrind --tool=none', "
-                   "'perf stat -x,', 'strace -f -e trace=none'.")
-@click.option("--repeat", type=click.IntRange(min=1), default=3, show_default=True, metavar="K",
-              help="Plain and wrapped launches, interleaved (plain, wrapped, plain, ...), K of each.")
+@click.option(
+    "--wrap",
+    "wrap",
+    required=True,
+    metavar="'CMD ...'",
+    help="The tool to measure, run by every rank around the benchmark: 'valgrind --tool=none', "
+    "'perf stat -x,', 'strace -f -e trace=none'.",
+)
+@click.option(
+    "--repeat",
+    type=click.IntRange(min=1),
+    default=3,
+    show_default=True,
+    metavar="K",
+    help="Plain and wrapped launches, interleaved (plain, wrapped, plain, ...), K of each.",
+)
 @click.option("--np", type=click.IntRange(min=1), default=2, show_default=True, metavar="N", help="MPI ranks.")
-@click.option("--launcher", default="auto", envvar="COMMSCOPE_LAUNCHER", show_default=True,
-              metavar="auto|mpirun|mpiexec|srun|PATH", help="How to start the ranks (as for `commscope run`).")
+@click.option(
+    "--launcher",
+    default="auto",
+    envvar="COMMSCOPE_LAUNCHER",
+    show_default=True,
+    metavar="auto|mpirun|mpiexec|srun|PATH",
+    help="How to start the ranks (as for `commscope run`).",
+)
 @common_options
 @click.pass_context
 def overhead(ctx, benchmark, wrap, repeat, np, launcher, label, system, timeout, dry_run, db) -> None:
@@ -394,9 +599,18 @@ def overhead(ctx, benchmark, wrap, repeat, np, launcher, label, system, timeout,
     from commscope.output.views import rich_table
 
     wrapper = parse_wrapper(wrap)
-    request = RunRequest(targets=[benchmark], np=np, launcher=launcher, label=label, system=system, repeat=repeat,
-                         timeout=timeout, dry_run=dry_run, extra_flags=ctx.meta.get("core_flags", []),
-                         wrappers=((), wrapper))
+    request = RunRequest(
+        targets=[benchmark],
+        np=np,
+        launcher=launcher,
+        label=label,
+        system=system,
+        repeat=repeat,
+        timeout=timeout,
+        dry_run=dry_run,
+        extra_flags=ctx.meta.get("core_flags", []),
+        wrappers=((), wrapper),
+    )
     code = run_benchmarks(request, db)
     if dry_run or code == EXIT_INTERRUPTED:
         ctx.exit(code)
@@ -406,16 +620,19 @@ def overhead(ctx, benchmark, wrap, repeat, np, launcher, label, system, timeout,
     except UsageError as exc:
         raise CommscopeError(f"no overhead: {exc}") from None
     console = ui.table_console()
-    console.print(f"{benchmark} under {wrap}: slowdown, wrapped / plain time per operation "
-                  f"({rows[0].repeats[0]} plain, {rows[0].repeats[1]} wrapped launches)", markup=False,
-                  highlight=False)
+    console.print(
+        f"{benchmark} under {wrap}: slowdown, wrapped / plain time per operation "
+        f"({rows[0].repeats[0]} plain, {rows[0].repeats[1]} wrapped launches)",
+        markup=False,
+        highlight=False,
+    )
     console.print(rich_table(HEADER, [row.cells() for row in rows]))
     ctx.exit(code)
 
 
 def _last_runs(db: Path):
-    from commscope.store.selection import Selection, select_runs
     from commscope.store.db import Store
+    from commscope.store.selection import Selection, select_runs
 
     with Store(db, create=False) as store:
         return select_runs(store, Selection(last_invocation=True))

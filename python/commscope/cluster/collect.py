@@ -25,8 +25,12 @@ from commscope.records.run import Run
 from commscope.store.db import Store
 
 LOG_TAIL_LINES = 20
-_ENDED_BY = {slurm.CANCELLED: "the job was cancelled", slurm.TIMEOUT: "the job reached its time limit",
-             slurm.FAILED: "the job failed", slurm.UNKNOWN: "the job ended without a word"}
+_ENDED_BY = {
+    slurm.CANCELLED: "the job was cancelled",
+    slurm.TIMEOUT: "the job reached its time limit",
+    slurm.FAILED: "the job failed",
+    slurm.UNKNOWN: "the job ended without a word",
+}
 
 
 @dataclass
@@ -44,13 +48,26 @@ def statuses(store: Store, job_ids: Sequence[str] = ()) -> list[JobStatus]:
     for job in jobs:
         info = infos.get(job["job_id"])
         if info is None:
-            info = folder_info(job) if job["collected_at"] is None else \
-                slurm.JobInfo(job["job_id"], job["state"], job["state"].upper(), reason=job["state_reason"],
-                              node_list=job["node_list"], source="store")
-        if info.source != "store" and (info.state, info.reason, info.node_list) != \
-                (job["state"], job["state_reason"], job["node_list"]):
-            store.update_job(job["id"], state=info.state, state_reason=info.reason,
-                             node_list=info.node_list or job["node_list"])
+            info = (
+                folder_info(job)
+                if job["collected_at"] is None
+                else slurm.JobInfo(
+                    job["job_id"],
+                    job["state"],
+                    job["state"].upper(),
+                    reason=job["state_reason"],
+                    node_list=job["node_list"],
+                    source="store",
+                )
+            )
+        if info.source != "store" and (info.state, info.reason, info.node_list) != (
+            job["state"],
+            job["state_reason"],
+            job["node_list"],
+        ):
+            store.update_job(
+                job["id"], state=info.state, state_reason=info.reason, node_list=info.node_list or job["node_list"]
+            )
         found.append(JobStatus(job, info))
     return found
 
@@ -66,12 +83,24 @@ def log_tail(folder: Path, job_id: str, lines: int = LOG_TAIL_LINES) -> tuple[li
 
 
 def slurm_provenance(job: dict, info: slurm.JobInfo) -> dict:
-    return {key: value for key, value in {
-        "job_id": job["job_id"], "cluster": info.cluster or job["cluster"],
-        "partition": info.partition or job["partition"], "node_list": info.node_list or job["node_list"],
-        "state": info.slurm_state, "exit_code": info.exit_code, "reason": info.reason,
-        "account": info.account, "nodes": job["nodes"], "ntasks_per_node": job["ntasks_per_node"],
-        "folder": job["folder"], "state_source": info.source}.items() if value is not None}
+    return {
+        key: value
+        for key, value in {
+            "job_id": job["job_id"],
+            "cluster": info.cluster or job["cluster"],
+            "partition": info.partition or job["partition"],
+            "node_list": info.node_list or job["node_list"],
+            "state": info.slurm_state,
+            "exit_code": info.exit_code,
+            "reason": info.reason,
+            "account": info.account,
+            "nodes": job["nodes"],
+            "ntasks_per_node": job["ntasks_per_node"],
+            "folder": job["folder"],
+            "state_source": info.source,
+        }.items()
+        if value is not None
+    }
 
 
 def runs_of(job: dict, info: slurm.JobInfo) -> list[Run]:
@@ -98,10 +127,17 @@ def runs_of(job: dict, info: slurm.JobInfo) -> list[Run]:
     if not runs:
         # The job ended before its first benchmark started (a module that does not load,
         # commscope not found on the nodes...): one failed run keeps the reason and the log.
-        reason = f"job {job['job_id']} ended ({info.slurm_state}, exit code {info.exit_code or '?'}) before " \
-                 "any benchmark started"
-        run = Run(benchmark=" ".join(Path(target).stem for target in job["targets"]), status="failed",
-                  status_reason=reason, label=job["label"], system=info.cluster or job["cluster"])
+        reason = (
+            f"job {job['job_id']} ended ({info.slurm_state}, exit code {info.exit_code or '?'}) before "
+            "any benchmark started"
+        )
+        run = Run(
+            benchmark=" ".join(Path(target).stem for target in job["targets"]),
+            status="failed",
+            status_reason=reason,
+            label=job["label"],
+            system=info.cluster or job["cluster"],
+        )
         _add_job_context(run, job, provenance, tail, log)
         runs.append(run)
     return runs

@@ -67,11 +67,19 @@ def config_path(environ=os.environ) -> Path:
 def _model():
     from pydantic import ConfigDict, create_model
 
-    kinds = {"exclusive": (bool | None, None), "start_timeout": (float | None, None),
-             "modules": (list[str], []), "sbatch": (list[str], []), "setup": (list[str], []),
-             "env": (dict[str, str], {})}
-    return create_model("SiteConfig", __config__=ConfigDict(extra="forbid", strict=False),
-                        **{key: kinds.get(key, (str | None, None)) for key in KEYS})
+    kinds = {
+        "exclusive": (bool | None, None),
+        "start_timeout": (float | None, None),
+        "modules": (list[str], []),
+        "sbatch": (list[str], []),
+        "setup": (list[str], []),
+        "env": (dict[str, str], {}),
+    }
+    return create_model(
+        "SiteConfig",
+        __config__=ConfigDict(extra="forbid", strict=False),
+        **{key: kinds.get(key, (str | None, None)) for key in KEYS},
+    )
 
 
 def load(path: Path | None = None) -> SiteConfig:
@@ -103,8 +111,7 @@ def load(path: Path | None = None) -> SiteConfig:
     except ValidationError as exc:
         error = exc.errors()[0]
         key = ".".join(str(part) for part in error["loc"])
-        message = f"unknown key; known keys: {', '.join(KEYS)}" if error["type"] == "extra_forbidden" \
-            else error["msg"]
+        message = f"unknown key; known keys: {', '.join(KEYS)}" if error["type"] == "extra_forbidden" else error["msg"]
         raise UsageError(f"{path}:{line_of(root, error['loc'])}: {key}: {message}") from exc
     return SiteConfig(**checked.model_dump())
 

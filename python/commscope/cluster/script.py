@@ -77,10 +77,22 @@ class JobRequest:
 
     def run_command(self) -> list[str]:
         """The `commscope run` command line the job runs."""
-        argv = [*self.commscope, "run", *self.targets, "--no-store", "--output-dir", str(self.runs_dir),
-                "--launcher", self.launcher]
-        for flag, value in (("--transport", self.transport), ("--label", self.label), ("--np", self.np),
-                            ("--timeout", self.timeout)):
+        argv = [
+            *self.commscope,
+            "run",
+            *self.targets,
+            "--no-store",
+            "--output-dir",
+            str(self.runs_dir),
+            "--launcher",
+            self.launcher,
+        ]
+        for flag, value in (
+            ("--transport", self.transport),
+            ("--label", self.label),
+            ("--np", self.np),
+            ("--timeout", self.timeout),
+        ):
             if value is not None:
                 argv += [flag, f"{value:g}" if isinstance(value, float) else str(value)]
         if self.repeat > 1:
@@ -90,8 +102,9 @@ class JobRequest:
         return argv
 
 
-def shape(entries: Sequence[Entry], placement: str | None, nodes: int | None,
-          ntasks_per_node: int | None) -> tuple[int, int]:
+def shape(
+    entries: Sequence[Entry], placement: str | None, nodes: int | None, ntasks_per_node: int | None
+) -> tuple[int, int]:
     """(nodes, tasks per node) of the allocation: the flags where given, else the
     --placement preset, else what the suite's entries need: every rank of an intra-node
     entry on one node, inter-node pairs on two nodes."""
@@ -111,22 +124,27 @@ def shape(entries: Sequence[Entry], placement: str | None, nodes: int | None,
 
 def check_directive(flag: str, value: str | None) -> None:
     if value is not None and not _DIRECTIVE_VALUE.fullmatch(value):
-        raise UsageError(f"{flag} {value!r}: an #SBATCH value must be one word without spaces, quotes, "
-                         "backslashes or line breaks")
+        raise UsageError(
+            f"{flag} {value!r}: an #SBATCH value must be one word without spaces, quotes, backslashes or line breaks"
+        )
 
 
 def check_env(pairs: Sequence[tuple[str, str]]) -> None:
     for name, _ in pairs:
         if not _ENV_NAME.fullmatch(name):
-            raise UsageError(f"--env {name!r}: a variable name is letters, digits and _ (not starting "
-                             "with a digit)")
+            raise UsageError(f"--env {name!r}: a variable name is letters, digits and _ (not starting with a digit)")
 
 
 def check(request: JobRequest) -> None:
     """Refuse what could change the script's meaning, naming the flag and value."""
-    for flag, value in (("--partition", request.partition), ("--account", request.account),
-                        ("--qos", request.qos), ("--time", request.time), ("--constraint", request.constraint),
-                        ("--output-dir", str(request.folder))):
+    for flag, value in (
+        ("--partition", request.partition),
+        ("--account", request.account),
+        ("--qos", request.qos),
+        ("--time", request.time),
+        ("--constraint", request.constraint),
+        ("--output-dir", str(request.folder)),
+    ):
         check_directive(flag, value)
     for line in request.sbatch_lines:
         if "\n" in line or "\r" in line:
@@ -146,9 +164,14 @@ def job_name(targets: Sequence[str]) -> str:
 def _environment():
     import jinja2
 
-    env = jinja2.Environment(loader=jinja2.PackageLoader("commscope.cluster", "templates"),
-                             undefined=jinja2.StrictUndefined, trim_blocks=True, lstrip_blocks=True,
-                             keep_trailing_newline=True, autoescape=False)
+    env = jinja2.Environment(
+        loader=jinja2.PackageLoader("commscope.cluster", "templates"),
+        undefined=jinja2.StrictUndefined,
+        trim_blocks=True,
+        lstrip_blocks=True,
+        keep_trailing_newline=True,
+        autoescape=False,
+    )
     env.filters["q"] = lambda value: shlex.quote(str(value))
     env.filters["qjoin"] = lambda values: shlex.join(str(value) for value in values)
     return env
@@ -157,16 +180,38 @@ def _environment():
 def render(request: JobRequest) -> str:
     """The job script. Raises UsageError for a value that cannot go into it safely."""
     check(request)
-    directives = [f"--{name}={value}" for name, value in (
-        ("partition", request.partition), ("account", request.account), ("qos", request.qos),
-        ("time", request.time), ("constraint", request.constraint)) if value]
+    directives = [
+        f"--{name}={value}"
+        for name, value in (
+            ("partition", request.partition),
+            ("account", request.account),
+            ("qos", request.qos),
+            ("time", request.time),
+            ("constraint", request.constraint),
+        )
+        if value
+    ]
     if request.exclusive:
         directives.append("--exclusive")
-    description = f"{' '.join(request.targets) or 'quick'} on {request.nodes} node(s) x " \
-                  f"{request.ntasks_per_node} task(s)"
-    return _environment().get_template(TEMPLATE).render(
-        description=" ".join(description.split()), version=__version__, submitted_at=request.submitted_at,
-        job_name=job_name(request.targets), nodes=request.nodes, ntasks_per_node=request.ntasks_per_node,
-        folder=str(request.folder), directives=directives, sbatch_lines=list(request.sbatch_lines),
-        setup=list(request.setup), modules=list(request.modules), env=list(request.env),
-        command=request.run_command())
+    description = (
+        f"{' '.join(request.targets) or 'quick'} on {request.nodes} node(s) x {request.ntasks_per_node} task(s)"
+    )
+    return (
+        _environment()
+        .get_template(TEMPLATE)
+        .render(
+            description=" ".join(description.split()),
+            version=__version__,
+            submitted_at=request.submitted_at,
+            job_name=job_name(request.targets),
+            nodes=request.nodes,
+            ntasks_per_node=request.ntasks_per_node,
+            folder=str(request.folder),
+            directives=directives,
+            sbatch_lines=list(request.sbatch_lines),
+            setup=list(request.setup),
+            modules=list(request.modules),
+            env=list(request.env),
+            command=request.run_command(),
+        )
+    )

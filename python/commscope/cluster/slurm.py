@@ -25,16 +25,39 @@ COMMAND_TIMEOUT = 60.0
 
 # Slurm's job states (JobState, squeue %T, sacct State) as commscope reports them.
 PENDING, RUNNING, COMPLETED, FAILED, CANCELLED, TIMEOUT, UNKNOWN = (
-    "pending", "running", "completed", "failed", "cancelled", "timeout", "unknown")
+    "pending",
+    "running",
+    "completed",
+    "failed",
+    "cancelled",
+    "timeout",
+    "unknown",
+)
 _STATES = {
-    "PENDING": PENDING, "REQUEUED": PENDING, "REQUEUE_HOLD": PENDING, "REQUEUE_FED": PENDING,
-    "RESV_DEL_HOLD": PENDING, "SPECIAL_EXIT": PENDING,
-    "CONFIGURING": RUNNING, "RUNNING": RUNNING, "COMPLETING": RUNNING, "SUSPENDED": RUNNING,
-    "STOPPED": RUNNING, "RESIZING": RUNNING, "SIGNALING": RUNNING, "STAGE_OUT": RUNNING,
+    "PENDING": PENDING,
+    "REQUEUED": PENDING,
+    "REQUEUE_HOLD": PENDING,
+    "REQUEUE_FED": PENDING,
+    "RESV_DEL_HOLD": PENDING,
+    "SPECIAL_EXIT": PENDING,
+    "CONFIGURING": RUNNING,
+    "RUNNING": RUNNING,
+    "COMPLETING": RUNNING,
+    "SUSPENDED": RUNNING,
+    "STOPPED": RUNNING,
+    "RESIZING": RUNNING,
+    "SIGNALING": RUNNING,
+    "STAGE_OUT": RUNNING,
     "COMPLETED": COMPLETED,
-    "FAILED": FAILED, "NODE_FAIL": FAILED, "BOOT_FAIL": FAILED, "OUT_OF_MEMORY": FAILED,
-    "CANCELLED": CANCELLED, "PREEMPTED": CANCELLED, "REVOKED": CANCELLED,
-    "TIMEOUT": TIMEOUT, "DEADLINE": TIMEOUT,
+    "FAILED": FAILED,
+    "NODE_FAIL": FAILED,
+    "BOOT_FAIL": FAILED,
+    "OUT_OF_MEMORY": FAILED,
+    "CANCELLED": CANCELLED,
+    "PREEMPTED": CANCELLED,
+    "REVOKED": CANCELLED,
+    "TIMEOUT": TIMEOUT,
+    "DEADLINE": TIMEOUT,
 }
 FINISHED = (COMPLETED, FAILED, CANCELLED, TIMEOUT)
 
@@ -89,11 +112,19 @@ def _none(value: str | None) -> str | None:
 
 
 def info_from_scontrol(fields: dict[str, str]) -> JobInfo:
-    return JobInfo(job_id=fields["JobId"], state=job_state(fields.get("JobState", "")),
-                   slurm_state=fields.get("JobState", ""), reason=_none(fields.get("Reason")),
-                   exit_code=_none(fields.get("ExitCode")), node_list=_none(fields.get("NodeList")),
-                   partition=_none(fields.get("Partition")), cluster=_none(fields.get("ClusterName")),
-                   account=_none(fields.get("Account")), source="scontrol", fields=fields)
+    return JobInfo(
+        job_id=fields["JobId"],
+        state=job_state(fields.get("JobState", "")),
+        slurm_state=fields.get("JobState", ""),
+        reason=_none(fields.get("Reason")),
+        exit_code=_none(fields.get("ExitCode")),
+        node_list=_none(fields.get("NodeList")),
+        partition=_none(fields.get("Partition")),
+        cluster=_none(fields.get("ClusterName")),
+        account=_none(fields.get("Account")),
+        source="scontrol",
+        fields=fields,
+    )
 
 
 _SACCT_FIELDS = ("JobID", "State", "ExitCode", "NodeList", "Partition", "Cluster", "Account", "Reason")
@@ -108,32 +139,46 @@ def parse_sacct(text: str) -> dict[str, JobInfo]:
             continue
         row = dict(zip(_SACCT_FIELDS, values))
         jobs[row["JobID"]] = JobInfo(
-            job_id=row["JobID"], state=job_state(row["State"]), slurm_state=row["State"],
-            reason=_none(row["Reason"]), exit_code=_none(row["ExitCode"]), node_list=_none(row["NodeList"]),
-            partition=_none(row["Partition"]), cluster=_none(row["Cluster"]), account=_none(row["Account"]),
-            source="sacct", fields=row)
+            job_id=row["JobID"],
+            state=job_state(row["State"]),
+            slurm_state=row["State"],
+            reason=_none(row["Reason"]),
+            exit_code=_none(row["ExitCode"]),
+            node_list=_none(row["NodeList"]),
+            partition=_none(row["Partition"]),
+            cluster=_none(row["Cluster"]),
+            account=_none(row["Account"]),
+            source="sacct",
+            fields=row,
+        )
     return jobs
 
 
 def _command(name: str) -> str:
     program = shutil.which(name)
     if program is None:
-        raise CommscopeError(f"no {name} on PATH: commscope submits and follows jobs with Slurm's commands "
-                             f"(Debian package slurm-client); run it where they are installed, such as a "
-                             "login node")
+        raise CommscopeError(
+            f"no {name} on PATH: commscope submits and follows jobs with Slurm's commands "
+            f"(Debian package slurm-client); run it where they are installed, such as a "
+            "login node"
+        )
     return program
 
 
-def run_slurm(argv: list[str], timeout: float = COMMAND_TIMEOUT,
-              cwd: Path | None = None) -> subprocess.CompletedProcess:
+def run_slurm(
+    argv: list[str], timeout: float = COMMAND_TIMEOUT, cwd: Path | None = None
+) -> subprocess.CompletedProcess:
     """Run a Slurm command; a missing command or one that hangs is a CommscopeError."""
     program = _command(argv[0])
     try:
-        return subprocess.run([program, *argv[1:]], capture_output=True, text=True, timeout=timeout,
-                              stdin=subprocess.DEVNULL, cwd=cwd)
+        return subprocess.run(
+            [program, *argv[1:]], capture_output=True, text=True, timeout=timeout, stdin=subprocess.DEVNULL, cwd=cwd
+        )
     except subprocess.TimeoutExpired:
-        raise CommscopeError(f"`{' '.join(argv[:3])}` did not answer within {timeout:g} s: is the Slurm "
-                             "controller (slurmctld) up and reachable?") from None
+        raise CommscopeError(
+            f"`{' '.join(argv[:3])}` did not answer within {timeout:g} s: is the Slurm "
+            "controller (slurmctld) up and reachable?"
+        ) from None
     except OSError as exc:
         raise CommscopeError(f"cannot run {program}: {exc.strerror}") from exc
 
@@ -144,8 +189,11 @@ def _slurm_message(done: subprocess.CompletedProcess) -> str:
 
 
 def _controller_down(message: str) -> bool:
-    return "Unable to contact slurm controller" in message or "Socket timed out" in message \
+    return (
+        "Unable to contact slurm controller" in message
+        or "Socket timed out" in message
         or "Connection refused" in message
+    )
 
 
 def sbatch(script: Path, extra: Iterable[str] = (), cwd: Path | None = None) -> tuple[str, str | None]:
@@ -174,8 +222,10 @@ def scontrol_jobs(job_ids: Iterable[str]) -> dict[str, JobInfo]:
             if "Invalid job id" in message:
                 continue  # finished longer ago than MinJobAge: ask sacct
             if _controller_down(message):
-                raise CommscopeError(f"the Slurm controller does not answer, so the state of job {job_id} is "
-                                     f"not known; nothing was changed ({message})")
+                raise CommscopeError(
+                    f"the Slurm controller does not answer, so the state of job {job_id} is "
+                    f"not known; nothing was changed ({message})"
+                )
             raise CommscopeError(f"scontrol cannot tell the state of job {job_id}: {message}")
         for key, fields in parse_scontrol_jobs(done.stdout).items():
             found[key] = info_from_scontrol(fields)

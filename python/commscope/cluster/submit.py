@@ -16,7 +16,7 @@ import platformdirs
 from commscope import ui
 from commscope.cluster import slurm
 from commscope.cluster.config import SiteConfig
-from commscope.cluster.script import JobRequest, check_env, render, shape
+from commscope.cluster.script import JobRequest, check_env, shape
 from commscope.errors import UsageError
 from commscope.records.invocation import invocation, now
 from commscope.records.suite import Entry, expand, suite_path
@@ -95,8 +95,9 @@ def _env_pairs(values: Sequence[str], where: str) -> list[tuple[str, str]]:
 def job_folder(options: SubmitOptions, config: SiteConfig, names: Sequence[str]) -> Path:
     """A new, unique folder for the job: --output-dir, else jobs_dir of the configuration,
     else jobs/ in the user's data folder (beside the result database)."""
-    base = options.output_dir or (Path(config.jobs_dir).expanduser() if config.jobs_dir else
-                                  platformdirs.user_data_path("commscope") / "jobs")
+    base = options.output_dir or (
+        Path(config.jobs_dir).expanduser() if config.jobs_dir else platformdirs.user_data_path("commscope") / "jobs"
+    )
     stamp = datetime.now(timezone.utc).strftime("%Y%m%d-%H%M%S")
     first = Path(names[0]).stem if names else "quick"
     slug = "".join(char if char.isalnum() or char in "-_." else "_" for char in first)[:30]
@@ -107,20 +108,37 @@ def build_request(options: SubmitOptions, config: SiteConfig) -> JobRequest:
     """The job from the command line over the configuration over the defaults."""
     names, entries = entries_of(options.targets, options.suite_files)
     nodes, tasks = shape(entries, options.placement, options.nodes, options.ntasks_per_node)
-    env = [*_env_pairs([f"{k}={v}" for k, v in config.env.items()], "env of the configuration"),
-           *_env_pairs(options.env, "--env")]
+    env = [
+        *_env_pairs([f"{k}={v}" for k, v in config.env.items()], "env of the configuration"),
+        *_env_pairs(options.env, "--env"),
+    ]
     commscope = shlex.split(config.commscope) if config.commscope else [sys.executable, "-m", "commscope"]
     exclusive = options.exclusive if options.exclusive is not None else bool(config.exclusive)
     return JobRequest(
-        targets=names, folder=job_folder(options, config, names), nodes=nodes, ntasks_per_node=tasks,
-        partition=options.partition or config.partition, account=options.account or config.account,
-        qos=options.qos or config.qos, time=options.time or config.time,
-        constraint=options.constraint or config.constraint, exclusive=exclusive,
-        modules=[*config.modules, *options.modules], env=env, sbatch_lines=config.sbatch, setup=config.setup,
+        targets=names,
+        folder=job_folder(options, config, names),
+        nodes=nodes,
+        ntasks_per_node=tasks,
+        partition=options.partition or config.partition,
+        account=options.account or config.account,
+        qos=options.qos or config.qos,
+        time=options.time or config.time,
+        constraint=options.constraint or config.constraint,
+        exclusive=exclusive,
+        modules=[*config.modules, *options.modules],
+        env=env,
+        sbatch_lines=config.sbatch,
+        setup=config.setup,
         launcher=options.launcher or config.launcher or "auto",
-        transport=options.transport or config.transport, label=options.label, np=options.np,
-        repeat=options.repeat, timeout=options.timeout, core_flags=options.core_flags, commscope=commscope,
-        submitted_at=now())
+        transport=options.transport or config.transport,
+        label=options.label,
+        np=options.np,
+        repeat=options.repeat,
+        timeout=options.timeout,
+        core_flags=options.core_flags,
+        commscope=commscope,
+        submitted_at=now(),
+    )
 
 
 def submit(request: JobRequest, script: str, db: Path, argv: Sequence[str]) -> dict:
@@ -137,10 +155,19 @@ def submit(request: JobRequest, script: str, db: Path, argv: Sequence[str]) -> d
     except BaseException:
         _remove_unsubmitted(request.folder)
         raise
-    job = {"job_id": job_id, "cluster": cluster or slurm.cluster_name(), "submitted_at": request.submitted_at,
-           "label": request.label, "targets": list(request.targets), "nodes": request.nodes,
-           "ntasks_per_node": request.ntasks_per_node, "partition": request.partition,
-           "folder": str(request.folder), "script": script, "state": slurm.PENDING}
+    job = {
+        "job_id": job_id,
+        "cluster": cluster or slurm.cluster_name(),
+        "submitted_at": request.submitted_at,
+        "label": request.label,
+        "targets": list(request.targets),
+        "nodes": request.nodes,
+        "ntasks_per_node": request.ntasks_per_node,
+        "partition": request.partition,
+        "folder": str(request.folder),
+        "script": script,
+        "state": slurm.PENDING,
+    }
     with Store(db) as store:
         job["invocation_id"] = store.add_invocation(invocation("submit", argv))
         job["id"] = store.add_job(job)
@@ -172,9 +199,11 @@ def wait_for(job: dict, start_timeout: float, sleep=time.sleep) -> slurm.JobInfo
             ui.note(f"job {job_id} runs on {info.node_list}")
         if not started and time.monotonic() - begin > start_timeout:
             why = f" (Slurm's reason: {info.reason})" if info.reason else ""
-            raise UsageError(f"job {job_id} did not start within {start_timeout:g} s{why}; it is left "
-                             f"queued: see `commscope status {job_id}`, store it later with `commscope collect "
-                             f"{job_id}`, or cancel it with `scancel {job_id}`")
+            raise UsageError(
+                f"job {job_id} did not start within {start_timeout:g} s{why}; it is left "
+                f"queued: see `commscope status {job_id}`, store it later with `commscope collect "
+                f"{job_id}`, or cancel it with `scancel {job_id}`"
+            )
         sleep(POLL_INTERVALS[min(poll, len(POLL_INTERVALS) - 1)])
     raise AssertionError("unreachable")
 
@@ -187,6 +216,10 @@ def folder_info(job: dict) -> slurm.JobInfo:
         code = status_file.read_text().strip()
         state = slurm.COMPLETED if code == "0" else slurm.FAILED
         return slurm.JobInfo(job["job_id"], state, state.upper(), exit_code=f"{code}:0", source="folder")
-    return slurm.JobInfo(job["job_id"], slurm.UNKNOWN, "UNKNOWN",
-                         reason="Slurm no longer knows the job and it left no exit status", source="folder")
-
+    return slurm.JobInfo(
+        job["job_id"],
+        slurm.UNKNOWN,
+        "UNKNOWN",
+        reason="Slurm no longer knows the job and it left no exit status",
+        source="folder",
+    )

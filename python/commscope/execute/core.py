@@ -5,8 +5,8 @@ from __future__ import annotations
 import contextlib
 import os
 import re
-import signal
 import shutil
+import signal
 import subprocess
 import sysconfig
 from collections.abc import Mapping
@@ -82,8 +82,9 @@ def compat_dir(core: Path) -> Path | None:
 def core_version(core: Path) -> str:
     """What `commscope-bench --version` prints: its version, commit and MPI library."""
     try:
-        done = subprocess.run([str(core), "--version"], capture_output=True, text=True, timeout=60,
-                              stdin=subprocess.DEVNULL)
+        done = subprocess.run(
+            [str(core), "--version"], capture_output=True, text=True, timeout=60, stdin=subprocess.DEVNULL
+        )
     except (OSError, subprocess.TimeoutExpired) as exc:
         raise CommscopeError(f"cannot run {core} --version: {exc}") from exc
     if done.returncode != 0:
@@ -106,8 +107,14 @@ def list_benchmarks(core: Path, timeout: float | None = None) -> dict[str, str]:
     reading that would hang too."""
     limit = min(max(timeout or PROBE_MAX_S, PROBE_MIN_S), PROBE_MAX_S)
     try:
-        process = subprocess.Popen([str(core), "--list"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
-                                   stdin=subprocess.DEVNULL, start_new_session=True)
+        process = subprocess.Popen(
+            [str(core), "--list"],
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+            stdin=subprocess.DEVNULL,
+            start_new_session=True,
+        )
     except OSError as exc:
         raise CommscopeError(f"cannot run {core} --list: {exc.strerror or exc}") from exc
     try:
@@ -118,8 +125,10 @@ def list_benchmarks(core: Path, timeout: float | None = None) -> dict[str, str]:
         process.wait()
         process.stdout.close()
         process.stderr.close()
-        raise CommscopeError(f"{core} --list did not answer within {limit:g} s, so nothing was run: is the "
-                             "core hanging at start-up (its MPI library, a file system)?") from None
+        raise CommscopeError(
+            f"{core} --list did not answer within {limit:g} s, so nothing was run: is the "
+            "core hanging at start-up (its MPI library, a file system)?"
+        ) from None
     done = subprocess.CompletedProcess(process.args, process.returncode, stdout, stderr)
     if done.returncode != 0:
         detail = done.stderr.strip().splitlines()[-1:] or [f"exit status {done.returncode}"]
@@ -133,11 +142,10 @@ def list_benchmarks(core: Path, timeout: float | None = None) -> dict[str, str]:
 
 
 def core_mpi_flavour(core: Path) -> str | None:
-    """"openmpi" or "mpich" from the libraries the core links against; None if unknown
+    """ "openmpi" or "mpich" from the libraries the core links against; None if unknown
     (static build, no ldd, or a script standing in for the core)."""
     try:
-        done = subprocess.run(["ldd", str(core)], capture_output=True, text=True, timeout=30,
-                              stdin=subprocess.DEVNULL)
+        done = subprocess.run(["ldd", str(core)], capture_output=True, text=True, timeout=30, stdin=subprocess.DEVNULL)
     except (OSError, subprocess.TimeoutExpired):
         return None
     for pattern, flavour in _MPI_LIBRARIES:

@@ -30,9 +30,11 @@ def cpu_topology(root: Path = SYS_CPU) -> dict[int, Cpu]:
         number = int(folder.name[3:])
         caches = sorted(folder.glob("cache/index[0-9]*"), key=lambda p: int(p.name[5:]))
         l3 = _read((folder / "cache" / "index3" / "shared_cpu_list")) or (
-            _read(caches[-1] / "shared_cpu_list") if caches else "")
-        cpus[number] = Cpu(_read(folder / "topology" / "physical_package_id"),
-                           _read(folder / "topology" / "core_id"), l3)
+            _read(caches[-1] / "shared_cpu_list") if caches else ""
+        )
+        cpus[number] = Cpu(
+            _read(folder / "topology" / "physical_package_id"), _read(folder / "topology" / "core_id"), l3
+        )
     return cpus
 
 

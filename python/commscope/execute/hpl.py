@@ -22,18 +22,27 @@ from commscope import ui
 from commscope.errors import UsageError
 from commscope.execute.core import MPICH, OPENMPI, core_mpi_flavour
 from commscope.execute.launchers import LaunchSpec, hostfile_nodes, resolve_launcher
-from commscope.execute.tools import (Finished, cpu_model, debian_package_of, find_program, memory_bytes,
-                                     run_program, shared_libraries)
+from commscope.execute.tools import (
+    Finished,
+    cpu_model,
+    debian_package_of,
+    find_program,
+    memory_bytes,
+    run_program,
+    shared_libraries,
+)
 from commscope.records.invocation import now
 
 HPCC_PACKAGE = "hpcc"
 DEFAULT_MEMORY_FRACTION = 0.8
 DEFAULT_NB = 192
 #: Beyond hpcc's 31 HPL lines: PTRANS sizes and blocks (none extra).
-_HPCC_EXTRA = ["0                      Number of additional problem sizes for PTRANS",
-               "1200 10000 30000       values of N",
-               "0                      number of additional blocking sizes for PTRANS",
-               "40 9 8 13 13 20 16 32 64   values of NB"]
+_HPCC_EXTRA = [
+    "0                      Number of additional problem sizes for PTRANS",
+    "1200 10000 30000       values of N",
+    "0                      number of additional blocking sizes for PTRANS",
+    "40 9 8 13 13 20 16 32 64   values of NB",
+]
 _BLAS_NAMES = ("libblas", "libopenblas", "libblis", "libmkl", "libatlas", "libflexiblas", "libsci")
 
 
@@ -99,8 +108,10 @@ def problem_size(memory: int, fraction: float, nb: int) -> int:
     """N = sqrt(F * memory / 8) rounded down to a multiple of NB (the matrix is N x N doubles)."""
     n = int(math.sqrt(fraction * memory / 8)) // nb * nb
     if n < nb:
-        raise UsageError(f"--memory-fraction {fraction:g} of {memory / 2**30:.1f} GiB gives a matrix smaller "
-                         f"than one block (NB={nb}); give a larger fraction or a smaller --nb")
+        raise UsageError(
+            f"--memory-fraction {fraction:g} of {memory / 2**30:.1f} GiB gives a matrix smaller "
+            f"than one block (NB={nb}); give a larger fraction or a smaller --nb"
+        )
     return n
 
 
@@ -172,15 +183,35 @@ def plan_hpl(request: HplRequest) -> HplPlan:
     flavour = core_mpi_flavour(program)
     launcher = resolve_launcher(request.launcher, flavour)
     if flavour and launcher.flavour in (OPENMPI, MPICH) and launcher.flavour != flavour:
-        ui.warn(f"{program} is linked with {flavour} but {launcher.program} is {launcher.summary}; "
-                "its ranks will probably not find each other")
-    spec = LaunchSpec(np=request.np, hosts=tuple(request.hosts), hostfile=request.hostfile,
-                      local_cores=len(os.sched_getaffinity(0)), known_nodes=nodes if nodes > 1 else None,
-                      core_flavour=flavour, as_root=os.geteuid() == 0)
+        ui.warn(
+            f"{program} is linked with {flavour} but {launcher.program} is {launcher.summary}; "
+            "its ranks will probably not find each other"
+        )
+    spec = LaunchSpec(
+        np=request.np,
+        hosts=tuple(request.hosts),
+        hostfile=request.hostfile,
+        local_cores=len(os.sched_getaffinity(0)),
+        known_nodes=nodes if nodes > 1 else None,
+        core_flavour=flavour,
+        as_root=os.geteuid() == 0,
+    )
     command = launcher.command(spec, [str(program)])
     name = "hpccinf.txt" if kind == "hpcc" else "HPL.dat"
-    return HplPlan(program, kind, n, request.nb, p, q, nodes, memory, command.argv, command.env, name,
-                   input_text(n, request.nb, p, q, kind))
+    return HplPlan(
+        program,
+        kind,
+        n,
+        request.nb,
+        p,
+        q,
+        nodes,
+        memory,
+        command.argv,
+        command.env,
+        name,
+        input_text(n, request.nb, p, q, kind),
+    )
 
 
 def blas_provenance(program: Path) -> dict[str, str]:
@@ -217,9 +248,15 @@ def mpi_of(program: Path) -> dict[str, str]:
 
 
 def machine_provenance(program: Path) -> dict:
-    return {"cpu_model": cpu_model(), "cores": os.cpu_count(), "memory_bytes": memory_bytes(),
-            "program": str(program), "program_package": debian_package_of(str(program)),
-            **blas_provenance(program), **mpi_of(program)}
+    return {
+        "cpu_model": cpu_model(),
+        "cores": os.cpu_count(),
+        "memory_bytes": memory_bytes(),
+        "program": str(program),
+        "program_package": debian_package_of(str(program)),
+        **blas_provenance(program),
+        **mpi_of(program),
+    }
 
 
 def run_hpl(plan: HplPlan, timeout: float | None) -> HplOutcome:
@@ -236,8 +273,9 @@ def run_hpl(plan: HplPlan, timeout: float | None) -> HplOutcome:
 
 def launcher_version(program: str) -> str | None:
     try:
-        done = subprocess.run([program, "--version"], capture_output=True, text=True, timeout=20,
-                              stdin=subprocess.DEVNULL)
+        done = subprocess.run(
+            [program, "--version"], capture_output=True, text=True, timeout=20, stdin=subprocess.DEVNULL
+        )
     except (OSError, subprocess.TimeoutExpired):
         return None
     return (done.stdout.strip().splitlines() or [None])[0]

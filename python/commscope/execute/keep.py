@@ -34,9 +34,11 @@ def store_or_keep(store: Store, run: Run, invocation_id: int, invocation: dict) 
         except OSError as exc:
             ui.warn(f"cannot keep the results in {folder}: {exc.strerror or exc}")
             continue
-        ui.note(f"{run.benchmark}: the {len(run.points)} sizes it measured are kept in {jsonl} "
-                f"(with its .stdout, .stderr and .run.json); store them later with\n"
-                f"  commscope import {jsonl}")
+        ui.note(
+            f"{run.benchmark}: the {len(run.points)} sizes it measured are kept in {jsonl} "
+            f"(with its .stdout, .stderr and .run.json); store them later with\n"
+            f"  commscope import {jsonl}"
+        )
         break
     else:
         ui.error(f"{run.benchmark}: its results could not be kept anywhere and are lost")

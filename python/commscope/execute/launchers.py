@@ -23,8 +23,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import ClassVar
 
-from commscope.execute.core import MPICH, OPENMPI
 from commscope.errors import CommscopeError, UsageError
+from commscope.execute.core import MPICH, OPENMPI
 
 SLURM = "slurm"
 PLACEMENTS = ("intra-node", "inter-node", "any")
@@ -272,24 +272,37 @@ _FLAVOUR_LAUNCHER = {cls.flavour: cls for cls in LAUNCHERS.values()}
 # A program's name often says what it is (Debian's alternatives); otherwise its
 # --version output does. Open MPI 4 prints "mpirun (OpenRTE) 4.1.4", Open MPI 5
 # "mpirun (Open MPI) 5.0.x", MPICH "HYDRA build details".
-_NAME_HINTS = ((".openmpi", OPENMPI), ("orterun", OPENMPI), ("prterun", OPENMPI),
-               (".mpich", MPICH), (".hydra", MPICH), ("srun", SLURM))
-_VERSION_HINTS = (("Open MPI", OPENMPI), ("OpenRTE", OPENMPI), ("open-mpi.org", OPENMPI),
-                  ("HYDRA", MPICH), ("MPICH", MPICH), ("Intel(R) MPI", MPICH),
-                  ("slurm", SLURM))
+_NAME_HINTS = (
+    (".openmpi", OPENMPI),
+    ("orterun", OPENMPI),
+    ("prterun", OPENMPI),
+    (".mpich", MPICH),
+    (".hydra", MPICH),
+    ("srun", SLURM),
+)
+_VERSION_HINTS = (
+    ("Open MPI", OPENMPI),
+    ("OpenRTE", OPENMPI),
+    ("open-mpi.org", OPENMPI),
+    ("HYDRA", MPICH),
+    ("MPICH", MPICH),
+    ("Intel(R) MPI", MPICH),
+    ("slurm", SLURM),
+)
 
 
 @functools.lru_cache(maxsize=None)
 def program_flavour(program: str) -> str | None:
-    """"openmpi", "mpich" or "slurm" for a launcher program path; None if it cannot be told."""
+    """ "openmpi", "mpich" or "slurm" for a launcher program path; None if it cannot be told."""
     path = Path(program)
     for name in (path.name, path.resolve().name):
         for hint, flavour in _NAME_HINTS:
             if hint in name:
                 return flavour
     try:
-        done = subprocess.run([program, "--version"], capture_output=True, text=True, timeout=20,
-                              stdin=subprocess.DEVNULL)
+        done = subprocess.run(
+            [program, "--version"], capture_output=True, text=True, timeout=20, stdin=subprocess.DEVNULL
+        )
     except (OSError, subprocess.TimeoutExpired):
         return None
     text = done.stdout + done.stderr
@@ -299,8 +312,7 @@ def program_flavour(program: str) -> str | None:
     return None
 
 
-def resolve_launcher(choice: str, core_flavour: str | None,
-                     environ: Mapping[str, str] = os.environ) -> Launcher:
+def resolve_launcher(choice: str, core_flavour: str | None, environ: Mapping[str, str] = os.environ) -> Launcher:
     """The launcher for `--launcher CHOICE`: a registered name, `auto`, or a program path."""
     path = environ.get("PATH")
     if os.sep in choice:
@@ -308,19 +320,25 @@ def resolve_launcher(choice: str, core_flavour: str | None,
             raise UsageError(f"launcher {choice} is not an executable file")
         cls = _FLAVOUR_LAUNCHER.get(program_flavour(choice))
         if cls is None:
-            raise UsageError(f"cannot tell whether {choice} is Open MPI's mpirun, MPICH's mpiexec "
-                             "or srun (its name and --version do not say)")
+            raise UsageError(
+                f"cannot tell whether {choice} is Open MPI's mpirun, MPICH's mpiexec "
+                "or srun (its name and --version do not say)"
+            )
         return cls(choice)
     if choice == "auto":
         return _auto_launcher(core_flavour, environ)
     cls = LAUNCHERS.get(choice)
     if cls is None:
-        raise UsageError(f"unknown launcher {choice!r}; choose one of {', '.join(LAUNCHER_CHOICES)} "
-                         "or give the path of a launcher program")
+        raise UsageError(
+            f"unknown launcher {choice!r}; choose one of {', '.join(LAUNCHER_CHOICES)} "
+            "or give the path of a launcher program"
+        )
     program = cls.find(path)
     if program is None:
-        raise CommscopeError(f"no {cls.summary} found on PATH (looked for {', '.join(cls.programs)}); "
-                             "give its path with --launcher /path/to/program")
+        raise CommscopeError(
+            f"no {cls.summary} found on PATH (looked for {', '.join(cls.programs)}); "
+            "give its path with --launcher /path/to/program"
+        )
     return cls(program)
 
 
@@ -334,8 +352,10 @@ def _auto_launcher(core_flavour: str | None, environ: Mapping[str, str]) -> Laun
         cls = _FLAVOUR_LAUNCHER[core_flavour]
         program = cls.find(path)
         if program is None:
-            raise CommscopeError(f"commscope-bench is built with {core_flavour} but no {cls.summary} "
-                                 "is on PATH; give its path with --launcher /path/to/program")
+            raise CommscopeError(
+                f"commscope-bench is built with {core_flavour} but no {cls.summary} "
+                "is on PATH; give its path with --launcher /path/to/program"
+            )
         return cls(program)
     # The core's MPI is unknown: trust the first mpiexec/mpirun on PATH.
     for name in ("mpiexec", "mpirun"):
@@ -343,5 +363,6 @@ def _auto_launcher(core_flavour: str | None, environ: Mapping[str, str]) -> Laun
         cls = _FLAVOUR_LAUNCHER.get(program_flavour(program)) if program else None
         if cls is not None and cls is not SrunLauncher:
             return cls(program)
-    raise CommscopeError("no MPI launcher found: put mpirun (Open MPI) or mpiexec (MPICH) on PATH, "
-                         "or give one with --launcher")
+    raise CommscopeError(
+        "no MPI launcher found: put mpirun (Open MPI) or mpiexec (MPICH) on PATH, or give one with --launcher"
+    )

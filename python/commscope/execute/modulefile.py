@@ -18,9 +18,11 @@ COMPAT = Path("libexec") / "commscope" / "compat"
 FORMATS = ("tcl", "lua")
 
 _WHAT = "commscope: MPI communication benchmarks, an OSU Micro-Benchmarks successor"
-_HELP = ("commscope-bench measures MPI latency, bandwidth and collectives; commscope runs it, stores and "
-         "compares results. osu_latency, osu_bw, ... run the matching commscope benchmark, so job scripts "
-         "written for the OSU Micro-Benchmarks work unchanged.")
+_HELP = (
+    "commscope-bench measures MPI latency, bandwidth and collectives; commscope runs it, stores and "
+    "compares results. osu_latency, osu_bw, ... run the matching commscope benchmark, so job scripts "
+    "written for the OSU Micro-Benchmarks work unchanged."
+)
 
 
 @dataclass(frozen=True)
@@ -36,8 +38,11 @@ class Layout:
         return [self.prefix / COMPAT, self.prefix / "bin"]
 
     def missing(self) -> list[Path]:
-        wanted = [self.prefix / "bin" / "commscope", self.prefix / "bin" / "commscope-bench",
-                  self.prefix / COMPAT / "osu_latency"]
+        wanted = [
+            self.prefix / "bin" / "commscope",
+            self.prefix / "bin" / "commscope-bench",
+            self.prefix / COMPAT / "osu_latency",
+        ]
         return [path for path in wanted if not path.exists()]
 
 
@@ -57,13 +62,15 @@ def _tcl_quote(text: str) -> str:
 
 
 def render_tcl(where: Layout) -> str:
-    lines = ["#%Module1.0",
-             f"## commscope {__version__}, written by `commscope modulefile`",
-             "proc ModulesHelp { } {",
-             f"    puts stderr {_tcl_quote(_HELP)}",
-             "}",
-             f"module-whatis {_tcl_quote(f'{_WHAT} (version {__version__})')}",
-             "conflict osu-micro-benchmarks"]
+    lines = [
+        "#%Module1.0",
+        f"## commscope {__version__}, written by `commscope modulefile`",
+        "proc ModulesHelp { } {",
+        f"    puts stderr {_tcl_quote(_HELP)}",
+        "}",
+        f"module-whatis {_tcl_quote(f'{_WHAT} (version {__version__})')}",
+        "conflict osu-micro-benchmarks",
+    ]
     lines += [f"prepend-path PATH {_tcl_quote(str(path))}" for path in where.paths]
     if where.python_path:
         lines.append(f"prepend-path PYTHONPATH {_tcl_quote(str(where.python_path))}")
@@ -75,10 +82,12 @@ def _lua_quote(text: str) -> str:
 
 
 def render_lua(where: Layout) -> str:
-    lines = [f"-- commscope {__version__}, written by `commscope modulefile`",
-             f"help({_lua_quote(_HELP)})",
-             f"whatis({_lua_quote(f'{_WHAT} (version {__version__})')})",
-             'conflict("osu-micro-benchmarks")']
+    lines = [
+        f"-- commscope {__version__}, written by `commscope modulefile`",
+        f"help({_lua_quote(_HELP)})",
+        f"whatis({_lua_quote(f'{_WHAT} (version {__version__})')})",
+        'conflict("osu-micro-benchmarks")',
+    ]
     lines += [f'prepend_path("PATH", {_lua_quote(str(path))})' for path in where.paths]
     if where.python_path:
         lines.append(f'prepend_path("PYTHONPATH", {_lua_quote(str(where.python_path))})')

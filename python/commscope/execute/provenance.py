@@ -9,7 +9,6 @@ import socket
 from collections.abc import Mapping
 from pathlib import Path
 
-
 # Batch systems and the variable holding the job id, in the order they are tried.
 _JOB_ID_VARIABLES = ("SLURM_JOB_ID", "PBS_JOBID", "LSB_JOBID", "FLUX_JOB_ID", "COBALT_JOBID")
 
@@ -48,5 +47,4 @@ def job_id(environ: Mapping[str, str] = os.environ) -> str | None:
 
 def default_system(environ: Mapping[str, str] = os.environ) -> str:
     """Name of the system results belong to: $COMMSCOPE_SYSTEM, the Slurm cluster, or this host."""
-    return (environ.get("COMMSCOPE_SYSTEM") or environ.get("SLURM_CLUSTER_NAME")
-            or socket.gethostname().split(".")[0])
+    return environ.get("COMMSCOPE_SYSTEM") or environ.get("SLURM_CLUSTER_NAME") or socket.gethostname().split(".")[0]

@@ -30,19 +30,20 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from commscope import ui
-from commscope.execute.core import MPICH, OPENMPI, core_mpi_flavour, find_core, list_benchmarks
 from commscope.errors import EXIT_FAILED, EXIT_INTERRUPTED, EXIT_OK, EXIT_STORE, CommscopeError, UsageError
+from commscope.execute.core import MPICH, OPENMPI, core_mpi_flavour, find_core, list_benchmarks
 from commscope.execute.keep import store_or_keep
 from commscope.execute.launchers import Binding, Command, Launcher, LaunchSpec, hostfile_nodes, resolve_launcher
 from commscope.execute.provenance import compiler_of, default_system, job_id
-from commscope.records.invocation import invocation, now
-from commscope.records.run import Axes, Run, apply_header, point_from_core
-from commscope.records.text import precision_line
-from commscope.store.db import Store
 from commscope.execute.signals import StopSignals as _StopSignals
 from commscope.execute.stream import CoreStream
-from commscope.execute.transports import TransportChoice, choose as choose_transport, core_device, observed
+from commscope.execute.transports import TransportChoice, core_device, observed
+from commscope.execute.transports import choose as choose_transport
+from commscope.records.invocation import invocation, now
+from commscope.records.run import Axes, Run, apply_header, point_from_core
 from commscope.records.suite import Entry, expand, suite_path
+from commscope.records.text import precision_line
+from commscope.store.db import Store
 
 DEFAULT_SUITE = "quick"
 POLL_SECONDS = 0.2
@@ -108,8 +109,10 @@ def select_entries(targets: Sequence[str], suite_files: Sequence[str], benchmark
         elif target in benchmarks:
             entries.append(Entry(benchmark=target))
         else:
-            raise UsageError(f"{target!r} is neither a suite nor a benchmark of commscope-bench "
-                             "(see `commscope list suites` and `commscope list benchmarks`)")
+            raise UsageError(
+                f"{target!r} is neither a suite nor a benchmark of commscope-bench "
+                "(see `commscope list suites` and `commscope list benchmarks`)"
+            )
     if not targets and not suite_files:
         entries = expand(suite_path(DEFAULT_SUITE))
     return entries
@@ -136,8 +139,9 @@ def sweep_length(options: dict) -> int:
         sizes.append(size)
         size = size * 2 if size else 1
     datatypes = options.get("datatypes") or [None]
-    per_datatype = [sum(1 for size in sizes if size == 0 or size >= _ELEMENT_BYTES.get(datatype, 1))
-                    for datatype in datatypes]
+    per_datatype = [
+        sum(1 for size in sizes if size == 0 or size >= _ELEMENT_BYTES.get(datatype, 1)) for datatype in datatypes
+    ]
     windows = 8 if options.get("vary_window") else 1  # -V: windows 1, 2, ..., 128
     modes = len(options.get("window_creation") or [None]) * len(options.get("synchronization") or [None])
     return sum(per_datatype) * windows * modes
@@ -167,8 +171,9 @@ def judge(returncode: int, stream: CoreStream, stopped: str | None, stderr_text:
     """(status, reason) of a finished launch."""
     measured = len(stream.records)
     expected = planned_records(stream.header) if stream.header else None
-    progress = f"; {measured} of {expected} points measured" if expected is not None else \
-        f"; {measured} points measured"
+    progress = (
+        f"; {measured} of {expected} points measured" if expected is not None else f"; {measured} points measured"
+    )
     problem = stderr_summary(stderr_text)
     detail = f": {problem}" if problem else ""
     if stopped is not None:
@@ -186,8 +191,11 @@ def judge(returncode: int, stream: CoreStream, stopped: str | None, stderr_text:
     if not stream.records:
         return "failed", f"commscope-bench ended ({status}) but wrote no result records{detail}"
     if status == "validation_failed":
-        wrong = [f"{r['size']} B ({r['validation']['errors']} wrong)" for r in stream.records
-                 if r.get("validation") and r["validation"]["errors"]]
+        wrong = [
+            f"{r['size']} B ({r['validation']['errors']} wrong)"
+            for r in stream.records
+            if r.get("validation") and r["validation"]["errors"]
+        ]
         return "failed", "validation failed" + (f" at {', '.join(wrong)}" if wrong else "")
     if status == "error":
         return "failed", f"commscope-bench reported an error{detail}"
@@ -216,7 +224,7 @@ def _group_alive(group: int) -> bool:
             text = stat.read_text()
         except OSError:
             continue  # it just ended
-        state, _parent, process_group = text[text.rindex(")") + 2:].split()[:3]
+        state, _parent, process_group = text[text.rindex(")") + 2 :].split()[:3]
         if int(process_group) == group and state != "Z":
             return True
     return False
@@ -250,8 +258,16 @@ def _progress_bar(description: str) -> Iterator[Callable[..., None]]:
         return
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, SpinnerColumn, TextColumn, TimeElapsedColumn
 
-    with Progress(SpinnerColumn(), TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(),
-                  TextColumn("{task.fields[size]}"), TimeElapsedColumn(), console=ui.err, transient=True) as progress:
+    with Progress(
+        SpinnerColumn(),
+        TextColumn("{task.description}"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TextColumn("{task.fields[size]}"),
+        TimeElapsedColumn(),
+        console=ui.err,
+        transient=True,
+    ) as progress:
         task = progress.add_task(description, total=None, size="starting")
         yield functools.partial(progress.update, task)
 
@@ -300,8 +316,9 @@ def combined_label(request_label: str | None, entry_label: str | None) -> str | 
     return request_label or entry_label
 
 
-def run_from_files(meta: dict, folder: Path, returncode: int | None, stopped: str | None,
-                   ended_at: str | None = None) -> Run:
+def run_from_files(
+    meta: dict, folder: Path, returncode: int | None, stopped: str | None, ended_at: str | None = None
+) -> Run:
     """The Run of one launch from its folder: meta.json's fields, the core's JSONL stream,
     its stderr. `stopped` says why the launch was ended early (it makes the run
     incomplete with the sizes measured); `returncode` is needed only when it was not."""
@@ -309,17 +326,24 @@ def run_from_files(meta: dict, folder: Path, returncode: int | None, stopped: st
     stream.poll()
     read = lambda name: (folder / name).read_bytes() if (folder / name).exists() else b""  # noqa: E731
     stderr = read(STDERR)
-    status, reason = judge(returncode if returncode is not None else 0, stream, stopped,
-                           stderr.decode(errors="replace"))
-    run = Run(**meta["run"], status=status, status_reason=reason,
-              raw={"jsonl": stream.raw, "stdout": read(STDOUT), "stderr": stderr})
+    status, reason = judge(
+        returncode if returncode is not None else 0, stream, stopped, stderr.decode(errors="replace")
+    )
+    run = Run(
+        **meta["run"],
+        status=status,
+        status_reason=reason,
+        raw={"jsonl": stream.raw, "stdout": read(STDOUT), "stderr": stderr},
+    )
     if stream.header is not None:
         apply_header(run, stream.header)
         metric = stream.header["benchmark"]["metric"]
         run.points = [point_from_core(record, metric) for record in stream.records]
     if "transport" in meta:  # asked for, and what rank 0's environment shows of it
-        run.provenance = {**(run.provenance or {}),
-                          "transport": {**meta.get("transport", {}), "observed": observed(run.environment)}}
+        run.provenance = {
+            **(run.provenance or {}),
+            "transport": {**meta.get("transport", {}), "observed": observed(run.environment)},
+        }
     if meta.get("wrapper"):
         run.provenance = {**(run.provenance or {}), "wrapper": meta["wrapper"]}
     if meta.get("binding"):
@@ -367,12 +391,23 @@ class Runner:
         with _launch_folder(keep, planned.entry.benchmark) as folder:
             jsonl = folder / JSONL
             argv = planned.command.with_args("--jsonl-out", str(jsonl)).argv
-            meta = {"run": {"benchmark": planned.entry.benchmark, "flags": planned.flags,
-                            "ranks": planned.spec.np, "placement": planned.entry.placement,
-                            "label": combined_label(self.request.label, planned.entry.label),
-                            "repeat_index": repeat_index, "started_at": now(), "launcher_argv": argv,
-                            "compiler": compiler_of(self.core), "job_id": job_id(), "system": self.system},
-                    "transport": planned.transport.provenance(), "env": planned.command.env}
+            meta = {
+                "run": {
+                    "benchmark": planned.entry.benchmark,
+                    "flags": planned.flags,
+                    "ranks": planned.spec.np,
+                    "placement": planned.entry.placement,
+                    "label": combined_label(self.request.label, planned.entry.label),
+                    "repeat_index": repeat_index,
+                    "started_at": now(),
+                    "launcher_argv": argv,
+                    "compiler": compiler_of(self.core),
+                    "job_id": job_id(),
+                    "system": self.system,
+                },
+                "transport": planned.transport.provenance(),
+                "env": planned.command.env,
+            }
             if planned.wrapper:
                 meta["wrapper"] = list(planned.wrapper)
             meta["binding"] = dataclasses.asdict(planned.binding)  # asked; the header says what each rank got
@@ -381,16 +416,20 @@ class Runner:
             begin = time.monotonic()
             with open(folder / STDOUT, "wb") as stdout, open(folder / STDERR, "wb") as stderr:
                 try:
-                    process = subprocess.Popen(argv, stdout=stdout, stderr=stderr, stdin=subprocess.DEVNULL,
-                                               env={**os.environ, **planned.command.env},
-                                               start_new_session=True)
+                    process = subprocess.Popen(
+                        argv,
+                        stdout=stdout,
+                        stderr=stderr,
+                        stdin=subprocess.DEVNULL,
+                        env={**os.environ, **planned.command.env},
+                        start_new_session=True,
+                    )
                 except OSError as exc:
                     raise CommscopeError(f"cannot start {argv[0]}: {exc.strerror}") from exc
                 stream = CoreStream(jsonl)
                 stopped = self._follow(process, stream, planned)
             if keep is not None:
-                _write_json(folder / RESULT, {"returncode": process.returncode, "stopped": stopped,
-                                              "ended_at": now()})
+                _write_json(folder / RESULT, {"returncode": process.returncode, "stopped": stopped, "ended_at": now()})
             run = run_from_files(meta, folder, process.returncode, stopped)
             self._report(run, run.raw["stderr"].decode(errors="replace"), time.monotonic() - begin)
             return run
@@ -400,8 +439,10 @@ class Runner:
         stopped early ("timed out after N s", "interrupted by SIGINT") or None."""
         deadline = time.monotonic() + self.request.timeout if self.request.timeout else None
         entry = planned.entry
-        with _progress_bar(f"{entry.benchmark} ({planned.spec.np} ranks)") as show, \
-                _exit_waiter(process) as ended_within:
+        with (
+            _progress_bar(f"{entry.benchmark} ({planned.spec.np} ranks)") as show,
+            _exit_waiter(process) as ended_within,
+        ):
             while True:
                 if ended_within(POLL_SECONDS):
                     return None
@@ -431,15 +472,18 @@ class Runner:
                 ui.note("  last lines of its stderr:\n" + "\n".join(f"    {line}" for line in tail))
         hosts = {host["name"] for host in run.hosts or []}
         if run.placement == "inter-node" and len(hosts) == 1:
-            ui.warn(f"{run.benchmark} asks for inter-node placement but all ranks ran on {hosts.pop()}; "
-                    "give two hosts with --hosts/--hostfile or run inside a multi-node allocation")
+            ui.warn(
+                f"{run.benchmark} asks for inter-node placement but all ranks ran on {hosts.pop()}; "
+                "give two hosts with --hosts/--hostfile or run inside a multi-node allocation"
+            )
         elif run.placement == "intra-node" and len(hosts) > 1:
             ui.warn(f"{run.benchmark} asks for intra-node placement but ran on {len(hosts)} hosts")
         ui.note(f"{run.benchmark}: {run.status}, {len(run.points)} points in {seconds:.1f} s")
 
 
-def plan(request: RunRequest, entries: Sequence[Entry], core: Path, launcher: Launcher,
-         core_flavour: str | None) -> list[Planned]:
+def plan(
+    request: RunRequest, entries: Sequence[Entry], core: Path, launcher: Launcher, core_flavour: str | None
+) -> list[Planned]:
     """The launch of every entry: its ranks and placement on the hosts the request gives."""
     if request.hosts:
         known_nodes = len(request.hosts)
@@ -448,9 +492,16 @@ def plan(request: RunRequest, entries: Sequence[Entry], core: Path, launcher: La
     else:
         allocation = os.environ.get("SLURM_JOB_NUM_NODES") or os.environ.get("SLURM_NNODES") or ""
         known_nodes = int(allocation) if allocation.isdigit() else None
-    where = LaunchSpec(np=1, hosts=tuple(request.hosts), hostfile=request.hostfile,
-                       local_cores=len(os.sched_getaffinity(0)), known_nodes=known_nodes,
-                       core_flavour=core_flavour, as_root=os.geteuid() == 0, bind=request.bind)
+    where = LaunchSpec(
+        np=1,
+        hosts=tuple(request.hosts),
+        hostfile=request.hostfile,
+        local_cores=len(os.sched_getaffinity(0)),
+        known_nodes=known_nodes,
+        core_flavour=core_flavour,
+        as_root=os.geteuid() == 0,
+        bind=request.bind,
+    )
     steered = any((request.transport or entry.transport or "auto") != "auto" for entry in entries)
     device = core_device(str(core), core_flavour) if steered else None
     planned = []
@@ -474,8 +525,9 @@ def run_benchmarks(request: RunRequest, db: Path) -> int:
     entries = select_entries(request.targets, request.suite_files, benchmarks)
     missing = list(dict.fromkeys(entry.benchmark for entry in entries if entry.benchmark not in benchmarks))
     if missing:
-        ui.warn(f"skipping {', '.join(missing)}: not provided by {core} "
-                f"(it has {', '.join(benchmarks) or 'no benchmarks'})")
+        ui.warn(
+            f"skipping {', '.join(missing)}: not provided by {core} (it has {', '.join(benchmarks) or 'no benchmarks'})"
+        )
     entries = [entry for entry in entries if entry.benchmark in benchmarks]
     if not entries:
         raise CommscopeError("nothing to run: none of the requested benchmarks exists in this commscope-bench")
@@ -483,12 +535,16 @@ def run_benchmarks(request: RunRequest, db: Path) -> int:
     core_flavour = core_mpi_flavour(core)
     launcher = resolve_launcher(request.launcher, core_flavour)
     if core_flavour and launcher.flavour in (OPENMPI, MPICH) and launcher.flavour != core_flavour:
-        ui.warn(f"commscope-bench is built with {core_flavour} but {launcher.program} is "
-                f"{launcher.summary}; its ranks will probably not find each other")
+        ui.warn(
+            f"commscope-bench is built with {core_flavour} but {launcher.program} is "
+            f"{launcher.summary}; its ranks will probably not find each other"
+        )
     planned = plan(request, entries, core, launcher, core_flavour)
     for reason in dict.fromkeys(item.binding.reason for item in planned if item.binding.asked == "none"):
-        ui.warn(f"ranks are not bound to cores ({reason}): the OS may move them between cores, and "
-                "latencies wander with it; compare such numbers with care")
+        ui.warn(
+            f"ranks are not bound to cores ({reason}): the OS may move them between cores, and "
+            "latencies wander with it; compare such numbers with care"
+        )
 
     if request.dry_run:
         print(f"# {JSONL_PLACEHOLDER} stands for a temporary file commscope reads while the benchmark runs")
@@ -498,7 +554,7 @@ def run_benchmarks(request: RunRequest, db: Path) -> int:
             print(item.command.with_args("--jsonl-out", JSONL_PLACEHOLDER).shell())
         return EXIT_OK
 
-    with (Store(db) if request.store else contextlib.nullcontext()) as store, _StopSignals() as signals:
+    with Store(db) if request.store else contextlib.nullcontext() as store, _StopSignals() as signals:
         invoked = invocation("run", request.argv)
         invocation_id = store.add_invocation(invoked) if store else None
         runner = Runner(core, request, signals)
@@ -515,8 +571,10 @@ def run_benchmarks(request: RunRequest, db: Path) -> int:
                 kept += 1
     code = _summary(stored, signals, db if request.store else request.output_dir)
     if kept:
-        ui.warn(f"{kept} run{'s' if kept > 1 else ''} could not be stored and {'are' if kept > 1 else 'is'} kept "
-                "as files (see above)")
+        ui.warn(
+            f"{kept} run{'s' if kept > 1 else ''} could not be stored and {'are' if kept > 1 else 'is'} kept "
+            "as files (see above)"
+        )
         return EXIT_STORE
     return code
 
@@ -530,9 +588,10 @@ def _summary(stored: list[Run], signals: _StopSignals, where: Path | None) -> in
     else:
         ui.note(f"{'stored' if ids else 'kept'} {runs} in {where}" + (f" (ids {ids})" if ids else ""))
     if failed:
-        ui.warn(f"{len(failed)} of {len(stored)} runs did not complete: "
-                + "; ".join(f"{f'run {run.id} ' if run.id else ''}{run.benchmark}: {run.status_reason}"
-                            for run in failed))
+        ui.warn(
+            f"{len(failed)} of {len(stored)} runs did not complete: "
+            + "; ".join(f"{f'run {run.id} ' if run.id else ''}{run.benchmark}: {run.status_reason}" for run in failed)
+        )
     if signals.received:
         ui.warn(f"stopped by {signals.received[0]}; benchmarks after it were not run")
         return EXIT_INTERRUPTED

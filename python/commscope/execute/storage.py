@@ -39,8 +39,12 @@ from commscope.execute.tools import Finished, find_program, memory_bytes, run_pr
 FIO_PACKAGE = "fio"
 DEFAULT_PROCS = (1, 2, 4, 8, 13)
 #: (name, fio rw, direction, random?) in the order they run: reads follow the write that made the files.
-WORKLOADS = (("seq_write", "write", False), ("seq_read", "read", False),
-             ("rand_write", "randwrite", True), ("rand_read", "randread", True))
+WORKLOADS = (
+    ("seq_write", "write", False),
+    ("seq_read", "read", False),
+    ("rand_write", "randwrite", True),
+    ("rand_read", "randread", True),
+)
 FILE_PREFIX = "commscope."
 #: Room beyond the files themselves: fio's own bookkeeping, rounding, the file system's.
 SPACE_MARGIN = 1.05
@@ -147,8 +151,10 @@ def _prepare_directory(request: StorageRequest) -> tuple[Path, bool]:
             raise UsageError(f"--dir {directory}: cannot create it: {exc.strerror}") from None
         created = True
     elif any(directory.iterdir()) and not request.allow_nonempty:
-        raise UsageError(f"--dir {directory} is not empty and was not created by commscope; choose an empty "
-                         "or new folder, or give --allow-nonempty (commscope deletes only its own files)")
+        raise UsageError(
+            f"--dir {directory} is not empty and was not created by commscope; choose an empty "
+            "or new folder, or give --allow-nonempty (commscope deletes only its own files)"
+        )
     if not os.access(directory, os.W_OK | os.X_OK):
         if created:
             directory.rmdir()
@@ -188,17 +194,21 @@ def workspace(request: StorageRequest) -> Iterator[Workspace]:
             try:
                 directory.rmdir()
             except OSError:
-                ui.warn(f"{directory} is not empty after the run; left in place (commscope created it, "
-                        "but something else wrote into it)")
+                ui.warn(
+                    f"{directory} is not empty after the run; left in place (commscope created it, "
+                    "but something else wrote into it)"
+                )
 
 
 def _check_space(folder: Path, request: StorageRequest) -> str:
     free = shutil.disk_usage(folder).free
     needed = int(request.size * SPACE_MARGIN) + SPACE_SLACK
     if free < needed:
-        raise CommscopeError(f"--dir {request.directory}: {free / 2**30:.2f} GiB free, the test needs "
-                             f"{needed / 2**30:.2f} GiB (--size {request.size / 2**30:.2f} GiB and a margin); "
-                             "choose a smaller --size")
+        raise CommscopeError(
+            f"--dir {request.directory}: {free / 2**30:.2f} GiB free, the test needs "
+            f"{needed / 2**30:.2f} GiB (--size {request.size / 2**30:.2f} GiB and a margin); "
+            "choose a smaller --size"
+        )
     return f"{free / 2**30:.1f} GiB free before the test"
 
 
@@ -226,12 +236,19 @@ def per_process_size(request: StorageRequest, count: int) -> int:
     return max(request.block, request.size // count // request.block * request.block)
 
 
-def fio_options(request: StorageRequest, space: Workspace, workload: tuple[str, str, bool], count: int,
-                file_size: int) -> list[str]:
+def fio_options(
+    request: StorageRequest, space: Workspace, workload: tuple[str, str, bool], count: int, file_size: int
+) -> list[str]:
     name, rw, random = workload
-    options = [f"--name={name}", f"--rw={rw}", f"--bs={request.rand_block if random else request.block}",
-               f"--size={file_size}", f"--direct={1 if space.direct else 0}", "--ioengine=psync",
-               "--output-format=json"]
+    options = [
+        f"--name={name}",
+        f"--rw={rw}",
+        f"--bs={request.rand_block if random else request.block}",
+        f"--size={file_size}",
+        f"--direct={1 if space.direct else 0}",
+        "--ioengine=psync",
+        "--output-format=json",
+    ]
     if random:
         # fio reads "0.3" as 0 s (and then ignores time_based); milliseconds keep the fraction
         options += [f"--runtime={max(1, round(request.runtime * 1000))}ms", "--time_based"]
@@ -249,22 +266,35 @@ def _drop_caches() -> None:
 
 
 def local_argv(fio: Path, options: list[str], space: Workspace, count: int) -> list[str]:
-    return [str(fio), *options, f"--directory={space.folder}", f"--numjobs={count}",
-            f"--filename_format={FILE_PREFIX}$jobnum"]
+    return [
+        str(fio),
+        *options,
+        f"--directory={space.folder}",
+        f"--numjobs={count}",
+        f"--filename_format={FILE_PREFIX}$jobnum",
+    ]
 
 
-def launched_argv(fio: Path, options: list[str], space: Workspace, count: int, request: StorageRequest,
-                  workload: str) -> tuple[list[str], dict[str, str]]:
+def launched_argv(
+    fio: Path, options: list[str], space: Workspace, count: int, request: StorageRequest, workload: str
+) -> tuple[list[str], dict[str, str]]:
     """One fio per process through the MPI launcher; each names its file and output after its
     rank (the variable each launcher sets), so the folder must be shared by the hosts."""
     rank = "${OMPI_COMM_WORLD_RANK:-${PMI_RANK:-${SLURM_PROCID:-0}}}"
     folder = shlex.quote(str(space.folder))
-    script = (f"exec {shlex.join([str(fio), *options])} --filename={folder}/{FILE_PREFIX}{rank} "
-              f"--output={folder}/fio-{workload}-{rank}.json")
+    script = (
+        f"exec {shlex.join([str(fio), *options])} --filename={folder}/{FILE_PREFIX}{rank} "
+        f"--output={folder}/fio-{workload}-{rank}.json"
+    )
     launcher = resolve_launcher(request.launcher, None)
-    spec = LaunchSpec(np=count, hosts=tuple(request.nodes), placement="inter-node",
-                      local_cores=len(os.sched_getaffinity(0)), known_nodes=len(request.nodes),
-                      as_root=os.geteuid() == 0)
+    spec = LaunchSpec(
+        np=count,
+        hosts=tuple(request.nodes),
+        placement="inter-node",
+        local_cores=len(os.sched_getaffinity(0)),
+        known_nodes=len(request.nodes),
+        as_root=os.geteuid() == 0,
+    )
     command = launcher.command(spec, ["sh", "-c", script])
     return command.argv, command.env
 
@@ -286,9 +316,11 @@ def run_count(request: StorageRequest, fio: Path, space: Workspace, count: int) 
             finished: Finished = run_program(argv, env=env, timeout=request.timeout)
             result.stderr += finished.stderr
             if finished.stopped or finished.returncode != 0:
-                result.problem = (f"{name} with {count} processes: fio "
-                                  + (finished.stopped or f"exited with status {finished.returncode}")
-                                  + (f": {finished.stderr_tail(3)}" if finished.stderr.strip() else ""))
+                result.problem = (
+                    f"{name} with {count} processes: fio "
+                    + (finished.stopped or f"exited with status {finished.returncode}")
+                    + (f": {finished.stderr_tail(3)}" if finished.stderr.strip() else "")
+                )
                 return result
             if request.nodes:
                 outputs = sorted(space.folder.glob(f"fio-{name}-*.json"))

@@ -96,8 +96,8 @@ class CoreStream:
         except ValueError as exc:
             return self._stop(f"not JSON ({exc})")
         if not isinstance(item, dict) or len(item) != 1:
-            return self._stop("expected one of {\"header\": ...}, {\"record\": ...}, {\"end\": ...}")
-        (kind, value), = item.items()
+            return self._stop('expected one of {"header": ...}, {"record": ...}, {"end": ...}')
+        ((kind, value),) = item.items()
         if kind == "header" and self.header is None:
             problem = _schema_problem(header_validator, value)
             if problem:

@@ -30,16 +30,18 @@ def find_program(name: str, package: str, option: str | None = None, given: str 
     found = shutil.which(name)
     if found is None:
         hint = f", or give its path with {option}" if option else ""
-        raise CommscopeError(f"{name} not found on PATH: install the Debian package {package} "
-                             f"(apt-get install {package}){hint}")
+        raise CommscopeError(
+            f"{name} not found on PATH: install the Debian package {package} (apt-get install {package}){hint}"
+        )
     return Path(found)
 
 
 def shared_libraries(program: Path) -> dict[str, str]:
     """ldd's view of a program: library name -> resolved path ({} without ldd or for static programs)."""
     try:
-        done = subprocess.run(["ldd", str(program)], capture_output=True, text=True, timeout=30,
-                              stdin=subprocess.DEVNULL)
+        done = subprocess.run(
+            ["ldd", str(program)], capture_output=True, text=True, timeout=30, stdin=subprocess.DEVNULL
+        )
     except (OSError, subprocess.TimeoutExpired):
         return {}
     libraries = {}
@@ -54,8 +56,9 @@ def debian_package_of(path: str) -> str | None:
     """The Debian package owning a file (dpkg -S on its real path), or None."""
     real = os.path.realpath(path)
     try:
-        done = subprocess.run(["dpkg", "-S", real], capture_output=True, text=True, timeout=30,
-                              stdin=subprocess.DEVNULL)
+        done = subprocess.run(
+            ["dpkg", "-S", real], capture_output=True, text=True, timeout=30, stdin=subprocess.DEVNULL
+        )
     except (OSError, subprocess.TimeoutExpired):
         return None
     first = done.stdout.splitlines()[:1]
@@ -94,14 +97,22 @@ def _stop_group(process: subprocess.Popen) -> None:
             continue
 
 
-def run_program(argv: Sequence[str], cwd: Path | None = None, env: Mapping[str, str] | None = None,
-                timeout: float | None = None) -> Finished:
+def run_program(
+    argv: Sequence[str], cwd: Path | None = None, env: Mapping[str, str] | None = None, timeout: float | None = None
+) -> Finished:
     """Run a program to its end (or `timeout`), its output captured. Ctrl-C stops its whole
     process group and is raised again as KeyboardInterrupt, so callers clean up in `finally`."""
     begin = time.monotonic()
     try:
-        process = subprocess.Popen(list(argv), cwd=cwd, env={**os.environ, **(env or {})}, stdin=subprocess.DEVNULL,
-                                   stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True)
+        process = subprocess.Popen(
+            list(argv),
+            cwd=cwd,
+            env={**os.environ, **(env or {})},
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            start_new_session=True,
+        )
     except OSError as exc:
         raise CommscopeError(f"cannot start {argv[0]}: {exc.strerror}") from exc
     stopped = None

@@ -57,8 +57,15 @@ TRANSPORT_ENV: dict[tuple[str, str | None], dict[str, dict[str, str]]] = {
 # Shared libraries that tell an MPICH build's device (ch4:ucx links libucp, ch4:ofi libfabric).
 _DEVICE_LIBRARIES = ((re.compile(r"\blibucp\.so"), UCX), (re.compile(r"\blibfabric\.so"), OFI))
 # What transport settings are read back from: the variables the core saw.
-_TRANSPORT_PREFIXES = ("OMPI_MCA_pml", "OMPI_MCA_btl", "UCX_TLS", "UCX_NET_DEVICES", "FI_PROVIDER",
-                       "MPIR_CVAR_NOLOCAL", "MPIR_CVAR_CH3_NOLOCAL")
+_TRANSPORT_PREFIXES = (
+    "OMPI_MCA_pml",
+    "OMPI_MCA_btl",
+    "UCX_TLS",
+    "UCX_NET_DEVICES",
+    "FI_PROVIDER",
+    "MPIR_CVAR_NOLOCAL",
+    "MPIR_CVAR_CH3_NOLOCAL",
+)
 
 
 @dataclass(frozen=True)
@@ -71,8 +78,7 @@ class TransportChoice:
     env: dict[str, str]
 
     def provenance(self) -> dict:
-        return {"requested": self.requested, "library": self.library, "device": self.device,
-                "settings": dict(self.env)}
+        return {"requested": self.requested, "library": self.library, "device": self.device, "settings": dict(self.env)}
 
 
 def mpich_device(ldd_output: str) -> str | None:
@@ -87,8 +93,7 @@ def core_device(core: str, flavour: str | None) -> str | None:
     if flavour != MPICH:
         return None
     try:
-        done = subprocess.run(["ldd", str(core)], capture_output=True, text=True, timeout=30,
-                              stdin=subprocess.DEVNULL)
+        done = subprocess.run(["ldd", str(core)], capture_output=True, text=True, timeout=30, stdin=subprocess.DEVNULL)
     except (OSError, subprocess.TimeoutExpired):
         return None
     return mpich_device(done.stdout)
@@ -101,12 +106,17 @@ def transport_env(transport: str, flavour: str | None, device: str | None = None
         raise UsageError(f"--transport {transport}: choose one of {', '.join(TRANSPORTS)}")
     if transport == "auto":
         return {}
-    rows = [settings for (library, dev), settings in TRANSPORT_ENV.items()
-            if library == flavour and (dev is None or device is None or dev == device)]
+    rows = [
+        settings
+        for (library, dev), settings in TRANSPORT_ENV.items()
+        if library == flavour and (dev is None or device is None or dev == device)
+    ]
     if not rows:
-        raise UsageError(f"--transport {transport}: commscope does not know how to steer the MPI library "
-                         f"of this commscope-bench ({flavour or 'unknown'}); use --transport auto and set "
-                         "the library's own variables")
+        raise UsageError(
+            f"--transport {transport}: commscope does not know how to steer the MPI library "
+            f"of this commscope-bench ({flavour or 'unknown'}); use --transport auto and set "
+            "the library's own variables"
+        )
     env: dict[str, str] = {}
     for settings in rows:
         env.update(settings[transport])
@@ -123,5 +133,8 @@ def choose(transport: str, flavour: str | None, device: str | None) -> Transport
 def observed(environment: Mapping[str, str] | None) -> dict[str, str]:
     """The transport variables rank 0 of the core ran with (from its JSON header), which
     shows what the library was asked for whether commscope or the user set it."""
-    return {key: value for key, value in (environment or {}).items()
-            if any(key.startswith(prefix) for prefix in _TRANSPORT_PREFIXES)}
+    return {
+        key: value
+        for key, value in (environment or {}).items()
+        if any(key.startswith(prefix) for prefix in _TRANSPORT_PREFIXES)
+    }

@@ -34,8 +34,8 @@ from typing import TypeVar
 from commscope.ingest.dedupe import SeenSources
 from commscope.ingest.parse import ParsedRun, ParseError, parse_bytes
 from commscope.ingest.parse.model import Point as ParsedPoint
-from commscope.records.invocation import invocation
 from commscope.records import unsaved
+from commscope.records.invocation import invocation
 from commscope.records.metrics import STATS
 from commscope.records.redact import redact_json_text, secret_names
 from commscope.records.run import AXES, ONE_SIDED_CALLS, Axes, Point, Run, apply_header
@@ -102,11 +102,18 @@ def point_from_parsed(point: ParsedPoint, window: int | None, axes: Axes = Axes(
         if "validation_errors" in counts:
             values.pop("validation", None)  # Pass/Fail follows from the count
     stats = point.stats
-    return Point(size=point.size, metrics=values, window=window, axes=axes, iterations=counts.get("iterations"),
-                 warmup=counts.get("warmup"), batch=counts.get("batch"),
-                 samples=stats.get("samples") if stats else None,
-                 stats={key: stats[key] for key in STATS if key in stats} if stats else {},
-                 validation_errors=counts.get("validation_errors"))
+    return Point(
+        size=point.size,
+        metrics=values,
+        window=window,
+        axes=axes,
+        iterations=counts.get("iterations"),
+        warmup=counts.get("warmup"),
+        batch=counts.get("batch"),
+        samples=stats.get("samples") if stats else None,
+        stats={key: stats[key] for key in STATS if key in stats} if stats else {},
+        validation_errors=counts.get("validation_errors"),
+    )
 
 
 def parse_size(text: str) -> int:
@@ -143,12 +150,23 @@ def run_from_parsed(parsed: ParsedRun, path: Path, label: str | None, system: st
     window = parsed.parameters.get("window_size")
     axes = axes_of(parsed.parameters)
     points = [point_from_parsed(point, window if isinstance(window, int) else None, axes) for point in parsed.points]
-    run = Run(benchmark=parsed.benchmark, description=parsed.title, ranks=parsed.ranks, nodes=parsed.nodes,
-              label=_label(label, parsed.label), tool_name=parsed.tool, tool_version=parsed.tool_version,
-              options=parsed.parameters or None, provenance=parsed.provenance or None,
-              notes=parsed.notes or None, source_format=parsed.source_format, source_file=str(path.resolve()),
-              system=system, points=points,
-              raw={"table": parsed.text.encode()} if parsed.text else {})
+    run = Run(
+        benchmark=parsed.benchmark,
+        description=parsed.title,
+        ranks=parsed.ranks,
+        nodes=parsed.nodes,
+        label=_label(label, parsed.label),
+        tool_name=parsed.tool,
+        tool_version=parsed.tool_version,
+        options=parsed.parameters or None,
+        provenance=parsed.provenance or None,
+        notes=parsed.notes or None,
+        source_format=parsed.source_format,
+        source_file=str(path.resolve()),
+        system=system,
+        points=points,
+        raw={"table": parsed.text.encode()} if parsed.text else {},
+    )
     if parsed.source_format == "commscope-json":
         # The document's own provenance is richer than what the reader summarised.
         apply_header(run, parsed.provenance)
@@ -161,8 +179,9 @@ def run_from_parsed(parsed: ParsedRun, path: Path, label: str | None, system: st
     return run
 
 
-def read_file(name: str, label: str | None, system: str | None,
-              max_size: int = DEFAULT_MAX_SIZE) -> list[RunRows] | str:
+def read_file(
+    name: str, label: str | None, system: str | None, max_size: int = DEFAULT_MAX_SIZE
+) -> list[RunRows] | str:
     """The runs of one result file as rows to store, or the message saying why it cannot be
     imported."""
     path = Path(name)
@@ -171,8 +190,10 @@ def read_file(name: str, label: str | None, system: str | None,
     except OSError as exc:
         return f"{name}: cannot read: {exc.strerror or exc}"
     if data is None:
-        return (f"{name}: larger than the import limit of {format_size(max_size)} "
-                "(--max-size or COMMSCOPE_IMPORT_MAX_SIZE raise it)")
+        return (
+            f"{name}: larger than the import limit of {format_size(max_size)} "
+            "(--max-size or COMMSCOPE_IMPORT_MAX_SIZE raise it)"
+        )
     if path.suffix == ".jsonl":
         return _read_unsaved(path, data)
     try:
@@ -190,8 +211,10 @@ def read_file(name: str, label: str | None, system: str | None,
 def _read_unsaved(path: Path, data: bytes) -> list[RunRows] | str:
     """A run `commscope run` kept unsaved: its stream and the sidecar beside it."""
     if not unsaved.sidecar_of(path).exists():
-        return (f"{path}:1: a JSON Lines stream without the {unsaved.sidecar_of(path).name} beside it: only "
-                "results that `commscope run` kept unsaved are imported this way")
+        return (
+            f"{path}:1: a JSON Lines stream without the {unsaved.sidecar_of(path).name} beside it: only "
+            "results that `commscope run` kept unsaved are imported this way"
+        )
     try:
         return [rows_of(unsaved.load(path, data))]
     except unsaved.UnsavedError as exc:
@@ -199,20 +222,28 @@ def _read_unsaved(path: Path, data: bytes) -> list[RunRows] | str:
         return f"{path}:{line}: {message}"
 
 
-def _read_batch(names: Sequence[str], label: str | None, system: str | None,
-                max_size: int) -> list[tuple[str, list[RunRows] | str]]:
+def _read_batch(
+    names: Sequence[str], label: str | None, system: str | None, max_size: int
+) -> list[tuple[str, list[RunRows] | str]]:
     """read_file() for each file: what a worker does."""
     return [(name, read_file(name, label, system, max_size)) for name in names]
 
 
-def import_files(store: Store, paths: Sequence[str], label: str | None, system: str | None,
-                 argv: Sequence[str], max_size: int = DEFAULT_MAX_SIZE, force: bool = False) -> ImportResult:
+def import_files(
+    store: Store,
+    paths: Sequence[str],
+    label: str | None,
+    system: str | None,
+    argv: Sequence[str],
+    max_size: int = DEFAULT_MAX_SIZE,
+    force: bool = False,
+) -> ImportResult:
     """Import the files; one whose bytes are already stored is skipped (named in
     result.skipped) unless `force`."""
     result = ImportResult()
     seen = SeenSources(store)
     invocation_id = store.add_invocation(invocation("import", argv))
-    batches = [paths[start:start + FILES_PER_TRANSACTION] for start in range(0, len(paths), FILES_PER_TRANSACTION)]
+    batches = [paths[start : start + FILES_PER_TRANSACTION] for start in range(0, len(paths), FILES_PER_TRANSACTION)]
     read = functools.partial(_read_batch, label=label, system=system, max_size=max_size)
     with contextlib.closing(_map_in_workers(read, batches)) as read_batches:
         for batch in read_batches:
@@ -225,8 +256,9 @@ def import_files(store: Store, paths: Sequence[str], label: str | None, system: 
     return result
 
 
-def _new_sources(readable: list[tuple[str, list[RunRows]]], seen: SeenSources,
-                 result: ImportResult) -> list[tuple[str, list[RunRows]]]:
+def _new_sources(
+    readable: list[tuple[str, list[RunRows]]], seen: SeenSources, result: ImportResult
+) -> list[tuple[str, list[RunRows]]]:
     """The files whose bytes are not stored yet; the others go to result.skipped."""
     new = []
     for name, rows in readable:

@@ -16,8 +16,8 @@ import xml.etree.ElementTree as ET
 from typing import Any
 
 from commscope.analysis.check import FAILING, CheckResult, CurveVerdict, SizeVerdict
-from commscope.records.text import format_key, format_value
 from commscope.records.metrics import unit_of
+from commscope.records.text import format_key, format_value
 
 
 def _suite_name(curve: CurveVerdict) -> str:
@@ -31,8 +31,11 @@ def _case_name(curve: CurveVerdict, size: SizeVerdict) -> str:
 def evidence_text(curve: CurveVerdict, size: SizeVerdict) -> str:
     """One line of evidence for a size, as a person reads it in a CI log."""
     unit = unit_of(curve.metric) or ""
-    parts = [f"{curve.benchmark} at {format_key(size.key)} B: {size.status}",
-             f"baseline {format_value(size.base)} {unit}".rstrip(), f"new {format_value(size.new)} {unit}".rstrip()]
+    parts = [
+        f"{curve.benchmark} at {format_key(size.key)} B: {size.status}",
+        f"baseline {format_value(size.base)} {unit}".rstrip(),
+        f"new {format_value(size.new)} {unit}".rstrip(),
+    ]
     if size.change is not None:
         parts.append(f"change {100 * size.change:+.1f}%")
     if size.allowed is not None:
@@ -51,13 +54,15 @@ def junit_xml(result: CheckResult) -> str:
         suite = ET.SubElement(root, "testsuite", name=_suite_name(curve))
         suite_failed = 0
         for size in curve.sizes:
-            case = ET.SubElement(suite, "testcase", name=_case_name(curve, size),
-                                 classname=f"commscope.{curve.benchmark}")
+            case = ET.SubElement(
+                suite, "testcase", name=_case_name(curve, size), classname=f"commscope.{curve.benchmark}"
+            )
             text = evidence_text(curve, size)
             if size.status in FAILING:
                 suite_failed += 1
-                failure = ET.SubElement(case, "failure", type="regression" if size.status == "FAIL" else "missing",
-                                        message=text)
+                failure = ET.SubElement(
+                    case, "failure", type="regression" if size.status == "FAIL" else "missing", message=text
+                )
                 failure.text = text
             else:
                 ET.SubElement(case, "system-out").text = text
@@ -71,7 +76,9 @@ def junit_xml(result: CheckResult) -> str:
         failed += suite_failed
     for run in result.unmatched:
         suite = ET.SubElement(root, "testsuite", name=run.benchmark, tests="1", failures="0", errors="0", skipped="1")
-        case = ET.SubElement(suite, "testcase", name=f"{run.benchmark} run {run.id}", classname=f"commscope.{run.benchmark}")
+        case = ET.SubElement(
+            suite, "testcase", name=f"{run.benchmark} run {run.id}", classname=f"commscope.{run.benchmark}"
+        )
         ET.SubElement(case, "skipped", message=f"baseline {result.baseline!r} has no {run.benchmark} runs")
         total += 1
     root.set("tests", str(total))
@@ -83,25 +90,47 @@ def junit_xml(result: CheckResult) -> str:
 
 def _size_dict(curve: CurveVerdict, size: SizeVerdict) -> dict[str, Any]:
     evidence = size.evidence
-    return {"size": size.key[0], "window": size.key[1], "status": size.status,
-            "failing": size.status in FAILING, "baseline": size.base, "new": size.new, "change": size.change,
-            "allowed": size.allowed,
-            "test": None if evidence is None else {"method": evidence.method, "significant": evidence.significant,
-                                                   "detail": evidence.detail},
-            "evidence": evidence_text(curve, size)}
+    return {
+        "size": size.key[0],
+        "window": size.key[1],
+        "status": size.status,
+        "failing": size.status in FAILING,
+        "baseline": size.base,
+        "new": size.new,
+        "change": size.change,
+        "allowed": size.allowed,
+        "test": None
+        if evidence is None
+        else {"method": evidence.method, "significant": evidence.significant, "detail": evidence.detail},
+        "evidence": evidence_text(curve, size),
+    }
 
 
 def check_json(result: CheckResult) -> str:
     """The verdict as JSON ("commscope-check", version 1)."""
     document = {
-        "format": "commscope-check", "version": 1, "baseline": result.baseline, "passed": result.passed,
-        "curves": [{
-            "benchmark": curve.benchmark, "name": curve.name, "metric": curve.metric, "unit": unit_of(curve.metric),
-            "passed": curve.passed, "failing": len(curve.failing), "allow_failing": curve.policy.allow_failing,
-            "tolerance": curve.policy.tolerance, "geomean_ratio": curve.geomean_ratio,
-            "baseline_runs": [run.id for run in curve.base_runs], "new_runs": [run.id for run in curve.new_runs],
-            "summary": curve.summary(), "sizes": [_size_dict(curve, size) for size in curve.sizes],
-        } for curve in result.curves],
+        "format": "commscope-check",
+        "version": 1,
+        "baseline": result.baseline,
+        "passed": result.passed,
+        "curves": [
+            {
+                "benchmark": curve.benchmark,
+                "name": curve.name,
+                "metric": curve.metric,
+                "unit": unit_of(curve.metric),
+                "passed": curve.passed,
+                "failing": len(curve.failing),
+                "allow_failing": curve.policy.allow_failing,
+                "tolerance": curve.policy.tolerance,
+                "geomean_ratio": curve.geomean_ratio,
+                "baseline_runs": [run.id for run in curve.base_runs],
+                "new_runs": [run.id for run in curve.new_runs],
+                "summary": curve.summary(),
+                "sizes": [_size_dict(curve, size) for size in curve.sizes],
+            }
+            for curve in result.curves
+        ],
         "unmatched_runs": [{"id": run.id, "benchmark": run.benchmark} for run in result.unmatched],
     }
     return json.dumps(document, indent=2, ensure_ascii=False) + "\n"

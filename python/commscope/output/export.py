@@ -21,11 +21,32 @@ from commscope.records.textsafe import csv_cell
 EXPORT_FORMAT = "commscope-export"
 EXPORT_VERSION = 1
 
-_RUN_CSV_COLUMNS = ("run_id", "benchmark", "label", "system", "status", "ranks", "nodes", "mpi_library",
-                    "mpi_version", "started_at")
+_RUN_CSV_COLUMNS = (
+    "run_id",
+    "benchmark",
+    "label",
+    "system",
+    "status",
+    "ranks",
+    "nodes",
+    "mpi_library",
+    "mpi_version",
+    "started_at",
+)
 # Every sweep axis has a column, empty where the run did not sweep it.
-_POINT_CSV_COLUMNS = ("size", "window", *AXES, "iterations", "warmup", "batch", "samples",
-                      *TIME_COLUMNS, *CORE_METRICS, "validation_errors", "validation")
+_POINT_CSV_COLUMNS = (
+    "size",
+    "window",
+    *AXES,
+    "iterations",
+    "warmup",
+    "batch",
+    "samples",
+    *TIME_COLUMNS,
+    *CORE_METRICS,
+    "validation_errors",
+    "validation",
+)
 
 
 def to_json(runs: Sequence[Run]) -> str:
@@ -40,20 +61,54 @@ def to_json(runs: Sequence[Run]) -> str:
 
 def to_csv(runs: Sequence[Run]) -> str:
     """One row per point; metrics other than the core's get extra columns, in order of appearance."""
-    extra = list(dict.fromkeys(name for run in runs for point in run.points for name in point.metrics
-                               if name not in CORE_METRICS and name != "validation"))
+    extra = list(
+        dict.fromkeys(
+            name
+            for run in runs
+            for point in run.points
+            for name in point.metrics
+            if name not in CORE_METRICS and name != "validation"
+        )
+    )
     buffer = io.StringIO()
     writer = csv.writer(buffer, lineterminator="\n")
     writer.writerow([*_RUN_CSV_COLUMNS, *_POINT_CSV_COLUMNS, *map(csv_cell, extra)])
     for run in runs:
-        run_cells = [*map(csv_cell, (run.id, run.benchmark, run.label, run.system, run.status, run.ranks, run.nodes,
-                                      run.mpi_library, run.mpi_version, run.started_at))]
+        run_cells = [
+            *map(
+                csv_cell,
+                (
+                    run.id,
+                    run.benchmark,
+                    run.label,
+                    run.system,
+                    run.status,
+                    run.ranks,
+                    run.nodes,
+                    run.mpi_library,
+                    run.mpi_version,
+                    run.started_at,
+                ),
+            )
+        ]
         for point in run.points:
-            writer.writerow([
-                *run_cells, point.size, point.window, *point.axes.values(), point.iterations, point.warmup,
-                point.batch, point.samples,
-                *(point.stats.get(key) for key in STATS), *(point.metrics.get(name) for name in CORE_METRICS),
-                point.validation_errors, point.validation, *(point.metrics.get(name) for name in extra)])
+            writer.writerow(
+                [
+                    *run_cells,
+                    point.size,
+                    point.window,
+                    *point.axes.values(),
+                    point.iterations,
+                    point.warmup,
+                    point.batch,
+                    point.samples,
+                    *(point.stats.get(key) for key in STATS),
+                    *(point.metrics.get(name) for name in CORE_METRICS),
+                    point.validation_errors,
+                    point.validation,
+                    *(point.metrics.get(name) for name in extra),
+                ]
+            )
     return buffer.getvalue()
 
 

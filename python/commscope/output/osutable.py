@@ -36,8 +36,17 @@ _FULL = ("min_latency_us", "max_latency_us", "min_bandwidth_MBps", "max_bandwidt
 _BUSBW = ("algbw_GBps", "busbw_GBps")  # after the percentiles, as the core's collective layout has them
 # Per-point bookkeeping that has its own Point field or column, not a metric column;
 # --precision's outcome is not one of OMB's columns either (records.text.precision_line).
-_NOT_COLUMNS = {"iterations", "warmup", "batch", "validation", "validation_errors", "precision_achieved_pct",
-                "precision_target_pct", "precision_rounds", "precision_stop"}
+_NOT_COLUMNS = {
+    "iterations",
+    "warmup",
+    "batch",
+    "validation",
+    "validation_errors",
+    "precision_achieved_pct",
+    "precision_target_pct",
+    "precision_rounds",
+    "precision_stop",
+}
 _PERCENTILE = re.compile(r"p(?P<whole>\d+)(?:_(?P<frac>\d+))?_(?P<unit>us|MBps)")
 
 
@@ -61,8 +70,13 @@ def _cell(value: object, width: int = FIELD_WIDTH) -> str:
     return f"{value:>{width}.2f}"
 
 
-def render(points: Sequence[Point], title: Sequence[str] = (), full: bool | None = None,
-           hide: Sequence[str] = (), datatype: str | None = None) -> str:
+def render(
+    points: Sequence[Point],
+    title: Sequence[str] = (),
+    full: bool | None = None,
+    hide: Sequence[str] = (),
+    datatype: str | None = None,
+) -> str:
     """The tables of `points`, preceded by `title` lines (each gets a "# "): one per
     combination of the sweep axes (and per window where it varies), each after the
     lines that name its one-sided modes and its datatype (`datatype` where the
@@ -87,17 +101,22 @@ def render(points: Sequence[Point], title: Sequence[str] = (), full: bool | None
 
 
 def _axis_lines(axes: Axes, datatype: str | None, sized: bool) -> list[str]:
-    """"# Window creation: MPI_Win_create", "# Synchronization: ...", "# Datatype: MPI_INT."."""
-    lines = [f"# {label}: {ONE_SIDED_CALLS[name].get(getattr(axes, name), getattr(axes, name))}"
-             for name, label in (("window_creation", "Window creation"), ("synchronization", "Synchronization"))
-             if getattr(axes, name)]
+    """ "# Window creation: MPI_Win_create", "# Synchronization: ...", "# Datatype: MPI_INT."."""
+    lines = [
+        f"# {label}: {ONE_SIDED_CALLS[name].get(getattr(axes, name), getattr(axes, name))}"
+        for name, label in (("window_creation", "Window creation"), ("synchronization", "Synchronization"))
+        if getattr(axes, name)
+    ]
     datatype = axes.datatype or datatype
     return lines + ([f"# Datatype: {datatype}."] if datatype and sized else [])
 
 
 def _table(points: Sequence[Point], full: bool | None, hide: Sequence[str]) -> list[str]:
-    names = list(dict.fromkeys(name for point in points for name in point.metrics
-                               if name not in _NOT_COLUMNS and name not in hide))
+    names = list(
+        dict.fromkeys(
+            name for point in points for name in point.metrics if name not in _NOT_COLUMNS and name not in hide
+        )
+    )
     columns = [name for name in _MAIN if name in names]
     if full is not False:
         columns += [name for name in _FULL if name in names]

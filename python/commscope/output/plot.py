@@ -26,11 +26,11 @@ from matplotlib.figure import Figure  # noqa: E402
 
 from commscope.analysis.check import DEFAULT_TOLERANCE, default_floor, excess  # noqa: E402
 from commscope.analysis.compare import column_names, common_metric, points_by_key, varying_axes
-from commscope.records.metrics import direction_text, higher_is_worse, metric_title
-from commscope.records.text import format_size
-from commscope.errors import UsageError  # noqa: E402
-from commscope.records.run import Axes, Point, Run  # noqa: E402
 from commscope.analysis.stats import band as point_band  # noqa: E402
+from commscope.errors import UsageError  # noqa: E402
+from commscope.records.metrics import direction_text, higher_is_worse, metric_title
+from commscope.records.run import Axes, Point, Run  # noqa: E402
+from commscope.records.text import format_size
 
 FORMATS = ("png", "svg")
 #: Fonts tried after DejaVu Sans for characters it lacks (labels in Chinese, Japanese,
@@ -45,8 +45,10 @@ _SVG_METADATA = {"Date": None}
 def _style() -> dict:
     """rc settings of every figure: the font list with whatever fallback fonts exist."""
     installed = {entry.name for entry in font_manager.fontManager.ttflist}
-    return {"font.family": ["DejaVu Sans", *(name for name in FALLBACK_FONTS if name in installed)],
-            "svg.hashsalt": "commscope"}
+    return {
+        "font.family": ["DejaVu Sans", *(name for name in FALLBACK_FONTS if name in installed)],
+        "svg.hashsalt": "commscope",
+    }
 
 
 def _size_ticks(axis, sizes: Sequence[int]) -> None:
@@ -57,7 +59,7 @@ def _size_ticks(axis, sizes: Sequence[int]) -> None:
     while (high - low) // step + 1 > _MAX_SIZE_LABELS:
         step *= 2
     axis.set_xscale("log", base=2)
-    axis.xaxis.set_major_locator(ticker.FixedLocator([2 ** e for e in range(low, high + 1, step)]))
+    axis.xaxis.set_major_locator(ticker.FixedLocator([2**e for e in range(low, high + 1, step)]))
     axis.xaxis.set_major_formatter(ticker.FuncFormatter(lambda value, _: format_size(int(round(value)))))
     axis.xaxis.set_minor_locator(ticker.NullLocator())
 
@@ -82,8 +84,16 @@ def _line_label(name: str, line: Line) -> str:
     return " ".join(part for part in (name, combination.label(), None if window is None else f"w{window}") if part)
 
 
-def figure(runs: Sequence[Run], metric: str | None = None, *, band: str = "ci", ratio_to: Run | None = None,
-           tolerance: float = DEFAULT_TOLERANCE, floor: float | None = None, title: str | None = None) -> Figure:
+def figure(
+    runs: Sequence[Run],
+    metric: str | None = None,
+    *,
+    band: str = "ci",
+    ratio_to: Run | None = None,
+    tolerance: float = DEFAULT_TOLERANCE,
+    floor: float | None = None,
+    title: str | None = None,
+) -> Figure:
     """The figure of `runs` (and `ratio_to`, drawn first as the reference)."""
     with matplotlib.rc_context(_style()):
         return _figure(runs, metric, band, ratio_to, tolerance, floor, title)
@@ -112,8 +122,9 @@ def _figure(runs, metric, band, ratio_to, tolerance, floor, title) -> Figure:
             colours[(run.id, key)] = line.get_color()
             bands = [point_band(point, metric, band) for _, _, point in points] if band != "none" else []
             if bands and all(bands):
-                top.fill_between(sizes, [b[0] for b in bands], [b[1] for b in bands], color=line.get_color(),
-                                 alpha=0.2, linewidth=0)
+                top.fill_between(
+                    sizes, [b[0] for b in bands], [b[1] for b in bands], color=line.get_color(), alpha=0.2, linewidth=0
+                )
                 banded = True
     if not all_sizes:
         raise UsageError(f"nothing to plot: no run has {metric} at a size above 0")
@@ -123,13 +134,17 @@ def _figure(runs, metric, band, ratio_to, tolerance, floor, title) -> Figure:
     top.grid(True, which="minor", axis="y", alpha=0.1)
     benchmarks = ", ".join(dict.fromkeys(run.benchmark for run in runs))
     band_note = {"ci": "bands: 95% CI", "minmax": "bands: min-max", "none": ""}[band] if banded else ""
-    top.set_title(title or f"{benchmarks}: {metric_title(metric)}, {direction_text(metric)}"
-                  + (f"; {band_note}" if band_note else ""), fontsize=11)
+    top.set_title(
+        title
+        or f"{benchmarks}: {metric_title(metric)}, {direction_text(metric)}" + (f"; {band_note}" if band_note else ""),
+        fontsize=11,
+    )
     top.legend(fontsize=9, loc="best")
     axis = top
     if with_ratio:
-        _ratio_panel(bottom, runs, names, metric, axes, colours, tolerance,
-                     default_floor(metric) if floor is None else floor)
+        _ratio_panel(
+            bottom, runs, names, metric, axes, colours, tolerance, default_floor(metric) if floor is None else floor
+        )
         axis = bottom
     _size_ticks(top, all_sizes)
     axis.set_xlabel("message size")
@@ -138,31 +153,52 @@ def _figure(runs, metric, band, ratio_to, tolerance, floor, title) -> Figure:
     return fig
 
 
-def _ratio_panel(axis, runs: Sequence[Run], names: Sequence[str], metric: str, axes: tuple[str, ...],
-                 colours: dict, tolerance: float, floor: float) -> None:
-    reference = {(size, line): value for line, points in _lines(runs[0], metric, axes).items()
-                 for size, value, _ in points}
+def _ratio_panel(
+    axis,
+    runs: Sequence[Run],
+    names: Sequence[str],
+    metric: str,
+    axes: tuple[str, ...],
+    colours: dict,
+    tolerance: float,
+    floor: float,
+) -> None:
+    reference = {
+        (size, line): value for line, points in _lines(runs[0], metric, axes).items() for size, value, _ in points
+    }
     worse = higher_is_worse(metric)
     axis.axhline(1.0, color="black", linewidth=0.8)
-    axis.axhspan(1 - tolerance, 1 + tolerance, color="tab:green", alpha=0.12,
-                 label=f"±{100 * tolerance:g}% tolerance")
+    axis.axhspan(1 - tolerance, 1 + tolerance, color="tab:green", alpha=0.12, label=f"±{100 * tolerance:g}% tolerance")
     failing_shown = False
     for run, name in zip(runs[1:], names[1:]):
         for line, points in _lines(run, metric, axes).items():
-            pairs = [(size, value, reference[(size, line)]) for size, value, _ in points
-                     if (size, line) in reference]
+            pairs = [(size, value, reference[(size, line)]) for size, value, _ in points if (size, line) in reference]
             if not pairs:
                 continue
             sizes = [size for size, _, _ in pairs]
-            axis.plot(sizes, [value / base for _, value, base in pairs], marker="o", markersize=3,
-                      color=colours[(run.id, line)], label=f"{_line_label(name, line)} / {names[0]}")
+            axis.plot(
+                sizes,
+                [value / base for _, value, base in pairs],
+                marker="o",
+                markersize=3,
+                color=colours[(run.id, line)],
+                label=f"{_line_label(name, line)} / {names[0]}",
+            )
             if worse is None:
                 continue
-            bad = [(size, value / base) for size, value, base in pairs
-                   if excess(base, value, worse, tolerance, floor) > 0]
+            bad = [
+                (size, value / base) for size, value, base in pairs if excess(base, value, worse, tolerance, floor) > 0
+            ]
             if bad:
-                axis.scatter([size for size, _ in bad], [ratio for _, ratio in bad], marker="x", s=50,
-                             color="tab:red", zorder=5, label=None if failing_shown else "outside tolerance")
+                axis.scatter(
+                    [size for size, _ in bad],
+                    [ratio for _, ratio in bad],
+                    marker="x",
+                    s=50,
+                    color="tab:red",
+                    zorder=5,
+                    label=None if failing_shown else "outside tolerance",
+                )
                 failing_shown = True
     axis.set_ylabel(f"ratio to {names[0]}" if len(names[0]) <= 24 else "ratio to reference")
     axis.grid(True, alpha=0.3)

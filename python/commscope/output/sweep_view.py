@@ -31,9 +31,14 @@ def sweep_table(matrix: SweepMatrix, flags: Sequence[Flag]) -> str:
     labels = matrix.labels
     columns = [(metric, title) for metric, title in COLUMNS if metric in matrix.values]
     width = max([len("Destination"), *map(len, labels)]) + 2
-    lines = ["Source".ljust(width) + "| " + "Destination".ljust(width) + "".join(f"| {title:>17} " for _, title in columns)
-             + "| Flag",
-             "-" * width + "|-" + "-" * width + "".join("|" + "-" * 19 for _ in columns) + "|-----"]
+    lines = [
+        "Source".ljust(width)
+        + "| "
+        + "Destination".ljust(width)
+        + "".join(f"| {title:>17} " for _, title in columns)
+        + "| Flag",
+        "-" * width + "|-" + "-" * width + "".join("|" + "-" * 19 for _ in columns) + "|-----",
+    ]
     n = matrix.n
     for i in range(n):
         for j in range(i + 1, n):
@@ -55,6 +60,7 @@ def _blocks(values: np.ndarray, labels: Sequence[str]) -> tuple[np.ndarray, list
     padded = np.full((count * size, count * size), np.nan, dtype=np.float64)
     padded[:n, :n] = values
     import warnings
+
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", RuntimeWarning)  # an all-NaN block stays NaN
         means = np.nanmean(padded.reshape(count, size, count, size), axis=(1, 3))

@@ -12,8 +12,12 @@ def text_table(table: SystemTable) -> str:
     widths = [max(len(row[index]) for row in [table.header, *table.rows]) for index in range(len(table.header))]
     lines = [f"# {table.title}"]
     for row in [table.header, *table.rows]:
-        lines.append("  ".join(cell.ljust(width) if index == 0 else cell.rjust(width)
-                               for index, (cell, width) in enumerate(zip(row, widths))))
+        lines.append(
+            "  ".join(
+                cell.ljust(width) if index == 0 else cell.rjust(width)
+                for index, (cell, width) in enumerate(zip(row, widths))
+            )
+        )
     return "\n".join(lines) + "\n"
 
 

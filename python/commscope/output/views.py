@@ -10,10 +10,10 @@ from typing import TYPE_CHECKING
 from rich.table import Table
 
 from commscope.analysis.compare import Comparison
-from commscope.records.text import format_key, format_size, format_value
 from commscope.output.comparison import text_cells
 from commscope.output.osutable import render_run
 from commscope.records.run import Run
+from commscope.records.text import format_key, format_size, format_value
 from commscope.records.textsafe import one_line
 from commscope.store.db import RunSummary
 
@@ -33,9 +33,12 @@ def _slurm_text(provenance: dict | None) -> str | None:
     slurm = (provenance or {}).get("slurm")
     if not slurm:
         return None
-    parts = [f"job {slurm['job_id']}" + (f" on {slurm['node_list']}" if slurm.get("node_list") else ""),
-             slurm.get("partition") and f"partition {slurm['partition']}",
-             slurm.get("cluster") and f"cluster {slurm['cluster']}", slurm.get("state")]
+    parts = [
+        f"job {slurm['job_id']}" + (f" on {slurm['node_list']}" if slurm.get("node_list") else ""),
+        slurm.get("partition") and f"partition {slurm['partition']}",
+        slurm.get("cluster") and f"cluster {slurm['cluster']}",
+        slurm.get("state"),
+    ]
     return ", ".join(part for part in parts if part)
 
 
@@ -46,6 +49,8 @@ def _transport_text(provenance: dict | None) -> str | None:
         return None
     seen = " ".join(f"{key}={value}" for key, value in (transport.get("observed") or {}).items())
     return f"{transport.get('requested')}" + (f" ({seen})" if seen else "")
+
+
 def binding_text(run: Run) -> str | None:
     """What binding was asked for (and why not the one requested) and the CPUs each rank
     reported it may run on: "core; CPUs of ranks: vm 0 | 1"."""
@@ -53,8 +58,11 @@ def binding_text(run: Run) -> str | None:
     text = asked.get("asked", "")
     if asked.get("reason"):
         text += f" ({asked['reason']})"
-    cpus = [f"{host['name']} {' | '.join(cpu or '?' for cpu in host['affinity'])}"
-            for host in run.hosts or [] if host.get("affinity")]
+    cpus = [
+        f"{host['name']} {' | '.join(cpu or '?' for cpu in host['affinity'])}"
+        for host in run.hosts or []
+        if host.get("affinity")
+    ]
     if cpus:
         text += ("; " if text else "") + "CPUs of ranks: " + ", ".join(cpus)
     return text or None
@@ -78,8 +86,11 @@ def provenance_items(run: Run) -> list[tuple[str, str]]:
         ("binding", binding_text(run)),
         ("flags", shlex.join(run.flags) if run.flags else None),
         ("pass", f"{run.repeat_index + 1} of a --repeat" if run.repeat_index else None),
-        ("core", " ".join(part for part in (run.tool_name, _with_commit(run.tool_version, run.tool_git_commit))
-                          if part) or None),
+        (
+            "core",
+            " ".join(part for part in (run.tool_name, _with_commit(run.tool_version, run.tool_git_commit)) if part)
+            or None,
+        ),
         ("MPI", mpi or None),
         ("CPU", run.cpu_model),
         ("compiler", run.compiler),
@@ -88,12 +99,30 @@ def provenance_items(run: Run) -> list[tuple[str, str]]:
         ("transport", _transport_text(run.provenance)),
         ("launcher", shlex.join(run.launcher_argv) if run.launcher_argv else None),
         ("wrapper", shlex.join(extra["wrapper"]) if extra.get("wrapper") else None),
-        ("BLAS", " ".join(f"{part}" for part in (extra.get("blas_library"), extra.get("blas_package") and
-                                                  f"(package {extra['blas_package']}") if part)
-         + (f", alternative {extra['blas_alternative']})" if extra.get("blas_alternative") else
-            (")" if extra.get("blas_package") else "")) if extra.get("blas_library") else None),
-        ("machine", f"{extra['cores']} cores, {extra['memory_bytes'] / 2**30:.1f} GiB"
-         if extra.get("cores") and extra.get("memory_bytes") else None),
+        (
+            "BLAS",
+            " ".join(
+                f"{part}"
+                for part in (
+                    extra.get("blas_library"),
+                    extra.get("blas_package") and f"(package {extra['blas_package']}",
+                )
+                if part
+            )
+            + (
+                f", alternative {extra['blas_alternative']})"
+                if extra.get("blas_alternative")
+                else (")" if extra.get("blas_package") else "")
+            )
+            if extra.get("blas_library")
+            else None,
+        ),
+        (
+            "machine",
+            f"{extra['cores']} cores, {extra['memory_bytes'] / 2**30:.1f} GiB"
+            if extra.get("cores") and extra.get("memory_bytes")
+            else None,
+        ),
         ("storage", f"{extra['directory']}: {extra.get('cache_policy')}" if extra.get("directory") else None),
         ("source", f"{run.source_file} ({run.source_format})" if run.source_file else None),
         ("notes", "; ".join(run.notes) if run.notes else None),
@@ -132,14 +161,24 @@ def runs_table(summaries: Sequence[RunSummary]) -> Table:
     for column in ("id", "started", "benchmark", "label", "system", "ranks", "nodes", "sizes", "status", "source"):
         table.add_column(column, justify="right" if column in ("id", "ranks", "nodes", "sizes") else "left")
     for run in summaries:
-        cells = (str(run.id), (run.started_at or "")[:16].replace("T", " "), run.benchmark, run.label or "",
-                 run.system or "", str(run.ranks or ""), str(run.nodes or ""), str(run.point_count),
-                 run.status, run.source_format or "run")
+        cells = (
+            str(run.id),
+            (run.started_at or "")[:16].replace("T", " "),
+            run.benchmark,
+            run.label or "",
+            run.system or "",
+            str(run.ranks or ""),
+            str(run.nodes or ""),
+            str(run.point_count),
+            run.status,
+            run.source_format or "run",
+        )
         table.add_row(*map(one_line, cells))
     return table
 
 
 # -- analysis views: text cells shared by the terminal tables and the reports --------
+
 
 def rich_table(header: Sequence[str], rows: Sequence[Sequence[str]], left: int = 0) -> Table:
     """A plain table: the first `left` columns left-aligned, numbers right-aligned. (No
@@ -176,11 +215,19 @@ MODEL_HEADER = ("regime", "sizes", "α (µs)", "β (MB/s)", "n½", "R²", "max |
 
 
 def model_cells(fit: Fit) -> list[list[str]]:
-    return [[str(index + 1), f"{format_size(regime.first_size)} .. {format_size(regime.last_size)} ({regime.count})",
-             f"{regime.alpha_us:.3f}", format_bandwidth(regime.beta_MBps), format_bytes(regime.n_half),
-             "-" if regime.r_squared is None else f"{regime.r_squared:.4f}",
-             f"{100 * regime.max_rel_residual:.1f}%", f"{100 * regime.rms_rel_residual:.1f}%"]
-            for index, regime in enumerate(fit.regimes)]
+    return [
+        [
+            str(index + 1),
+            f"{format_size(regime.first_size)} .. {format_size(regime.last_size)} ({regime.count})",
+            f"{regime.alpha_us:.3f}",
+            format_bandwidth(regime.beta_MBps),
+            format_bytes(regime.n_half),
+            "-" if regime.r_squared is None else f"{regime.r_squared:.4f}",
+            f"{100 * regime.max_rel_residual:.1f}%",
+            f"{100 * regime.rms_rel_residual:.1f}%",
+        ]
+        for index, regime in enumerate(fit.regimes)
+    ]
 
 
 def model_headline(fit: Fit) -> list[tuple[str, str]]:
@@ -206,9 +253,17 @@ def verdict_cells(curve: CurveVerdict) -> list[list[str]]:
         test = "-" if evidence is None else (evidence.method if evidence.method != "none" else "none")
         if evidence is not None and evidence.method != "none":
             test += f" {evidence.detail}"
-        rows.append([format_key(size.key), format_value(size.base), format_value(size.new),
-                     "-" if size.change is None else f"{100 * size.change:+.1f}%",
-                     "-" if size.allowed is None else format_value(size.allowed), test, size.status])
+        rows.append(
+            [
+                format_key(size.key),
+                format_value(size.base),
+                format_value(size.new),
+                "-" if size.change is None else f"{100 * size.change:+.1f}%",
+                "-" if size.allowed is None else format_value(size.allowed),
+                test,
+                size.status,
+            ]
+        )
     return rows
 
 
@@ -229,11 +284,12 @@ def repeat_lines(group: Sequence[Run]) -> list[str]:
         return []
     medians = median_series(group, metric)
     coverage = min(cell.coverage for cell in medians.values()) if medians else 0
-    lines = [f"# median of {len(group)} repeats (runs {', '.join(str(run.id) for run in group)}), "
-             f"{metric_title(metric)}, {100 * coverage:.1f}% interval of the median across launches",
-             f"# {'Size':<8} {'Median':>12} {'Low':>12} {'High':>12} {'Launches':>9}"]
+    lines = [
+        f"# median of {len(group)} repeats (runs {', '.join(str(run.id) for run in group)}), "
+        f"{metric_title(metric)}, {100 * coverage:.1f}% interval of the median across launches",
+        f"# {'Size':<8} {'Median':>12} {'Low':>12} {'High':>12} {'Launches':>9}",
+    ]
     for key in sort_keys(medians):
         cell = medians[key]
         lines.append(f"{format_key(key):<10} {cell.median:>12.2f} {cell.low:>12.2f} {cell.high:>12.2f} {cell.n:>9}")
     return lines
-

@@ -13,25 +13,37 @@ import re
 
 # OMB title words for collective operations -> program name stem.
 _COLLECTIVES = {
-    "allgather": "allgather", "allgatherv": "allgatherv",
+    "allgather": "allgather",
+    "allgatherv": "allgatherv",
     "allreduce": "allreduce",
-    "all-to-all": "alltoall", "alltoall": "alltoall",
-    "all-to-allv": "alltoallv", "alltoallv": "alltoallv",
-    "all-to-allw": "alltoallw", "alltoallw": "alltoallw",
+    "all-to-all": "alltoall",
+    "alltoall": "alltoall",
+    "all-to-allv": "alltoallv",
+    "alltoallv": "alltoallv",
+    "all-to-allw": "alltoallw",
+    "alltoallw": "alltoallw",
     "barrier": "barrier",
-    "broadcast": "bcast", "bcast": "bcast",
-    "gather": "gather", "gatherv": "gatherv",
+    "broadcast": "bcast",
+    "bcast": "bcast",
+    "gather": "gather",
+    "gatherv": "gatherv",
     "reduce": "reduce",
-    "reduce_scatter": "reduce_scatter", "reduce-scatter": "reduce_scatter",
+    "reduce_scatter": "reduce_scatter",
+    "reduce-scatter": "reduce_scatter",
     "reduce_scatter_block": "reduce_scatter_block",
     "reduce-scatter-block": "reduce_scatter_block",
-    "scatter": "scatter", "scatterv": "scatterv",
+    "scatter": "scatter",
+    "scatterv": "scatterv",
 }
 
 # One-sided operations as OMB titles spell them (``MPI_Put``) -> program stem.
 _ONE_SIDED = {
-    "put": "put", "get": "get", "accumulate": "acc", "get_accumulate": "get_acc",
-    "fetch_and_op": "fop", "compare_and_swap": "cas",
+    "put": "put",
+    "get": "get",
+    "accumulate": "acc",
+    "get_accumulate": "get_acc",
+    "fetch_and_op": "fop",
+    "compare_and_swap": "cas",
 }
 
 # Point-to-point and other titles -> program name.
@@ -113,9 +125,14 @@ def from_imb(name: str) -> str:
 #: Benchmarks of the cluster beside the network (HPL and hpcc's other tests, storage
 #: sweeps) and the metric that speaks for each.
 SYSTEM_BENCHMARKS = {
-    "hpl": "gflops", "hpcc_dgemm": "star_gflops", "hpcc_stream": "star_triad_GBps",
-    "hpcc_ptrans": "ptrans_GBps", "hpcc_randomaccess": "mpi_gups", "hpcc_fft": "mpi_gflops",
-    "hpcc_beff": "avg_pingpong_latency_us", "storage": "seq_write_MBps",
+    "hpl": "gflops",
+    "hpcc_dgemm": "star_gflops",
+    "hpcc_stream": "star_triad_GBps",
+    "hpcc_ptrans": "ptrans_GBps",
+    "hpcc_randomaccess": "mpi_gups",
+    "hpcc_fft": "mpi_gflops",
+    "hpcc_beff": "avg_pingpong_latency_us",
+    "storage": "seq_write_MBps",
 }
 COMPUTE_BENCHMARKS = tuple(name for name in SYSTEM_BENCHMARKS if name != "storage")
 

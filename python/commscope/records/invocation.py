@@ -25,13 +25,18 @@ def harness_git_commit() -> str | None:
     if not (REPO_ROOT / ".git").exists():
         return None
     try:
-        head = subprocess.run(["git", "-C", str(REPO_ROOT), "rev-parse", "HEAD"], capture_output=True,
-                              text=True, timeout=20)
+        head = subprocess.run(
+            ["git", "-C", str(REPO_ROOT), "rev-parse", "HEAD"], capture_output=True, text=True, timeout=20
+        )
         if head.returncode != 0:
             return None
         # Only the harness's own sources decide "-dirty"; new, not yet committed files count.
-        changes = subprocess.run(["git", "-C", str(REPO_ROOT), "status", "--porcelain", "--", "python"],
-                                 capture_output=True, text=True, timeout=20)
+        changes = subprocess.run(
+            ["git", "-C", str(REPO_ROOT), "status", "--porcelain", "--", "python"],
+            capture_output=True,
+            text=True,
+            timeout=20,
+        )
     except (OSError, subprocess.TimeoutExpired):
         return None
     return head.stdout.strip() + ("-dirty" if changes.stdout.strip() else "")

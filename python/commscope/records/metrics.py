@@ -16,8 +16,15 @@ import re
 #: Metrics commscope-bench writes (result.schema.json); each has its own column in
 #: the store. Other metrics (percentiles, imported OMB/IMB columns) live in
 #: Point.metrics too and are stored together as JSON.
-CORE_METRICS = ("latency_us", "min_latency_us", "max_latency_us", "bandwidth_MBps",
-                "min_bandwidth_MBps", "max_bandwidth_MBps", "message_rate")
+CORE_METRICS = (
+    "latency_us",
+    "min_latency_us",
+    "max_latency_us",
+    "bandwidth_MBps",
+    "min_bandwidth_MBps",
+    "max_bandwidth_MBps",
+    "message_rate",
+)
 #: Sample statistics of the core, all in microseconds per operation.
 STATS = ("min", "max", "mean", "median", "p50", "p90", "p99", "stddev", "ci95_low", "ci95_high")
 #: Their names as store columns and export fields.
@@ -166,14 +173,27 @@ def is_known_metric(metric: str) -> bool:
 
 #: Short metric names the command line accepts, beside the stored names themselves.
 METRIC_ALIASES = {
-    "latency": "latency_us", "lat": "latency_us",
-    "bw": "bandwidth_MBps", "bandwidth": "bandwidth_MBps",
-    "rate": "message_rate", "msgrate": "message_rate", "pingpong_bw": "pingpong_MBps",
-    "min_latency": "min_latency_us", "max_latency": "max_latency_us",
+    "latency": "latency_us",
+    "lat": "latency_us",
+    "bw": "bandwidth_MBps",
+    "bandwidth": "bandwidth_MBps",
+    "rate": "message_rate",
+    "msgrate": "message_rate",
+    "pingpong_bw": "pingpong_MBps",
+    "min_latency": "min_latency_us",
+    "max_latency": "max_latency_us",
 }
 #: Which metric speaks for a run when none is asked for, after the benchmark's own.
-PREFERRED = ("latency_us", "bandwidth_MBps", "message_rate", "t_avg_us", "t_us", "mbytes_per_sec",
-              "overall_us", "init_avg_ms")
+PREFERRED = (
+    "latency_us",
+    "bandwidth_MBps",
+    "message_rate",
+    "t_avg_us",
+    "t_us",
+    "mbytes_per_sec",
+    "overall_us",
+    "init_avg_ms",
+)
 _METRIC_TITLES = {"latency_us": "Latency", "bandwidth_MBps": "Bandwidth", "message_rate": "Message rate"}
 
 

@@ -54,11 +54,11 @@ class Axes:
         return [(name, getattr(self, name)) for name in AXES if getattr(self, name) is not None]
 
     def label(self) -> str:
-        """"MPI_INT", "allocate, fence": the values that are set, for legends and headings."""
+        """ "MPI_INT", "allocate, fence": the values that are set, for legends and headings."""
         return ", ".join(value for _, value in self.items())
 
     def suffix(self) -> str:
-        """" [MPI_INT]" to append to a curve's name, or "" when no axis is set."""
+        """ " [MPI_INT]" to append to a curve's name, or "" when no axis is set."""
         return f" [{self.label()}]" if self.label() else ""
 
 
@@ -66,11 +66,19 @@ class Axes:
 AXES = tuple(f.name for f in fields(Axes))
 #: How OSU tables (OMB's and the core's) name the one-sided modes, by the core's option words.
 ONE_SIDED_CALLS = {
-    "window_creation": {"create": "MPI_Win_create", "allocate": "MPI_Win_allocate",
-                        "dynamic": "MPI_Win_create_dynamic"},
-    "synchronization": {"lock": "MPI_Win_lock/unlock", "pscw": "MPI_Win_post/start/complete/wait",
-                        "fence": "MPI_Win_fence", "flush": "MPI_Win_flush", "flush_local": "MPI_Win_flush_local",
-                        "lock_all": "MPI_Win_lock_all/unlock_all"},
+    "window_creation": {
+        "create": "MPI_Win_create",
+        "allocate": "MPI_Win_allocate",
+        "dynamic": "MPI_Win_create_dynamic",
+    },
+    "synchronization": {
+        "lock": "MPI_Win_lock/unlock",
+        "pscw": "MPI_Win_post/start/complete/wait",
+        "fence": "MPI_Win_fence",
+        "flush": "MPI_Win_flush",
+        "flush_local": "MPI_Win_flush_local",
+        "lock_all": "MPI_Win_lock_all/unlock_all",
+    },
 }
 #: How people read an axis name in a table header.
 AXIS_TITLES = {f.name: f.metadata["title"] for f in fields(Axes)}
@@ -140,7 +148,7 @@ class Point:
 
     @property
     def validation(self) -> str | None:
-        """"Pass"/"Fail" as OMB prints it, or None when the point was not validated."""
+        """ "Pass"/"Fail" as OMB prints it, or None when the point was not validated."""
         if self.validation_errors is not None:
             return "Pass" if self.validation_errors == 0 else "Fail"
         return self.metrics.get("validation")
@@ -210,14 +218,25 @@ def point_from_core(record: dict, metric_kind: str) -> Point:
         metrics[percentile_metric(percentile["p"], suffix)] = percentile["value"]
     precision = record.get("precision")
     if precision:  # --precision: what the size reached and why it stopped (docs/precision.md)
-        metrics.update({f"precision_{key}": precision[key] for key in ("achieved_pct", "target_pct", "rounds", "stop")
-                        if precision[key] is not None})
+        metrics.update(
+            {
+                f"precision_{key}": precision[key]
+                for key in ("achieved_pct", "target_pct", "rounds", "stop")
+                if precision[key] is not None
+            }
+        )
     stats = record["stats"]
     validation = record.get("validation")
     return Point(
-        size=record["size"], window=record["window"], axes=Axes.of(record), iterations=record["iterations"],
-        warmup=record["warmup"], batch=record["batch"], samples=stats["samples"],
-        stats={key: stats[key] for key in STATS}, metrics=metrics,
+        size=record["size"],
+        window=record["window"],
+        axes=Axes.of(record),
+        iterations=record["iterations"],
+        warmup=record["warmup"],
+        batch=record["batch"],
+        samples=stats["samples"],
+        stats={key: stats[key] for key in STATS},
+        metrics=metrics,
         validation_errors=validation["errors"] if validation is not None else None,
         pair=Pair.of(record.get("pair")),
     )

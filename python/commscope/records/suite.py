@@ -127,12 +127,17 @@ def _file_models() -> tuple[type[BaseModel], type[BaseModel]]:
 
     config = ConfigDict(extra="forbid", strict=True)
     # YAML reads 2% as text and 2 as a number, off as text and false as a boolean
-    precision = (Annotated[str | bool | int | float | None, AfterValidator(
-        lambda v: None if v is None else precision_value(v))], None)
-    max_time = (Annotated[str | int | float | None, AfterValidator(
-        lambda v: None if v is None else seconds_value(v))], None)
+    precision = (
+        Annotated[str | bool | int | float | None, AfterValidator(lambda v: None if v is None else precision_value(v))],
+        None,
+    )
+    max_time = (
+        Annotated[str | int | float | None, AfterValidator(lambda v: None if v is None else seconds_value(v))],
+        None,
+    )
     entry = create_model(
-        "Entry", __config__=config,
+        "Entry",
+        __config__=config,
         benchmark=(str, Field(min_length=1, description="commscope-bench benchmark name")),
         flags=(list[str], Field(default_factory=list, description="flags passed to commscope-bench")),
         ranks=(int, Field(default=2, ge=1, le=MAX_RANKS, description="number of MPI ranks")),
@@ -140,16 +145,23 @@ def _file_models() -> tuple[type[BaseModel], type[BaseModel]]:
         transport=(Transport | None, None),
         label=(str | None, Field(default=None, min_length=1)),
         device=(Device | None, Field(default=None, description="OMB's -d: GPU buffers")),
-        buffers=(list[Buffer], Field(default_factory=list, max_length=2,
-                                     description="OMB's buffer placement words, sender's side first")),
-        precision=precision, max_time=max_time)
+        buffers=(
+            list[Buffer],
+            Field(default_factory=list, max_length=2, description="OMB's buffer placement words, sender's side first"),
+        ),
+        precision=precision,
+        max_time=max_time,
+    )
     suite = create_model(
-        "Suite", __config__=config,
+        "Suite",
+        __config__=config,
         name=(str | None, None),
         description=(str, ...),
         include=(list[str], Field(default_factory=list)),
         benchmarks=(list[entry], Field(default_factory=list)),
-        precision=precision, max_time=max_time)
+        precision=precision,
+        max_time=max_time,
+    )
     return suite, entry
 
 
@@ -158,8 +170,12 @@ class SuiteError(UsageError):
 
     def __init__(self, problems: list[tuple[str, int, str, str]]) -> None:
         self.problems = problems
-        super().__init__("\n".join(f"{path}:{line}: {key}: {message}" if key else f"{path}:{line}: {message}"
-                                   for path, line, key, message in problems))
+        super().__init__(
+            "\n".join(
+                f"{path}:{line}: {key}: {message}" if key else f"{path}:{line}: {message}"
+                for path, line, key, message in problems
+            )
+        )
 
 
 def builtin_suites() -> dict[str, Path]:
@@ -198,14 +214,15 @@ def load_suite_file(path: Path) -> Suite:
         mark = exc.problem_mark or exc.context_mark
         raise SuiteError([(str(path), mark.line + 1 if mark else 1, "", f"invalid YAML: {exc.problem}")]) from exc
     except yaml.reader.ReaderError as exc:
-        line = text[:exc.position].count("\n") + 1
+        line = text[: exc.position].count("\n") + 1
         what = "a NUL byte" if exc.character in (0, "\0") else f"the control character {exc.character!r}"
         raise SuiteError([(str(path), line, "", f"invalid YAML: {what}, which YAML does not allow")]) from None
     except yaml.YAMLError as exc:
         raise SuiteError([(str(path), 1, "", f"invalid YAML: {exc}")]) from exc
     except RecursionError:
-        raise SuiteError([(str(path), loader.get_mark().line + 1, "",
-                           "invalid suite file: lists or mappings nested too deeply")]) from None
+        raise SuiteError(
+            [(str(path), loader.get_mark().line + 1, "", "invalid suite file: lists or mappings nested too deeply")]
+        ) from None
     finally:
         if loader is not None:
             loader.dispose()
@@ -223,8 +240,14 @@ def load_suite_file(path: Path) -> Suite:
         for key in ("precision", "max_time"):  # the suite's value where the entry has none
             fields_[key] = fields_[key] if fields_[key] is not None else getattr(checked, key)
         entries.append(Entry(**fields_))
-    return Suite(name=checked.name or path.stem, description=checked.description, include=checked.include,
-                 benchmarks=entries, precision=checked.precision, max_time=checked.max_time)
+    return Suite(
+        name=checked.name or path.stem,
+        description=checked.description,
+        include=checked.include,
+        benchmarks=entries,
+        precision=checked.precision,
+        max_time=checked.max_time,
+    )
 
 
 def _duplicate_key(node: yaml.Node, loc: tuple) -> tuple[int, str] | None:

@@ -35,10 +35,15 @@ def precision_line(run: Run) -> str | None:
     if not any(stops):
         return None
     target = next(p.metrics["precision_target_pct"] for p in run.points if "precision_target_pct" in p.metrics)
-    reached = [p.metrics.get("precision_achieved_pct") for p in run.points
-               if isinstance(p.metrics.get("precision_achieved_pct"), (int, float))]
+    reached = [
+        p.metrics.get("precision_achieved_pct")
+        for p in run.points
+        if isinstance(p.metrics.get("precision_achieved_pct"), (int, float))
+    ]
     counts = {stop: stops.count(stop) for stop in ("target", "max_time", "max_samples") if stop in stops}
     worst = f"; widest interval {max(reached):.1f}%" if reached else ""
-    return (f"precision: +-{target:g}% asked; {counts.get('target', 0)} of {len(stops)} sizes reached it"
-            + "".join(f", {n} stopped at {stop.replace('_', '-')}" for stop, n in counts.items() if stop != "target")
-            + worst)
+    return (
+        f"precision: +-{target:g}% asked; {counts.get('target', 0)} of {len(stops)} sizes reached it"
+        + "".join(f", {n} stopped at {stop.replace('_', '-')}" for stop, n in counts.items() if stop != "target")
+        + worst
+    )

@@ -29,8 +29,22 @@ FORMAT = "commscope-unsaved"
 VERSION = 1
 SIDECAR_SUFFIX = ".run.json"
 #: Run fields the core's stream cannot tell and the sidecar keeps.
-HARNESS_FIELDS = ("benchmark", "status", "status_reason", "flags", "ranks", "placement", "label", "repeat_index",
-                  "started_at", "ended_at", "launcher_argv", "compiler", "job_id", "system")
+HARNESS_FIELDS = (
+    "benchmark",
+    "status",
+    "status_reason",
+    "flags",
+    "ranks",
+    "placement",
+    "label",
+    "repeat_index",
+    "started_at",
+    "ended_at",
+    "launcher_argv",
+    "compiler",
+    "job_id",
+    "system",
+)
 _RAW_KINDS = ("stdout", "stderr")
 
 
@@ -56,8 +70,13 @@ def keep(run: Run, invocation: dict, folder: Path) -> Path:
     jsonl.write_bytes(redact_json_text(run.raw.get("jsonl", b""), secrets))
     for kind in _RAW_KINDS:
         (folder / f"{stem}.{kind}").write_bytes(redact_json_text(run.raw.get(kind, b""), secrets))
-    sidecar = {"format": FORMAT, "version": VERSION, "records": len(run.points),
-               "run": {name: getattr(run, name) for name in HARNESS_FIELDS}, "invocation": invocation}
+    sidecar = {
+        "format": FORMAT,
+        "version": VERSION,
+        "records": len(run.points),
+        "run": {name: getattr(run, name) for name in HARNESS_FIELDS},
+        "invocation": invocation,
+    }
     sidecar_of(jsonl).write_text(json.dumps(sidecar, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
     return jsonl
 
@@ -88,7 +107,7 @@ def load(jsonl: Path, data: bytes) -> Run:
         if not line.strip():
             continue
         try:
-            (kind, value), = json.loads(line).items()
+            ((kind, value),) = json.loads(line).items()
         except ValueError:
             raise UnsavedError(number, "not a line of commscope-bench's JSON stream") from None
         if kind == "header" and header is None:
@@ -100,8 +119,7 @@ def load(jsonl: Path, data: bytes) -> Run:
         raise UnsavedError(1, f"holds {len(run.points)} records, its sidecar says {wanted}")
     invocation = sidecar.get("invocation") or {}
     command = " ".join(invocation.get("argv") or []) or "commscope run"
-    run.notes = [*(run.notes or []), f"kept unsaved by `{command}` at {invocation.get('started_at')}, "
-                                     "imported later"]
+    run.notes = [*(run.notes or []), f"kept unsaved by `{command}` at {invocation.get('started_at')}, imported later"]
     for name, value in fields.items():  # the values the runner ended with, after the header's
         setattr(run, name, value)
     return run

@@ -24,11 +24,10 @@ import reframe.utility.sanity as sn
 import reframe.utility.typecheck as typ
 from reframe.core.builtins import parameter, run_after, run_before, sanity_function, variable
 
-from commscope.records.metrics import higher_is_worse
 from commscope.execute.core import find_core
 from commscope.ingest.parse import parse_file
 from commscope.records.benchmarks import primary_metric
-from commscope.records.metrics import unit_of
+from commscope.records.metrics import higher_is_worse, unit_of
 from commscope.records.suite import builtin_suites, expand, find_suite
 
 JSON_OUT = "commscope.json"
@@ -76,10 +75,15 @@ class CommscopeBenchmark(rfm.RunOnlyRegressionTest, pin_prefix=False):
     def completed(self):
         """The core exited 0 (validation included) and its JSON document says complete."""
         document = os.path.join(self.stagedir, JSON_OUT)
-        return sn.all([sn.assert_eq(self.job.exitcode, 0, msg="commscope-bench exited with {0}"),
-                       sn.assert_true(os.path.exists(document), msg=f"no {JSON_OUT}: the core wrote no JSON"),
-                       sn.assert_found(r'"status":\s*"complete"', document,
-                                       msg="the core's JSON says the run did not complete")])
+        return sn.all(
+            [
+                sn.assert_eq(self.job.exitcode, 0, msg="commscope-bench exited with {0}"),
+                sn.assert_true(os.path.exists(document), msg=f"no {JSON_OUT}: the core wrote no JSON"),
+                sn.assert_found(
+                    r'"status":\s*"complete"', document, msg="the core's JSON says the run did not complete"
+                ),
+            ]
+        )
 
     @property
     def metric(self) -> str:
@@ -98,8 +102,12 @@ class CommscopeBenchmark(rfm.RunOnlyRegressionTest, pin_prefix=False):
         if references:
             higher_worse = higher_is_worse(self.metric)
             lower, upper = (None, self.tolerance) if higher_worse else (-self.tolerance, None)
-            self.reference = {"*": {f"{self.metric}_{size}": (value, lower, upper, unit_of(self.metric))
-                                    for size, value in references.items()}}
+            self.reference = {
+                "*": {
+                    f"{self.metric}_{size}": (value, lower, upper, unit_of(self.metric))
+                    for size, value in references.items()
+                }
+            }
         if self.commscope_db:
             self._store()
 
@@ -130,8 +138,14 @@ class CommscopeBenchmark(rfm.RunOnlyRegressionTest, pin_prefix=False):
         from commscope.store.db import Store
 
         with Store(Path(self.commscope_db)) as store:
-            result = import_files(store, [os.path.join(self.stagedir, JSON_OUT)],
-                                  f"reframe {self.unique_name}", None, ["reframe", self.unique_name], force=True)
+            result = import_files(
+                store,
+                [os.path.join(self.stagedir, JSON_OUT)],
+                f"reframe {self.unique_name}",
+                None,
+                ["reframe", self.unique_name],
+                force=True,
+            )
         if result.errors:
             raise ValueError("; ".join(result.errors))
 

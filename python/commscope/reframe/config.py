@@ -9,18 +9,22 @@ uses its own site configuration instead; the commscope tests need nothing specia
 import os
 
 site_configuration = {
-    "systems": [{
-        "name": "local",
-        "descr": "this machine (commscope.reframe.config)",
-        "hostnames": [".*"],
-        "modules_system": "nomod",
-        "partitions": [{
-            "name": "default",
-            "scheduler": "local",
-            "launcher": os.environ.get("COMMSCOPE_RFM_LAUNCHER", "mpiexec"),
-            "environs": ["builtin"],
-            "max_jobs": 1,
-        }],
-    }],
+    "systems": [
+        {
+            "name": "local",
+            "descr": "this machine (commscope.reframe.config)",
+            "hostnames": [".*"],
+            "modules_system": "nomod",
+            "partitions": [
+                {
+                    "name": "default",
+                    "scheduler": "local",
+                    "launcher": os.environ.get("COMMSCOPE_RFM_LAUNCHER", "mpiexec"),
+                    "environs": ["builtin"],
+                    "max_jobs": 1,
+                }
+            ],
+        }
+    ],
     "environments": [{"name": "builtin", "cc": "mpicc"}],
 }

@@ -56,8 +56,20 @@ from commscope.store.sources import DELETE_UNUSED, Source, source_id, source_of_
 
 BUSY_TIMEOUT_MS = 60_000
 
-POINT_COLUMNS = ("size", "window_size", *AXES, "iterations", "warmup", "batch", "samples", *TIME_COLUMNS,
-                 *CORE_METRICS, "other_metrics", "validation_errors", "pair")
+POINT_COLUMNS = (
+    "size",
+    "window_size",
+    *AXES,
+    "iterations",
+    "warmup",
+    "batch",
+    "samples",
+    *TIME_COLUMNS,
+    *CORE_METRICS,
+    "other_metrics",
+    "validation_errors",
+    "pair",
+)
 
 # Each migration is a list of statements run in one transaction: executescript()
 # would commit on its own and break the all-or-nothing upgrade. Migrations are
@@ -248,8 +260,10 @@ def migrate(conn: sqlite3.Connection, target: int = SCHEMA_VERSION) -> int:
     with write_transaction(conn):
         current = schema_version(conn)
         if current > SCHEMA_VERSION:
-            raise StoreError(f"the result database is at schema version {current}, newer than this "
-                                 f"commscope understands ({SCHEMA_VERSION}); upgrade commscope")
+            raise StoreError(
+                f"the result database is at schema version {current}, newer than this "
+                f"commscope understands ({SCHEMA_VERSION}); upgrade commscope"
+            )
         for steps in MIGRATIONS[current:target]:
             for statement in steps:
                 conn.execute(statement)
@@ -272,11 +286,20 @@ def _point_row(point: Point) -> tuple:
     """The POINT_COLUMNS values of a point (map() because bulk imports store millions of them)."""
     metrics = point.metrics
     other = {name: value for name, value in metrics.items() if name not in CORE_METRICS}
-    return (point.size, point.window, *point.axes.values(), point.iterations, point.warmup,
-            point.batch, point.samples,
-            *map(point.stats.get, STATS), *map(metrics.get, CORE_METRICS),
-            _to_json(other) if other else None, point.validation_errors,
-            _to_json(point.pair.as_dict()) if point.pair is not None else None)
+    return (
+        point.size,
+        point.window,
+        *point.axes.values(),
+        point.iterations,
+        point.warmup,
+        point.batch,
+        point.samples,
+        *map(point.stats.get, STATS),
+        *map(metrics.get, CORE_METRICS),
+        _to_json(other) if other else None,
+        point.validation_errors,
+        _to_json(point.pair.as_dict()) if point.pair is not None else None,
+    )
 
 
 @dataclass(frozen=True)
@@ -307,19 +330,33 @@ def rows_of(run: Run, source: Source | None = None) -> RunRows:
     columns = list(zip(*map(_point_row, run.points)))  # one tuple per POINT_COLUMNS entry
     filled = [index for index, column in enumerate(columns) if column.count(None) < len(column)]
     points = list(zip(*(columns[index] for index in filled))) if filled else [()] * len(run.points)
-    return RunRows(run=values, system=run.system, point_columns=tuple(POINT_COLUMNS[index] for index in filled),
-                   points=points, source=source,
-                   raw=[(kind, zlib.compress(redact_json_text(data, secrets))) for kind, data in run.raw.items()])
+    return RunRows(
+        run=values,
+        system=run.system,
+        point_columns=tuple(POINT_COLUMNS[index] for index in filled),
+        points=points,
+        source=source,
+        raw=[(kind, zlib.compress(redact_json_text(data, secrets))) for kind, data in run.raw.items()],
+    )
 
 
 def _point_from_row(row: sqlite3.Row) -> Point:
     metrics = {name: row[name] for name in CORE_METRICS if row[name] is not None}
     metrics.update(_from_json(row["other_metrics"]) or {})
     stats = {key: row[column] for key, column in zip(STATS, TIME_COLUMNS) if row[column] is not None}
-    return Point(size=row["size"], window=row["window_size"], axes=Axes(*(row[name] for name in AXES)),
-                 iterations=row["iterations"], warmup=row["warmup"], batch=row["batch"], samples=row["samples"],
-                 stats=stats, metrics=metrics, validation_errors=row["validation_errors"],
-                 pair=Pair.of(_from_json(row["pair"])))
+    return Point(
+        size=row["size"],
+        window=row["window_size"],
+        axes=Axes(*(row[name] for name in AXES)),
+        iterations=row["iterations"],
+        warmup=row["warmup"],
+        batch=row["batch"],
+        samples=row["samples"],
+        stats=stats,
+        metrics=metrics,
+        validation_errors=row["validation_errors"],
+        pair=Pair.of(_from_json(row["pair"])),
+    )
 
 
 _RUN_SELECT = """
@@ -351,14 +388,25 @@ class RunSummary:
 
 
 # RunSummary field -> column of _RUN_SELECT
-_SUMMARY_COLUMNS = {"id": "id", "invocation_id": "invocation_id", "benchmark": "benchmark", "label": "label",
-                    "system": "system_name", "status": "status", "ranks": "ranks", "nodes": "nodes",
-                    "started_at": "started_at", "invoked_at": "invoked_at", "point_count": "point_count",
-                    "source_format": "source_format"}
+_SUMMARY_COLUMNS = {
+    "id": "id",
+    "invocation_id": "invocation_id",
+    "benchmark": "benchmark",
+    "label": "label",
+    "system": "system_name",
+    "status": "status",
+    "ranks": "ranks",
+    "nodes": "nodes",
+    "started_at": "started_at",
+    "invoked_at": "invoked_at",
+    "point_count": "point_count",
+    "source_format": "source_format",
+}
 
 
 def _store_errors(doing: str):
     """Turn the SQLite errors of a Store method into a StoreError that says what happened."""
+
     def decorate(method):
         @functools.wraps(method)
         def wrapper(self: Store, *args, **kwargs):
@@ -366,7 +414,9 @@ def _store_errors(doing: str):
                 return method(self, *args, **kwargs)
             except (sqlite3.Error, UnicodeError, OSError) as exc:
                 raise integrity.describe(exc, self.path, doing) from None
+
         return wrapper
+
     return decorate
 
 
@@ -383,8 +433,10 @@ class Store:
         self.conn: sqlite3.Connection | None = None
         if not self.path.exists():
             if not create or readonly:
-                raise StoreError(f"no result database at {self.path}: nothing has been stored there yet "
-                                 "(use `commscope run` or `commscope import`, or pass --db)")
+                raise StoreError(
+                    f"no result database at {self.path}: nothing has been stored there yet "
+                    "(use `commscope run` or `commscope import`, or pass --db)"
+                )
             try:
                 self.path.parent.mkdir(parents=True, exist_ok=True)
             except OSError as exc:
@@ -394,8 +446,10 @@ class Store:
         try:
             if self.path.exists() and not integrity.writable(self.path):
                 if not readonly:
-                    raise StoreError(f"cannot write to result database {self.path}: it is read-only "
-                                     "(file, folder or mount); reading it still works")
+                    raise StoreError(
+                        f"cannot write to result database {self.path}: it is read-only "
+                        "(file, folder or mount); reading it still works"
+                    )
                 self.conn = integrity.connect_read_only(self.path)
                 self._check_read_only_version()
                 return
@@ -413,11 +467,15 @@ class Store:
     def _check_read_only_version(self) -> None:
         version = schema_version(self.conn)
         if version < SCHEMA_VERSION:
-            raise StoreError(f"result database {self.path} is read-only and at schema version {version}; this "
-                             f"commscope reads version {SCHEMA_VERSION}: open it once where it can be written")
+            raise StoreError(
+                f"result database {self.path} is read-only and at schema version {version}; this "
+                f"commscope reads version {SCHEMA_VERSION}: open it once where it can be written"
+            )
         if version > SCHEMA_VERSION:
-            raise StoreError(f"the result database is at schema version {version}, newer than this "
-                             f"commscope understands ({SCHEMA_VERSION}); upgrade commscope")
+            raise StoreError(
+                f"the result database is at schema version {version}, newer than this "
+                f"commscope understands ({SCHEMA_VERSION}); upgrade commscope"
+            )
 
     def __enter__(self) -> Store:
         return self
@@ -438,7 +496,8 @@ class Store:
                 "INSERT INTO invocations (command, argv, started_at, cwd, hostname, commscope_version, "
                 "commscope_git_commit) VALUES (:command, :argv, :started_at, :cwd, :hostname, "
                 ":commscope_version, :commscope_git_commit)",
-                {**info, "argv": json.dumps(info["argv"])})
+                {**info, "argv": json.dumps(info["argv"])},
+            )
             return cursor.lastrowid
 
     @_store_errors("write to")
@@ -475,17 +534,24 @@ class Store:
         return ids
 
     def _insert_run(self, conn: sqlite3.Connection, rows: RunRows, invocation_id: int) -> int:
-        values = {**rows.run, "invocation_id": invocation_id,
-                  "system_id": self._system_id(conn, rows.system) if rows.system else None,
-                  "source_id": source_id(conn, rows.source) if rows.source else None}
+        values = {
+            **rows.run,
+            "invocation_id": invocation_id,
+            "system_id": self._system_id(conn, rows.system) if rows.system else None,
+            "source_id": source_id(conn, rows.source) if rows.source else None,
+        }
         columns = ", ".join(values)
         placeholders = ", ".join(f":{column}" for column in values)
         run_id = conn.execute(f"INSERT INTO runs ({columns}) VALUES ({placeholders})", values).lastrowid
         names = ("run_id", *rows.point_columns)
-        conn.executemany(f"INSERT INTO points ({', '.join(names)}) VALUES ({', '.join('?' * len(names))})",
-                         [(run_id, *point) for point in rows.points])
-        conn.executemany("INSERT INTO raw_outputs (run_id, kind, data) VALUES (?, ?, ?)",
-                         [(run_id, kind, data) for kind, data in rows.raw])
+        conn.executemany(
+            f"INSERT INTO points ({', '.join(names)}) VALUES ({', '.join('?' * len(names))})",
+            [(run_id, *point) for point in rows.points],
+        )
+        conn.executemany(
+            "INSERT INTO raw_outputs (run_id, kind, data) VALUES (?, ?, ?)",
+            [(run_id, kind, data) for kind, data in rows.raw],
+        )
         return run_id
 
     @staticmethod
@@ -504,15 +570,29 @@ class Store:
 
     # -- reading --------------------------------------------------------------
 
-    def summaries(self, *, benchmark: str | None = None, label: str | None = None,
-                  status: str | None = None, limit: int | None = None, system: str | None = None,
-                  invocation_id: int | None = None, run_id: int | None = None,
-                  job_id: str | None = None) -> list[RunSummary]:
+    def summaries(
+        self,
+        *,
+        benchmark: str | None = None,
+        label: str | None = None,
+        status: str | None = None,
+        limit: int | None = None,
+        system: str | None = None,
+        invocation_id: int | None = None,
+        run_id: int | None = None,
+        job_id: str | None = None,
+    ) -> list[RunSummary]:
         """What listings and selections need of each matching run, newest first."""
         where, params = [], []
-        for column, value in (("runs.benchmark", benchmark), ("runs.label", label), ("runs.status", status),
-                              ("systems.name", system), ("runs.invocation_id", invocation_id),
-                              ("runs.id", run_id), ("runs.job_id", job_id)):
+        for column, value in (
+            ("runs.benchmark", benchmark),
+            ("runs.label", label),
+            ("runs.status", status),
+            ("systems.name", system),
+            ("runs.invocation_id", invocation_id),
+            ("runs.id", run_id),
+            ("runs.job_id", job_id),
+        ):
             if value is not None:
                 where.append(f"{column} = ?")
                 params.append(value)
@@ -520,8 +600,10 @@ class Store:
         if limit is not None:
             sql += " LIMIT ?"
             params.append(limit)
-        return [RunSummary(**{name: row[column] for name, column in _SUMMARY_COLUMNS.items()})
-                for row in self.conn.execute(sql, params)]
+        return [
+            RunSummary(**{name: row[column] for name, column in _SUMMARY_COLUMNS.items()})
+            for row in self.conn.execute(sql, params)
+        ]
 
     def has_run(self, run_id: int) -> bool:
         return self.conn.execute("SELECT 1 FROM runs WHERE id = ?", (run_id,)).fetchone() is not None
@@ -539,7 +621,9 @@ class Store:
         before its first benchmark stores none)."""
         return self.conn.execute(
             "SELECT MAX(runs.invocation_id) FROM runs JOIN invocations ON invocations.id = runs.invocation_id "
-            "WHERE invocations.command = ?", (command,)).fetchone()[0]
+            "WHERE invocations.command = ?",
+            (command,),
+        ).fetchone()[0]
 
     def run(self, run_id: int) -> Run:
         """One run with its points (raw outputs are loaded on demand by raw_outputs())."""
@@ -549,21 +633,36 @@ class Store:
         fields = {column: row[column] for column in RUN_COLUMNS}
         for column in RUN_JSON_COLUMNS:
             fields[column] = _from_json(fields[column])
-        points = [_point_from_row(point) for point in self.conn.execute(
-            "SELECT * FROM points WHERE run_id = ? ORDER BY id", (run_id,))]
-        return Run(**fields, points=points, id=row["id"], system=row["system_name"],
-                   invocation_id=row["invocation_id"], commscope_version=row["commscope_version"],
-                   commscope_git_commit=row["commscope_git_commit"])
+        points = [
+            _point_from_row(point)
+            for point in self.conn.execute("SELECT * FROM points WHERE run_id = ? ORDER BY id", (run_id,))
+        ]
+        return Run(
+            **fields,
+            points=points,
+            id=row["id"],
+            system=row["system_name"],
+            invocation_id=row["invocation_id"],
+            commscope_version=row["commscope_version"],
+            commscope_git_commit=row["commscope_git_commit"],
+        )
 
     def runs_from_source(self, sha256: str) -> list[int]:
         """Ids of the runs imported from a file with these bytes (SHA-256 in hex)."""
-        return [row[0] for row in self.conn.execute(
-            "SELECT runs.id FROM runs JOIN sources ON runs.source_id = sources.id WHERE sources.sha256 = ? "
-            "ORDER BY runs.id", (sha256,))]
+        return [
+            row[0]
+            for row in self.conn.execute(
+                "SELECT runs.id FROM runs JOIN sources ON runs.source_id = sources.id WHERE sources.sha256 = ? "
+                "ORDER BY runs.id",
+                (sha256,),
+            )
+        ]
 
     def raw_outputs(self, run_id: int) -> dict[str, bytes]:
-        outputs = {row["kind"]: zlib.decompress(row["data"]) for row in self.conn.execute(
-            "SELECT kind, data FROM raw_outputs WHERE run_id = ? ORDER BY kind", (run_id,))}
+        outputs = {
+            row["kind"]: zlib.decompress(row["data"])
+            for row in self.conn.execute("SELECT kind, data FROM raw_outputs WHERE run_id = ? ORDER BY kind", (run_id,))
+        }
         source = source_of_run(self.conn, run_id)
         if source is not None:
             outputs["source"] = source
@@ -573,7 +672,6 @@ class Store:
         row = self.conn.execute("SELECT * FROM invocations WHERE id = ?", (invocation_id,)).fetchone()
         return {**dict(row), "argv": json.loads(row["argv"])} if row else {}
 
-
     # -- batch jobs ---------------------------------------------------------------
 
     def add_job(self, job: dict) -> int:
@@ -581,8 +679,9 @@ class Store:
         values = {**job, "targets": json.dumps(job["targets"])}
         with write_transaction(self.conn) as conn:
             columns = ", ".join(values)
-            return conn.execute(f"INSERT INTO jobs ({columns}) VALUES ({', '.join(':' + c for c in values)})",
-                                values).lastrowid
+            return conn.execute(
+                f"INSERT INTO jobs ({columns}) VALUES ({', '.join(':' + c for c in values)})", values
+            ).lastrowid
 
     def jobs(self, job_ids: Sequence[str] = (), *, uncollected: bool = False) -> list[dict]:
         """Jobs by Slurm job id (the newest record of each id, in the order asked), or all
@@ -590,23 +689,27 @@ class Store:
         if job_ids:
             found = []
             for job_id in job_ids:
-                row = self.conn.execute("SELECT * FROM jobs WHERE job_id = ? ORDER BY id DESC LIMIT 1",
-                                        (str(job_id),)).fetchone()
+                row = self.conn.execute(
+                    "SELECT * FROM jobs WHERE job_id = ? ORDER BY id DESC LIMIT 1", (str(job_id),)
+                ).fetchone()
                 if row is None:
                     raise CommscopeError(f"no job {job_id} in {self.path} (see `commscope status`)")
                 found.append(row)
         else:
             where = " WHERE collected_at IS NULL" if uncollected else ""
             found = self.conn.execute(f"SELECT * FROM jobs{where} ORDER BY id").fetchall()
-        return [{**dict(row), "targets": json.loads(row["targets"]), "run_ids": _from_json(row["run_ids"])}
-                for row in found]
+        return [
+            {**dict(row), "targets": json.loads(row["targets"]), "run_ids": _from_json(row["run_ids"])} for row in found
+        ]
 
     def update_job(self, row_id: int, **fields) -> None:
         """Remember what Slurm last said of a job (state, state_reason, node_list...)."""
         assignments = ", ".join(f"{name} = :{name}" for name in fields)
         with write_transaction(self.conn) as conn:
-            conn.execute(f"UPDATE jobs SET {assignments}, updated_at = :updated_at WHERE id = :id",
-                         {**fields, "updated_at": now(), "id": row_id})
+            conn.execute(
+                f"UPDATE jobs SET {assignments}, updated_at = :updated_at WHERE id = :id",
+                {**fields, "updated_at": now(), "id": row_id},
+            )
 
     def collect_job(self, row_id: int, runs: Sequence[Run], invocation_id: int) -> list[int] | None:
         """Store a finished job's runs and mark it collected, in one transaction: a job is
@@ -617,8 +720,7 @@ class Store:
             if done is None or done["collected_at"] is not None:
                 return None
             ids = [self._insert_run(conn, rows_of(run), invocation_id) for run in runs]
-            conn.execute("UPDATE jobs SET collected_at = ?, run_ids = ? WHERE id = ?",
-                         (now(), json.dumps(ids), row_id))
+            conn.execute("UPDATE jobs SET collected_at = ?, run_ids = ? WHERE id = ?", (now(), json.dumps(ids), row_id))
             return ids
 
     # -- baselines --------------------------------------------------------------
@@ -633,10 +735,13 @@ class Store:
             if row is not None:
                 previous = self._baseline_runs(conn, row["id"])
                 conn.execute("DELETE FROM baselines WHERE id = ?", (row["id"],))
-            baseline_id = conn.execute("INSERT INTO baselines (name, created_at) VALUES (?, ?)",
-                                       (name, now())).lastrowid
-            conn.executemany("INSERT OR IGNORE INTO baseline_runs (baseline_id, run_id) VALUES (?, ?)",
-                             [(baseline_id, run_id) for run_id in run_ids])
+            baseline_id = conn.execute(
+                "INSERT INTO baselines (name, created_at) VALUES (?, ?)", (name, now())
+            ).lastrowid
+            conn.executemany(
+                "INSERT OR IGNORE INTO baseline_runs (baseline_id, run_id) VALUES (?, ?)",
+                [(baseline_id, run_id) for run_id in run_ids],
+            )
         return previous
 
     def baseline_run_ids(self, name: str) -> list[int] | None:
@@ -656,5 +761,9 @@ class Store:
 
     @staticmethod
     def _baseline_runs(conn: sqlite3.Connection, baseline_id: int) -> list[int]:
-        return [row[0] for row in conn.execute(
-            "SELECT run_id FROM baseline_runs WHERE baseline_id = ? ORDER BY run_id", (baseline_id,))]
+        return [
+            row[0]
+            for row in conn.execute(
+                "SELECT run_id FROM baseline_runs WHERE baseline_id = ? ORDER BY run_id", (baseline_id,)
+            )
+        ]

@@ -52,8 +52,10 @@ def check_header(path: Path) -> None:
     except OSError as exc:
         raise StoreError(f"cannot read result database {path}: {exc.strerror or exc}") from None
     if head and head != SQLITE_HEADER:
-        raise StoreError(f"{path} is not a commscope result database (not an SQLite file); "
-                         "pass the right file with --db or COMMSCOPE_DB")
+        raise StoreError(
+            f"{path} is not a commscope result database (not an SQLite file); "
+            "pass the right file with --db or COMMSCOPE_DB"
+        )
 
 
 def writable(path: Path) -> bool:
@@ -92,9 +94,11 @@ def quick_check(conn: sqlite3.Connection, path: Path) -> None:
         raise describe(exc, path) from None
     problems = [row[0] for row in rows if row[0] != "ok"]
     if problems:
-        raise StoreError(f"result database {path} is damaged ({problems[0]}); nothing was written to it. "
-                         "Restore it from a backup, or recover what is readable with "
-                         f"`sqlite3 {path} .recover | sqlite3 NEW.db`")
+        raise StoreError(
+            f"result database {path} is damaged ({problems[0]}); nothing was written to it. "
+            "Restore it from a backup, or recover what is readable with "
+            f"`sqlite3 {path} .recover | sqlite3 NEW.db`"
+        )
 
 
 def describe(exc: BaseException, path: Path, doing: str = "use") -> StoreError:
@@ -102,16 +106,18 @@ def describe(exc: BaseException, path: Path, doing: str = "use") -> StoreError:
     name = getattr(exc, "sqlite_errorname", "") or ""
     text = str(exc)
     if name.startswith(("SQLITE_BUSY", "SQLITE_LOCKED")) or "database is locked" in text:
-        return StoreError(f"result database {path} is locked: another program kept writing to it for longer "
-                          f"than the busy timeout ({busy_timeout_s():g} s; {BUSY_TIMEOUT_VARIABLE} sets it)")
+        return StoreError(
+            f"result database {path} is locked: another program kept writing to it for longer "
+            f"than the busy timeout ({busy_timeout_s():g} s; {BUSY_TIMEOUT_VARIABLE} sets it)"
+        )
     if name.startswith("SQLITE_FULL") or "disk is full" in text or getattr(exc, "errno", None) == errno.ENOSPC:
         return StoreError(f"cannot {doing} result database {path}: the disk holding it is full")
     if name.startswith("SQLITE_READONLY") or "readonly" in text or getattr(exc, "errno", None) == errno.EROFS:
-        return StoreError(f"cannot {doing} result database {path}: it is read-only (file, folder or mount); "
-                          "reading it still works")
+        return StoreError(
+            f"cannot {doing} result database {path}: it is read-only (file, folder or mount); reading it still works"
+        )
     if name.startswith(("SQLITE_CORRUPT", "SQLITE_NOTADB")) or "malformed" in text or "not a database" in text:
-        return StoreError(f"result database {path} is damaged or not a database ({exc}); "
-                          "restore it from a backup")
+        return StoreError(f"result database {path} is damaged or not a database ({exc}); restore it from a backup")
     if isinstance(exc, UnicodeError):
         return StoreError(f"cannot {doing} result database {path}: text that is not valid UTF-8 ({exc})")
     if name.startswith("SQLITE_IOERR") or name.startswith("SQLITE_CANTOPEN") or isinstance(exc, OSError):

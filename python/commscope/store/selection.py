@@ -81,8 +81,9 @@ def _named_by(store: Store, selector: str) -> list[RunSummary]:
     else:
         found = store.summaries(label=selector) or store.summaries(system=selector)
     if not found:
-        raise UsageError(f"no run matches {selector!r} in {store.path} "
-                         "(a selector is a run id, `last`, a label or a system name)")
+        raise UsageError(
+            f"no run matches {selector!r} in {store.path} (a selector is a run id, `last`, a label or a system name)"
+        )
     return _oldest_first(found)
 
 

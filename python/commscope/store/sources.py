@@ -32,13 +32,15 @@ def source_id(conn: sqlite3.Connection, source: Source) -> int:
     row = conn.execute("SELECT id FROM sources WHERE sha256 = ?", (source.sha256,)).fetchone()
     if row is not None:
         return row[0]
-    return conn.execute("INSERT INTO sources (sha256, size, data) VALUES (?, ?, ?)",
-                        (source.sha256, source.size, source.compressed)).lastrowid
+    return conn.execute(
+        "INSERT INTO sources (sha256, size, data) VALUES (?, ?, ?)", (source.sha256, source.size, source.compressed)
+    ).lastrowid
 
 
 def source_of_run(conn: sqlite3.Connection, run_id: int) -> bytes | None:
-    row = conn.execute("SELECT sources.data FROM sources JOIN runs ON runs.source_id = sources.id "
-                       "WHERE runs.id = ?", (run_id,)).fetchone()
+    row = conn.execute(
+        "SELECT sources.data FROM sources JOIN runs ON runs.source_id = sources.id WHERE runs.id = ?", (run_id,)
+    ).fetchone()
     return None if row is None else zlib.decompress(row[0])
 
 

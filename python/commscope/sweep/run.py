@@ -30,14 +30,25 @@ from pathlib import Path
 import numpy as np
 
 from commscope import ui
-from commscope.analysis.sweep import (PAIR_METRICS, UNIT, Cleared, Flag, Policy, SweepMatrix, Verdict,
-                                      compare_to_baseline, find_suspects, intra_groups, judge, matrix_from_run)
+from commscope.analysis.sweep import (
+    PAIR_METRICS,
+    UNIT,
+    Cleared,
+    Flag,
+    Policy,
+    SweepMatrix,
+    Verdict,
+    compare_to_baseline,
+    find_suspects,
+    intra_groups,
+    judge,
+    matrix_from_run,
+)
 from commscope.errors import EXIT_FAILED, EXIT_INTERRUPTED, EXIT_OK, CommscopeError, UsageError
 from commscope.execute.core import core_mpi_flavour, find_core
 from commscope.execute.cpu_topology import cpu_topology, relation
 from commscope.execute.launchers import resolve_launcher
-from commscope.execute.runner import (POLL_SECONDS, Runner, RunRequest, _exit_waiter, _StopSignals, _terminate,
-                                      plan)
+from commscope.execute.runner import POLL_SECONDS, Runner, RunRequest, _exit_waiter, _StopSignals, _terminate, plan
 from commscope.output.sweep_view import heatmap_files, sweep_table
 from commscope.records.invocation import invocation
 from commscope.records.run import Run
@@ -55,7 +66,7 @@ class SweepRequest:
     hosts: tuple[str, ...] = ()
     hostfile: str | None = None
     source: str | None = None  # one-to-all: the host every other is measured from
-    np: int | None = None       # intra: ranks (default: this machine's cores)
+    np: int | None = None  # intra: ranks (default: this machine's cores)
     metrics: tuple[str, ...] = PAIR_METRICS
     policy: Policy = field(default_factory=Policy)
     launcher: str = "auto"
@@ -87,8 +98,10 @@ def hosts_of(request: SweepRequest) -> list[str]:
             raise UsageError(f"intra sweeps one host; got {len(hosts)} ({', '.join(hosts)})")
         return hosts
     if len(hosts) < 2:
-        raise UsageError(f"{request.mode} needs at least 2 hosts (--hosts H1,H2,... or --hostfile FILE); "
-                         "Slurm allocations (--nodes) are not supported by this version")
+        raise UsageError(
+            f"{request.mode} needs at least 2 hosts (--hosts H1,H2,... or --hostfile FILE); "
+            "Slurm allocations (--nodes) are not supported by this version"
+        )
     if request.source is not None:
         if request.mode != "one-to-all":
             raise UsageError("--from applies to one-to-all only")
@@ -121,8 +134,10 @@ class _QuietRunner(Runner):
                     ended_at = time.monotonic()
                 if ended_at is not None and time.monotonic() - ended_at > FINALIZE_GRACE_SECONDS:
                     _terminate(process, self.signals)
-                    return (f"{FINALIZE_NOTE}: the launcher had not exited {FINALIZE_GRACE_SECONDS:g} s after the "
-                            "core's last line (a rank hung in MPI_Finalize)")
+                    return (
+                        f"{FINALIZE_NOTE}: the launcher had not exited {FINALIZE_GRACE_SECONDS:g} s after the "
+                        "core's last line (a rank hung in MPI_Finalize)"
+                    )
                 if self.signals.received:
                     _terminate(process, self.signals)
                     return f"interrupted by {self.signals.received[0]}"
@@ -135,8 +150,12 @@ class _QuietRunner(Runner):
         run = super().execute(planned, repeat_index)
         # every record is in: a hang at the very end does not make the measurements less complete
         lines = run.raw.get("jsonl", b"").splitlines()
-        if run.status == "incomplete" and (run.status_reason or "").startswith(FINALIZE_NOTE) and lines and \
-                json.loads(lines[-1]).get("end", {}).get("status") == "complete":
+        if (
+            run.status == "incomplete"
+            and (run.status_reason or "").startswith(FINALIZE_NOTE)
+            and lines
+            and json.loads(lines[-1]).get("end", {}).get("status") == "complete"
+        ):
             run.status = "complete"
             ui.warn(f"{run.benchmark}: {run.status_reason}")
         return run
@@ -176,13 +195,21 @@ class Sweeper:
     def _planned(self, flags: list[str]):
         intra = self.request.mode == "intra"
         hosts = tuple(self.hosts if intra else (f"{host}:1" for host in self.hosts))
-        run_request = RunRequest(np=self.np, launcher=self.request.launcher, hosts=hosts, label=self.request.label,
-                                 system=self.request.system, timeout=self.request.timeout, argv=self.request.argv)
+        run_request = RunRequest(
+            np=self.np,
+            launcher=self.request.launcher,
+            hosts=hosts,
+            label=self.request.label,
+            system=self.request.system,
+            timeout=self.request.timeout,
+            argv=self.request.argv,
+        )
         entry = Entry(benchmark="pairs", flags=flags, ranks=self.np, placement="intra-node" if intra else "inter-node")
         (item,) = plan(run_request, [entry], self.core, self.launcher, self.flavour)
         if intra:
-            item = dataclasses.replace(item, command=dataclasses.replace(
-                item.command, env={**item.command.env, **PIN_ENV}))
+            item = dataclasses.replace(
+                item, command=dataclasses.replace(item.command, env={**item.command.env, **PIN_ENV})
+            )
         return run_request, item
 
     def launch(self, flags: list[str], signals: _StopSignals) -> Run:
@@ -199,13 +226,15 @@ class Sweeper:
         schedule = "one-to-all:0" if self.request.mode == "one-to-all" else "all-pairs"
         return ["--schedule", schedule, "--metric", ",".join(self.request.metrics), *self.request.core_flags]
 
-    def retest(self, pairs_by_metric: dict[str, list[tuple[int, int]]], signals: _StopSignals,
-               folder: Path) -> tuple[Run, dict[str, dict[tuple[int, int], float]]]:
+    def retest(
+        self, pairs_by_metric: dict[str, list[tuple[int, int]]], signals: _StopSignals, folder: Path
+    ) -> tuple[Run, dict[str, dict[tuple[int, int], float]]]:
         metrics = [metric for metric in PAIR_METRICS if pairs_by_metric.get(metric)]
         pairs = list(dict.fromkeys(pair for metric in metrics for pair in pairs_by_metric[metric]))
         schedule = folder / "retest.pairs"
-        schedule.write_text("# suspects of the sweep, measured one at a time\n"
-                            + "".join(f"{a} {b}\n" for a, b in pairs))
+        schedule.write_text(
+            "# suspects of the sweep, measured one at a time\n" + "".join(f"{a} {b}\n" for a, b in pairs)
+        )
         flags = ["--schedule", str(schedule), "--serial", "--metric", ",".join(metrics), *self.request.core_flags]
         run = self.launch(flags, signals)
         values: dict[str, dict[tuple[int, int], float]] = {metric: {} for metric in metrics}
@@ -223,17 +252,25 @@ class Sweeper:
             if signals.received or run.status != "complete" or not run.points:
                 raise _Stopped(run, signals)
             matrix = matrix_from_run(run)
-            suspects = {metric: find_suspects(values, metric, self.request.policy.rules[metric])
-                        for metric, values in matrix.values.items()}
-            to_retest = {metric: found.retest_pairs(self.request.policy, matrix.values[metric])
-                         for metric, found in suspects.items()}
+            suspects = {
+                metric: find_suspects(values, metric, self.request.policy.rules[metric])
+                for metric, values in matrix.values.items()
+            }
+            to_retest = {
+                metric: found.retest_pairs(self.request.policy, matrix.values[metric])
+                for metric, found in suspects.items()
+            }
             retest_run, retest_values = None, {}
             if self.request.retest and any(to_retest.values()):
                 with tempfile.TemporaryDirectory(prefix="commscope-sweep-", dir=_shared_tmp()) as folder:
                     retest_run, retest_values = self.retest(to_retest, signals, Path(folder))
                 retest_run.id = store.add_run(retest_run, invocation_id)
-            verdicts = {metric: judge(found, self.request.policy.rules[metric], retest_values.get(metric),
-                                      matrix.values[metric]) for metric, found in suspects.items()}
+            verdicts = {
+                metric: judge(
+                    found, self.request.policy.rules[metric], retest_values.get(metric), matrix.values[metric]
+                )
+                for metric, found in suspects.items()
+            }
         return SweepResult(run, matrix, retest_run, verdicts, retest_values)
 
 
@@ -266,16 +303,31 @@ def matrix_document(result: SweepResult) -> dict:
         return None if np.isnan(value) else round(float(value), 4)
 
     return {
-        "schema": "commscope-sweep", "schema_version": 1,
-        "run_id": result.run.id, "retest_run_id": result.retest_run.id if result.retest_run else None,
+        "schema": "commscope-sweep",
+        "schema_version": 1,
+        "run_id": result.run.id,
+        "retest_run_id": result.retest_run.id if result.retest_run else None,
         "hosts": labels,
         "units": {"latency": "us", "bw": "MB/s", "bibw": "MB/s"},
-        "matrices": {metric: [[cell(v) for v in row] for row in values] for metric, values in result.matrix.values.items()},
-        "flags": [{"kind": flag.kind, "metric": flag.metric, "where": [labels[i] for i in flag.where],
-                   "value": flag.value, "population_median": flag.population_median, "retest": flag.retest,
-                   "evidence": flag.evidence(labels)} for flag in flags_of(result)],
-        "cleared": [{"metric": item.metric, "pair": [labels[i] for i in item.pair], "value": item.value,
-                     "retest": item.retest} for item in cleared_of(result)],
+        "matrices": {
+            metric: [[cell(v) for v in row] for row in values] for metric, values in result.matrix.values.items()
+        },
+        "flags": [
+            {
+                "kind": flag.kind,
+                "metric": flag.metric,
+                "where": [labels[i] for i in flag.where],
+                "value": flag.value,
+                "population_median": flag.population_median,
+                "retest": flag.retest,
+                "evidence": flag.evidence(labels),
+            }
+            for flag in flags_of(result)
+        ],
+        "cleared": [
+            {"metric": item.metric, "pair": [labels[i] for i in item.pair], "value": item.value, "retest": item.retest}
+            for item in cleared_of(result)
+        ],
     }
 
 
@@ -284,11 +336,16 @@ def intra_table(run: Run) -> str:
     worst pair's best value. The topology is this machine's: run intra on the node itself."""
     topology = cpu_topology()
     groups = intra_groups(run.points, lambda a, b: relation(topology.get(a), topology.get(b)))
-    lines = ["", "Core pairs by relation: the worst pair's best value (max bandwidth, min latency)",
-             f"{'Relation':<24}{'Metric':<9}{'Pairs':>6}  {'Worst pair (cpus)':<18}{'Value':>12}"]
+    lines = [
+        "",
+        "Core pairs by relation: the worst pair's best value (max bandwidth, min latency)",
+        f"{'Relation':<24}{'Metric':<9}{'Pairs':>6}  {'Worst pair (cpus)':<18}{'Value':>12}",
+    ]
     for group in groups:
-        lines.append(f"{group.relation:<24}{group.metric:<9}{group.pairs:>6}  "
-                     f"{f'{group.src_cpu} - {group.dst_cpu}':<18}{group.value:>12.2f} {UNIT[group.metric]}")
+        lines.append(
+            f"{group.relation:<24}{group.metric:<9}{group.pairs:>6}  "
+            f"{f'{group.src_cpu} - {group.dst_cpu}':<18}{group.value:>12.2f} {UNIT[group.metric]}"
+        )
     return "\n".join(lines) + "\n"
 
 
@@ -305,8 +362,10 @@ def run_sweep(request: SweepRequest, db: Path) -> int:
         where = labels[flag.where[0]] if flag.kind == "node" else " <-> ".join(labels[i] for i in flag.where)
         ui.warn(f"bad {flag.kind} {where}: {flag.evidence(labels)}")
     for item in cleared_of(result):
-        ui.note(f"contention, not a fault: {' <-> '.join(labels[i] for i in item.pair)} {item.metric} "
-                f"{item.value:.4g} in the sweep, {item.retest:.4g} alone")
+        ui.note(
+            f"contention, not a fault: {' <-> '.join(labels[i] for i in item.pair)} {item.metric} "
+            f"{item.value:.4g} in the sweep, {item.retest:.4g} alone"
+        )
     if request.mode == "intra":
         sys.stdout.write(intra_table(result.run))
     changes = []
@@ -314,14 +373,15 @@ def run_sweep(request: SweepRequest, db: Path) -> int:
         changes = compare_to_baseline(matrix_from_run(baseline), result.matrix, request.policy)
         for change in changes:
             a, b = change.pair
-            ui.warn(f"worse than baseline run {baseline.id}: {labels[a]} <-> {labels[b]} {change.metric} "
-                    f"{change.new:.4g} (was {change.base:.4g}, x{change.ratio:.2f})")
+            ui.warn(
+                f"worse than baseline run {baseline.id}: {labels[a]} <-> {labels[b]} {change.metric} "
+                f"{change.new:.4g} (was {change.base:.4g}, x{change.ratio:.2f})"
+            )
     if request.json_out:
         request.json_out.write_text(json.dumps(matrix_document(result), indent=1) + "\n")
     if request.plot:
         for path in heatmap_files(result.matrix, flags, request.plot):
             ui.note(f"heatmap: {path}")
     retest = f", retest run {result.retest_run.id}" if result.retest_run else ""
-    ui.note(f"stored sweep run {result.run.id}{retest} in {db}; "
-            f"{len(flags)} flag{'s' if len(flags) != 1 else ''}")
+    ui.note(f"stored sweep run {result.run.id}{retest} in {db}; {len(flags)} flag{'s' if len(flags) != 1 else ''}")
     return EXIT_FAILED if flags or changes else EXIT_OK

@@ -17,8 +17,8 @@ it does not understand, and nothing else.
 from typing import TYPE_CHECKING
 
 from commscope.ingest.parse.errors import ParseError
-from commscope.records.metrics import METRIC_UNITS, is_known_metric, percentile_metric, unit_of
 from commscope.ingest.parse.model import SOURCE_FORMATS, ParsedRun, Point
+from commscope.records.metrics import METRIC_UNITS, is_known_metric, percentile_metric, unit_of
 
 if TYPE_CHECKING:
     from commscope.ingest.parse.detect import detect_format, parse_bytes, parse_file, parse_text

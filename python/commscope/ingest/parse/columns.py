@@ -66,8 +66,12 @@ def _rule(pattern: str, metric: str | Callable[[re.Match[str]], str], kind: str)
 
 _RULES: list[_Rule] = [
     # keys
-    _rule(r"size(?:\s*[(\[]\s*(?:b|bytes)\s*[)\]])?|#bytes|bytes|msg[_ ]?size"
-          r"|message[_ ]size(?:\s*[(\[]\s*(?:b|bytes)\s*[)\]])?", SIZE, SIZE),
+    _rule(
+        r"size(?:\s*[(\[]\s*(?:b|bytes)\s*[)\]])?|#bytes|bytes|msg[_ ]?size"
+        r"|message[_ ]size(?:\s*[(\[]\s*(?:b|bytes)\s*[)\]])?",
+        SIZE,
+        SIZE,
+    ),
     _rule(r"group", GROUP, GROUP),
     # OMB / commscope latency columns (5.x "Latency (us)", 7.x "Avg Latency(us)")
     _rule(r"(?:avg\.?\s*|average\s*|mean\s*)?lat(?:ency)?" + _US, "latency_us", FLOAT),
@@ -75,16 +79,14 @@ _RULES: list[_Rule] = [
     _rule(r"max\.?\s*lat(?:ency)?" + _US, "max_latency_us", FLOAT),
     _rule(r"iterations|iters", "iterations", INT),
     # bandwidth and message rate ("Bandwidth (MB/s)" in bw/bibw, "MB/s" in mbw_mr)
-    _rule(r"(?:avg\.?\s*)?(?:(?:bi|uni)-?directional\s+)?(?:bandwidth|bw)" + _MBPS + r"|mb/s",
-          "bandwidth_MBps", FLOAT),
-    _rule(r"messages?/s|message\s+rate(?:\s*[(\[]\s*(?:messages|msgs?)/s\s*[)\]])?",
-          "message_rate", FLOAT),
+    _rule(r"(?:avg\.?\s*)?(?:(?:bi|uni)-?directional\s+)?(?:bandwidth|bw)" + _MBPS + r"|mb/s", "bandwidth_MBps", FLOAT),
+    _rule(r"messages?/s|message\s+rate(?:\s*[(\[]\s*(?:messages|msgs?)/s\s*[)\]])?", "message_rate", FLOAT),
     _rule(r"validation", "validation", STATUS),
     # -z percentiles: "P50 Tail Lat(us)", "P99 Tail BW(MB/s)"
-    _rule(r"p(\d+(?:\.\d+)?)\s*tail\s*lat(?:ency)?" + _US,
-          lambda m: percentile_metric(m.group(1), "us"), FLOAT),
-    _rule(r"p(\d+(?:\.\d+)?)\s*tail\s*(?:bw|bandwidth)" + _MBPS,
-          lambda m: percentile_metric(m.group(1), "MBps"), FLOAT),
+    _rule(r"p(\d+(?:\.\d+)?)\s*tail\s*lat(?:ency)?" + _US, lambda m: percentile_metric(m.group(1), "us"), FLOAT),
+    _rule(
+        r"p(\d+(?:\.\d+)?)\s*tail\s*(?:bw|bandwidth)" + _MBPS, lambda m: percentile_metric(m.group(1), "MBps"), FLOAT
+    ),
     # commscope's collectives with --busbw: nccl-tests' algorithm and bus bandwidth
     _rule(r"algbw\s*[(\[]\s*gb/s\s*[)\]]", "algbw_GBps", FLOAT),
     _rule(r"busbw\s*[(\[]\s*gb/s\s*[)\]]", "busbw_GBps", FLOAT),

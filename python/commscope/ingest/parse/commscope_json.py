@@ -18,12 +18,12 @@ from importlib import resources
 from json.decoder import scanstring
 from typing import Any
 
-from commscope.records import benchmarks
 from commscope.ingest.parse.errors import ParseError
-from commscope.records.metrics import percentile_metric, unit_of
-from commscope.records.run import AXES
 from commscope.ingest.parse.model import ParsedRun, Point
 from commscope.ingest.parse.series import append_point
+from commscope.records import benchmarks
+from commscope.records.metrics import percentile_metric, unit_of
+from commscope.records.run import AXES
 
 SCHEMA_NAME = "commscope-result"
 _SCHEMA_RESOURCE = ("records", "schema", "result.schema.json")
@@ -31,8 +31,21 @@ _SCHEMA_RESOURCE = ("records", "schema", "result.schema.json")
 # Bookkeeping copied from each record next to the metrics.
 _RECORD_COUNTS = ("iterations", "warmup", "batch")
 # Provenance: everything at the top level that is not the results themselves.
-_PROVENANCE_KEYS = ("schema_version", "tool", "argv", "benchmark", "options", "mpi", "hosts",
-                    "cpu_model", "start_time", "end_time", "environment", "status", "gpus")
+_PROVENANCE_KEYS = (
+    "schema_version",
+    "tool",
+    "argv",
+    "benchmark",
+    "options",
+    "mpi",
+    "hosts",
+    "cpu_model",
+    "start_time",
+    "end_time",
+    "environment",
+    "status",
+    "gpus",
+)
 
 
 def looks_like_commscope_json(text: str) -> bool:
@@ -66,8 +79,7 @@ def read_commscope_json(text: str, source: str) -> list[ParsedRun]:
     not valid JSON, not a commscope result, or does not match the schema."""
     document = _load_json(text, source)
     if not isinstance(document, dict) or document.get("schema") != SCHEMA_NAME:
-        raise ParseError(source, 1, f"JSON document is not a commscope result "
-                                    f"(no top-level \"schema\": \"{SCHEMA_NAME}\")")
+        raise ParseError(source, 1, f'JSON document is not a commscope result (no top-level "schema": "{SCHEMA_NAME}")')
     lines = _LineFinder(text)
     _validate(document, lines, source)
     return _runs(document, lines, source)
@@ -109,8 +121,9 @@ def _validate(document: dict[str, Any], lines: _LineFinder, source: str) -> None
         first = errors[0]
         path = tuple(first.absolute_path)
         where = _json_path(path)
-        raise ParseError(source, lines.line_of(path),
-                         f"does not match the commscope result schema: {where}: {_short(first.message)}")
+        raise ParseError(
+            source, lines.line_of(path), f"does not match the commscope result schema: {where}: {_short(first.message)}"
+        )
 
 
 def _short(message: str) -> str:
@@ -148,21 +161,40 @@ def _runs(document: dict[str, Any], lines: _LineFinder, source: str) -> list[Par
             values = _record_values(record, percentile_unit)
             for metric in values:
                 metrics.setdefault(metric, unit_of(metric))
-            point = Point(size=record["size"], values=values, line=lines.line_of(("results", index)),
-                          stats=dict(record["stats"]))
+            point = Point(
+                size=record["size"], values=values, line=lines.line_of(("results", index)), stats=dict(record["stats"])
+            )
             append_point(points, point, source)
-        parameters: dict[str, Any] = {"datatype": options["datatype"], "window_size": window,
-                                      "pairs": options["pairs"], "buffers": options["buffers"],
-                                      "send_mode": options["send_mode"], **dict(axes)}
+        parameters: dict[str, Any] = {
+            "datatype": options["datatype"],
+            "window_size": window,
+            "pairs": options["pairs"],
+            "buffers": options["buffers"],
+            "send_mode": options["send_mode"],
+            **dict(axes),
+        }
         if "memory" in options:  # GPU runs: where each side's buffers were (a run option, not an axis)
-            parameters.update(accelerator=options["accelerator"],
-                              memory=f"{options['memory']['send']}/{options['memory']['recv']}")
-        runs.append(ParsedRun(
-            benchmark=name, source_format="commscope-json", source=source, line=1, metrics=metrics,
-            points=points, tool=document["tool"]["name"], tool_version=document["tool"]["version"],
-            title=bench["description"], label=f"window {window}" if split else None,
-            ranks=document["mpi"]["ranks"], parameters=parameters, provenance=dict(provenance),
-            notes=[] if document["status"] == "complete" else [f"status: {document['status']}"]))
+            parameters.update(
+                accelerator=options["accelerator"], memory=f"{options['memory']['send']}/{options['memory']['recv']}"
+            )
+        runs.append(
+            ParsedRun(
+                benchmark=name,
+                source_format="commscope-json",
+                source=source,
+                line=1,
+                metrics=metrics,
+                points=points,
+                tool=document["tool"]["name"],
+                tool_version=document["tool"]["version"],
+                title=bench["description"],
+                label=f"window {window}" if split else None,
+                ranks=document["mpi"]["ranks"],
+                parameters=parameters,
+                provenance=dict(provenance),
+                notes=[] if document["status"] == "complete" else [f"status: {document['status']}"],
+            )
+        )
     if not runs:
         raise ParseError(source, lines.line_of(("results",)), "commscope result has no records")
     return runs

@@ -11,8 +11,13 @@ from commscope.ingest.parse.imb import read_imb
 from commscope.ingest.parse.jube import read_jube_tables
 from commscope.ingest.parse.model import ParsedRun
 from commscope.ingest.parse.omb import read_omb
-from commscope.ingest.parse.storage import (looks_like_fio_json, looks_like_iozone, read_fio_json, read_iozone,
-                                            read_storage_tables)
+from commscope.ingest.parse.storage import (
+    looks_like_fio_json,
+    looks_like_iozone,
+    read_fio_json,
+    read_iozone,
+    read_storage_tables,
+)
 from commscope.ingest.parse.tables import read_tables
 from commscope.ingest.parse.text import check_is_text, decode, split_lines
 
@@ -55,8 +60,9 @@ def parse_text(text: str, source_name: str = "<text>") -> list[ParsedRun]:
     except ParseError:
         raise
     except Exception as error:  # the promise is "only ParseError", even for our own bugs
-        raise ParseError(source_name, 1,
-                         f"internal reader error (please report): {type(error).__name__}: {error}") from error
+        raise ParseError(
+            source_name, 1, f"internal reader error (please report): {type(error).__name__}: {error}"
+        ) from error
 
 
 def detect_format(text: str) -> str | None:
@@ -78,8 +84,11 @@ def _parse(text: str, source: str) -> list[ParsedRun]:
     lines = split_lines(text)
     # Whole outputs of other tools: HPL (xhpl or hpcc) and IOzone.
     if looks_like_hpl(lines):
-        return read_hpcc(lines, source) if any(line.startswith(HPCC_BANNER) for line in lines) \
+        return (
+            read_hpcc(lines, source)
+            if any(line.startswith(HPCC_BANNER) for line in lines)
             else read_hpl_out(lines, source)
+        )
     if looks_like_iozone(lines):
         return read_iozone(lines, source)
     imb_runs, imb_lines = read_imb(lines, source)
@@ -97,10 +106,10 @@ def _parse(text: str, source: str) -> list[ParsedRun]:
     runs = imb_runs + omb_runs + jube_runs + hpl_runs + storage_runs + table_runs
     for title in dangling:
         if not any(title.line < run.line <= title.line + _TITLE_REACH for run in table_runs):
-            raise ParseError(source, title.line,
-                             f"'{title.title}' is not followed by a table (truncated output?)")
+            raise ParseError(source, title.line, f"'{title.title}' is not followed by a table (truncated output?)")
     if not runs:
-        raise ParseError(source, 1, "unrecognised format: no OMB, IMB or commscope results "
-                                    "and no table of message sizes found")
+        raise ParseError(
+            source, 1, "unrecognised format: no OMB, IMB or commscope results and no table of message sizes found"
+        )
     runs.sort(key=lambda run: run.line)  # stable: runs of one table keep their column order
     return runs

@@ -21,8 +21,10 @@ from commscope.ingest.parse.table_blocks import TableBlock, find_tables
 HPCC_BANNER = "This is the DARPA/DOE HPC Challenge Benchmark"
 _HPL_BANNER = re.compile(r"^HPLinpack \d")
 # T/V  N  NB  P  Q  Time  Gflops; HPL 2.x writes the rate as 1.138e+00
-_TV_LINE = re.compile(r"^(?P<tv>W[RC]\w+)\s+(?P<n>\d+)\s+(?P<nb>\d+)\s+(?P<p>\d+)\s+(?P<q>\d+)\s+"
-                      r"(?P<time>\d+(?:\.\d*)?(?:[eE][-+]?\d+)?)\s+(?P<gflops>\d+(?:\.\d*)?(?:[eE][-+]?\d+)?)\s*$")
+_TV_LINE = re.compile(
+    r"^(?P<tv>W[RC]\w+)\s+(?P<n>\d+)\s+(?P<nb>\d+)\s+(?P<p>\d+)\s+(?P<q>\d+)\s+"
+    r"(?P<time>\d+(?:\.\d*)?(?:[eE][-+]?\d+)?)\s+(?P<gflops>\d+(?:\.\d*)?(?:[eE][-+]?\d+)?)\s*$"
+)
 _RESIDUAL = re.compile(r"^\|\|Ax-b\|\|.*=\s*(?P<value>[-+\d.eE]+)\s*\.+\s*(?P<verdict>PASSED|FAILED)\s*$")
 _THRESHOLD = re.compile(r"scaled residuals are less than\s+(?P<value>[\d.eE+-]+)")
 # How far below its T/V line HPL prints the residual (2.3 puts start/end times between).
@@ -48,8 +50,11 @@ def read_hpl_points(lines: list[str], start: int, end: int, source: str) -> tupl
             index += 1
             continue
         values: dict[str, float | int | str] = {
-            "gflops": _number(match["gflops"]), "time_s": _number(match["time"]),
-            "block_size": int(match["nb"]), "grid_rows": int(match["p"]), "grid_cols": int(match["q"]),
+            "gflops": _number(match["gflops"]),
+            "time_s": _number(match["time"]),
+            "block_size": int(match["nb"]),
+            "grid_rows": int(match["p"]),
+            "grid_cols": int(match["q"]),
             "hpl_variant": match["tv"],
         }
         for follow in range(index + 1, min(index + 1 + _RESIDUAL_REACH, end)):
@@ -60,21 +65,41 @@ def read_hpl_points(lines: list[str], start: int, end: int, source: str) -> tupl
                 values["hpl_residual"] = _number(residual["value"])
                 values["validation_errors"] = 0 if residual["verdict"] == "PASSED" else 1
                 if residual["verdict"] == "FAILED":
-                    notes.append(f"line {follow + 1}: residual check FAILED for N={match['n']} "
-                                 f"(scaled residual {residual['value']})")
+                    notes.append(
+                        f"line {follow + 1}: residual check FAILED for N={match['n']} "
+                        f"(scaled residual {residual['value']})"
+                    )
                 break
         points.append(Point(size=int(match["n"]), values=values, line=index + 1))
         index += 1
     return points, notes
 
 
-def _hpl_run(points: list[Point], notes: list[str], source: str, line: int, tool: str,
-             version: str | None, ranks: int | None, threshold: float | None) -> ParsedRun:
+def _hpl_run(
+    points: list[Point],
+    notes: list[str],
+    source: str,
+    line: int,
+    tool: str,
+    version: str | None,
+    ranks: int | None,
+    threshold: float | None,
+) -> ParsedRun:
     parameters = {"residual_threshold": threshold} if threshold is not None else {}
-    return ParsedRun(benchmark="hpl", source_format="hpl", source=source, line=line,
-                     metrics={"gflops": "Gflop/s", "time_s": "s"}, points=points, tool=tool, tool_version=version,
-                     title="HPL: solve a dense linear system (Gflop/s)", ranks=ranks,
-                     parameters=parameters, notes=notes)
+    return ParsedRun(
+        benchmark="hpl",
+        source_format="hpl",
+        source=source,
+        line=line,
+        metrics={"gflops": "Gflop/s", "time_s": "s"},
+        points=points,
+        tool=tool,
+        tool_version=version,
+        title="HPL: solve a dense linear system (Gflop/s)",
+        ranks=ranks,
+        parameters=parameters,
+        notes=notes,
+    )
 
 
 def read_hpl_out(lines: list[str], source: str) -> list[ParsedRun]:
@@ -129,8 +154,14 @@ _HPCC_METRICS = {
     "RandomlyOrderedRingBandwidth_GBytes": ("hpcc_beff", "random_ring_bandwidth_GBps"),
 }
 #: The summary key holding each test's problem size (the point's size).
-_HPCC_SIZES = {"hpcc_dgemm": "DGEMM_N", "hpcc_stream": "STREAM_VectorSize", "hpcc_ptrans": "PTRANS_n",
-               "hpcc_randomaccess": "MPIRandomAccess_N", "hpcc_fft": "FFT_N", "hpcc_beff": None}
+_HPCC_SIZES = {
+    "hpcc_dgemm": "DGEMM_N",
+    "hpcc_stream": "STREAM_VectorSize",
+    "hpcc_ptrans": "PTRANS_n",
+    "hpcc_randomaccess": "MPIRandomAccess_N",
+    "hpcc_fft": "FFT_N",
+    "hpcc_beff": None,
+}
 _HPCC_TITLES = {
     "hpcc_dgemm": "hpcc DGEMM: matrix multiply per process (Gflop/s)",
     "hpcc_stream": "hpcc STREAM: memory bandwidth per process (GB/s)",
@@ -185,8 +216,9 @@ def _read_hpcc_block(lines: list[str], start: int, end: int, source: str) -> lis
     hpl_span = _section(lines, start, end, "HPL")
     if hpl_span is not None:
         points, notes = read_hpl_points(lines, hpl_span[0], hpl_span[1], source)
-        threshold = next((float(m["value"]) for m in map(_THRESHOLD.search, lines[hpl_span[0]:hpl_span[1]]) if m),
-                         None)
+        threshold = next(
+            (float(m["value"]) for m in map(_THRESHOLD.search, lines[hpl_span[0] : hpl_span[1]]) if m), None
+        )
         if points:
             run = _hpl_run(points, notes, source, points[0].line, "hpcc", version_text, procs, threshold)
             run.provenance = dict(provenance)
@@ -205,10 +237,21 @@ def _read_hpcc_block(lines: list[str], start: int, end: int, source: str) -> lis
     for benchmark, values in grouped.items():
         size_key = _HPCC_SIZES[benchmark]
         size = int(float(summary[size_key])) if size_key and summary.get(size_key) else None
-        runs.append(ParsedRun(benchmark=benchmark, source_format="hpcc", source=source, line=summary_line,
-                              metrics={name: "" for name in values}, points=[Point(size, values, summary_line)],
-                              tool="hpcc", tool_version=version_text, title=_HPCC_TITLES[benchmark], ranks=procs,
-                              provenance=dict(provenance)))
+        runs.append(
+            ParsedRun(
+                benchmark=benchmark,
+                source_format="hpcc",
+                source=source,
+                line=summary_line,
+                metrics={name: "" for name in values},
+                points=[Point(size, values, summary_line)],
+                tool="hpcc",
+                tool_version=version_text,
+                title=_HPCC_TITLES[benchmark],
+                ranks=procs,
+                provenance=dict(provenance),
+            )
+        )
     if not runs:
         raise ParseError(source, start + 1, "hpcc output without HPL results or a summary of other tests")
     if summary.get("Success") == "0":
@@ -220,8 +263,18 @@ def _read_hpcc_block(lines: list[str], start: int, end: int, source: str) -> lis
 # -- HPL tables in documents ----------------------------------------------------------
 
 _TABLE_COLUMNS = {
-    "t/v": "tv", "n_cores": "cores", "ncores": "cores", "cores": "cores", "mem/node (gb)": "memory_GB",
-    "n": "n", "nb": "nb", "p": "p", "q": "q", "time(secs)": "time", "time (s)": "time", "time": "time",
+    "t/v": "tv",
+    "n_cores": "cores",
+    "ncores": "cores",
+    "cores": "cores",
+    "mem/node (gb)": "memory_GB",
+    "n": "n",
+    "nb": "nb",
+    "p": "p",
+    "q": "q",
+    "time(secs)": "time",
+    "time (s)": "time",
+    "time": "time",
     "gflops": "gflops",
 }
 _NODES_IN_LABEL = re.compile(r"^(?P<nodes>\d+)-")
@@ -289,10 +342,20 @@ def read_hpl_tables(lines: list[str], claimed: set[int], source: str) -> tuple[l
             nodes = _NODES_IN_LABEL.match(name)
             cores = int(_table_number(cell("cores"), source, line, "N_cores")) if "cores" in columns else None
             n = int(_table_number(cell("n"), source, line, "N"))
-            runs.append(ParsedRun(benchmark="hpl", source_format="table", source=source, line=line,
-                                  metrics={"gflops": "Gflop/s", "time_s": "s"},
-                                  points=[Point(n, values, line)], tool="HPL",
-                                  title="HPL: solve a dense linear system (Gflop/s)", label=name or None,
-                                  ranks=cores, nodes=int(nodes["nodes"]) if nodes else None,
-                                  parameters=parameters))
+            runs.append(
+                ParsedRun(
+                    benchmark="hpl",
+                    source_format="table",
+                    source=source,
+                    line=line,
+                    metrics={"gflops": "Gflop/s", "time_s": "s"},
+                    points=[Point(n, values, line)],
+                    tool="HPL",
+                    title="HPL: solve a dense linear system (Gflop/s)",
+                    label=name or None,
+                    ranks=cores,
+                    nodes=int(nodes["nodes"]) if nodes else None,
+                    parameters=parameters,
+                )
+            )
     return runs, taken

@@ -23,33 +23,42 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
-from commscope.records import benchmarks
 from commscope.ingest.parse.columns import is_integer, recognise, split_header
 from commscope.ingest.parse.errors import ParseError
 from commscope.ingest.parse.model import ParsedRun
 from commscope.ingest.parse.series import SeriesCollector, UnknownColumn, layout_of
 from commscope.ingest.parse.text import unwrap
+from commscope.records import benchmarks
 
-_VERSION = re.compile(r"Intel\s*\(R\)\s*MPI\s+Benchmarks\s+(?P<version>[^,]+?)\s*,\s*(?P<part>[\w-]+)\s+part",
-                      re.IGNORECASE)
+_VERSION = re.compile(
+    r"Intel\s*\(R\)\s*MPI\s+Benchmarks\s+(?P<version>[^,]+?)\s*,\s*(?P<part>[\w-]+)\s+part", re.IGNORECASE
+)
 _BENCHMARKING = re.compile(r"^#\s*Benchmarking\s+(?P<multi>Multi-)?(?P<name>\S+)\s*$", re.IGNORECASE)
 _PROCESSES = re.compile(r"^#\s*#processes\s*=\s*(?P<n>\d+)", re.IGNORECASE)
 _GROUPS = re.compile(r"^#\s*\(\s*(?P<groups>\d+)\s+groups?\s+of\s+(?P<n>\d+)\s+process", re.IGNORECASE)
 _MODE = re.compile(r"^#\s*MODE:\s*(?P<mode>[\w-]+)", re.IGNORECASE)
 _PREAMBLE = re.compile(
     r"^#\s*(?P<key>Date|Machine|System|Release|Version|MPI Version|MPI Thread Environment"
-    r"|MPI_Datatype for reductions|MPI_Datatype|MPI_Op)\s*:\s*(?P<value>.*?)\s*$", re.IGNORECASE)
+    r"|MPI_Datatype for reductions|MPI_Datatype|MPI_Op)\s*:\s*(?P<value>.*?)\s*$",
+    re.IGNORECASE,
+)
 _CALLING_SEQUENCE = re.compile(r"^#\s*Calling sequence was", re.IGNORECASE)
 # Rows IMB prints instead of numbers when a size could not be measured.
-_FAILURE = re.compile(r"^(?:(?P<group>\d+)\s+)?(?P<size>\d+)\s+"
-                      r"(?P<what>(?:out-of-mem|int-overflow|time-out).*)$", re.IGNORECASE)
+_FAILURE = re.compile(
+    r"^(?:(?P<group>\d+)\s+)?(?P<size>\d+)\s+"
+    r"(?P<what>(?:out-of-mem|int-overflow|time-out).*)$",
+    re.IGNORECASE,
+)
 # IMB's header cells start with "#" too: "#bytes #repetitions t[usec] ...".
 _HEADER_START = re.compile(r"^#(?:bytes|repetitions)\b", re.IGNORECASE)
 _FINALIZE = re.compile(r"^#\s*All processes entering MPI_Finalize", re.IGNORECASE)
 
 # Preamble lines that describe how every benchmark of the file ran.
-_PARAMETER_KEYS = {"mpi_datatype": "datatype", "mpi_datatype_for_reductions": "reduction_datatype",
-                   "mpi_op": "reduction_op"}
+_PARAMETER_KEYS = {
+    "mpi_datatype": "datatype",
+    "mpi_datatype_for_reductions": "reduction_datatype",
+    "mpi_op": "reduction_op",
+}
 
 
 @dataclass
@@ -91,8 +100,7 @@ class ImbReader:
         title = _BENCHMARKING.match(line)
         if title:
             self._close_section()
-            self.section = _Section(line=number, name=title["name"], multi=bool(title["multi"]),
-                                    last_line=number)
+            self.section = _Section(line=number, name=title["name"], multi=bool(title["multi"]), last_line=number)
             return
         if self.section is None:
             self._preamble(line)
@@ -165,12 +173,12 @@ class ImbReader:
         if section is None:
             return
         if section.collector is None:
-            raise ParseError(self.source, section.line,
-                             f"IMB section '{section.name}' has no table (truncated output?)")
+            raise ParseError(
+                self.source, section.line, f"IMB section '{section.name}' has no table (truncated output?)"
+            )
         if section.collector.row_count == 0:
             raise ParseError(self.source, section.collector.header_line, "table header has no data rows")
-        parameters: dict[str, Any] = {
-            _PARAMETER_KEYS[k]: v for k, v in self.preamble.items() if k in _PARAMETER_KEYS}
+        parameters: dict[str, Any] = {_PARAMETER_KEYS[k]: v for k, v in self.preamble.items() if k in _PARAMETER_KEYS}
         if section.multi:
             parameters["multi"] = True
         if section.groups is not None:
@@ -181,13 +189,24 @@ class ImbReader:
         title = f"Benchmarking {'Multi-' if section.multi else ''}{section.name}"
         produced = []
         for series in section.collector.series():
-            produced.append(ParsedRun(
-                benchmark=benchmarks.from_imb(section.name), source_format="imb", source=self.source,
-                line=section.line, metrics=dict(series.metrics), points=series.points,
-                tool=self.tool or "IMB", tool_version=self.version, title=title,
-                label=None if series.group is None else f"group {series.group}",
-                ranks=section.ranks, parameters=dict(parameters), provenance=dict(provenance),
-                notes=[note for group, note in section.notes if group in (None, series.group)]))
+            produced.append(
+                ParsedRun(
+                    benchmark=benchmarks.from_imb(section.name),
+                    source_format="imb",
+                    source=self.source,
+                    line=section.line,
+                    metrics=dict(series.metrics),
+                    points=series.points,
+                    tool=self.tool or "IMB",
+                    tool_version=self.version,
+                    title=title,
+                    label=None if series.group is None else f"group {series.group}",
+                    ranks=section.ranks,
+                    parameters=dict(parameters),
+                    provenance=dict(provenance),
+                    notes=[note for group, note in section.notes if group in (None, series.group)],
+                )
+            )
         self.runs.extend(produced)
         self.claimed.update(range(section.line, section.last_line + 1))
 

@@ -37,8 +37,16 @@ _TABLE_NAME = re.compile(r"^\s*(?P<name>[\w.-]+):\s*$")
 # "tasksnode"), by the role of the column.
 _EXE = {"osuexe", "exe", "executable", "program", "benchmark", "osubenchmark", "osuprogram"}
 _NODES = {"nodes", "node", "numnodes", "nnodes", "nodecount"}
-_PER_NODE = {"taskspernode", "tasksnode", "tasksnodes", "taskpernode", "ntaskspernode", "ppn", "rankspernode",
-             "processespernode"}
+_PER_NODE = {
+    "taskspernode",
+    "tasksnode",
+    "tasksnodes",
+    "taskpernode",
+    "ntaskspernode",
+    "ppn",
+    "rankspernode",
+    "processespernode",
+}
 _TASKS = {"tasks", "ntasks", "np", "ranks", "nprocs", "numtasks"}
 _SIZE = {"size", "sizelast", "sizefirst", "sizemax", "sizemin"}
 _MSG_SIZE = {"msgsize", "messagesize", "msgsizes"}
@@ -75,8 +83,14 @@ def _columns(header: list[str], rows: list[list[str]]) -> _Columns | None:
     names = [_norm(cell) for cell in header]
     exe = _first(names, _EXE)
     if exe is None:
-        exe = next((index for index in range(len(header))
-                    if rows and all(index < len(row) and _PROGRAM.match(clean_cell(row[index])) for row in rows)), None)
+        exe = next(
+            (
+                index
+                for index in range(len(header))
+                if rows and all(index < len(row) and _PROGRAM.match(clean_cell(row[index])) for row in rows)
+            ),
+            None,
+        )
     result = _first(names, {"result"})
     if result is None:
         result = next((index for index, name in enumerate(names) if name.startswith("result")), None)
@@ -87,9 +101,17 @@ def _columns(header: list[str], rows: list[list[str]]) -> _Columns | None:
     if exe is None or result is None or size is None:
         return None
     runtime = next((index for index, name in enumerate(names) if name.startswith(("runtime", "walltime"))), None)
-    return _Columns(exe=exe, size=size, result=result, nodes=_first(names, _NODES), per_node=_first(names, _PER_NODE),
-                    tasks=_first(names, _TASKS), msg_size=msg_size, runtime=runtime,
-                    ids={index for index, name in enumerate(names) if name in _IDS})
+    return _Columns(
+        exe=exe,
+        size=size,
+        result=result,
+        nodes=_first(names, _NODES),
+        per_node=_first(names, _PER_NODE),
+        tasks=_first(names, _TASKS),
+        msg_size=msg_size,
+        runtime=runtime,
+        ids={index for index, name in enumerate(names) if name in _IDS},
+    )
 
 
 def _csv_block(lines: list[str], index: int, claimed: set[int]) -> TableBlock | None:
@@ -188,11 +210,16 @@ def _read_block(lines: list[str], block: TableBlock, columns: _Columns, source: 
             raise ParseError(source, line, f"column {header[columns.exe]!r} is empty: which benchmark ran?")
         benchmark = from_program(program)
         if not cells[columns.result]:
-            raise ParseError(source, line, f"column {header[columns.result]!r} is empty: the job left no result "
-                                           "(did it fail? `jube analyse` again once it finished)")
+            raise ParseError(
+                source,
+                line,
+                f"column {header[columns.result]!r} is empty: the job left no result "
+                "(did it fail? `jube analyse` again once it finished)",
+            )
         metric = primary_metric(benchmark)
-        values: dict[str, float | int | str] = {metric: _number(cells[columns.result], source, line,
-                                                                header[columns.result])}
+        values: dict[str, float | int | str] = {
+            metric: _number(cells[columns.result], source, line, header[columns.result])
+        }
         runtime = optional(columns.runtime, _number)
         if runtime is not None:
             values["runtime_s"] = runtime * _seconds_per(header[columns.runtime])
@@ -206,14 +233,22 @@ def _read_block(lines: list[str], block: TableBlock, columns: _Columns, source: 
             run_parameters: dict[str, object] = dict(parameters)
             if columns.msg_size is not None:
                 run_parameters[header[columns.msg_size]] = cells[columns.msg_size]
-            group.append(ParsedRun(
-                benchmark=benchmark, source_format=SOURCE_FORMAT, source=source, line=line,
-                metrics={metric: "MB/s" if metric == "bandwidth_MBps" else "us", "runtime_s": "s"},
-                points=[], title=f"JUBE {f'table {table}' if table else 'result'}: {program}",
-                label=_describe(nodes, per_node, tasks, parameters) or None,
-                ranks=ranks if ranks is not None else ranks_of(benchmark, {}), nodes=nodes,
-                parameters={**run_parameters, **({"tasks_per_node": per_node} if per_node is not None else {})},
-                provenance={"harness": "JUBE", **({"jube_table": table} if table else {}), "program": program}))
+            group.append(
+                ParsedRun(
+                    benchmark=benchmark,
+                    source_format=SOURCE_FORMAT,
+                    source=source,
+                    line=line,
+                    metrics={metric: "MB/s" if metric == "bandwidth_MBps" else "us", "runtime_s": "s"},
+                    points=[],
+                    title=f"JUBE {f'table {table}' if table else 'result'}: {program}",
+                    label=_describe(nodes, per_node, tasks, parameters) or None,
+                    ranks=ranks if ranks is not None else ranks_of(benchmark, {}),
+                    nodes=nodes,
+                    parameters={**run_parameters, **({"tasks_per_node": per_node} if per_node is not None else {})},
+                    provenance={"harness": "JUBE", **({"jube_table": table} if table else {}), "program": program},
+                )
+            )
             order.append(group[-1])
         elif columns.msg_size is not None:
             group[-1].parameters.pop(header[columns.msg_size], None)  # a sweep: the size says it per point

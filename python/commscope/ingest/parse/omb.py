@@ -16,39 +16,53 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
-from commscope.records import benchmarks
-from commscope.ingest.parse.columns import FLOAT, SIZE, Column, is_integer, is_number, recognise, split_header, split_on_wide_gaps
+from commscope.ingest.parse.columns import (
+    FLOAT,
+    SIZE,
+    Column,
+    is_integer,
+    is_number,
+    recognise,
+    split_header,
+    split_on_wide_gaps,
+)
 from commscope.ingest.parse.errors import ParseError
-from commscope.records.metrics import unit_of
 from commscope.ingest.parse.model import ParsedRun, Point
 from commscope.ingest.parse.series import Layout, Series, SeriesCollector, UnknownColumn, layout_of
 from commscope.ingest.parse.text import unwrap, version_in
+from commscope.records import benchmarks
+from commscope.records.metrics import unit_of
 
 _TITLE = re.compile(
-    r"^#\s*(?P<tool>OSU|commscope)\s+(?P<body>.*?\bTest)(?:\s+v(?P<version>\d[\w.\-]*))?\s*$",
-    re.IGNORECASE)
+    r"^#\s*(?P<tool>OSU|commscope)\s+(?P<body>.*?\bTest)(?:\s+v(?P<version>\d[\w.\-]*))?\s*$", re.IGNORECASE
+)
 # "MPI-CUDA Bandwidth Test", "MPI_Put-ROCM Latency Test", "MPI Latency Test".
 _TITLE_BODY = re.compile(
     r"^(?P<api>MPI(?:_(?P<op>[A-Za-z_]+?))?|OpenSHMEM|UPC\+\+|UPC|XCCL|NCCL|RCCL)"
     r"(?:-(?P<accel>CUDA MANAGED|CUDA|ROCM|OPENACC|MANAGED|CXL))?\s+(?P<desc>.*?)\s*\bTest$",
-    re.IGNORECASE)
+    re.IGNORECASE,
+)
 
 _DATATYPE = re.compile(r"^Datatype:\s*(?P<value>\S+?)\.?$", re.IGNORECASE)
 _SETTING = re.compile(r"^(?P<key>Window creation|Synchronization):\s*(?P<value>.+)$", re.IGNORECASE)
-_PAIRS = re.compile(r"\[\s*pairs:\s*(?P<pairs>\d+)\s*\]\s*\[\s*window size:\s*(?P<window>\w+)\s*\]",
-                    re.IGNORECASE)
+_PAIRS = re.compile(r"\[\s*pairs:\s*(?P<pairs>\d+)\s*\]\s*\[\s*window size:\s*(?P<window>\w+)\s*\]", re.IGNORECASE)
 # "Send Buffer on DEVICE (D) and Receive Buffer on HOST (H)" (pt2pt) and
 # "Rank 0 Memory on DEVICE (D) and Rank 1 Memory on HOST (H)" (one-sided).
 _BUFFERS = re.compile(
     r"^(?P<first>Send Buffer|Rank 0 Memory) on (?P<a>[A-Z ]+?)\s*(?:\(\w+\))?"
-    r" and (?:Receive Buffer|Rank 1 Memory) on (?P<b>[A-Z ]+?)\s*(?:\(\w+\))?$", re.IGNORECASE)
+    r" and (?:Receive Buffer|Rank 1 Memory) on (?P<b>[A-Z ]+?)\s*(?:\(\w+\))?$",
+    re.IGNORECASE,
+)
 _MATRIX = {
     "uni-directional bandwidth (mb/sec)": "bandwidth_MBps",
     "message rate profile": "message_rate",
 }
 _KEY_VALUE = re.compile(r"^(?P<key>[A-Za-z][A-Za-z0-9 ._/-]{0,40}?)\s*:\s*(?P<value>\S.{0,200})$")
-_INIT = re.compile(r"nprocs:\s*(?P<n>\d+),\s*min:\s*(?P<min>[\d.]+)\s*ms,\s*max:\s*(?P<max>[\d.]+)\s*ms,"
-                   r"\s*avg:\s*(?P<avg>[\d.]+)\s*ms", re.IGNORECASE)
+_INIT = re.compile(
+    r"nprocs:\s*(?P<n>\d+),\s*min:\s*(?P<min>[\d.]+)\s*ms,\s*max:\s*(?P<max>[\d.]+)\s*ms,"
+    r"\s*avg:\s*(?P<avg>[\d.]+)\s*ms",
+    re.IGNORECASE,
+)
 _HELLO = re.compile(r"This is a test with (?P<n>\d+) processes", re.IGNORECASE)
 
 
@@ -145,8 +159,16 @@ class OmbReader:
         else:
             name = benchmarks.slug(f"{parts['api']} {parts['desc']}")
         title = match.group(0).lstrip("#").strip()
-        return _Section(line=number, title=title, tool=tool, version=match["version"],
-                        benchmark=name, parameters=parameters, last_line=number, next_table_line=number + 1)
+        return _Section(
+            line=number,
+            title=title,
+            tool=tool,
+            version=match["version"],
+            benchmark=name,
+            parameters=parameters,
+            last_line=number,
+            next_table_line=number + 1,
+        )
 
     def _close_section(self) -> None:
         section, self.section = self.section, None
@@ -191,7 +213,8 @@ class OmbReader:
         tokens = text.split()
         if section.matrix_metric and tokens and all(is_integer(t) for t in tokens):
             section.matrices[section.matrix_metric] = SeriesCollector(
-                _window_layout(section.matrix_metric, [int(t) for t in tokens]), self.source, number)
+                _window_layout(section.matrix_metric, [int(t) for t in tokens]), self.source, number
+            )
             return
         if self._header(section, number, text):
             return
@@ -212,8 +235,12 @@ class OmbReader:
             return False
         self._finish_table(section)
         section.matrix_metric = None
-        section.current = _Table(SeriesCollector(layout, self.source, number),
-                                 dict(section.parameters), section.label_candidate, section.next_table_line)
+        section.current = _Table(
+            SeriesCollector(layout, self.source, number),
+            dict(section.parameters),
+            section.label_candidate,
+            section.next_table_line,
+        )
         return True
 
     def _row(self, section: _Section, number: int, tokens: list[str]) -> None:
@@ -237,9 +264,17 @@ class OmbReader:
         init = _INIT.search(line)
         if init and section.benchmark == "init":
             section.ranks = int(init["n"])
-            section.extra_points.append(Point(size=None, line=number, values={
-                "init_min_ms": float(init["min"]), "init_max_ms": float(init["max"]),
-                "init_avg_ms": float(init["avg"])}))
+            section.extra_points.append(
+                Point(
+                    size=None,
+                    line=number,
+                    values={
+                        "init_min_ms": float(init["min"]),
+                        "init_max_ms": float(init["max"]),
+                        "init_avg_ms": float(init["avg"]),
+                    },
+                )
+            )
             section.last_line = number
             return
         hello = _HELLO.search(line)
@@ -284,8 +319,7 @@ class OmbReader:
         for label, series in merged.items():
             parameters = dict(section.parameters)
             parameters["window_size"] = int(label.split()[-1]) if label else None
-            runs.append(self._run(section, series.metrics, series.points, parameters,
-                                  label=label, source_format="omb"))
+            runs.append(self._run(section, series.metrics, series.points, parameters, label=label, source_format="omb"))
         return runs
 
     def _runs_from_table(self, section: _Section, table: _Table) -> list[ParsedRun]:
@@ -295,8 +329,14 @@ class OmbReader:
         runs = []
         for index, series in enumerate(table.collector.series()):
             label = series.label if series.label is not None else line_labels[index]
-            run = self._run(section, series.metrics, series.points, dict(table.parameters),
-                            label=label, source_format="table" if side_by_side else "omb")
+            run = self._run(
+                section,
+                series.metrics,
+                series.points,
+                dict(table.parameters),
+                label=label,
+                source_format="table" if side_by_side else "omb",
+            )
             if not side_by_side:  # a column of a shared table has no text of its own
                 run.text = self._text_of(section, table.first_line, table.last_row)
             if side_by_side and run.tool_version is None:
@@ -307,23 +347,39 @@ class OmbReader:
 
     def _text_of(self, section: _Section, first: int, last: int) -> str:
         """The title line and lines first..last (1-based) of the file, as written."""
-        return "\n".join([self.lines[section.line - 1], *self.lines[first - 1:last]]) + "\n"
+        return "\n".join([self.lines[section.line - 1], *self.lines[first - 1 : last]]) + "\n"
 
     def _run_from_points(self, section: _Section) -> ParsedRun:
         """The run of osu_init / osu_hello, which print a line, not a table."""
         metrics = {name: unit_of(name) for point in section.extra_points for name in point.values}
-        return self._run(section, metrics, section.extra_points, dict(section.parameters),
-                         label=None, source_format="omb")
+        return self._run(
+            section, metrics, section.extra_points, dict(section.parameters), label=None, source_format="omb"
+        )
 
-    def _run(self, section: _Section, metrics: dict[str, str], points: list[Point],
-             parameters: dict[str, Any], *, label: str | None, source_format: str) -> ParsedRun:
+    def _run(
+        self,
+        section: _Section,
+        metrics: dict[str, str],
+        points: list[Point],
+        parameters: dict[str, Any],
+        *,
+        label: str | None,
+        source_format: str,
+    ) -> ParsedRun:
         return ParsedRun(
-            benchmark=section.benchmark, source_format=source_format, source=self.source,
-            line=section.line, metrics=dict(metrics), points=points, tool=section.tool,
-            tool_version=section.version, title=section.title, label=label,
-            ranks=(section.ranks if section.ranks is not None
-                   else benchmarks.ranks_of(section.benchmark, parameters)),
-            parameters=parameters)
+            benchmark=section.benchmark,
+            source_format=source_format,
+            source=self.source,
+            line=section.line,
+            metrics=dict(metrics),
+            points=points,
+            tool=section.tool,
+            tool_version=section.version,
+            title=section.title,
+            label=label,
+            ranks=(section.ranks if section.ranks is not None else benchmarks.ranks_of(section.benchmark, parameters)),
+            parameters=parameters,
+        )
 
 
 def _settings_in(comment: str) -> dict[str, Any] | None:
@@ -346,9 +402,13 @@ def _settings_in(comment: str) -> dict[str, Any] | None:
 def _window_layout(metric: str, windows: list[int]) -> Layout:
     """Layout of one OMB -V matrix: the size, then one column per window size."""
     columns = [Column("Size", SIZE, SIZE)] + [Column(f"window {w}", metric, FLOAT) for w in windows]
-    return Layout(columns=columns, size_index=0, group_index=None,
-                  groups=[[i] for i in range(1, len(columns))],
-                  labels=[f"window {w}" for w in windows])
+    return Layout(
+        columns=columns,
+        size_index=0,
+        group_index=None,
+        groups=[[i] for i in range(1, len(columns))],
+        labels=[f"window {w}" for w in windows],
+    )
 
 
 def _looks_like_header(cells: list[str]) -> bool:

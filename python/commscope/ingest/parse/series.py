@@ -133,8 +133,7 @@ class SeriesCollector:
     def add(self, cells: list[str], line: int) -> None:
         layout = self.layout
         if len(cells) != layout.width:
-            raise ParseError(self.source, line,
-                             f"row has {len(cells)} values but header has {layout.width} columns")
+            raise ParseError(self.source, line, f"row has {len(cells)} values but header has {layout.width} columns")
         try:
             values = list(map(read_cell, cells, layout.columns))  # as many as columns: checked above
         except ValueError as error:
@@ -143,15 +142,17 @@ class SeriesCollector:
         group = values[layout.group_index] if layout.group_index is not None else None
         for number, indexes in enumerate(layout.groups):
             series = self._series_for(group, number)
-            self._append(series, Point(size=size, line=line,
-                                       values={layout.columns[i].metric: values[i] for i in indexes}))
+            self._append(
+                series, Point(size=size, line=line, values={layout.columns[i].metric: values[i] for i in indexes})
+            )
 
     def _series_for(self, group: int | None, number: int) -> Series:
         key = (group, number)
         if key not in self._series:
             columns = [self.layout.columns[i] for i in self.layout.groups[number]]
-            self._series[key] = Series(label=self.layout.labels[number], group=group,
-                                       metrics={c.metric: c.unit for c in columns})
+            self._series[key] = Series(
+                label=self.layout.labels[number], group=group, metrics={c.metric: c.unit for c in columns}
+            )
         return self._series[key]
 
     def _append(self, series: Series, point: Point) -> None:
@@ -167,11 +168,13 @@ def append_point(points: list[Point], point: Point, source: str) -> None:
     if points:
         previous = points[-1]
         if point.size is None or previous.size is None:
-            raise ParseError(source, point.line,
-                             "a table without a size column has more than one row "
-                             f"(the first is on line {previous.line})")
+            raise ParseError(
+                source,
+                point.line,
+                f"a table without a size column has more than one row (the first is on line {previous.line})",
+            )
         if point.size <= previous.size:
-            raise ParseError(source, point.line,
-                             f"sizes not increasing: {point.size} follows {previous.size} "
-                             f"(line {previous.line})")
+            raise ParseError(
+                source, point.line, f"sizes not increasing: {point.size} follows {previous.size} (line {previous.line})"
+            )
     points.append(point)

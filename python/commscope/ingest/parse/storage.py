@@ -28,12 +28,17 @@ TITLE = "storage: sequential throughput and random IOPS over client/process coun
 _METRICS = {name: ("MB/s" if name.endswith("MBps") else "IOPS") for name in STORAGE_WORKLOADS}
 
 # fio's rw= values and the workload they measure (the direction fio reports them under).
-_FIO_WORKLOADS = {"write": ("seq_write_MBps", "write"), "read": ("seq_read_MBps", "read"),
-                  "randwrite": ("rand_write_iops", "write"), "randread": ("rand_read_iops", "read")}
+_FIO_WORKLOADS = {
+    "write": ("seq_write_MBps", "write"),
+    "read": ("seq_read_MBps", "read"),
+    "randwrite": ("rand_write_iops", "write"),
+    "randread": ("rand_read_iops", "read"),
+}
 
 
-def storage_point(count: int, totals: dict[str, float], line: int,
-                  per_process: dict[str, float] | None = None) -> Point:
+def storage_point(
+    count: int, totals: dict[str, float], line: int, per_process: dict[str, float] | None = None
+) -> Point:
     """A point at `count` processes from totals (and per-process averages, else total / count)."""
     values: dict[str, float | int | str] = {}
     for name, total in totals.items():
@@ -42,15 +47,34 @@ def storage_point(count: int, totals: dict[str, float], line: int,
     return Point(size=count, values=values, line=line)
 
 
-def storage_run(points: list[Point], source: str, source_format: str, line: int, tool: str,
-                version: str | None = None, label: str | None = None, **extra: Any) -> ParsedRun:
-    return ParsedRun(benchmark="storage", source_format=source_format, source=source, line=line,
-                     metrics=dict(_METRICS), points=sorted(points, key=lambda p: p.size or 0), tool=tool,
-                     tool_version=version, title=TITLE, label=label,
-                     parameters={"axis": COUNT_AXIS, **extra.pop("parameters", {})}, **extra)
+def storage_run(
+    points: list[Point],
+    source: str,
+    source_format: str,
+    line: int,
+    tool: str,
+    version: str | None = None,
+    label: str | None = None,
+    **extra: Any,
+) -> ParsedRun:
+    return ParsedRun(
+        benchmark="storage",
+        source_format=source_format,
+        source=source,
+        line=line,
+        metrics=dict(_METRICS),
+        points=sorted(points, key=lambda p: p.size or 0),
+        tool=tool,
+        tool_version=version,
+        title=TITLE,
+        label=label,
+        parameters={"axis": COUNT_AXIS, **extra.pop("parameters", {})},
+        **extra,
+    )
 
 
 # -- fio ------------------------------------------------------------------------------------
+
 
 def json_start(text: str) -> int:
     """Where fio's JSON document starts: fio writes warnings ("fio: time_based requires...")
@@ -60,7 +84,7 @@ def json_start(text: str) -> int:
 
 
 def looks_like_fio_json(text: str) -> bool:
-    head = text[json_start(text):][:400].lstrip()
+    head = text[json_start(text) :][:400].lstrip()
     return head.startswith("{") and '"fio version"' in head
 
 
@@ -83,8 +107,12 @@ def fio_totals(documents: list[dict], source: str) -> tuple[int, dict[str, float
             job = {**job, "job options": options}
             kind = fio_workload(job)
             if kind is None:
-                raise ParseError(source, 1, f"fio job {job.get('jobname')!r} is rw={options.get('rw')}; "
-                                            "only write, read, randwrite and randread jobs are read")
+                raise ParseError(
+                    source,
+                    1,
+                    f"fio job {job.get('jobname')!r} is rw={options.get('rw')}; "
+                    "only write, read, randwrite and randread jobs are read",
+                )
             if job.get("error"):
                 raise ParseError(source, 1, f"fio job {job.get('jobname')!r} failed with error {job['error']}")
             metric, direction = kind
@@ -98,8 +126,12 @@ def fio_totals(documents: list[dict], source: str) -> tuple[int, dict[str, float
         raise ParseError(source, 1, "fio output without jobs")
     counts = {len(values) for values in per_workload.values()}
     if len(counts) != 1:
-        raise ParseError(source, 1, "fio jobs ran with different process counts per workload: "
-                                    + ", ".join(f"{m} {len(v)}" for m, v in per_workload.items()))
+        raise ParseError(
+            source,
+            1,
+            "fio jobs ran with different process counts per workload: "
+            + ", ".join(f"{m} {len(v)}" for m, v in per_workload.items()),
+        )
     return counts.pop(), {metric: sum(values) for metric, values in per_workload.items()}, settings
 
 
@@ -112,21 +144,28 @@ def read_fio_json(text: str, source: str) -> list[ParsedRun]:
         raise ParseError(source, error.lineno + text.count("\n", 0, start), f"invalid fio JSON: {error.msg}") from None
     count, totals, settings = fio_totals([document], source)
     version = str(document.get("fio version", "")).removeprefix("fio-") or None
-    return [storage_run([storage_point(count, totals, 1)], source, "fio", 1, "fio", version,
-                        parameters=settings)]
+    return [storage_run([storage_point(count, totals, 1)], source, "fio", 1, "fio", version, parameters=settings)]
 
 
 # -- IOzone -----------------------------------------------------------------------------
 
 _IOZONE_BANNER = re.compile(r"^\s*Iozone: Performance Test of File I/O")
 _IOZONE_VERSION = re.compile(r"Version \$Revision: (?P<version>[\d.]+)")
-_CHILDREN = re.compile(r"^\s*Children see throughput for\s+(?P<count>\d+)\s+(?P<what>.+?)\s*=\s*"
-                       r"(?P<value>[\d.]+)\s*(?P<unit>kB/sec|KB/sec|ops/sec)\s*$")
+_CHILDREN = re.compile(
+    r"^\s*Children see throughput for\s+(?P<count>\d+)\s+(?P<what>.+?)\s*=\s*"
+    r"(?P<value>[\d.]+)\s*(?P<unit>kB/sec|KB/sec|ops/sec)\s*$"
+)
 _AVERAGE = re.compile(r"^\s*Avg throughput per process\s*=\s*(?P<value>[\d.]+)\s*(?P<unit>kB/sec|KB/sec|ops/sec)")
 _RECORD = re.compile(r"in\s+(?P<record>\d+)\s+[kK]Byte records")
-_IOZONE_TESTS = {"initial writers": "seq_write_MBps", "writers": "seq_write_MBps", "readers": "seq_read_MBps",
-                 "random writers": "rand_write_iops", "random readers": "rand_read_iops",
-                 "rewriters": "rewrite_MBps", "re-readers": "reread_MBps"}
+_IOZONE_TESTS = {
+    "initial writers": "seq_write_MBps",
+    "writers": "seq_write_MBps",
+    "readers": "seq_read_MBps",
+    "random writers": "rand_write_iops",
+    "random readers": "rand_read_iops",
+    "rewriters": "rewrite_MBps",
+    "re-readers": "reread_MBps",
+}
 
 
 def looks_like_iozone(lines: list[str]) -> bool:
@@ -142,8 +181,12 @@ def _iozone_value(metric: str, value: float, unit: str, record_kB: int | None, s
         return value * record_kB * 1024 / 1e6
     if metric.endswith("iops"):
         if record_kB is None:
-            raise ParseError(source, line, "IOzone random throughput in kB/sec needs the record size "
-                                           "(the 'Each process writes ... in N kByte records' line)")
+            raise ParseError(
+                source,
+                line,
+                "IOzone random throughput in kB/sec needs the record size "
+                "(the 'Each process writes ... in N kByte records' line)",
+            )
         return value / record_kB
     return value * 1024 / 1e6  # kB/s -> MB/s (10^6 B/s)
 
@@ -171,15 +214,24 @@ def read_iozone(lines: list[str], source: str) -> list[ParsedRun]:
         for follow in range(index + 1, min(index + 6, len(lines))):
             average = _AVERAGE.match(lines[follow])
             if average:
-                averages[metric] = _iozone_value(metric, float(average["value"]), average["unit"], record,
-                                                 source, follow + 1)
+                averages[metric] = _iozone_value(
+                    metric, float(average["value"]), average["unit"], record, source, follow + 1
+                )
                 break
     if count is None:
-        raise ParseError(source, 1, "IOzone output without throughput results "
-                                    "(only throughput mode, -t N, is read)")
+        raise ParseError(source, 1, "IOzone output without throughput results (only throughput mode, -t N, is read)")
     extra = {"parameters": {"record_kB": record}} if record else {}
-    return [storage_run([storage_point(count, totals, first_line or 1, averages)], source, "iozone",
-                        first_line or 1, "IOzone", version, **extra)]
+    return [
+        storage_run(
+            [storage_point(count, totals, first_line or 1, averages)],
+            source,
+            "iozone",
+            first_line or 1,
+            "IOzone",
+            version,
+            **extra,
+        )
+    ]
 
 
 # -- seed 001's tables -----------------------------------------------------------------------
@@ -251,11 +303,16 @@ def read_storage_tables(lines: list[str], claimed: set[int], source: str) -> tup
         above = [heading for heading in headings if heading[0] < block.first_line]
         kind = next((_kind_of(text) for _, _, text in reversed(above) if _kind_of(text)), None)
         if kind is None:
-            raise ParseError(source, block.first_line, "storage table without a heading saying whether it holds "
-                                                        "per-process averages or totals")
+            raise ParseError(
+                source,
+                block.first_line,
+                "storage table without a heading saying whether it holds per-process averages or totals",
+            )
         kind_level = next(level for _, level, text in reversed(above) if _kind_of(text))
-        device = next((text for _, level, text in reversed(above) if level < kind_level and not _kind_of(text)),
-                      None) or "storage"
+        device = (
+            next((text for _, level, text in reversed(above) if level < kind_level and not _kind_of(text)), None)
+            or "storage"
+        )
         taken.update(range(block.first_line, block.last_line + 1))
         rows = [(line, cells) for line, cells in block.rows if any(cell.strip() for cell in cells)]
         for line, cells in rows:
@@ -281,8 +338,9 @@ def read_storage_tables(lines: list[str], claimed: set[int], source: str) -> tup
     return runs, taken
 
 
-def _pre_totals(lines: list[str], after: int, metrics: list[str | None], device: str,
-                found: dict, source: str) -> set[int]:
+def _pre_totals(
+    lines: list[str], after: int, metrics: list[str | None], device: str, found: dict, source: str
+) -> set[int]:
     """Rows of a "<pre> Total throughput" block starting within a few lines after a table
     (`after` is the table's last line, 1-based); returns the lines it took."""
     index = after
@@ -303,8 +361,11 @@ def _pre_totals(lines: list[str], after: int, metrics: list[str | None], device:
         elif text:
             cells = text.split()
             if len(cells) != len(metrics) + 1:
-                raise ParseError(source, number, f"total throughput row has {len(cells)} numbers, "
-                                                 f"the table above has {len(metrics) + 1} columns")
+                raise ParseError(
+                    source,
+                    number,
+                    f"total throughput row has {len(cells)} numbers, the table above has {len(metrics) + 1} columns",
+                )
             count = _count(cells[0], source, number)
             for metric, cell in zip(metrics, cells[1:]):
                 value = _value(cell, source, number, metric or "")

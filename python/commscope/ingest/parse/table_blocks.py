@@ -53,8 +53,12 @@ def find_tables(lines: list[str], claimed: set[int]) -> list[TableBlock]:
         if index + 1 in claimed:
             index += 1
             continue
-        block = (_markdown_at(lines, index, claimed) or _grid_at(lines, index, claimed)
-                 or _tab_separated_at(lines, index, claimed) or _whitespace_at(lines, index, claimed))
+        block = (
+            _markdown_at(lines, index, claimed)
+            or _grid_at(lines, index, claimed)
+            or _tab_separated_at(lines, index, claimed)
+            or _whitespace_at(lines, index, claimed)
+        )
         if block is None:
             index += 1
             continue
@@ -161,18 +165,29 @@ def _tab_separated_at(lines: list[str], index: int, claimed: set[int]) -> TableB
     header_rows = [cells + [""] * (width - len(cells)) for _, cells in block[:first_row]]
     if any(len(cells) > width for cells in header_rows):
         return None
-    size_header, default_metric = _size_and_metric(header_rows[0][0] or next(
-        (cells[0] for cells in header_rows if cells[0]), ""))
+    size_header, default_metric = _size_and_metric(
+        header_rows[0][0] or next((cells[0] for cells in header_rows if cells[0]), "")
+    )
     if size_header is None:
         return None
-    names = [" ".join(part for part in parts if part)
-             for parts in zip(*[_spread(cells[1:]) for cells in header_rows], strict=True)]
+    names = [
+        " ".join(part for part in parts if part)
+        for parts in zip(*[_spread(cells[1:]) for cells in header_rows], strict=True)
+    ]
     if _uses_decimal_comma(rows + [(n, c) for n, _, c in summaries]):
         rows = [(n, [c.replace(",", ".") for c in cells]) for n, cells in rows]
         summaries = [(n, m, [c.replace(",", ".") for c in cells]) for n, m, cells in summaries]
     last = summaries[-1][0] if summaries else rows[-1][0]
-    return TableBlock("tab-separated", [size_header] + names, block[0][0], rows, block[0][0], last,
-                      default_metric=default_metric, summaries=summaries)
+    return TableBlock(
+        "tab-separated",
+        [size_header] + names,
+        block[0][0],
+        rows,
+        block[0][0],
+        last,
+        default_metric=default_metric,
+        summaries=summaries,
+    )
 
 
 def _tab_cells(line: str) -> list[str]:
@@ -243,8 +258,15 @@ def _whitespace_at(lines: list[str], index: int, claimed: set[int]) -> TableBloc
         number += 1
     if not rows and not is_comment:
         return None  # a sentence that happens to start with "Size"
-    return TableBlock("whitespace", cells, index + 1, rows, index + 1, max(number, index + 1),
-                      super_header=_label_line_above(lines, index, claimed))
+    return TableBlock(
+        "whitespace",
+        cells,
+        index + 1,
+        rows,
+        index + 1,
+        max(number, index + 1),
+        super_header=_label_line_above(lines, index, claimed),
+    )
 
 
 def _label_line_above(lines: list[str], index: int, claimed: set[int]) -> list[str] | None:
@@ -258,5 +280,3 @@ def _label_line_above(lines: list[str], index: int, claimed: set[int]) -> list[s
             return None
         return split_on_wide_gaps(text)
     return None
-
-

@@ -26,19 +26,30 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-from commscope.records import benchmarks
-from commscope.ingest.parse.columns import SIZE, Column, clean_cell, column_for, is_number, read_cell, recognise, recognise_labelled
+from commscope.ingest.parse.columns import (
+    SIZE,
+    Column,
+    clean_cell,
+    column_for,
+    is_number,
+    read_cell,
+    recognise,
+    recognise_labelled,
+)
 from commscope.ingest.parse.errors import ParseError
-from commscope.records.metrics import unit_of
 from commscope.ingest.parse.model import ParsedRun, Point
 from commscope.ingest.parse.series import append_point, group_series
 from commscope.ingest.parse.table_blocks import TableBlock, find_tables
 from commscope.ingest.parse.text import unwrap, version_in
+from commscope.records import benchmarks
+from commscope.records.metrics import unit_of
 
 _PROGRAM = re.compile(r"\bosu_([a-z][a-z0-9_]*)\b", re.IGNORECASE)
 _LOOSE_TITLE = re.compile(
     r"\b(?P<tool>OSU|commscope)\s+MPI(?:_(?P<op>[A-Za-z_]+?))?(?:-[A-Z]+(?: MANAGED)?)?\s+(?P<desc>.+?)"
-    r"(?:\s+Test)?(?:\s+v(?P<version>\d[\w.\-]*))?\s*$", re.IGNORECASE)
+    r"(?:\s+Test)?(?:\s+v(?P<version>\d[\w.\-]*))?\s*$",
+    re.IGNORECASE,
+)
 _GENERIC_VALUE = {"result", "results", "value", "values"}
 _CONTEXT_LINES = 15
 
@@ -83,8 +94,7 @@ def context_above(lines: list[str], first_line: int, claimed: set[int]) -> Conte
             description = re.sub(r"\(.*?\)", " ", title["desc"])
             name, known = benchmarks.from_omb_description(description, title["op"])
             if known:
-                return Context(name, "OMB" if title["tool"].upper() == "OSU" else "commscope",
-                               title["version"], text)
+                return Context(name, "OMB" if title["tool"].upper() == "OSU" else "commscope", title["version"], text)
         program = _PROGRAM.search(text)
         if program:
             return Context(benchmarks.from_program(program.group(0)), "OMB", None, text)
@@ -130,8 +140,9 @@ def _plan(block: TableBlock, context: Context) -> _Plan | None:
 def _side_by_side(columns: list[_SeriesColumn], names: list[str] | None) -> list[list[_SeriesColumn]]:
     """Group metric columns into series (a generic "result" column counts as
     the metric ``None``); names from the line above label them."""
-    groups = [[columns[p] for p in group]
-              for group in group_series([(column.metric, column.label) for column in columns])]
+    groups = [
+        [columns[p] for p in group] for group in group_series([(column.metric, column.label) for column in columns])
+    ]
     if names and len(names) == len(groups) and len(groups) > 1:
         for group, name in zip(groups, names, strict=True):
             for column in group:
@@ -164,15 +175,19 @@ def read_table(block: TableBlock, context: Context, source: str) -> list[ParsedR
     for line, cells in block.rows:
         _check_width(block, cells, line, source)
         size = _read(cells[plan.size], size_column, line, source)
-        benchmark = (benchmarks.from_program(cells[plan.program]) if plan.program is not None
-                     else context.benchmark or guessed or "unknown")
+        benchmark = (
+            benchmarks.from_program(cells[plan.program])
+            if plan.program is not None
+            else context.benchmark or guessed or "unknown"
+        )
         label_parts = tuple(f"{block.header[i]}={cells[i]}" for i in plan.labels if cells[i])
         for number, group in enumerate(plan.series):
             values = {}
             for column in group:
                 metric = column.metric or benchmarks.primary_metric(benchmark)
-                values[metric] = _read(cells[column.index], column_for(metric, block.header[column.index]),
-                                       line, source)
+                values[metric] = _read(
+                    cells[column.index], column_for(metric, block.header[column.index]), line, source
+                )
             key = (benchmark, label_parts, number)
             run = runs.get(key)
             if run is None:
@@ -205,8 +220,7 @@ def _summary_runs(block: TableBlock, plan: _Plan, context: Context, source: str)
 
 def _check_width(block: TableBlock, cells: list[str], line: int, source: str) -> None:
     if len(cells) != len(block.header):
-        raise ParseError(source, line,
-                         f"row has {len(cells)} values but header has {len(block.header)} columns")
+        raise ParseError(source, line, f"row has {len(cells)} values but header has {len(block.header)} columns")
 
 
 def _read(cell: str, column: Column, line: int, source: str) -> float | int | str:
@@ -221,14 +235,29 @@ def _benchmark_for_metric(metric: str | None) -> str | None:
     return {"latency_us": "latency", "bandwidth_MBps": "bw", "message_rate": "mbw_mr"}.get(metric or "")
 
 
-def _new_run(block: TableBlock, context: Context, source: str, benchmark: str,
-             label_parts: tuple[str, ...], series_label: str | None) -> ParsedRun:
+def _new_run(
+    block: TableBlock,
+    context: Context,
+    source: str,
+    benchmark: str,
+    label_parts: tuple[str, ...],
+    series_label: str | None,
+) -> ParsedRun:
     label = ", ".join(list(label_parts) + ([series_label] if series_label else [])) or None
-    return ParsedRun(benchmark=benchmark, source_format="table", source=source, line=block.first_line,
-                     metrics={}, points=[], tool=context.tool,
-                     tool_version=context.version or version_in(label),
-                     title=context.title, label=label, ranks=benchmarks.ranks_of(benchmark, {}),
-                     parameters={"table": block.kind})
+    return ParsedRun(
+        benchmark=benchmark,
+        source_format="table",
+        source=source,
+        line=block.first_line,
+        metrics={},
+        points=[],
+        tool=context.tool,
+        tool_version=context.version or version_in(label),
+        title=context.title,
+        label=label,
+        ranks=benchmarks.ranks_of(benchmark, {}),
+        parameters={"table": block.kind},
+    )
 
 
 def read_tables(lines: list[str], claimed: set[int], source: str) -> list[ParsedRun]:

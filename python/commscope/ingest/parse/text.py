@@ -36,13 +36,15 @@ def check_is_text(text: str, source: str) -> None:
     if not text.strip():
         raise ParseError(source, 1, "file is empty")
     if "\x00" in text:
-        raise ParseError(source, _line_of(text, text.index("\x00")),
-                         "binary data (NUL bytes), not a text result file")
+        raise ParseError(source, _line_of(text, text.index("\x00")), "binary data (NUL bytes), not a text result file")
     suspicious = _CONTROL.findall(text)
     if len(suspicious) > _BINARY_SHARE * len(text):
         first = _CONTROL.search(text)
-        raise ParseError(source, _line_of(text, first.start() if first else 0),
-                         "binary data (undecodable or control bytes), not a text result file")
+        raise ParseError(
+            source,
+            _line_of(text, first.start() if first else 0),
+            "binary data (undecodable or control bytes), not a text result file",
+        )
 
 
 def _line_of(text: str, offset: int) -> int:

@@ -28,8 +28,9 @@ def _data_uri(svg: bytes) -> str:
 
 
 def _html_environment() -> jinja2.Environment:
-    env = jinja2.Environment(loader=_LOADER, autoescape=True, undefined=jinja2.StrictUndefined,
-                             trim_blocks=True, lstrip_blocks=True)
+    env = jinja2.Environment(
+        loader=_LOADER, autoescape=True, undefined=jinja2.StrictUndefined, trim_blocks=True, lstrip_blocks=True
+    )
     env.filters["data_uri"] = _data_uri
     env.globals["metric_heading"] = metric_heading
     return env
@@ -40,14 +41,19 @@ def markdown_escape(value: object) -> object:
     pipes cannot end table cells. Values already marked safe are left alone."""
     if isinstance(value, Markup) or not isinstance(value, str):
         return value
-    return (value.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;")
-            .replace("|", "\\|").replace("\n", " "))
+    return value.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;").replace("|", "\\|").replace("\n", " ")
 
 
 def _markdown_environment() -> jinja2.Environment:
-    env = jinja2.Environment(loader=_LOADER, autoescape=False, finalize=markdown_escape,
-                             undefined=jinja2.StrictUndefined, trim_blocks=True, lstrip_blocks=True,
-                             keep_trailing_newline=True)
+    env = jinja2.Environment(
+        loader=_LOADER,
+        autoescape=False,
+        finalize=markdown_escape,
+        undefined=jinja2.StrictUndefined,
+        trim_blocks=True,
+        lstrip_blocks=True,
+        keep_trailing_newline=True,
+    )
     env.globals["metric_heading"] = metric_heading
     return env
 

@@ -7,20 +7,27 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from commscope import __version__
-from commscope.output import plot
 from commscope.analysis.check import CheckResult
 from commscope.analysis.compare import compare, primary, series
-from commscope.records.text import format_size
-from commscope.records.metrics import metric_title
-from commscope.output.comparison import text_cells
-from commscope.errors import UsageError
 from commscope.analysis.model import fits as fit_model
 from commscope.analysis.systemwide import is_system_run
-from commscope.records.invocation import now
-from commscope.records.run import Run
-from commscope.output.views import (MODEL_HEADER, VERDICT_HEADER, format_bandwidth, model_cells, model_headline,
-                     provenance_items, verdict_cells)
+from commscope.errors import UsageError
+from commscope.output import plot
+from commscope.output.comparison import text_cells
 from commscope.output.report import systemwide, warnings
+from commscope.output.views import (
+    MODEL_HEADER,
+    VERDICT_HEADER,
+    format_bandwidth,
+    model_cells,
+    model_headline,
+    provenance_items,
+    verdict_cells,
+)
+from commscope.records.invocation import now
+from commscope.records.metrics import metric_title
+from commscope.records.run import Run
+from commscope.records.text import format_size
 
 
 @dataclass
@@ -128,8 +135,9 @@ def _verdict(curve) -> Verdict:
     return Verdict(curve.summary(), curve.passed, Table(VERDICT_HEADER, verdict_cells(curve)))
 
 
-def build(runs: Sequence[Run], database: str, check: CheckResult | None = None,
-          title: str = "commscope report") -> Report:
+def build(
+    runs: Sequence[Run], database: str, check: CheckResult | None = None, title: str = "commscope report"
+) -> Report:
     # Runs are named as in their section's table; elsewhere the run id stands beside the name.
     names = {run.id: run.label or run.system or "" for run in runs}
     curves: dict[str, list] = {}
@@ -160,20 +168,39 @@ def build(runs: Sequence[Run], database: str, check: CheckResult | None = None,
             section.notes.append(note)
         sections.append(section)
     for run in runs:
-        summaries.append(RunSummary(run.id, run.benchmark, run.label or "", run.system or "", run.status,
-                                    small_message_latency(run), peak_bandwidth(run), fit_lines.get(run.id, "-"),
-                                    systemwide.headline(run)))
-    report = Report(title=title, generated=now(), version=__version__, database=database, runs=summaries,
-                    sections=sections, warnings=warnings.for_runs(runs),
-                    provenance=[(f"run {run.id}: {run.benchmark}" + (f" ({names[run.id]})" if names[run.id] else ""),
-                                 provenance_items(run))
-                                for run in runs])
+        summaries.append(
+            RunSummary(
+                run.id,
+                run.benchmark,
+                run.label or "",
+                run.system or "",
+                run.status,
+                small_message_latency(run),
+                peak_bandwidth(run),
+                fit_lines.get(run.id, "-"),
+                systemwide.headline(run),
+            )
+        )
+    report = Report(
+        title=title,
+        generated=now(),
+        version=__version__,
+        database=database,
+        runs=summaries,
+        sections=sections,
+        warnings=warnings.for_runs(runs),
+        provenance=[
+            (f"run {run.id}: {run.benchmark}" + (f" ({names[run.id]})" if names[run.id] else ""), provenance_items(run))
+            for run in runs
+        ],
+    )
     report.system_sections = systemwide.sections([run for run in runs if is_system_run(run)])
     if check is not None:
         report.baseline = check.baseline
         report.verdicts = [verdict for section in sections for verdict in section.verdicts]
-        report.unmatched = [f"run {run.id} ({run.benchmark}): the baseline has no {run.benchmark} runs"
-                            for run in check.unmatched]
+        report.unmatched = [
+            f"run {run.id} ({run.benchmark}): the baseline has no {run.benchmark} runs" for run in check.unmatched
+        ]
     return report
 
 

@@ -10,8 +10,7 @@ from dataclasses import dataclass, field
 
 from matplotlib.figure import Figure
 
-from commscope.analysis.systemwide import (STORAGE_TITLES, SystemTable, hpcc_table, hpl_table, run_name,
-                                           storage_tables)
+from commscope.analysis.systemwide import STORAGE_TITLES, SystemTable, hpcc_table, hpl_table, run_name, storage_tables
 from commscope.output import plot
 from commscope.records.metrics import STORAGE_WORKLOADS
 from commscope.records.run import Run
@@ -29,8 +28,11 @@ class SystemSection:
 def headline(run: Run) -> str:
     """What a compute or storage run says in one line ("-" for other runs)."""
     if run.benchmark == "hpl":
-        best = max((p for p in run.points if isinstance(p.metrics.get("gflops"), (int, float))),
-                   key=lambda p: p.metrics["gflops"], default=None)
+        best = max(
+            (p for p in run.points if isinstance(p.metrics.get("gflops"), (int, float))),
+            key=lambda p: p.metrics["gflops"],
+            default=None,
+        )
         if best is None:
             return "-"
         gflops = best.metrics["gflops"]
@@ -38,8 +40,12 @@ def headline(run: Run) -> str:
         return f"{text} Gflop/s HPL (N={best.size}, {run.ranks or '?'} cores)"
     if run.benchmark == "storage" and run.points:
         last = max(run.points, key=lambda p: p.size or 0)
-        parts = [f"{last.metrics[name]:,.0f} {'MB/s' if name.endswith('MBps') else 'IOPS'} "
-                 f"{STORAGE_TITLES[name].split(' (')[0].lower()}" for name in STORAGE_WORKLOADS if name in last.metrics]
+        parts = [
+            f"{last.metrics[name]:,.0f} {'MB/s' if name.endswith('MBps') else 'IOPS'} "
+            f"{STORAGE_TITLES[name].split(' (')[0].lower()}"
+            for name in STORAGE_WORKLOADS
+            if name in last.metrics
+        ]
         return f"{', '.join(parts[:2])} at {last.size} processes" if parts else "-"
     if run.benchmark.startswith("hpcc_") and run.points:
         metrics = run.points[0].metrics
@@ -61,8 +67,9 @@ def _hpl_figure(runs: Sequence[Run]) -> bytes:
             gflops = point.metrics.get("gflops")
             if isinstance(gflops, (int, float)):
                 axis.plot([run.nodes or 1], [gflops], "o", color="C0")
-                axis.annotate(run_name(run), (run.nodes or 1, gflops), textcoords="offset points", xytext=(4, 4),
-                              fontsize=7)
+                axis.annotate(
+                    run_name(run), (run.nodes or 1, gflops), textcoords="offset points", xytext=(4, 4), fontsize=7
+                )
     axis.set_xlabel("nodes")
     axis.set_ylabel("HPL Gflop/s")
     axis.grid(True, alpha=0.3)
@@ -107,8 +114,12 @@ def sections(runs: Sequence[Run]) -> list[SystemSection]:
         result.append(section)
     storage_runs = [run for run in runs if run.benchmark == "storage"]
     if storage_runs:
-        section = SystemSection("Storage: throughput and IOPS over clients", storage_tables(storage_runs),
-                                _storage_figure(storage_runs), "total throughput and IOPS over client count")
+        section = SystemSection(
+            "Storage: throughput and IOPS over clients",
+            storage_tables(storage_runs),
+            _storage_figure(storage_runs),
+            "total throughput and IOPS over client count",
+        )
         for run in storage_runs:
             policy = (run.provenance or {}).get("cache_policy")
             if policy:

@@ -7,9 +7,9 @@ import os
 import socket
 from collections.abc import Sequence
 
-from commscope.records.text import format_size
-from commscope.records.run import Run
 from commscope.analysis.stats import stability
+from commscope.records.run import Run
+from commscope.records.text import format_size
 
 #: A point is unstable when its 95 % confidence interval is wider than this share
 #: of its mean...
@@ -62,13 +62,17 @@ def advice(run: Run) -> str:
     steps = []
     binding = (run.provenance or {}).get("binding") or {}
     if binding.get("asked") == "none":
-        steps.append(f"bind ranks to cores (this run was not: {binding.get('reason') or 'unbound'}; "
-                     "`commscope run --bind core`, with no more ranks than cores)")
+        steps.append(
+            f"bind ranks to cores (this run was not: {binding.get('reason') or 'unbound'}; "
+            "`commscope run --bind core`, with no more ranks than cores)"
+        )
     if oversubscribed(run):
         steps.append("use no more ranks than CPUs")
-    steps += ["measure longer (`-- --precision 2 --max-time 2`, or a larger -i)",
-              "repeat the launch and compare medians (`commscope run --repeat 5`)",
-              "run on a quieter machine (nothing else busy, no other jobs on the node)"]
+    steps += [
+        "measure longer (`-- --precision 2 --max-time 2`, or a larger -i)",
+        "repeat the launch and compare medians (`commscope run --repeat 5`)",
+        "run on a quieter machine (nothing else busy, no other jobs on the node)",
+    ]
     if not binding:
         steps.insert(2, "bind ranks to cores (`commscope run` does by default)")
     return "what helps: " + "; ".join(steps)
@@ -79,30 +83,38 @@ def unstable(run: Run) -> str | None:
     for point in run.points:
         if is_unstable(point):
             measure = stability(point)
-            flagged.append(f"{format_size(point.size)} (CI {100 * (measure.ci_width or 0):.0f}% of the mean, "
-                           f"CV {100 * (measure.cv or 0):.0f}%)")
+            flagged.append(
+                f"{format_size(point.size)} (CI {100 * (measure.ci_width or 0):.0f}% of the mean, "
+                f"CV {100 * (measure.cv or 0):.0f}%)"
+            )
     if not flagged:
         return None
     more = f" and {len(flagged) - _LISTED} more" if len(flagged) > _LISTED else ""
-    return (f"{_name(run)}: {len(flagged)} unstable size(s), with a 95% confidence interval wider than "
-            f"{100 * CI_WIDTH_LIMIT:g}% of the mean or a coefficient of variation above {100 * CV_LIMIT:g}% "
-            f"(spreads under {1000 * RESOLUTION_US:g} ns per operation are the clock's, not counted): "
-            f"{'; '.join(flagged[:_LISTED])}{more}. {advice(run)}")
+    return (
+        f"{_name(run)}: {len(flagged)} unstable size(s), with a 95% confidence interval wider than "
+        f"{100 * CI_WIDTH_LIMIT:g}% of the mean or a coefficient of variation above {100 * CV_LIMIT:g}% "
+        f"(spreads under {1000 * RESOLUTION_US:g} ns per operation are the clock's, not counted): "
+        f"{'; '.join(flagged[:_LISTED])}{more}. {advice(run)}"
+    )
 
 
 def precision_missed(run: Run) -> str | None:
     """Sizes measured with --precision that ran out of time (or samples) before the target."""
-    missed = [point for point in run.points
-              if point.metrics.get("precision_stop") not in (None, "target")]
+    missed = [point for point in run.points if point.metrics.get("precision_stop") not in (None, "target")]
     if not missed:
         return None
     target = missed[0].metrics.get("precision_target_pct")
-    listed = [f"{format_size(p.size)} ({p.metrics['precision_achieved_pct']:.1f}%)"
-              if isinstance(p.metrics.get("precision_achieved_pct"), (int, float)) else format_size(p.size)
-              for p in missed[:_LISTED]]
+    listed = [
+        f"{format_size(p.size)} ({p.metrics['precision_achieved_pct']:.1f}%)"
+        if isinstance(p.metrics.get("precision_achieved_pct"), (int, float))
+        else format_size(p.size)
+        for p in missed[:_LISTED]
+    ]
     more = f" and {len(missed) - _LISTED} more" if len(missed) > _LISTED else ""
-    return (f"{_name(run)}: {len(missed)} of {len(run.points)} size(s) did not reach the --precision target "
-            f"of {target:g}% before --max-time: {'; '.join(listed)}{more}. {advice(run)}")
+    return (
+        f"{_name(run)}: {len(missed)} of {len(run.points)} size(s) did not reach the --precision target "
+        f"of {target:g}% before --max-time: {'; '.join(listed)}{more}. {advice(run)}"
+    )
 
 
 def _cpu_count(host: dict) -> tuple[int | None, str]:
@@ -132,14 +144,15 @@ def unlike(runs: Sequence[Run], benchmark: str) -> str | None:
     ranks = {run.ranks for run in runs if run.ranks is not None}
     if len(ranks) <= 1:
         return None
-    return (f"the {benchmark} runs compared used different numbers of ranks "
-            f"({', '.join(str(r) for r in sorted(ranks))}); their numbers are not like for like")
+    return (
+        f"the {benchmark} runs compared used different numbers of ranks "
+        f"({', '.join(str(r) for r in sorted(ranks))}); their numbers are not like for like"
+    )
 
 
 def for_runs(runs: Sequence[Run]) -> list[str]:
     """Every warning about the runs, run by run."""
     found = []
     for run in runs:
-        found += [text for text in (incomplete(run), oversubscribed(run), unstable(run), precision_missed(run))
-                  if text]
+        found += [text for text in (incomplete(run), oversubscribed(run), unstable(run), precision_missed(run)) if text]
     return found
