@@ -8,7 +8,7 @@ from pathlib import Path
 import click
 
 from commscope import ui
-from commscope.cli.common import CONTEXT, EXIT_STATUS_HELP, RunCommand, db_option
+from commscope.cli.common import CONTEXT, EXIT_STATUS_HELP, RunCommand, db_option, timeout_option, utf8_text
 from commscope.errors import EXIT_FAILED, EXIT_OK
 
 SUBMIT_EPILOG = (
@@ -91,7 +91,7 @@ def _env_option(ctx, param, value):
     metavar="auto|shm|net",
     help="As for `commscope run`: how ranks sharing a node talk.",
 )
-@click.option("--label", metavar="TEXT", help="Label for the runs the job stores.")
+@click.option("--label", metavar="TEXT", callback=utf8_text, help="Label for the runs the job stores.")
 @click.option(
     "--np", type=click.IntRange(min=1), metavar="N", help="MPI ranks for every benchmark (default: the suite's)."
 )
@@ -103,12 +103,7 @@ def _env_option(ctx, param, value):
     metavar="K",
     help="Run the list K times in the job.",
 )
-@click.option(
-    "--timeout",
-    type=click.FloatRange(min=0, min_open=True),
-    metavar="SECONDS",
-    help="Stop one benchmark that runs longer than this (its sizes are kept).",
-)
+@timeout_option("Stop one benchmark that runs longer than this (its sizes are kept).")
 @click.option(
     "--output-dir",
     type=click.Path(file_okay=False, path_type=Path),

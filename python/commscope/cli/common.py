@@ -234,3 +234,51 @@ def write_output(path: Path, data: bytes | str, make_folder: bool = True) -> Non
             path.write_bytes(data)
     except OSError as exc:
         raise UsageError(f"cannot write {path}: {exc.strerror or exc}") from None
+
+
+# -- options that measuring commands share ----------------------------------------------
+
+
+def split_commas(ctx: click.Context, param: click.Parameter, value: str | None) -> tuple[str, ...]:
+    return tuple(value.split(",")) if value else ()
+
+
+def hosts_options(hosts_help: str, hostfile_help: str):
+    """--hosts and --hostfile; each command says what its hosts are for."""
+
+    def decorate(command):
+        command = click.option(
+            "--hostfile", type=click.Path(exists=True, dir_okay=False), metavar="FILE", help=hostfile_help
+        )(command)
+        return click.option("--hosts", metavar="H1,H2,...", callback=split_commas, help=hosts_help)(command)
+
+    return decorate
+
+
+def launcher_option(help: str):
+    """--launcher (also $COMMSCOPE_LAUNCHER): auto, mpirun, mpiexec, srun or a program's path."""
+    return click.option(
+        "--launcher",
+        default="auto",
+        envvar="COMMSCOPE_LAUNCHER",
+        show_envvar=True,
+        show_default=True,
+        metavar="auto|mpirun|mpiexec|srun|PATH",
+        help=help,
+    )
+
+
+def label_system_options(label_help: str, system_help: str):
+    """--label and --system, both refused before anything runs when they are not UTF-8."""
+
+    def decorate(command):
+        command = click.option("--system", metavar="NAME", callback=utf8_text, help=system_help)(command)
+        return click.option("--label", metavar="TEXT", callback=utf8_text, help=label_help)(command)
+
+    return decorate
+
+
+def timeout_option(help: str):
+    return click.option(
+        "--timeout", type=click.FloatRange(min=0, min_open=True), metavar="SECONDS", callback=finite_seconds, help=help
+    )

@@ -6,7 +6,16 @@ from pathlib import Path
 
 import click
 
-from commscope.cli.common import EXIT_STATUS_HELP, RunCommand, RunId, db_option, finite_seconds, utf8_text
+from commscope.cli.common import (
+    EXIT_STATUS_HELP,
+    RunCommand,
+    RunId,
+    db_option,
+    hosts_options,
+    label_system_options,
+    launcher_option,
+    timeout_option,
+)
 from commscope.errors import UsageError
 from commscope.records.suite import MAX_RANKS
 
@@ -21,40 +30,20 @@ from commscope.records.suite import MAX_RANKS
     f"2 for a benchmark named directly). At most {MAX_RANKS:,}: a larger number is a typo that "
     "would start that many processes.",
 )
-@click.option(
-    "--launcher",
-    default="auto",
-    envvar="COMMSCOPE_LAUNCHER",
-    show_envvar=True,
-    show_default=True,
-    metavar="auto|mpirun|mpiexec|srun|PATH",
-    help="How to start the ranks. auto: srun inside a Slurm allocation, otherwise the launcher of "
+@launcher_option(
+    "How to start the ranks. auto: srun inside a Slurm allocation, otherwise the launcher of "
     "the MPI commscope-bench is linked with. mpirun means Open MPI's, mpiexec MPICH's (Hydra); "
     "each is looked up on PATH. A PATH such as /usr/bin/mpiexec.mpich names the program; "
-    "its kind is told from its name or --version.",
+    "its kind is told from its name or --version."
 )
-@click.option(
-    "--hosts",
-    metavar="H1,H2",
-    callback=lambda ctx, param, value: tuple(value.split(",")) if value else (),
-    help="Hosts to run on, optionally with slots (node1:4,node2:4). Without slots, ranks are spread "
+@hosts_options(
+    "Hosts to run on, optionally with slots (node1:4,node2:4). Without slots, ranks are spread "
     "in blocks over the hosts (one host only for intra-node suites).",
+    "Hostfile in the launcher's own format (not with --hosts).",
 )
-@click.option(
-    "--hostfile",
-    type=click.Path(exists=True, dir_okay=False),
-    metavar="FILE",
-    help="Hostfile in the launcher's own format (not with --hosts).",
-)
-@click.option(
-    "--label", metavar="TEXT", callback=utf8_text, help="Label stored with every run, to find and compare them later."
-)
-@click.option(
-    "--system",
-    metavar="NAME",
-    callback=utf8_text,
-    help="System (cluster) the results belong to. Default: $COMMSCOPE_SYSTEM, the Slurm cluster "
-    "name, or this host's name.",
+@label_system_options(
+    "Label stored with every run, to find and compare them later.",
+    "System (cluster) the results belong to. Default: $COMMSCOPE_SYSTEM, the Slurm cluster name, or this host's name.",
 )
 @click.option(
     "--repeat",
@@ -65,13 +54,9 @@ from commscope.records.suite import MAX_RANKS
     help="Run the whole list K times (interleaved: 1st pass of every benchmark, then 2nd...); "
     "each pass is stored as its own runs.",
 )
-@click.option(
-    "--timeout",
-    type=click.FloatRange(min=0, min_open=True),
-    metavar="SECONDS",
-    callback=finite_seconds,
-    help="Stop a benchmark that runs longer than this; the sizes it measured are stored and the "
-    "run is marked incomplete. It also bounds commscope-bench --list, asked before running.",
+@timeout_option(
+    "Stop a benchmark that runs longer than this; the sizes it measured are stored and the "
+    "run is marked incomplete. It also bounds commscope-bench --list, asked before running."
 )
 @click.option(
     "--transport",
@@ -196,17 +181,9 @@ def run(
 
 @click.command(cls=RunCommand, epilog=EXIT_STATUS_HELP)
 @click.argument("mode", type=click.Choice(["one-to-all", "all-pairs", "intra"]))
-@click.option(
-    "--hosts",
-    metavar="H1,H2,...",
-    callback=lambda ctx, param, value: tuple(value.split(",")) if value else (),
-    help="The hosts; one rank runs on each (intra: the one host, default this one).",
-)
-@click.option(
-    "--hostfile",
-    type=click.Path(exists=True, dir_okay=False),
-    metavar="FILE",
-    help="The hosts, one a line (first word; '#' comments).",
+@hosts_options(
+    "The hosts; one rank runs on each (intra: the one host, default this one).",
+    "The hosts, one a line (first word; '#' comments).",
 )
 @click.option(
     "--from", "source", metavar="HOST", help="one-to-all: the host measured to every other (default: the first host)."
@@ -246,20 +223,9 @@ def run(
     metavar="DIR",
     help="Write a heatmap per metric (PNG) into DIR.",
 )
-@click.option(
-    "--launcher",
-    default="auto",
-    envvar="COMMSCOPE_LAUNCHER",
-    show_envvar=True,
-    show_default=True,
-    metavar="auto|mpirun|mpiexec|srun|PATH",
-    help="How to start the ranks (as for `run`).",
-)
-@click.option("--label", metavar="TEXT", help="Label stored with the sweep's runs.")
-@click.option("--system", metavar="NAME", help="System (cluster) name stored with the runs.")
-@click.option(
-    "--timeout", type=click.FloatRange(min=0, min_open=True), metavar="SECONDS", help="Stop a launch that runs longer."
-)
+@launcher_option("How to start the ranks (as for `run`).")
+@label_system_options("Label stored with the sweep's runs.", "System (cluster) name stored with the runs.")
+@timeout_option("Stop a launch that runs longer.")
 @db_option()
 @click.pass_context
 def sweep(

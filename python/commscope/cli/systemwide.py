@@ -16,7 +16,14 @@ from pathlib import Path
 import click
 
 from commscope import ui
-from commscope.cli.common import db_option
+from commscope.cli.common import (
+    db_option,
+    hosts_options,
+    label_system_options,
+    launcher_option,
+    split_commas,
+    timeout_option,
+)
 from commscope.errors import EXIT_FAILED, EXIT_INTERRUPTED, EXIT_OK, CommscopeError, UsageError
 
 DELEGATED = ("hpl", "storage")
@@ -66,28 +73,16 @@ def _summary(runs, ids: list[int], db: Path, interrupted: bool) -> int:
 
 
 def common_options(command):
-
-    for option in reversed(
-        [
-            click.option("--label", metavar="TEXT", help="Label stored with every run."),
-            click.option(
-                "--system",
-                metavar="NAME",
-                help="System (cluster) the results belong to. Default: "
-                "$COMMSCOPE_SYSTEM, the Slurm cluster name, or this host.",
-            ),
-            click.option(
-                "--timeout",
-                type=click.FloatRange(min=0, min_open=True),
-                metavar="SECONDS",
-                help="Stop the tool when one launch runs longer than this (the run is stored as failed).",
-            ),
-            click.option("--dry-run", is_flag=True, help="Print what would run and run nothing."),
-            db_option(),
-        ]
-    ):
-        command = option(command)
-    return command
+    """--label, --system, --timeout, --dry-run and --db, as every command here takes them."""
+    command = db_option()(command)
+    command = click.option("--dry-run", is_flag=True, help="Print what would run and run nothing.")(command)
+    command = timeout_option("Stop the tool when one launch runs longer than this (the run is stored as failed).")(
+        command
+    )
+    return label_system_options(
+        "Label stored with every run.",
+        "System (cluster) the results belong to. Default: $COMMSCOPE_SYSTEM, the Slurm cluster name, or this host.",
+    )(command)
 
 
 # -- HPL ------------------------------------------------------------------------------------
@@ -131,26 +126,11 @@ def _grid(ctx, param, value):
 @click.option(
     "--xhpl", metavar="PATH", help="Run this xhpl (reads HPL.dat) instead of hpcc from Debian's hpcc package."
 )
-@click.option(
-    "--launcher",
-    default="auto",
-    envvar="COMMSCOPE_LAUNCHER",
-    show_default=True,
-    metavar="auto|mpirun|mpiexec|srun|PATH",
-    help="How to start the ranks. auto: srun inside Slurm, else the launcher of the MPI hpcc/xhpl is "
-    "linked with (ldd).",
+@launcher_option(
+    "How to start the ranks. auto: srun inside Slurm, else the launcher of the MPI hpcc/xhpl is linked with (ldd)."
 )
-@click.option(
-    "--hosts",
-    metavar="H1,H2",
-    callback=lambda ctx, param, value: tuple(value.split(",")) if value else (),
-    help="Hosts to run on (node1:4,node2:4); memory is counted on each.",
-)
-@click.option(
-    "--hostfile",
-    type=click.Path(exists=True, dir_okay=False),
-    metavar="FILE",
-    help="Hostfile in the launcher's own format.",
+@hosts_options(
+    "Hosts to run on (node1:4,node2:4); memory is counted on each.", "Hostfile in the launcher's own format."
 )
 @common_options
 @click.pass_context
@@ -367,18 +347,11 @@ def _parsed(parser_name: str):
 @click.option(
     "--nodes",
     metavar="H1,H2",
-    callback=lambda ctx, param, value: tuple(value.split(",")) if value else (),
+    callback=split_commas,
     help="Clients on these hosts: one fio per process through the MPI launcher, spread over the hosts; "
     "--dir must be a folder every host sees.",
 )
-@click.option(
-    "--launcher",
-    default="auto",
-    envvar="COMMSCOPE_LAUNCHER",
-    show_default=True,
-    metavar="auto|mpirun|mpiexec|srun|PATH",
-    help="Launcher for --nodes.",
-)
+@launcher_option("Launcher for --nodes.")
 @click.option(
     "--allow-nonempty",
     is_flag=True,
@@ -569,14 +542,7 @@ class OverheadCommand(click.Command):
     help="Plain and wrapped launches, interleaved (plain, wrapped, plain, ...), K of each.",
 )
 @click.option("--np", type=click.IntRange(min=1), default=2, show_default=True, metavar="N", help="MPI ranks.")
-@click.option(
-    "--launcher",
-    default="auto",
-    envvar="COMMSCOPE_LAUNCHER",
-    show_default=True,
-    metavar="auto|mpirun|mpiexec|srun|PATH",
-    help="How to start the ranks (as for `commscope run`).",
-)
+@launcher_option("How to start the ranks (as for `commscope run`).")
 @common_options
 @click.pass_context
 def overhead(ctx, benchmark, wrap, repeat, np, launcher, label, system, timeout, dry_run, db) -> None:
