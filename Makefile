@@ -69,7 +69,7 @@ cuda-build: build/mpi.env
 	PATH=$(dir $(NVCC)):$$PATH CS_FLAVOUR_DIR=build/cuda scripts/build-flavours $$(cat build/mpi.env) \
 	    -DCS_WITH_CUDA=ON -DCS_WITH_NCCL=ON -DCS_WERROR=ON
 
-# tests/python, and tests/cluster (the virtual cluster: needs root and Slurm, skips without)
+# every test layer (tests/conftest.py): unit, mpi, browser, and cluster (the virtual cluster: needs root and Slurm)
 pytest: venv flavours $(CUDA_BUILD)
 	$(VBIN)/python -m pytest
 
