@@ -14,13 +14,21 @@ import json
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from commscope.records.run import AXES
+
 if TYPE_CHECKING:
     import jsonschema
 
 SCHEMA_PATH = Path(__file__).parents[1] / "records" / "schema" / "result.schema.json"
-#: What tells a record's point from the others: a second record with the same values is a
-#: broken stream, never a point to store twice.
-_POINT_AXES = ("size", "window", "datatype", "window_creation", "synchronization")
+#: What tells a record's point from the others (with its pair, for the pairs benchmark): a
+#: second record with the same values is a broken stream, never a point to store twice.
+_POINT_AXES = ("size", "window", *AXES)
+
+
+def _pair_key(pair: dict | None) -> tuple | None:
+    return (pair["src"], pair["dst"], pair["metric"]) if pair else None
+
+
 # What only the complete document has; the stream's header lacks it.
 _DOCUMENT_ONLY = ("results", "end_time", "status")
 
@@ -107,9 +115,11 @@ class CoreStream:
             problem = _schema_problem(record_validator, value)
             if problem:
                 return self._stop(f"record does not match result.schema.json: {problem}")
-            key = tuple(value.get(axis) for axis in _POINT_AXES)
+            pair = _pair_key(value.get("pair"))
+            key = (*(value.get(axis) for axis in _POINT_AXES), pair)
             if key in self._seen:
                 axes = ", ".join(f"{axis} {value[axis]}" for axis in _POINT_AXES[1:] if value.get(axis) is not None)
+                axes += (", " if axes else "") + (f"pair {pair[0]}->{pair[1]} {pair[2]}" if pair else "")
                 return self._stop(f"a second record for size {value['size']}" + (f" ({axes})" if axes else ""))
             self._seen.add(key)
             self.records.append(value)
