@@ -229,9 +229,23 @@ static void select_gpu_early(int argc, char **argv, cs_early_gpu_t *g)
     g->status = cs_gpu_select(local, device, g->err, sizeof g->err);
 }
 
+/* MPICH up to 4.x runs a persistent scatter on more than two ranks with the binomial
+ * schedule of MPI_Iscatter, whose state is not set up again on the second MPI_Start
+ * (pmodels/mpich#7550): MPI_Wait fails with "Invalid communicator". The tree algorithm
+ * has no such state. Set before MPI_Init, where MPICH reads it, unless the user chose;
+ * other libraries ignore the variable. */
+static void avoid_known_library_faults(int argc, char **argv)
+{
+    cs_opts_t opts;
+    char err[512];
+    if (parse_copy(argc, argv, &opts, err, sizeof err) != CS_OK || opts.bench_name == NULL) return;
+    if (strcmp(opts.bench_name, "scatter_persistent") == 0) setenv("MPIR_CVAR_ISCATTER_INTRA_ALGORITHM", "tsp_tree", 0);
+}
+
 int main(int argc, char **argv, char **envp)
 {
     if (answered_without_mpi(argc, argv)) return 0;
+    avoid_known_library_faults(argc, argv);
     cs_startup_t startup = {0};
     select_gpu_early(argc, argv, &startup.gpu);
     /* the init benchmark times MPI_Init from here, as osu_init does */

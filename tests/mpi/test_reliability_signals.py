@@ -74,7 +74,7 @@ def test_hangup_and_quit_stop_every_process_and_store_what_was_measured(mpi, tmp
     try:
         deadline = time.monotonic() + 120
         while True:
-            streams = list(scratch.glob("commscope-*/latency.jsonl"))
+            streams = list(scratch.glob("commscope-*/core.jsonl"))
             if streams and streams[0].read_text().count('{"record"') >= 2:
                 break
             assert time.monotonic() < deadline and child.poll() is None, "no records came"

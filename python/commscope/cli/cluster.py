@@ -273,9 +273,8 @@ def status(job_ids, db: Path) -> None:
         ]
         for s in found
     ]
-    from rich.text import Text  # node lists such as vnode[1-2] are not markup
 
-    ui.table_console().print(rich_table(header, [[Text(cell) for cell in row] for row in rows], left=len(header)))
+    ui.table_console().print(rich_table(header, rows, left=len(header)))
 
 
 @click.command()

@@ -8,6 +8,7 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
 from rich.table import Table
+from rich.text import Text
 
 from commscope.analysis.compare import Comparison
 from commscope.output.comparison import text_cells
@@ -182,12 +183,13 @@ def runs_table(summaries: Sequence[RunSummary]) -> Table:
 
 def rich_table(header: Sequence[str], rows: Sequence[Sequence[str]], left: int = 0) -> Table:
     """A plain table: the first `left` columns left-aligned, numbers right-aligned. (No
-    title: rich wraps titles to the table's width; callers print a line above.)"""
+    title: rich wraps titles to the table's width; callers print a line above.) Cells are
+    shown as their text: one line each, and never read as rich markup ("[x]" stays)."""
     table = Table(show_edge=False, pad_edge=False, box=None, header_style="bold")
     for index, name in enumerate(header):
-        table.add_column(one_line(name), justify="left" if index < left else "right", overflow="fold")
+        table.add_column(Text(one_line(name)), justify="left" if index < left else "right", overflow="fold")
     for row in rows:
-        table.add_row(*map(one_line, row))
+        table.add_row(*(Text(one_line(str(cell))) for cell in row))
     return table
 
 
