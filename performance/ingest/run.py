@@ -32,7 +32,7 @@ import time
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[2]
-sys.path.insert(0, str(REPO / "tests" / "python"))
+sys.path.insert(0, str(REPO / "tests" / "support"))
 from mpi_flavours import load_flavours  # noqa: E402
 
 COMMSCOPE = str(REPO / ".venv" / "bin" / "commscope")

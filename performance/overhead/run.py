@@ -30,7 +30,7 @@ import sys
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[2]
-sys.path.insert(0, str(REPO / "tests" / "python"))
+sys.path.insert(0, str(REPO / "tests" / "support"))
 from mpi_flavours import Flavour, load_flavours  # noqa: E402
 
 METRIC = {

@@ -384,7 +384,7 @@ def test_job_that_does_not_start_in_time_is_left_queued_and_said_so(vcluster, wo
 def test_controller_that_does_not_answer_is_one_message_and_keeps_the_store(vcluster, work):
     # Something stored before: it must survive.
     imported = commscope(
-        vcluster, "import", REPO / "tests" / "python" / "fixtures" / "parse" / "omb7_latency.txt", env=work["env"]
+        vcluster, "import", REPO / "tests" / "support" / "fixtures" / "parse" / "omb7_latency.txt", env=work["env"]
     )
     assert imported.returncode == 0, imported.stderr
     conf = work["folder"] / "down.conf"
