@@ -73,8 +73,10 @@ cuda-build: build/mpi.env
 pytest: venv flavours $(CUDA_BUILD)
 	$(VBIN)/python -m pytest
 
-# Style, as CI checks it: clang-format for C, ruff for Python (configured in pyproject.toml).
+# Style, as CI checks it: no merge-conflict markers left in tracked files, clang-format for C,
+# ruff for Python (configured in pyproject.toml).
 lint: venv
+	@! git grep -n -E '^(<<<<<<<|>>>>>>>)( |$$)|^=======$$' -- ':!*.rst' || { echo "lint: merge conflict markers above" >&2; exit 1; }
 	scripts/check-format
 	$(VBIN)/ruff check python tests performance
 	$(VBIN)/ruff format --check python tests performance
