@@ -10,6 +10,7 @@ from commscope import ui
 from commscope.cli.common import (
     CONTEXT,
     SELECTORS_HELP,
+    allow_failing_option,
     analysis_store,
     db_option,
     policy_options,
@@ -171,14 +172,7 @@ Exit status:
     help="Baseline to compare with (`commscope baseline set`).",
 )
 @policy_options
-@click.option(
-    "--allow-failing",
-    type=click.IntRange(min=0),
-    default=0,
-    show_default=True,
-    metavar="K",
-    help="A benchmark still passes with up to K failing sizes.",
-)
+@allow_failing_option()
 @click.option("--metric", metavar="NAME", help="Metric to check (default: each benchmark's main metric).")
 @click.option(
     "--format",
@@ -393,14 +387,7 @@ def plot(
 )
 @click.option("--baseline", "baseline_name", metavar="NAME", help="Also check the runs against this baseline.")
 @policy_options
-@click.option(
-    "--allow-failing",
-    type=click.IntRange(min=0),
-    default=0,
-    show_default=True,
-    metavar="K",
-    help="With --baseline: a benchmark still passes with up to K failing sizes.",
-)
+@allow_failing_option("With --baseline: a benchmark still passes with up to K failing sizes.")
 @click.option("--title", default="commscope report", show_default=True, metavar="TEXT", help="Title of the report.")
 @db_option()
 def report(

@@ -8,7 +8,15 @@ from pathlib import Path
 import click
 
 from commscope import ui
-from commscope.cli.common import CONTEXT, EXIT_STATUS_HELP, RunCommand, db_option, timeout_option, utf8_text
+from commscope.cli.common import (
+    CONTEXT,
+    EXIT_STATUS_HELP,
+    RunCommand,
+    db_option,
+    suite_file_option,
+    timeout_option,
+    utf8_text,
+)
 from commscope.errors import EXIT_FAILED, EXIT_OK
 
 SUBMIT_EPILOG = (
@@ -37,14 +45,7 @@ def _env_option(ctx, param, value):
 
 @click.command(cls=RunCommand, epilog=SUBMIT_EPILOG)
 @click.argument("targets", metavar="[SUITE|BENCH]...", nargs=-1)
-@click.option(
-    "--suite-file",
-    "suite_files",
-    multiple=True,
-    type=click.Path(dir_okay=False),
-    metavar="FILE",
-    help="Run the suite in this YAML file (repeatable).",
-)
+@suite_file_option("Run the suite in this YAML file (repeatable).")
 @click.option("--nodes", "-N", type=click.IntRange(min=1), metavar="N", help="Nodes to allocate.")
 @click.option("--ntasks-per-node", type=click.IntRange(min=1), metavar="K", help="MPI tasks per node.")
 @click.option(

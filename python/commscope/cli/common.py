@@ -282,3 +282,17 @@ def timeout_option(help: str):
     return click.option(
         "--timeout", type=click.FloatRange(min=0, min_open=True), metavar="SECONDS", callback=finite_seconds, help=help
     )
+
+
+def allow_failing_option(help: str = "A benchmark still passes with up to K failing sizes."):
+    """--allow-failing K of the regression verdict (check, report --baseline)."""
+    return click.option(
+        "--allow-failing", type=click.IntRange(min=0), default=0, show_default=True, metavar="K", help=help
+    )
+
+
+def suite_file_option(help: str):
+    """--suite-file FILE, repeatable: suites from YAML files (run, submit)."""
+    return click.option(
+        "--suite-file", "suite_files", multiple=True, type=click.Path(dir_okay=False), metavar="FILE", help=help
+    )

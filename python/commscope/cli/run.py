@@ -14,6 +14,7 @@ from commscope.cli.common import (
     hosts_options,
     label_system_options,
     launcher_option,
+    suite_file_option,
     timeout_option,
 )
 from commscope.errors import UsageError
@@ -85,14 +86,7 @@ from commscope.records.suite import MAX_RANKS
     "the launcher and commscope-bench: mpirun -np 2 CMD ... commscope-bench BENCH. Split like a "
     "shell would, never run by one; stored in the run's provenance. See `commscope overhead`.",
 )
-@click.option(
-    "--suite-file",
-    "suite_files",
-    multiple=True,
-    type=click.Path(dir_okay=False),
-    metavar="FILE",
-    help="Run the suite in this YAML file (repeatable). See `commscope list suites` for the format.",
-)
+@suite_file_option("Run the suite in this YAML file (repeatable). See `commscope list suites` for the format.")
 @click.option(
     "--output-dir",
     type=click.Path(file_okay=False, path_type=Path),
