@@ -1,7 +1,7 @@
 """`commscope sweep` on four virtual hosts, with both MPI libraries: a throttled host is
 named as the bad node and nothing else is flagged; one degraded pair (an HTB class on
-both ends' eth0 for the other end's address only) is named as the bad link. Also the
-wall time of one all-pairs job against a launch per pair and benchmark (seed 001's way).
+both ends' eth0 for the other end's address only) is named as the bad link. One job
+against a launch per pair is a timing, so it lives in performance/sweep/launches.py.
 
 Only bandwidth metrics are judged here: a rate limit is a bandwidth fault (tc tbf/htb
 add no delay to an 8-byte ping-pong), and four ranks busy-polling on a 2-core machine
@@ -15,8 +15,6 @@ import os
 import shutil
 import subprocess
 import sys
-import time
-from itertools import combinations
 from pathlib import Path
 
 import pytest
@@ -160,35 +158,3 @@ def test_one_degraded_pair_is_the_bad_link(vcluster4: VCluster, flavour):
     assert result.returncode == 1, result.stdout + result.stderr
     assert flagged(document) == {("link", ("vnode1", "vnode2"))}, document["flags"]
     assert "bad link vnode1 <-> vnode2" in result.stderr
-
-
-def test_one_job_for_all_pairs_beats_a_launch_per_pair(vcluster4: VCluster, flavour, capsys):
-    """Seed 001 measured each pair with its own mpirun of osu_bibw and osu_latency. The
-    same pairs and metrics in one job must take less time; the ratio is printed for
-    docs/PERFORMANCE.md."""
-    name, core = flavour
-    env = environment(vcluster4, core)
-    launcher = shutil.which(MPI[name])
-    start = time.monotonic()
-    result, document = sweep(vcluster4, flavour, "--no-retest")
-    one_job = time.monotonic() - start
-    assert document["flags"] == [] or result.returncode == 1
-    start = time.monotonic()
-    for a, b in combinations(HOSTS4, 2):
-        for bench, size in (("bw", "64K"), ("bibw", "64K")):
-            hosts = ["--host", f"{a}:1,{b}:1"] if name == "openmpi" else ["-hosts", f"{a}:1,{b}:1"]
-            done = subprocess.run(
-                [launcher, "-n", "2", *hosts, str(core), bench, "-m", f"{size}:{size}", *CORE_FLAGS[2:]],
-                capture_output=True,
-                text=True,
-                timeout=300,
-                env=env,
-            )
-            assert done.returncode == 0, done.stderr
-    per_pair = time.monotonic() - start
-    with capsys.disabled():
-        print(
-            f"\n{name}: all-pairs bw+bibw over 4 hosts: one sweep {one_job:.1f} s (harness, store and table "
-            f"included), 12 launches {per_pair:.1f} s, ratio {one_job / per_pair:.2f}"
-        )
-    assert one_job < per_pair

@@ -159,6 +159,31 @@ def test_crash_midway_keeps_the_measured_sizes(cli, fake_core, db, clean_env):
     assert "2 of 2 runs did not complete" in result.stderr
 
 
+def test_a_launch_hung_after_its_last_line_is_stopped_and_its_results_are_complete(
+    cli, fake_core, db, clean_env, tmp_path, monkeypatch
+):
+    """MPICH 4.0 over UCX's TCP transport can leave a rank in MPI_Finalize for ever after
+    the core wrote everything: the runner stops the launch after a grace period, keeps
+    every point and goes on with the next benchmark."""
+    monkeypatch.setattr(run_module, "FINALIZE_GRACE_SECONDS", 1.0)
+    trace = tmp_path / "trace"
+    clean_env.setenv("FAKE_CORE_HANG_AT_END", "120")
+    clean_env.setenv("FAKE_CORE_TRACE", str(trace))
+    began = time.monotonic()
+    result = cli("run", "latency", "bw", "--launcher", "mpirun", "--db", db, "--", "-m", "1:64")
+    assert time.monotonic() - began < 30
+    assert result.exit_code == 0, result.stderr
+    runs = stored_runs(db)
+    assert [run.benchmark for run in runs] == ["latency", "bw"]
+    for run in runs:
+        assert run.status == "complete"
+        assert run.status_reason.startswith("stopped after its results: the launcher had not exited 1 s after")
+        assert [point.size for point in run.points] == [1, 2, 4, 8, 16, 32, 64]
+    assert "latency: stopped after its results" in result.stderr
+    for pid in traced_pids(trace):
+        assert_gone(pid)
+
+
 def test_timeout_stops_the_benchmark_and_the_next_one_still_runs(cli, fake_core, db, clean_env, tmp_path):
     trace = tmp_path / "trace"
     clean_env.setenv("FAKE_CORE_SLEEP", "0.3")

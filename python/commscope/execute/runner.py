@@ -48,6 +48,12 @@ from commscope.store.db import Store
 DEFAULT_SUITE = "quick"
 POLL_SECONDS = 0.2
 TERMINATE_GRACE_SECONDS = 5.0
+#: Seconds a launcher may take to exit after the core wrote its end line. Every record is
+#: in the stream by then; a rank that never leaves MPI_Finalize (MPICH 4.0 over UCX's TCP
+#: transport: a rank still disconnecting while its peers wait in the process manager's
+#: barrier, docs/reliability.md) must not hold the results or the next benchmark hostage.
+FINALIZE_GRACE_SECONDS = 30.0
+FINALIZE_NOTE = "stopped after its results"
 #: What the dry run prints in place of the temporary JSONL file.
 JSONL_PLACEHOLDER = "JSONL"
 STDERR_TAIL_LINES = 15
@@ -177,6 +183,8 @@ def judge(returncode: int, stream: CoreStream, stopped: str | None, stderr_text:
     problem = stderr_summary(stderr_text)
     detail = f": {problem}" if problem else ""
     if stopped is not None:
+        if stopped.startswith(FINALIZE_NOTE) and stream.records and (stream.end or {}).get("status") == "complete":
+            return "complete", stopped  # a hang after the last line takes nothing from the measurements
         return "incomplete", f"{stopped}{progress}"
     if stream.problem is not None:
         return "incomplete", f"unreadable result stream ({stream.problem}){progress}"
@@ -438,6 +446,7 @@ class Runner:
         """Wait for the launch to end, updating the progress bar; returns why it was
         stopped early ("timed out after N s", "interrupted by SIGINT") or None."""
         deadline = time.monotonic() + self.request.timeout if self.request.timeout else None
+        ended_at = None  # when the core's end line arrived
         entry = planned.entry
         with (
             _progress_bar(f"{entry.benchmark} ({planned.spec.np} ranks)") as show,
@@ -450,6 +459,14 @@ class Runner:
                     total = planned_records(stream.header) if stream.header else None
                     size = _where(stream.records[-1]) if stream.records else "warming up"
                     show(completed=len(stream.records), total=total, size=size)
+                if stream.end is not None and ended_at is None:
+                    ended_at = time.monotonic()
+                if ended_at is not None and time.monotonic() - ended_at > FINALIZE_GRACE_SECONDS:
+                    _terminate(process, self.signals)
+                    return (
+                        f"{FINALIZE_NOTE}: the launcher had not exited {FINALIZE_GRACE_SECONDS:g} s after the "
+                        "core's last line (a rank hung in MPI_Finalize)"
+                    )
                 if self.signals.received:
                     _terminate(process, self.signals)
                     return f"interrupted by {self.signals.received[0]}"
@@ -465,11 +482,7 @@ class Runner:
         if line:
             sys.stdout.write(f"# {line}\n")
             sys.stdout.flush()
-        if run.status != "complete":
-            ui.warn(f"{run.benchmark}: {run.status}: {run.status_reason}")
-            tail = stderr_text.strip().splitlines()[-STDERR_TAIL_LINES:]
-            if tail:
-                ui.note("  last lines of its stderr:\n" + "\n".join(f"    {line}" for line in tail))
+        self._warn(run, stderr_text)
         hosts = {host["name"] for host in run.hosts or []}
         if run.placement == "inter-node" and len(hosts) == 1:
             ui.warn(
@@ -479,6 +492,17 @@ class Runner:
         elif run.placement == "intra-node" and len(hosts) > 1:
             ui.warn(f"{run.benchmark} asks for intra-node placement but ran on {len(hosts)} hosts")
         ui.note(f"{run.benchmark}: {run.status}, {len(run.points)} points in {seconds:.1f} s")
+
+    @staticmethod
+    def _warn(run: Run, stderr_text: str) -> None:
+        """What went wrong in a launch, with the end of its stderr when it did not complete."""
+        if run.status == "complete" and run.status_reason:
+            ui.warn(f"{run.benchmark}: {run.status_reason}")
+        if run.status != "complete":
+            ui.warn(f"{run.benchmark}: {run.status}: {run.status_reason}")
+            tail = stderr_text.strip().splitlines()[-STDERR_TAIL_LINES:]
+            if tail:
+                ui.note("  last lines of its stderr:\n" + "\n".join(f"    {line}" for line in tail))
 
 
 def plan(

@@ -22,7 +22,6 @@ import json
 import os
 import sys
 import tempfile
-import time
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -48,7 +47,7 @@ from commscope.errors import EXIT_FAILED, EXIT_INTERRUPTED, EXIT_OK, CommscopeEr
 from commscope.execute.core import core_mpi_flavour, find_core
 from commscope.execute.cpu_topology import cpu_topology, relation
 from commscope.execute.launchers import resolve_launcher
-from commscope.execute.runner import POLL_SECONDS, Runner, RunRequest, _exit_waiter, _StopSignals, _terminate, plan
+from commscope.execute.runner import Runner, RunRequest, _StopSignals, plan
 from commscope.output.sweep_view import heatmap_files, sweep_table
 from commscope.records.invocation import invocation
 from commscope.records.run import Run
@@ -112,60 +111,11 @@ def hosts_of(request: SweepRequest) -> list[str]:
     return hosts
 
 
-#: Seconds a launcher may take to exit after the core wrote its end line. A sweep of many
-#: hosts should not hang on one rank stuck in MPI_Finalize (seen with MPICH over a
-#: throttled TCP link): its results are all in the stream by then.
-FINALIZE_GRACE_SECONDS = 30.0
-FINALIZE_NOTE = "stopped after its results"
-
-
 class _QuietRunner(Runner):
-    """The runner without its per-run report (the sweep prints its own table), and one
-    that stops a launcher still running FINALIZE_GRACE_SECONDS after the core's end line."""
-
-    def _follow(self, process, stream, planned):
-        ended_at = None
-        with _exit_waiter(process) as ended_within:
-            while True:
-                if ended_within(POLL_SECONDS):
-                    return None
-                stream.poll()
-                if stream.end is not None and ended_at is None:
-                    ended_at = time.monotonic()
-                if ended_at is not None and time.monotonic() - ended_at > FINALIZE_GRACE_SECONDS:
-                    _terminate(process, self.signals)
-                    return (
-                        f"{FINALIZE_NOTE}: the launcher had not exited {FINALIZE_GRACE_SECONDS:g} s after the "
-                        "core's last line (a rank hung in MPI_Finalize)"
-                    )
-                if self.signals.received:
-                    _terminate(process, self.signals)
-                    return f"interrupted by {self.signals.received[0]}"
-                if self.request.timeout and time.monotonic() - self._started > self.request.timeout:
-                    _terminate(process, self.signals)
-                    return f"timed out after {self.request.timeout:g} s"
-
-    def execute(self, planned, repeat_index):
-        self._started = time.monotonic()
-        run = super().execute(planned, repeat_index)
-        # every record is in: a hang at the very end does not make the measurements less complete
-        lines = run.raw.get("jsonl", b"").splitlines()
-        if (
-            run.status == "incomplete"
-            and (run.status_reason or "").startswith(FINALIZE_NOTE)
-            and lines
-            and json.loads(lines[-1]).get("end", {}).get("status") == "complete"
-        ):
-            run.status = "complete"
-            ui.warn(f"{run.benchmark}: {run.status_reason}")
-        return run
+    """The runner without its per-run report: the sweep prints its own table."""
 
     def _report(self, run: Run, stderr_text: str, seconds: float) -> None:
-        if run.status != "complete":
-            ui.warn(f"{run.benchmark}: {run.status}: {run.status_reason}")
-            tail = stderr_text.strip().splitlines()[-10:]
-            if tail:
-                ui.note("  last lines of its stderr:\n" + "\n".join(f"    {line}" for line in tail))
+        self._warn(run, stderr_text)
 
 
 @dataclass
