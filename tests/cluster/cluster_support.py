@@ -9,8 +9,10 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import shutil
 import subprocess
+import time
 from pathlib import Path
 
 import pytest
@@ -115,6 +117,25 @@ class VCluster:
         return subprocess.run(
             [str(VCLUSTER), "exec", host, "--", *cmd], capture_output=True, text=True, timeout=timeout, **kwargs
         )
+
+    def wait_for_job(self, job_id: str, timeout: float) -> dict[str, str]:
+        """The job's `scontrol show job` fields once it has ended (JobState COMPLETED,
+        FAILED, ...), polled every half second: `sbatch --wait` polls at growing intervals
+        and found an 11 s job done after 42 s."""
+        deadline = time.monotonic() + timeout
+        while time.monotonic() < deadline:
+            shown = subprocess.run(
+                ["scontrol", "-o", "show", "job", job_id],
+                env=self.environ(),
+                capture_output=True,
+                text=True,
+                timeout=30,
+            ).stdout
+            fields = dict(re.findall(r"(\w+)=(\S*)", shown))
+            if fields.get("JobState", "PENDING") not in ("PENDING", "CONFIGURING", "RUNNING", "COMPLETING"):
+                return fields
+            time.sleep(0.5)
+        pytest.fail(f"job {job_id} did not end within {timeout} s", pytrace=False)
 
     def veth(self, host: str) -> str:
         return next(h["veth"] for h in self.hosts if h["name"] == host)

@@ -1,7 +1,8 @@
 """The virtual cluster (scripts/vcluster) as pytest fixtures, for every cluster test.
 
-`vcluster` gives a running 2-host cluster with Slurm (vnode1, vnode2), brought up once
-per session and always taken down at the end; a test that takes it down itself calls
+`vcluster` gives a running 2-host cluster with Slurm (vnode1, vnode2), `vcluster4` one of
+four hosts; each is brought up when a test asks for it and the other one is not the one
+running, and taken down at the end of the session; a test that takes it down itself calls
 `mark_down()`, and the next test that asks for `vcluster` brings it up again.
 Without root, iproute2, util-linux, Slurm or munge the tests skip; with
 COMMSCOPE_REQUIRE_CLUSTER=1 (CI) they fail instead.
@@ -9,17 +10,19 @@ COMMSCOPE_REQUIRE_CLUSTER=1 (CI) they fail instead.
 
 from __future__ import annotations
 
+import subprocess
+from pathlib import Path
+
 import pytest
 
-from .cluster_support import VCluster, missing_prerequisite, unavailable
+from .cluster_support import VCluster, missing_prerequisite, shared_dir, unavailable
 
 
-@pytest.fixture(scope="session")
-def vcluster_session():
+def _cluster_for_the_session(cluster: VCluster):
+    """Up at the first test that asks, down at the end of the session whatever happened."""
     reason = missing_prerequisite()
     if reason:
         unavailable(reason)
-    cluster = VCluster()
     try:
         cluster.up()
         yield cluster
@@ -27,6 +30,11 @@ def vcluster_session():
         result = cluster.down()
         if result.returncode != 0:
             print(f"vcluster down failed:\n{result.stderr}")
+
+
+@pytest.fixture(scope="session")
+def vcluster_session():
+    yield from _cluster_for_the_session(VCluster())
 
 
 @pytest.fixture
@@ -35,18 +43,28 @@ def vcluster(vcluster_session) -> VCluster:
     return vcluster_session
 
 
-@pytest.fixture(scope="module")
-def vcluster4():
-    """Four hosts without Slurm (vnode1..vnode4), for the sweep tests; taken down after the
-    module, and the 2-host session cluster comes back when a later test asks for it."""
-    reason = missing_prerequisite()
-    if reason:
-        unavailable(reason)
-    cluster = VCluster(hosts=4, slurm=False)
-    try:
-        cluster.up()
-        yield cluster
-    finally:
-        result = cluster.down()
-        if result.returncode != 0:
-            print(f"vcluster down failed:\n{result.stderr}")
+@pytest.fixture(scope="session")
+def vcluster4_session():
+    yield from _cluster_for_the_session(VCluster(hosts=4))
+
+
+@pytest.fixture
+def vcluster4(vcluster4_session) -> VCluster:
+    """Four hosts with Slurm (vnode1..vnode4), for the sweep tests and seed 000's 4-node
+    job scripts. There is one cluster at a time: asking for this one replaces the 2-host
+    one, and the next test that asks for `vcluster` brings that back (about 2 s each)."""
+    vcluster4_session.ensure_up()
+    return vcluster4_session
+
+
+@pytest.fixture(scope="session")
+def mpich_yield_when_idle() -> Path:
+    """yield_when_idle.c built into the folder every host sees: LD_PRELOAD it into
+    Debian MPICH's ranks where more of them run than there are cores."""
+    source = Path(__file__).with_name("yield_when_idle.c")
+    library = shared_dir() / "yield_when_idle.so"
+    built = subprocess.run(
+        ["cc", "-O2", "-shared", "-fPIC", "-o", str(library), str(source), "-ldl"], capture_output=True, text=True
+    )
+    assert built.returncode == 0, built.stderr
+    return library
