@@ -12,12 +12,16 @@ from __future__ import annotations
 
 import json
 import os
+import re
+import shlex
 import shutil
 import subprocess
 import sys
 from pathlib import Path
 
 import pytest
+
+from commscope.store.db import Store
 
 from .cluster_support import REPO, RSH, VCluster, shared_dir
 
@@ -58,7 +62,11 @@ def environment(cluster: VCluster, core: Path) -> dict[str, str]:
     )
 
 
-def sweep(cluster: VCluster, flavour, *args: str) -> tuple[subprocess.CompletedProcess, dict]:
+def sweep(
+    cluster: VCluster, flavour, *args: str, hosts: list[str] | None = None
+) -> tuple[subprocess.CompletedProcess, dict]:
+    """`commscope sweep all-pairs` over the four hosts started by the MPI's own launcher,
+    or as `hosts` says (e.g. --nodes 4)."""
     name, core = flavour
     out = shared_dir() / f"sweep-{name}.json"
     out.unlink(missing_ok=True)
@@ -67,12 +75,9 @@ def sweep(cluster: VCluster, flavour, *args: str) -> tuple[subprocess.CompletedP
             *COMMSCOPE,
             "sweep",
             "all-pairs",
-            "--hosts",
-            ",".join(HOSTS4),
+            *(hosts or ["--hosts", ",".join(HOSTS4), "--launcher", shutil.which(MPI[name])]),
             "--metric",
             "bw,bibw",
-            "--launcher",
-            shutil.which(MPI[name]),
             "--json",
             str(out),
             *args,
@@ -158,3 +163,50 @@ def test_one_degraded_pair_is_the_bad_link(vcluster4: VCluster, flavour):
     assert result.returncode == 1, result.stdout + result.stderr
     assert flagged(document) == {("link", ("vnode1", "vnode2"))}, document["flags"]
     assert "bad link vnode1 <-> vnode2" in result.stderr
+
+
+def test_nodes_asks_slurm_for_the_hosts_and_finds_the_same_bad_node(vcluster4: VCluster, flavour):
+    """--nodes 4 outside a job: salloc allocates four nodes, the sweep runs again inside the
+    allocation on its nodes, ranks started by srun, and the throttled host is named."""
+    vcluster4.cli("throttle", "vnode3", RATE)
+    try:
+        # each host's slurmd counts the same two cores as its own: pinned, all four
+        # ranks would share one of them
+        result, document = sweep(vcluster4, flavour, hosts=["--nodes", "4", "--bind", "none"])
+    finally:
+        vcluster4.cli("unthrottle", "vnode3")
+    assert result.returncode == 1, result.stdout + result.stderr
+    assert "salloc --nodes=4 --ntasks-per-node=1" in result.stderr
+    assert re.search(r"Granted job allocation (\d+)", result.stderr), result.stderr
+    assert document["hosts"] == list(HOSTS4)
+    assert flagged(document) == {("node", ("vnode3",))}, document["flags"]
+    with Store(shared_dir() / "sweep-tests.db") as store:
+        run = store.run(document["run_id"])
+    assert Path(run.launcher_argv[0]).name == "srun", run.launcher_argv
+    assert run.job_id == re.search(r"Granted job allocation (\d+)", result.stderr).group(1)
+
+
+def test_nodes_inside_a_job_takes_its_nodes(vcluster4: VCluster, flavour, tmp_path):
+    """Inside an allocation of two nodes, --nodes 4 is refused by name; --nodes 2 sweeps them."""
+    name, core = flavour
+    inner = [*COMMSCOPE, "sweep", "all-pairs", "--metric", "bw", "--no-retest", "--bind", "none"]
+    script = shared_dir() / f"inside-{name}.sh"
+    script.write_text(
+        "#!/bin/sh\n"
+        f"{shlex.join(inner)} --nodes 4 -- {shlex.join(CORE_FLAGS)}; echo too-many=$?\n"
+        f"{shlex.join(inner)} --nodes 2 -- {shlex.join(CORE_FLAGS)}; echo two=$?\n"
+    )
+    script.chmod(0o755)
+    result = subprocess.run(
+        ["salloc", "--nodes=2", "--ntasks-per-node=1", str(script)],
+        capture_output=True,
+        text=True,
+        timeout=600,
+        env=environment(vcluster4, core),
+    )
+    assert "too-many=2" in result.stdout, result.stdout + result.stderr
+    assert re.search(r"--nodes 4: this Slurm job \(\d+\) has 2 nodes \(vnode1, vnode2\)", result.stderr)
+    assert re.search(r"two=[01]$", result.stdout, re.M), result.stdout + result.stderr
+    assert "salloc --nodes" not in result.stderr  # no allocation inside the allocation
+    table = [line for line in result.stdout.splitlines() if line.startswith("vnode")]
+    assert table and all("vnode1" in line and "vnode2" in line for line in table), result.stdout

@@ -268,6 +268,20 @@ def launcher_option(help: str):
     )
 
 
+def bind_option(help: str = ""):
+    """--bind core|none: how ranks are pinned, the same words for every launcher."""
+    return click.option(
+        "--bind",
+        type=click.Choice(["core", "none"]),
+        default="core",
+        show_default=True,
+        help="core: pin each rank to a core of its own (Open MPI --bind-to core, Hydra -bind-to core, "
+        "srun --cpu-bind=cores), unless there are more ranks than cores; none: leave ranks to the "
+        "OS scheduler (a warning says the numbers may wander). The binding asked for and each "
+        "rank's CPU set are stored with the run." + (" " + help if help else ""),
+    )
+
+
 def label_system_options(label_help: str, system_help: str):
     """--label and --system, both refused before anything runs when they are not UTF-8."""
 

@@ -10,6 +10,7 @@ from commscope.cli.common import (
     EXIT_STATUS_HELP,
     RunCommand,
     RunId,
+    bind_option,
     db_option,
     hosts_options,
     label_system_options,
@@ -68,16 +69,7 @@ from commscope.records.suite import MAX_RANKS
     "own variables (Open MPI: OMPI_MCA_pml/btl; MPICH: MPIR_CVAR_NOLOCAL with UCX_TLS or "
     "FI_PROVIDER), shown by --dry-run. Default: each suite entry's `transport`, else auto.",
 )
-@click.option(
-    "--bind",
-    type=click.Choice(["core", "none"]),
-    default="core",
-    show_default=True,
-    help="core: pin each rank to a core of its own (Open MPI --bind-to core, Hydra -bind-to core, "
-    "srun --cpu-bind=cores), unless there are more ranks than cores; none: leave ranks to the "
-    "OS scheduler (a warning says the numbers may wander). The binding asked for and each "
-    "rank's CPU set are stored with the run.",
-)
+@bind_option()
 @click.option("--dry-run", is_flag=True, help="Print the exact command lines and run nothing.")
 @click.option(
     "--wrap",
@@ -180,6 +172,15 @@ def run(
     "The hosts, one a line (first word; '#' comments).",
 )
 @click.option(
+    "--nodes",
+    type=click.IntRange(min=1),
+    metavar="N",
+    help="The hosts are N Slurm nodes: inside a job, its first N; outside, salloc asks for them "
+    "and the sweep runs inside that allocation.",
+)
+@click.option("--partition", metavar="NAME", help="--nodes outside a job: salloc's partition (default: the site's).")
+@click.option("--time", metavar="LIMIT", help="--nodes outside a job: salloc's time limit (default: the site's).")
+@click.option(
     "--from", "source", metavar="HOST", help="one-to-all: the host measured to every other (default: the first host)."
 )
 @click.option(
@@ -218,6 +219,7 @@ def run(
     help="Write a heatmap per metric (PNG) into DIR.",
 )
 @launcher_option("How to start the ranks (as for `run`).")
+@bind_option("intra pins every rank whatever this says.")
 @label_system_options("Label stored with the sweep's runs.", "System (cluster) name stored with the runs.")
 @timeout_option("Stop a launch that runs longer.")
 @db_option()
@@ -227,6 +229,9 @@ def sweep(
     mode,
     hosts,
     hostfile,
+    nodes,
+    partition,
+    time,
     source,
     np,
     metrics,
@@ -236,6 +241,7 @@ def sweep(
     json_out,
     plot,
     launcher,
+    bind,
     label,
     system,
     timeout,
@@ -254,6 +260,10 @@ def sweep(
     time; what is still bad alone is flagged: a host bad with most partners is
     a bad node, a single bad pair a bad link. Flags after `--` go to
     commscope-bench pairs (e.g. -- --bw-size 4M -i 50).
+
+    Hosts: --hosts, --hostfile, or --nodes N for N Slurm nodes (inside a job
+    its first N; outside, `salloc` asks for them and the sweep runs there,
+    ranks started with srun).
 
     Exit status 1 when something is flagged (or worse than --baseline).
     """
@@ -276,11 +286,15 @@ def sweep(
         mode=mode,
         hosts=hosts,
         hostfile=hostfile,
+        nodes=nodes,
+        partition=partition,
+        time=time,
         source=source,
         np=np,
         metrics=chosen,
         policy=policy,
         launcher=launcher,
+        bind=bind,
         label=label,
         system=system,
         timeout=timeout,

@@ -154,7 +154,8 @@ def parse_sacct(text: str) -> dict[str, JobInfo]:
     return jobs
 
 
-def _command(name: str) -> str:
+def command_path(name: str) -> str:
+    """The path of a Slurm command; a clear error where Slurm's client is not installed."""
     program = shutil.which(name)
     if program is None:
         raise CommscopeError(
@@ -169,7 +170,7 @@ def run_slurm(
     argv: list[str], timeout: float = COMMAND_TIMEOUT, cwd: Path | None = None
 ) -> subprocess.CompletedProcess:
     """Run a Slurm command; a missing command or one that hangs is a CommscopeError."""
-    program = _command(argv[0])
+    program = command_path(argv[0])
     try:
         return subprocess.run(
             [program, *argv[1:]], capture_output=True, text=True, timeout=timeout, stdin=subprocess.DEVNULL, cwd=cwd

@@ -11,8 +11,8 @@
 4. The verdicts: bad nodes and bad links, each with its evidence, and a table in the
    layout of the one-host-to-every-node tables people make by hand.
 
-Hosts come from --hosts or --hostfile. Slurm allocations (--nodes) are not handled
-here yet: the cluster/ part that submits jobs lives on another branch.
+Hosts come from --hosts or --hostfile, or from Slurm (--nodes N): inside an allocation
+its first N nodes, outside one the same command line again inside `salloc` (cluster/allocate.py).
 """
 
 from __future__ import annotations
@@ -43,6 +43,8 @@ from commscope.analysis.sweep import (
     judge,
     matrix_from_run,
 )
+from commscope.cluster.allocate import allocation_hosts, in_allocation, run_in_allocation, salloc_argv
+from commscope.cluster.config import load as load_config
 from commscope.errors import EXIT_FAILED, EXIT_INTERRUPTED, EXIT_OK, CommscopeError, UsageError
 from commscope.execute.core import core_mpi_flavour, find_core
 from commscope.execute.cpu_topology import cpu_topology, relation
@@ -64,11 +66,15 @@ class SweepRequest:
     mode: str
     hosts: tuple[str, ...] = ()
     hostfile: str | None = None
+    nodes: int | None = None  # the hosts are the nodes of a Slurm allocation
+    partition: str | None = None  # salloc's, when --nodes asks Slurm for the nodes
+    time: str | None = None
     source: str | None = None  # one-to-all: the host every other is measured from
     np: int | None = None  # intra: ranks (default: this machine's cores)
     metrics: tuple[str, ...] = PAIR_METRICS
     policy: Policy = field(default_factory=Policy)
     launcher: str = "auto"
+    bind: str = "core"  # one-to-all, all-pairs; intra pins every rank
     label: str | None = None
     system: str | None = None
     timeout: float | None = None
@@ -83,7 +89,9 @@ class SweepRequest:
 def hosts_of(request: SweepRequest) -> list[str]:
     if request.hosts and request.hostfile:
         raise UsageError("give hosts either with --hosts or with --hostfile, not both")
-    if request.hostfile:
+    if request.nodes is not None:
+        hosts = allocation_hosts(request.nodes)
+    elif request.hostfile:
         try:
             lines = Path(request.hostfile).read_text().splitlines()
         except OSError as exc:
@@ -97,10 +105,7 @@ def hosts_of(request: SweepRequest) -> list[str]:
             raise UsageError(f"intra sweeps one host; got {len(hosts)} ({', '.join(hosts)})")
         return hosts
     if len(hosts) < 2:
-        raise UsageError(
-            f"{request.mode} needs at least 2 hosts (--hosts H1,H2,... or --hostfile FILE); "
-            "Slurm allocations (--nodes) are not supported by this version"
-        )
+        raise UsageError(f"{request.mode} needs at least 2 hosts (--hosts H1,H2,..., --hostfile FILE or --nodes N)")
     if request.source is not None:
         if request.mode != "one-to-all":
             raise UsageError("--from applies to one-to-all only")
@@ -148,6 +153,7 @@ class Sweeper:
         run_request = RunRequest(
             np=self.np,
             launcher=self.request.launcher,
+            bind="core" if intra else self.request.bind,
             hosts=hosts,
             label=self.request.label,
             system=self.request.system,
@@ -299,7 +305,25 @@ def intra_table(run: Run) -> str:
     return "\n".join(lines) + "\n"
 
 
+def check_nodes(request: SweepRequest) -> None:
+    if request.nodes is None:
+        if request.partition or request.time:
+            raise UsageError("--partition and --time go with --nodes (Slurm finds the hosts)")
+        return
+    if request.mode == "intra":
+        raise UsageError("--nodes: intra sweeps the cores of the host it runs on; run it inside a job on that node")
+    if request.hosts or request.hostfile:
+        raise UsageError("--nodes takes the hosts from Slurm: give it without --hosts or --hostfile")
+    if request.nodes < 2:
+        raise UsageError(f"--nodes {request.nodes}: {request.mode} needs at least 2 nodes")
+
+
 def run_sweep(request: SweepRequest, db: Path) -> int:
+    check_nodes(request)
+    if request.nodes is not None and not in_allocation():
+        # the same command line again, inside an allocation of the nodes
+        salloc = salloc_argv(request.nodes, load_config(), request.partition, request.time)
+        return run_in_allocation(salloc, [sys.executable, "-m", "commscope", *request.argv[1:]])
     sweeper = Sweeper(request)
     with Store(db) as store:
         invocation_id = store.add_invocation(invocation("sweep", request.argv))
