@@ -157,7 +157,7 @@ def judge_stored(run: Run, retest: Run | None) -> SweepJudgement:
     if not is_sweep(run):
         raise UsageError(f"run {run.id} is a {run.benchmark} run, not a sweep (benchmark pairs)")
     if retest_of(run) is not None:
-        raise UsageError(f"run {run.id} is the retest of sweep run {retest_of(run)}: judge that run")
+        raise UsageError(f"run {run.id} is the serial retest of sweep run {retest_of(run)}: name run {retest_of(run)}")
     record = record_of(run)
     notes: list[str] = []
     if "rules" in record:

@@ -13,7 +13,8 @@ from pathlib import Path
 
 import numpy as np
 
-from commscope.analysis.sweep import UNIT, Cleared, Flag, SweepMatrix, intra_groups
+from commscope.analysis.sweep import UNIT, Cleared, Flag, SweepMatrix, intra_groups, number
+from commscope.errors import UsageError
 from commscope.execute.cpu_topology import Cpu, relation
 from commscope.records.run import Run
 
@@ -41,7 +42,7 @@ def where_text(where: Sequence[int], labels: Sequence[str]) -> str:
 
 
 def with_unit(value: float | None, metric: str) -> str:
-    return "-" if value is None else f"{value:.4g} {UNIT[metric]}"
+    return "-" if value is None else f"{number(value)} {UNIT[metric]}"
 
 
 # -- rows -----------------------------------------------------------------------
@@ -196,7 +197,7 @@ def heatmap(matrix: SweepMatrix, metric: str, flags: Sequence[Flag] = (), title:
         raise ValueError(f"the sweep has no {metric} values")
     values, names, size = blocks(matrix.values[metric], matrix.labels)
     n = len(names)
-    fig = Figure(figsize=(min(3 + 0.25 * n, 18), min(2.5 + 0.25 * n, 16)))
+    fig = Figure(figsize=(min(5.5 + 0.2 * n, 18), min(4.5 + 0.2 * n, 16)))
     axis = fig.add_subplot()
     cmap = "viridis_r" if metric == "latency" else "viridis"  # better is brighter either way
     mesh = axis.pcolormesh(np.ma.masked_invalid(values), cmap=cmap)
@@ -209,7 +210,7 @@ def heatmap(matrix: SweepMatrix, metric: str, flags: Sequence[Flag] = (), title:
     axis.set_xticks(ticks, names, rotation=90, fontsize=max(4, 10 - n // 10))
     axis.set_yticks(ticks, names, fontsize=max(4, 10 - n // 10))
     aggregated = f" (means of blocks of {size} hosts, {matrix.n} hosts)" if size > 1 else ""
-    axis.set_title(title or f"{metric} per pair{aggregated}; flagged cells outlined")
+    axis.set_title(title or f"{metric} per pair{aggregated}; flagged cells outlined", fontsize=10)
     outlines = [Rectangle((j, i), 1, 1) for i, j in sorted(flagged_cells(flags, metric, n, size))]
     if outlines:
         collection = PatchCollection(outlines, facecolor="none", edgecolor="red", linewidth=1.5)
@@ -224,6 +225,27 @@ def heatmap_svgs(matrix: SweepMatrix, flags: Sequence[Flag]) -> dict[str, bytes]
     from commscope.output.plot import render
 
     return {metric: render(heatmap(matrix, metric, flags), "svg") for metric in matrix.values}
+
+
+def heatmap_figures(
+    matrix: SweepMatrix,
+    flags: Sequence[Flag],
+    path: Path,
+    fmt: str,
+    metric: str | None = None,
+    title: str | None = None,
+) -> dict[Path, bytes]:
+    """`commscope plot` of a sweep: FILE.svg becomes FILE-bw.svg, FILE-latency.svg, ... (one
+    metric: FILE-METRIC.svg), each a heatmap in `fmt` (png or svg)."""
+    from commscope.output.plot import render
+
+    if metric is not None and metric not in matrix.values:
+        raise UsageError(f"--metric {metric}: the sweep measured {', '.join(matrix.values)}")
+    chosen = [metric] if metric else list(matrix.values)
+    return {
+        path.with_name(f"{path.stem}-{name}{path.suffix}"): render(heatmap(matrix, name, flags, title), fmt)
+        for name in chosen
+    }
 
 
 def heatmap_files(matrix: SweepMatrix, flags: Sequence[Flag], folder: Path) -> list[Path]:

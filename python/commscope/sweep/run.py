@@ -32,7 +32,7 @@ from pathlib import Path
 import numpy as np
 
 from commscope import ui
-from commscope.analysis.sweep import PAIR_METRICS, Policy, compare_to_baseline, matrix_from_run
+from commscope.analysis.sweep import PAIR_METRICS, Policy, compare_to_baseline, matrix_from_run, number
 from commscope.analysis.sweep_verdicts import (
     SWEEP_KEY,
     RetestPlan,
@@ -277,7 +277,7 @@ def run_sweep(request: SweepRequest, db: Path) -> int:
     for item in result.judgement.cleared():
         ui.note(
             f"contention, not a fault: {where_text(item.pair, labels)} {item.metric} "
-            f"{item.value:.4g} in the sweep, {item.retest:.4g} alone"
+            f"{number(item.value)} in the sweep, {number(item.retest)} alone"
         )
     if request.mode == "intra":
         sys.stdout.write(intra_table(result.run, stored_topology(result.run) or {}))
@@ -287,7 +287,7 @@ def run_sweep(request: SweepRequest, db: Path) -> int:
         for change in changes:
             ui.warn(
                 f"worse than baseline run {baseline.id}: {where_text(change.pair, labels)} {change.metric} "
-                f"{change.new:.4g} (was {change.base:.4g}, x{change.ratio:.2f})"
+                f"{number(change.new)} (was {number(change.base)}, x{change.ratio:.2f})"
             )
     if request.json_out:
         request.json_out.write_text(json.dumps(matrix_document(result), indent=1) + "\n")
