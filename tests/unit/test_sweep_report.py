@@ -12,7 +12,7 @@ import pytest
 
 from commscope.analysis.sweep import DEFAULT_RULES, MetricRule, Policy
 from commscope.analysis.sweep_verdicts import SWEEP_KEY, judge_stored
-from commscope.output.sweep_view import CELLS_GID, FLAGGED_GID
+from commscope.output.sweep_view import CELLS_GID, FLAGGED_GID, flag_record
 from commscope.store.db import Store
 from fixtures.analysis.sweep_runs import planted_sweep
 
@@ -28,19 +28,7 @@ def stored_judgement(outcome):
 
 def as_printed(judgement) -> list[dict]:
     """The judgement in the shape of the flags `commscope sweep --json` wrote."""
-    labels = judgement.matrix.labels
-    return [
-        {
-            "kind": flag.kind,
-            "metric": flag.metric,
-            "where": [labels[i] for i in flag.where],
-            "value": flag.value,
-            "population_median": flag.population_median,
-            "retest": flag.retest,
-            "evidence": flag.evidence(labels),
-        }
-        for flag in judgement.flags()
-    ]
+    return [flag_record(flag, judgement.matrix.labels) for flag in judgement.flags()]
 
 
 def svg_counts(svg: bytes) -> tuple[int, int]:

@@ -318,8 +318,18 @@ def model(selectors, benchmark, since, last_invocation, each, fmt, db: Path) -> 
 
 @click.command(epilog=SELECTORS_HELP)
 @selection_options()
-@click.option("-o", "--output", metavar="FILE", required=True, help="Figure to write: FILE.png or FILE.svg.")
-@click.option("--metric", metavar="NAME", help="Metric to plot (default: the runs' main metric).")
+@click.option(
+    "-o",
+    "--output",
+    metavar="FILE",
+    required=True,
+    help="Figure to write: FILE.png or FILE.svg (a sweep: FILE-METRIC.png or .svg, one per metric).",
+)
+@click.option(
+    "--metric",
+    metavar="NAME",
+    help="Metric to plot (default: the runs' main metric; a sweep: latency, bw or bibw, default each).",
+)
 @click.option(
     "--ratio-to",
     "ratio_to",

@@ -255,6 +255,9 @@ def sweep(
     a bad node, a single bad pair a bad link. Flags after `--` go to
     commscope-bench pairs (e.g. -- --bw-size 4M -i 50).
 
+    The rules and the retest run are recorded with the sweep run: `commscope
+    report` and `commscope plot` show the stored sweep as judged here.
+
     Exit status 1 when something is flagged (or worse than --baseline).
     """
     from commscope.analysis.sweep import PAIR_METRICS, Policy

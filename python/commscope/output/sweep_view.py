@@ -105,6 +105,19 @@ def flag_rows(flags: Sequence[Flag], labels: Sequence[str]) -> list[list[str]]:
     ]
 
 
+def flag_record(flag: Flag, labels: Sequence[str]) -> dict:
+    """A flag as `commscope sweep --json` writes it."""
+    return {
+        "kind": flag.kind,
+        "metric": flag.metric,
+        "where": [labels[i] for i in flag.where],
+        "value": flag.value,
+        "population_median": flag.population_median,
+        "retest": flag.retest,
+        "evidence": flag.evidence(labels),
+    }
+
+
 CLEARED_HEADER = ["Pair", "Metric", "In the sweep", "Alone"]
 
 

@@ -48,7 +48,7 @@ from commscope.execute.core import core_mpi_flavour, find_core
 from commscope.execute.cpu_topology import cpu_topology
 from commscope.execute.launchers import resolve_launcher
 from commscope.execute.runner import Runner, RunRequest, _StopSignals, plan
-from commscope.output.sweep_view import heatmap_files, intra_table, sweep_table, where_text
+from commscope.output.sweep_view import flag_record, heatmap_files, intra_table, sweep_table, where_text
 from commscope.records.invocation import invocation
 from commscope.records.run import Run
 from commscope.records.suite import Entry
@@ -244,18 +244,7 @@ def matrix_document(result: SweepResult) -> dict:
         "matrices": {
             metric: [[cell(v) for v in row] for row in values] for metric, values in judgement.matrix.values.items()
         },
-        "flags": [
-            {
-                "kind": flag.kind,
-                "metric": flag.metric,
-                "where": [labels[i] for i in flag.where],
-                "value": flag.value,
-                "population_median": flag.population_median,
-                "retest": flag.retest,
-                "evidence": flag.evidence(labels),
-            }
-            for flag in judgement.flags()
-        ],
+        "flags": [flag_record(flag, labels) for flag in judgement.flags()],
         "cleared": [
             {"metric": item.metric, "pair": [labels[i] for i in item.pair], "value": item.value, "retest": item.retest}
             for item in judgement.cleared()
