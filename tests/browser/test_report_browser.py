@@ -61,19 +61,21 @@ def _console_messages(stderr: str) -> list[str]:
     return [line for line in stderr.splitlines() if ":CONSOLE" in line]
 
 
-def _plot_pixels(png: Path) -> int:
-    """Pixels in the colours of the first two plot lines (matplotlib's tab:blue, tab:orange)."""
+def _pixels_like(png: Path, colours, rows: slice = slice(None), tolerance: int = 30) -> int:
+    """Pixels within `rows` of the screenshot that have one of `colours` (RGB, ±tolerance)."""
     import numpy as np
     from matplotlib import image
 
-    pixels = (image.imread(png)[..., :3] * 255).astype(int)
-    count = 0
-    for colour in ((31, 119, 180), (255, 127, 14)):
-        count += int(np.sum(np.all(np.abs(pixels - colour) < 30, axis=-1)))
-    return count
+    pixels = (image.imread(png)[rows, :, :3] * 255).astype(int)
+    return sum(int(np.sum(np.all(np.abs(pixels - colour) < tolerance, axis=-1))) for colour in colours)
 
 
-def test_the_report_renders_in_headless_chromium(cli, stored, tmp_path):
+def _plot_pixels(png: Path) -> int:
+    """Pixels in the colours of the first two plot lines (matplotlib's tab:blue, tab:orange)."""
+    return _pixels_like(png, ((31, 119, 180), (255, 127, 14)))
+
+
+def _require_chromium() -> None:
     if CHROMIUM is None:
         if os.environ.get("COMMSCOPE_REQUIRE_BROWSER"):
             pytest.fail("COMMSCOPE_REQUIRE_BROWSER is set but chromium is not installed")
@@ -81,6 +83,10 @@ def test_the_report_renders_in_headless_chromium(cli, stored, tmp_path):
             "chromium is not installed (Debian: apt-get install chromium); "
             "set COMMSCOPE_REQUIRE_BROWSER=1 to make that a failure"
         )
+
+
+def test_the_report_renders_in_headless_chromium(cli, stored, tmp_path):
+    _require_chromium()
     out = tmp_path / "report.html"
     assert cli("report", "1", "2", "3", "7", "8", "9", "-o", out, "--baseline", "ref", "--db", stored).exit_code == 0
 
@@ -104,3 +110,49 @@ def test_the_report_renders_in_headless_chromium(cli, stored, tmp_path):
     assert _console_messages(shot.stderr) == []
     assert screenshot.read_bytes().startswith(b"\x89PNG")
     assert _plot_pixels(screenshot) > 2000, "the figure did not render"
+
+
+class _Order(HTMLParser):
+    """Where the flagged table, the pair table and the heatmaps of a sweep sit in the DOM."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.seen: list[str] = []
+
+    def handle_starttag(self, tag, attrs):
+        attrs = dict(attrs)
+        if attrs.get("id", "").startswith(("flagged-", "pairs-")):
+            self.seen.append(attrs["id"].split("-")[0])
+        elif tag == "img" and attrs.get("alt", "").endswith("flagged cells outlined"):
+            self.seen.append("heatmap")
+
+
+def test_a_sweep_renders_with_its_flags_before_the_heatmaps(cli, monkeypatch, clean_env, tmp_path):
+    from fixtures.analysis.sweep_runs import planted_sweep
+
+    _require_chromium()
+    outcome = planted_sweep(monkeypatch, tmp_path, 4, "node")
+    out = tmp_path / "sweep.html"
+    assert cli("report", "1", "2", "-o", out, "--db", outcome.db).exit_code == 0
+
+    dump = _chromium(tmp_path / "profile", "--dump-dom", out.as_uri())
+    assert dump.returncode == 0, dump.stderr[-2000:]
+    assert _console_messages(dump.stderr) == []
+    order = _Order()
+    order.feed(dump.stdout)
+    assert order.seen == ["flagged", "pairs", "heatmap", "heatmap", "heatmap"]
+    page = _Page()
+    page.feed(dump.stdout)
+    assert page.tags.get("script", 0) == 0
+    assert "bad with 3 of 3 partners" in "".join(page.text)
+
+    # On screen: the flagged rows are in the first screenful, above the heatmaps.
+    ARTIFACTS.mkdir(exist_ok=True)
+    screenshot = ARTIFACTS / "sweep-report.png"
+    screenshot.unlink(missing_ok=True)
+    shot = _chromium(tmp_path / "profile", "--window-size=1280,3000", f"--screenshot={screenshot}", out.as_uri())
+    assert shot.returncode == 0, shot.stderr[-2000:]
+    flagged_background, healthy_cell = (255, 235, 233), (253, 231, 37)  # #ffebe9; viridis's bright end
+    # a tight tolerance: the page's white is 20 from the pale pink
+    assert _pixels_like(screenshot, [flagged_background], slice(0, 900), 4) > 5000, "no flagged table on screen"
+    assert _pixels_like(screenshot, [healthy_cell], slice(900, None)) > 5000, "no heatmap below the flags"

@@ -299,6 +299,12 @@ def find_suspects(matrix: np.ndarray, metric: str, rule: MetricRule) -> Suspects
 # -- verdicts -------------------------------------------------------------------
 
 
+def number(value: float) -> str:
+    """Four significant digits, without an exponent for the bandwidths of fast links
+    (12345.6 MB/s is "12346", not "1.235e+04")."""
+    return f"{value:.0f}" if abs(value) >= 1e4 else f"{value:.4g}"
+
+
 @dataclass(frozen=True)
 class Flag:
     """A bad node or link with its evidence."""
@@ -315,14 +321,15 @@ class Flag:
     def evidence(self, labels: Sequence[str]) -> str:
         unit = UNIT[self.metric]
         name = {"latency": "latency", "bw": "bandwidth", "bibw": "bidirectional bandwidth"}[self.metric]
-        retest = f"; alone {self.retest:.4g} {unit}" if self.retest is not None else "; not retested"
+        retest = f"; alone {number(self.retest)} {unit}" if self.retest is not None else "; not retested"
         if self.kind == "node":
             return (
-                f"{name} {self.value:.4g} {unit} (median over its pairs; hosts' median "
-                f"{self.population_median:.4g} {unit}), bad with {self.partners_bad} of {self.partners} "
+                f"{name} {number(self.value)} {unit} (median over its pairs; hosts' median "
+                f"{number(self.population_median)} {unit}), bad with {self.partners_bad} of {self.partners} "
                 f"partners{retest}"
             )
-        return f"{name} {self.value:.4g} {unit} (pairs' median {self.population_median:.4g} {unit}){retest}"
+        value, median = number(self.value), number(self.population_median)
+        return f"{name} {value} {unit} (pairs' median {median} {unit}){retest}"
 
 
 @dataclass(frozen=True)

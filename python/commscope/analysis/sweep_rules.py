@@ -69,17 +69,50 @@ def load_rules(path: Path) -> Policy:
     try:
         checked = _RuleFile.model_validate(data)
     except ValidationError as exc:
-        problems = []
-        for error in exc.errors():
-            loc = error["loc"]
-            key = ".".join(str(part) for part in loc)
-            message = (
-                "unknown key; allowed keys: " + ", ".join((_Rule if len(loc) > 1 else _RuleFile).model_fields)
-                if error["type"] == "extra_forbidden"
-                else error["msg"]
-            )
-            problems.append(f"{path}:{yaml_line_of(root, loc)}: {key}: {message}")
-        raise RulesError("\n".join(problems)) from exc
+        raise RulesError(
+            "\n".join(f"{path}:{yaml_line_of(root, loc)}: {text}" for loc, text in _problems(exc))
+        ) from exc
+    return _policy(checked)
+
+
+def rules_mapping(policy: Policy) -> dict:
+    """A policy in the rules file's shape: what a sweep run keeps in its provenance, so it
+    can be judged again later exactly as at the time (policy_of_mapping reads it back)."""
+    return {
+        **{metric: {"mad_k": rule.mad_k, "margin": rule.margin} for metric, rule in policy.rules.items()},
+        "retest_per_node": policy.retest_per_node,
+        "max_retests": policy.max_retests,
+    }
+
+
+def policy_of_mapping(data: object, where: str) -> Policy:
+    """The policy of a mapping in the rules file's shape (a stored sweep's provenance); a
+    mistake is reported as `where`: KEY: message."""
+    if not isinstance(data, dict):
+        raise RulesError(f"{where}: sweep rules are a mapping of latency, bw, bibw, retest_per_node, max_retests")
+    try:
+        checked = _RuleFile.model_validate(data)
+    except ValidationError as exc:
+        raise RulesError("\n".join(f"{where}: {text}" for _, text in _problems(exc))) from exc
+    return _policy(checked)
+
+
+def _problems(exc: ValidationError) -> list[tuple[tuple, str]]:
+    """(location, "KEY: message") of each mistake pydantic found."""
+    problems = []
+    for error in exc.errors():
+        loc = error["loc"]
+        key = ".".join(str(part) for part in loc)
+        message = (
+            "unknown key; allowed keys: " + ", ".join((_Rule if len(loc) > 1 else _RuleFile).model_fields)
+            if error["type"] == "extra_forbidden"
+            else error["msg"]
+        )
+        problems.append((loc, f"{key}: {message}"))
+    return problems
+
+
+def _policy(checked: _RuleFile) -> Policy:
     rules = {}
     for metric, default in DEFAULT_RULES.items():
         given = getattr(checked, metric)

@@ -318,8 +318,18 @@ def model(selectors, benchmark, since, last_invocation, each, fmt, db: Path) -> 
 
 @click.command(epilog=SELECTORS_HELP)
 @selection_options()
-@click.option("-o", "--output", metavar="FILE", required=True, help="Figure to write: FILE.png or FILE.svg.")
-@click.option("--metric", metavar="NAME", help="Metric to plot (default: the runs' main metric).")
+@click.option(
+    "-o",
+    "--output",
+    metavar="FILE",
+    required=True,
+    help="Figure to write: FILE.png or FILE.svg (a sweep: FILE-METRIC.png or .svg, one per metric).",
+)
+@click.option(
+    "--metric",
+    metavar="NAME",
+    help="Metric to plot (default: the runs' main metric; a sweep: latency, bw or bibw, default each).",
+)
 @click.option(
     "--ratio-to",
     "ratio_to",
@@ -341,8 +351,15 @@ def model(selectors, benchmark, since, last_invocation, each, fmt, db: Path) -> 
 def plot(
     selectors, benchmark, since, last_invocation, output, metric, ratio_to, band, tolerance, floor, title, db: Path
 ) -> None:
-    """Plot runs over message size (log2 axis), a line per run with its band."""
+    """Plot runs over message size (log2 axis), a line per run with its band.
+
+    A sweep (a pairs run of `commscope sweep`) is drawn as a heatmap per metric
+    instead, flagged cells outlined: -o FILE.svg writes FILE-latency.svg,
+    FILE-bw.svg and FILE-bibw.svg (--metric: that one only). Name one sweep;
+    its retest run may be selected with it.
+    """
     from commscope.analysis.compare import common_metric
+    from commscope.analysis.sweep_verdicts import is_sweep
     from commscope.output.plot import figure, format_of, render
     from commscope.store.selection import Selection, select_runs
 
@@ -362,6 +379,11 @@ def plot(
             if len(matches) != 1:
                 raise UsageError(f"--ratio-to {ratio_to!r} matches {len(matches)} runs; name one run")
             reference = matches[0]
+        if any(is_sweep(run) for run in runs):
+            for target, data in _sweep_heatmaps(store, runs, path, fmt, metric, reference, title).items():
+                write_output(target, data)
+                ui.note(f"wrote {target}")
+            return
     chosen = common_metric([*runs, *([reference] if reference else [])], metric)
     fig = figure(
         runs,
@@ -410,12 +432,18 @@ def report(
     oversubscribed hosts), per benchmark a figure, the side-by-side table
     and model fits, and every run's provenance.
 
+    A sweep (`commscope sweep`, a pairs run) is shown as a sweep, judged again
+    with the rules and retest run it recorded: the flagged nodes and links
+    with their evidence first, the pairs cleared as contention, the pair
+    table (flagged pairs only beyond 64 hosts), and a heatmap per metric.
+
     The page is one file that needs no network. After `commscope run`,
     `commscope report --last-invocation -o results/report.html` reports on
     what it just measured.
     """
     from commscope.analysis.check import Policy
     from commscope.analysis.check import check as judge
+    from commscope.analysis.sweep_verdicts import retest_run_id
     from commscope.output.report import build, render_html, render_markdown
     from commscope.store.selection import select_runs
 
@@ -425,6 +453,9 @@ def report(
         raise UsageError("--all reports on every run: give it without selectors or --last-invocation")
     with analysis_store(db) as store:
         runs = select_runs(store, selection_of(selectors, benchmark, since, last_invocation))
+        # a sweep is judged with its retest run, selected or not
+        wanted = {run.id: retest_run_id(run) for run in runs}
+        retests = {run_id: store.run(found) for run_id, found in wanted.items() if found and store.has_run(found)}
         result = None
         if baseline_name:
             base_ids = store.baseline_run_ids(baseline_name)
@@ -435,7 +466,7 @@ def report(
             if not candidates:
                 raise UsageError(f"every run reported on is part of baseline {baseline_name!r}: nothing to check")
             result = judge(baseline_name, base_runs, candidates, Policy(tolerance, floor, allow_failing))
-    content = build(runs, str(db), result, title=title)
+    content = build(runs, str(db), result, title=title, retests=retests)
     write_output(Path(output), render_html(content))
     written = [output]
     if markdown:
@@ -443,6 +474,26 @@ def report(
             write_output(path, data)
         written.append(markdown)
     ui.note(f"wrote {' and '.join(written)} ({len(runs)} runs)")
+
+
+def _sweep_heatmaps(store, runs, path: Path, fmt: str, metric, reference, title) -> dict[Path, bytes]:
+    """`plot` of a sweep: its heatmaps, judged as the sweep was (for the outlines)."""
+    from commscope.analysis.sweep_verdicts import is_sweep, judge_stored, retest_of, retest_run_id
+    from commscope.output.sweep_view import heatmap_figures
+
+    ids = {run.id for run in runs}
+    sweeps = [run for run in runs if is_sweep(run) and retest_of(run) not in ids]  # a retest goes with its sweep
+    others = [run for run in runs if not is_sweep(run)]
+    if others or len(sweeps) != 1 or reference is not None:
+        raise UsageError(
+            "a sweep is plotted alone, as heatmaps: name one sweep run (its retest run may come with it), "
+            "without --ratio-to"
+        )
+    (run,) = sweeps
+    wanted = retest_run_id(run)
+    retest = store.run(wanted) if wanted is not None and store.has_run(wanted) else None
+    judgement = judge_stored(run, retest)
+    return heatmap_figures(judgement.matrix, judgement.flags(), path, fmt, metric, title)
 
 
 def _compare_systemwide(runs, fmt: str, output: str | None, peak_per_core: float | None) -> bool:

@@ -265,6 +265,9 @@ def sweep(
     its first N; outside, `salloc` asks for them and the sweep runs there,
     ranks started with srun).
 
+    The rules and the retest run are recorded with the sweep run: `commscope
+    report` and `commscope plot` show the stored sweep as judged here.
+
     Exit status 1 when something is flagged (or worse than --baseline).
     """
     from commscope.analysis.sweep import PAIR_METRICS, Policy

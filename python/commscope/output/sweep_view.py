@@ -1,19 +1,29 @@
 """How a sweep looks: the pair table (source, destination, bandwidth, latency, flag) in
-the layout of the one-host-to-every-node tables people make from OMB runs, and an
-N x N heatmap per metric (block means beyond MAX_HEATMAP_HOSTS hosts)."""
+the layout of the one-host-to-every-node tables people make from OMB runs, the flags
+and the pairs cleared as contention as rows, the core pairs of an intra sweep grouped by
+relation, and an N x N heatmap per metric (block means beyond MAX_HEATMAP_HOSTS hosts).
+`commscope sweep` prints these as text; the report and `plot` show the same rows and
+figures of a stored sweep."""
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Sequence
 from pathlib import Path
 
 import numpy as np
 
-from commscope.analysis.sweep import UNIT, Flag, SweepMatrix
+from commscope.analysis.sweep import UNIT, Cleared, Flag, SweepMatrix, intra_groups, number
+from commscope.errors import UsageError
+from commscope.execute.cpu_topology import Cpu, relation
+from commscope.records.run import Run
 
 COLUMNS = (("bw", "Bandwidth (MB/s)"), ("bibw", "Bi-BW (MB/s)"), ("latency", "Latency (us)"))
-#: A heatmap cell per host up to this many hosts; beyond, per block of hosts (their mean).
+#: A heatmap cell per host up to this many hosts; beyond, per block of hosts (their mean),
+#: and the report's pair table lists the flagged pairs only.
 MAX_HEATMAP_HOSTS = 64
+#: SVG ids of the heatmap's cells and of the outlines of flagged cells (tests count them).
+CELLS_GID, FLAGGED_GID = "heatmap-cells", "heatmap-flagged"
 
 
 def flag_text(i: int, j: int, flags: Sequence[Flag], labels: Sequence[str]) -> str:
@@ -26,80 +36,229 @@ def flag_text(i: int, j: int, flags: Sequence[Flag], labels: Sequence[str]) -> s
     return "; ".join(dict.fromkeys(notes))
 
 
-def sweep_table(matrix: SweepMatrix, flags: Sequence[Flag]) -> str:
-    """Every measured pair, one line each, flagged pairs marked."""
+def where_text(where: Sequence[int], labels: Sequence[str]) -> str:
+    """A node's name, or a pair's as "a <-> b"."""
+    return " <-> ".join(labels[i] for i in where)
+
+
+def with_unit(value: float | None, metric: str) -> str:
+    return "-" if value is None else f"{number(value)} {UNIT[metric]}"
+
+
+# -- rows -----------------------------------------------------------------------
+
+
+def pair_rows(
+    matrix: SweepMatrix, flags: Sequence[Flag], only_flagged: bool = False
+) -> tuple[list[str], list[list[str]]]:
+    """Header and one row per measured pair (source, destination, a value per metric with
+    two decimals, flag); with `only_flagged`, the flagged pairs only."""
     labels = matrix.labels
     columns = [(metric, title) for metric, title in COLUMNS if metric in matrix.values]
-    width = max([len("Destination"), *map(len, labels)]) + 2
-    lines = [
-        "Source".ljust(width)
-        + "| "
-        + "Destination".ljust(width)
-        + "".join(f"| {title:>17} " for _, title in columns)
-        + "| Flag",
-        "-" * width + "|-" + "-" * width + "".join("|" + "-" * 19 for _ in columns) + "|-----",
-    ]
-    n = matrix.n
-    for i in range(n):
-        for j in range(i + 1, n):
+    header = ["Source", "Destination", *(title for _, title in columns), "Flag"]
+    rows = []
+    for i in range(matrix.n):
+        for j in range(i + 1, matrix.n):
             cells = [matrix.values[metric][i, j] for metric, _ in columns]
             if all(np.isnan(cell) for cell in cells):
                 continue
-            values = "".join(f"| {'-' if np.isnan(cell) else f'{cell:.2f}':>17} " for cell in cells)
-            lines.append(f"{labels[i]:<{width}}| {labels[j]:<{width}}{values}| {flag_text(i, j, flags, labels)}")
+            flag = flag_text(i, j, flags, labels)
+            if only_flagged and not flag:
+                continue
+            rows.append([labels[i], labels[j], *("-" if np.isnan(cell) else f"{cell:.2f}" for cell in cells), flag])
+    return header, rows
+
+
+def sweep_table(matrix: SweepMatrix, flags: Sequence[Flag]) -> str:
+    """Every measured pair, one line each, flagged pairs marked."""
+    header, rows = pair_rows(matrix, flags)
+    width = max([len("Destination"), *map(len, matrix.labels)]) + 2
+    values = len(header) - 3
+    lines = [
+        f"{header[0]:<{width}}| {header[1]:<{width}}" + "".join(f"| {title:>17} " for title in header[2:-1]) + "| Flag",
+        "-" * width + "|-" + "-" * width + "|-------------------" * values + "|-----",
+    ]
+    for row in rows:
+        lines.append(
+            f"{row[0]:<{width}}| {row[1]:<{width}}" + "".join(f"| {c:>17} " for c in row[2:-1]) + f"| {row[-1]}"
+        )
     return "\n".join(lines) + "\n"
 
 
-def _blocks(values: np.ndarray, labels: Sequence[str]) -> tuple[np.ndarray, list[str]]:
-    """Block means when there are more hosts than a heatmap can show one by one."""
+FLAG_HEADER = ["Kind", "Metric", "Where", "Value", "Population median", "Retest (alone)", "Evidence"]
+
+
+def flag_rows(flags: Sequence[Flag], labels: Sequence[str]) -> list[list[str]]:
+    """A row per flag: bad nodes first, then bad links."""
+    ordered = sorted(flags, key=lambda flag: (flag.kind != "node", flag.where, flag.metric))
+    return [
+        [
+            f"bad {flag.kind}",
+            flag.metric,
+            where_text(flag.where, labels),
+            with_unit(flag.value, flag.metric),
+            with_unit(flag.population_median, flag.metric),
+            with_unit(flag.retest, flag.metric),
+            flag.evidence(labels),
+        ]
+        for flag in ordered
+    ]
+
+
+def flag_record(flag: Flag, labels: Sequence[str]) -> dict:
+    """A flag as `commscope sweep --json` writes it."""
+    return {
+        "kind": flag.kind,
+        "metric": flag.metric,
+        "where": [labels[i] for i in flag.where],
+        "value": flag.value,
+        "population_median": flag.population_median,
+        "retest": flag.retest,
+        "evidence": flag.evidence(labels),
+    }
+
+
+CLEARED_HEADER = ["Pair", "Metric", "In the sweep", "Alone"]
+
+
+def cleared_rows(cleared: Sequence[Cleared], labels: Sequence[str]) -> list[list[str]]:
+    return [
+        [
+            where_text(item.pair, labels),
+            item.metric,
+            with_unit(item.value, item.metric),
+            with_unit(item.retest, item.metric),
+        ]
+        for item in cleared
+    ]
+
+
+INTRA_HEADER = ["Relation", "Metric", "Pairs", "Worst pair (cpus)", "Value"]
+
+
+def intra_rows(run: Run, topology: dict[int, Cpu]) -> list[list[str]]:
+    """Per relation of the two cores (same L3, same socket, across sockets) and metric: the
+    worst pair's best value. `topology` is the host's the sweep measured."""
+    groups = intra_groups(run.points, lambda a, b: relation(topology.get(a), topology.get(b)))
+    return [
+        [
+            group.relation,
+            group.metric,
+            str(group.pairs),
+            f"{group.src_cpu} - {group.dst_cpu}",
+            f"{group.value:.2f} {UNIT[group.metric]}",
+        ]
+        for group in groups
+    ]
+
+
+def intra_table(run: Run, topology: dict[int, Cpu]) -> str:
+    lines = [
+        "",
+        "Core pairs by relation: the worst pair's best value (max bandwidth, min latency)",
+        f"{'Relation':<24}{'Metric':<9}{'Pairs':>6}  {'Worst pair (cpus)':<18}{'Value':>12}",
+    ]
+    for name, metric, pairs, worst, value in intra_rows(run, topology):
+        number, unit = value.split(" ", 1)
+        lines.append(f"{name:<24}{metric:<9}{pairs:>6}  {worst:<18}{number:>12} {unit}")
+    return "\n".join(lines) + "\n"
+
+
+# -- heatmaps -------------------------------------------------------------------
+
+
+def blocks(values: np.ndarray, labels: Sequence[str]) -> tuple[np.ndarray, list[str], int]:
+    """The heatmap's cells: the matrix itself up to MAX_HEATMAP_HOSTS hosts, beyond that the
+    means of blocks of hosts; with the blocks' names and how many hosts a block holds."""
     n = values.shape[0]
     if n <= MAX_HEATMAP_HOSTS:
-        return values, list(labels)
+        return values, list(labels), 1
     size = -(-n // MAX_HEATMAP_HOSTS)
     count = -(-n // size)
     padded = np.full((count * size, count * size), np.nan, dtype=np.float64)
     padded[:n, :n] = values
-    import warnings
-
     with warnings.catch_warnings():
         warnings.simplefilter("ignore", RuntimeWarning)  # an all-NaN block stays NaN
         means = np.nanmean(padded.reshape(count, size, count, size), axis=(1, 3))
     names = [f"{labels[b * size]}..{labels[min(n, (b + 1) * size) - 1]}" for b in range(count)]
-    return means, names
+    return means, names, size
 
 
-def heatmap(matrix: SweepMatrix, metric: str, flags: Sequence[Flag] = ()):
-    """A matplotlib Figure: pairs' values, bad nodes' and links' cells outlined."""
+def flagged_cells(flags: Sequence[Flag], metric: str, count: int, size: int) -> set[tuple[int, int]]:
+    """(row, column) of the cells to outline: a bad node's row, a bad link's two cells; with
+    blocks of `size` hosts, the blocks holding them."""
+    cells: set[tuple[int, int]] = set()
+    for flag in flags:
+        if flag.metric != metric:
+            continue
+        where = [index // size for index in flag.where]
+        if flag.kind == "node":
+            cells |= {(where[0], j) for j in range(count) if size > 1 or j != where[0]}
+        else:
+            cells |= {(where[0], where[1]), (where[1], where[0])}
+    return cells
+
+
+def heatmap(matrix: SweepMatrix, metric: str, flags: Sequence[Flag] = (), title: str | None = None):
+    """A matplotlib Figure: a cell per pair of hosts (or of blocks of hosts), each an element
+    of its own in an SVG (pcolormesh, not a raster image), flagged cells outlined in red."""
+    from matplotlib.collections import PatchCollection
     from matplotlib.figure import Figure
+    from matplotlib.patches import Rectangle
 
-    values, names = _blocks(matrix.values[metric], matrix.labels)
+    if metric not in matrix.values:
+        raise ValueError(f"the sweep has no {metric} values")
+    values, names, size = blocks(matrix.values[metric], matrix.labels)
     n = len(names)
-    fig = Figure(figsize=(min(3 + 0.25 * n, 18), min(2.5 + 0.25 * n, 16)))
+    fig = Figure(figsize=(min(5.5 + 0.2 * n, 18), min(4.5 + 0.2 * n, 16)))
     axis = fig.add_subplot()
-    cmap = "viridis_r" if metric == "latency" else "viridis"
-    image = axis.imshow(np.ma.masked_invalid(values), cmap=cmap, interpolation="nearest")
-    fig.colorbar(image, ax=axis, label=f"{metric} ({UNIT[metric]})")
-    ticks = range(n)
+    cmap = "viridis_r" if metric == "latency" else "viridis"  # better is brighter either way
+    mesh = axis.pcolormesh(np.ma.masked_invalid(values), cmap=cmap)
+    mesh.set_gid(CELLS_GID)
+    axis.set_xlim(0, n)
+    axis.set_ylim(n, 0)  # row 0 at the top, as in a table
+    axis.set_aspect("equal")
+    fig.colorbar(mesh, ax=axis, label=f"{metric} ({UNIT[metric]})")
+    ticks = [index + 0.5 for index in range(n)]
     axis.set_xticks(ticks, names, rotation=90, fontsize=max(4, 10 - n // 10))
     axis.set_yticks(ticks, names, fontsize=max(4, 10 - n // 10))
-    aggregated = n < matrix.n
-    axis.set_title(f"{metric} per pair" + (f" (means of blocks of hosts, {matrix.n} hosts)" if aggregated else ""))
-    if not aggregated:
-        for flag in flags:
-            if flag.metric != metric:
-                continue
-            cells = [(flag.where[0], j) for j in range(n)] if flag.kind == "node" else [flag.where, flag.where[::-1]]
-            for i, j in cells:
-                if i != j:
-                    axis.add_patch(_outline(j, i))
+    aggregated = f" (means of blocks of {size} hosts, {matrix.n} hosts)" if size > 1 else ""
+    axis.set_title(title or f"{metric} per pair{aggregated}; flagged cells outlined", fontsize=10)
+    outlines = [Rectangle((j, i), 1, 1) for i, j in sorted(flagged_cells(flags, metric, n, size))]
+    if outlines:
+        collection = PatchCollection(outlines, facecolor="none", edgecolor="red", linewidth=1.5)
+        collection.set_gid(FLAGGED_GID)
+        axis.add_collection(collection)
     fig.tight_layout()
     return fig
 
 
-def _outline(x: int, y: int):
-    from matplotlib.patches import Rectangle
+def heatmap_svgs(matrix: SweepMatrix, flags: Sequence[Flag]) -> dict[str, bytes]:
+    """One SVG heatmap per metric, for the report."""
+    from commscope.output.plot import render
 
-    return Rectangle((x - 0.5, y - 0.5), 1, 1, fill=False, edgecolor="red", linewidth=1.5)
+    return {metric: render(heatmap(matrix, metric, flags), "svg") for metric in matrix.values}
+
+
+def heatmap_figures(
+    matrix: SweepMatrix,
+    flags: Sequence[Flag],
+    path: Path,
+    fmt: str,
+    metric: str | None = None,
+    title: str | None = None,
+) -> dict[Path, bytes]:
+    """`commscope plot` of a sweep: FILE.svg becomes FILE-bw.svg, FILE-latency.svg, ... (one
+    metric: FILE-METRIC.svg), each a heatmap in `fmt` (png or svg)."""
+    from commscope.output.plot import render
+
+    if metric is not None and metric not in matrix.values:
+        raise UsageError(f"--metric {metric}: the sweep measured {', '.join(matrix.values)}")
+    chosen = [metric] if metric else list(matrix.values)
+    return {
+        path.with_name(f"{path.stem}-{name}{path.suffix}"): render(heatmap(matrix, name, flags, title), fmt)
+        for name in chosen
+    }
 
 
 def heatmap_files(matrix: SweepMatrix, flags: Sequence[Flag], folder: Path) -> list[Path]:

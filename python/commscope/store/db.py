@@ -554,6 +554,18 @@ class Store:
         )
         return run_id
 
+    @_store_errors("write to")
+    def add_provenance(self, run_id: int, entries: dict[str, Any]) -> None:
+        """Add entries to a stored run's provenance (a key given replaces its value). For what
+        is known only after the run was stored: a sweep's retest run id. Provenance is JSON
+        text in its column, so no migration is needed for new entries."""
+        with write_transaction(self.conn) as conn:
+            row = conn.execute("SELECT provenance FROM runs WHERE id = ?", (run_id,)).fetchone()
+            if row is None:
+                raise UsageError(f"no run {run_id} in {self.path}")
+            merged = {**(_from_json(row["provenance"]) or {}), **entries}
+            conn.execute("UPDATE runs SET provenance = ? WHERE id = ?", (_to_json(merged), run_id))
+
     @staticmethod
     def _system_id(conn: sqlite3.Connection, name: str) -> int:
         conn.execute("INSERT OR IGNORE INTO systems (name, created_at) VALUES (?, ?)", (name, now()))

@@ -3,13 +3,16 @@
 1. One launch of `commscope-bench pairs` with one rank per host (one-to-all, all-pairs)
    or one rank per core of one host, pinned (intra). It is stored as ONE run: every
    pair and metric a point with its statistics.
-2. analysis.sweep finds node candidates and suspect pairs per metric.
+2. analysis.sweep finds node candidates and suspect pairs per metric (through
+   analysis.sweep_verdicts, which the report uses on stored sweeps too).
 3. The suspects are measured again in a second launch, `pairs --schedule FILE
    --serial`, one pair at a time while the others wait, so a pair slow only because
    it shared the network (or, here, the CPUs) with the rest of its round recovers. The
    retest is stored as a run too.
 4. The verdicts: bad nodes and bad links, each with its evidence, and a table in the
-   layout of the one-host-to-every-node tables people make by hand.
+   layout of the one-host-to-every-node tables people make by hand. The rules, the
+   retest run's id (and for intra sweeps the cores' topology) go into the sweep run's
+   provenance, so `commscope report` judges the stored sweep as it was judged here.
 
 Hosts come from --hosts or --hostfile, or from Slurm (--nodes N): inside an allocation
 its first N nodes, outside one the same command line again inside `salloc` (cluster/allocate.py).
@@ -29,28 +32,25 @@ from pathlib import Path
 import numpy as np
 
 from commscope import ui
-from commscope.analysis.sweep import (
-    PAIR_METRICS,
-    UNIT,
-    Cleared,
-    Flag,
-    Policy,
-    SweepMatrix,
-    Verdict,
-    compare_to_baseline,
-    find_suspects,
-    intra_groups,
-    judge,
-    matrix_from_run,
+from commscope.analysis.sweep import PAIR_METRICS, Policy, compare_to_baseline, matrix_from_run, number
+from commscope.analysis.sweep_verdicts import (
+    SWEEP_KEY,
+    RetestPlan,
+    SweepJudgement,
+    judge_sweep,
+    plan_retest,
+    stored_topology,
+    sweep_record,
+    values_alone,
 )
 from commscope.cluster.allocate import allocation_hosts, in_allocation, run_in_allocation, salloc_argv
 from commscope.cluster.config import load as load_config
 from commscope.errors import EXIT_FAILED, EXIT_INTERRUPTED, EXIT_OK, CommscopeError, UsageError
 from commscope.execute.core import core_mpi_flavour, find_core
-from commscope.execute.cpu_topology import cpu_topology, relation
+from commscope.execute.cpu_topology import cpu_topology
 from commscope.execute.launchers import resolve_launcher
 from commscope.execute.runner import Runner, RunRequest, _StopSignals, plan
-from commscope.output.sweep_view import heatmap_files, sweep_table
+from commscope.output.sweep_view import flag_record, heatmap_files, intra_table, sweep_table, where_text
 from commscope.records.invocation import invocation
 from commscope.records.run import Run
 from commscope.records.suite import Entry
@@ -126,10 +126,8 @@ class _QuietRunner(Runner):
 @dataclass
 class SweepResult:
     run: Run
-    matrix: SweepMatrix
     retest_run: Run | None
-    verdicts: dict[str, Verdict]
-    retest_values: dict[str, dict[tuple[int, int], float]]
+    judgement: SweepJudgement
 
 
 class Sweeper:
@@ -182,52 +180,43 @@ class Sweeper:
         schedule = "one-to-all:0" if self.request.mode == "one-to-all" else "all-pairs"
         return ["--schedule", schedule, "--metric", ",".join(self.request.metrics), *self.request.core_flags]
 
-    def retest(
-        self, pairs_by_metric: dict[str, list[tuple[int, int]]], signals: _StopSignals, folder: Path
-    ) -> tuple[Run, dict[str, dict[tuple[int, int], float]]]:
-        metrics = [metric for metric in PAIR_METRICS if pairs_by_metric.get(metric)]
-        pairs = list(dict.fromkeys(pair for metric in metrics for pair in pairs_by_metric[metric]))
+    def retest(self, plan: RetestPlan, signals: _StopSignals, folder: Path) -> Run:
         schedule = folder / "retest.pairs"
         schedule.write_text(
-            "# suspects of the sweep, measured one at a time\n" + "".join(f"{a} {b}\n" for a, b in pairs)
+            "# suspects of the sweep, measured one at a time\n" + "".join(f"{a} {b}\n" for a, b in plan.all_pairs())
         )
-        flags = ["--schedule", str(schedule), "--serial", "--metric", ",".join(metrics), *self.request.core_flags]
-        run = self.launch(flags, signals)
-        values: dict[str, dict[tuple[int, int], float]] = {metric: {} for metric in metrics}
-        alone = matrix_from_run(run)
-        for metric in metrics:
-            for a, b in pairs_by_metric[metric]:
-                if metric in alone.values and not np.isnan(alone.values[metric][a, b]):
-                    values[metric][(a, b)] = float(alone.values[metric][a, b])
-        return run, values
+        metrics = ",".join(plan.metrics())
+        flags = ["--schedule", str(schedule), "--serial", "--metric", metrics, *self.request.core_flags]
+        return self.launch(flags, signals)
+
+    def record(self, run: Run) -> dict:
+        """What the sweep run keeps of its judgement (analysis.sweep_verdicts)."""
+        cpus = None
+        if self.request.mode == "intra":  # the topology of the host measured, for the report
+            used = {cpu for point in run.points if point.pair for cpu in (point.pair.src_cpu, point.pair.dst_cpu)}
+            cpus = {cpu: where for cpu, where in cpu_topology().items() if cpu in used}
+        return sweep_record(self.request.mode, self.request.policy, self.request.retest, cpus)
 
     def sweep(self, store: Store, invocation_id: int) -> SweepResult:
         with _StopSignals() as signals:
             run = self.launch(self.schedule_flags(), signals)
+            run.provenance = {**(run.provenance or {}), SWEEP_KEY: self.record(run)}
             run.id = store.add_run(run, invocation_id)
             if signals.received or run.status != "complete" or not run.points:
                 raise _Stopped(run, signals)
             matrix = matrix_from_run(run)
-            suspects = {
-                metric: find_suspects(values, metric, self.request.policy.rules[metric])
-                for metric, values in matrix.values.items()
-            }
-            to_retest = {
-                metric: found.retest_pairs(self.request.policy, matrix.values[metric])
-                for metric, found in suspects.items()
-            }
-            retest_run, retest_values = None, {}
-            if self.request.retest and any(to_retest.values()):
+            plan = plan_retest(matrix, self.request.policy)
+            retest_run, alone = None, {}
+            if self.request.retest and plan:
                 with tempfile.TemporaryDirectory(prefix="commscope-sweep-", dir=_shared_tmp()) as folder:
-                    retest_run, retest_values = self.retest(to_retest, signals, Path(folder))
+                    retest_run = self.retest(plan, signals, Path(folder))
+                retest_run.provenance = {**(retest_run.provenance or {}), SWEEP_KEY: {"retest_of": run.id}}
                 retest_run.id = store.add_run(retest_run, invocation_id)
-            verdicts = {
-                metric: judge(
-                    found, self.request.policy.rules[metric], retest_values.get(metric), matrix.values[metric]
-                )
-                for metric, found in suspects.items()
-            }
-        return SweepResult(run, matrix, retest_run, verdicts, retest_values)
+                store.add_provenance(run.id, {SWEEP_KEY: {**run.provenance[SWEEP_KEY], "retest_run": retest_run.id}})
+                alone = values_alone(plan, matrix_from_run(retest_run))
+            verdicts = judge_sweep(matrix, self.request.policy, plan, alone)
+        judgement = SweepJudgement(matrix, self.request.policy, verdicts, retest_run.id if retest_run else None)
+        return SweepResult(run, retest_run, judgement)
 
 
 class _Stopped(CommscopeError):
@@ -243,17 +232,10 @@ def _shared_tmp() -> str | None:
     return os.environ.get("COMMSCOPE_SWEEP_TMP") or os.getcwd()
 
 
-def flags_of(result: SweepResult) -> list[Flag]:
-    return [flag for verdict in result.verdicts.values() for flag in verdict.flags]
-
-
-def cleared_of(result: SweepResult) -> list[Cleared]:
-    return [item for verdict in result.verdicts.values() for item in verdict.cleared]
-
-
 def matrix_document(result: SweepResult) -> dict:
     """The JSON matrix (--json): hosts, a matrix per metric, flags with evidence."""
-    labels = result.matrix.labels
+    judgement = result.judgement
+    labels = judgement.matrix.labels
 
     def cell(value) -> float | None:
         return None if np.isnan(value) else round(float(value), 4)
@@ -266,43 +248,14 @@ def matrix_document(result: SweepResult) -> dict:
         "hosts": labels,
         "units": {"latency": "us", "bw": "MB/s", "bibw": "MB/s"},
         "matrices": {
-            metric: [[cell(v) for v in row] for row in values] for metric, values in result.matrix.values.items()
+            metric: [[cell(v) for v in row] for row in values] for metric, values in judgement.matrix.values.items()
         },
-        "flags": [
-            {
-                "kind": flag.kind,
-                "metric": flag.metric,
-                "where": [labels[i] for i in flag.where],
-                "value": flag.value,
-                "population_median": flag.population_median,
-                "retest": flag.retest,
-                "evidence": flag.evidence(labels),
-            }
-            for flag in flags_of(result)
-        ],
+        "flags": [flag_record(flag, labels) for flag in judgement.flags()],
         "cleared": [
             {"metric": item.metric, "pair": [labels[i] for i in item.pair], "value": item.value, "retest": item.retest}
-            for item in cleared_of(result)
+            for item in judgement.cleared()
         ],
     }
-
-
-def intra_table(run: Run) -> str:
-    """Per relation of the two cores (same L3, same socket, across sockets) and metric: the
-    worst pair's best value. The topology is this machine's: run intra on the node itself."""
-    topology = cpu_topology()
-    groups = intra_groups(run.points, lambda a, b: relation(topology.get(a), topology.get(b)))
-    lines = [
-        "",
-        "Core pairs by relation: the worst pair's best value (max bandwidth, min latency)",
-        f"{'Relation':<24}{'Metric':<9}{'Pairs':>6}  {'Worst pair (cpus)':<18}{'Value':>12}",
-    ]
-    for group in groups:
-        lines.append(
-            f"{group.relation:<24}{group.metric:<9}{group.pairs:>6}  "
-            f"{f'{group.src_cpu} - {group.dst_cpu}':<18}{group.value:>12.2f} {UNIT[group.metric]}"
-        )
-    return "\n".join(lines) + "\n"
 
 
 def check_nodes(request: SweepRequest) -> None:
@@ -329,32 +282,30 @@ def run_sweep(request: SweepRequest, db: Path) -> int:
         invocation_id = store.add_invocation(invocation("sweep", request.argv))
         result = sweeper.sweep(store, invocation_id)
         baseline = store.run(request.baseline) if request.baseline is not None else None
-    labels = result.matrix.labels
-    sys.stdout.write(sweep_table(result.matrix, flags_of(result)))
-    flags = flags_of(result)
+    matrix, flags = result.judgement.matrix, result.judgement.flags()
+    labels = matrix.labels
+    sys.stdout.write(sweep_table(matrix, flags))
     for flag in flags:
-        where = labels[flag.where[0]] if flag.kind == "node" else " <-> ".join(labels[i] for i in flag.where)
-        ui.warn(f"bad {flag.kind} {where}: {flag.evidence(labels)}")
-    for item in cleared_of(result):
+        ui.warn(f"bad {flag.kind} {where_text(flag.where, labels)}: {flag.evidence(labels)}")
+    for item in result.judgement.cleared():
         ui.note(
-            f"contention, not a fault: {' <-> '.join(labels[i] for i in item.pair)} {item.metric} "
-            f"{item.value:.4g} in the sweep, {item.retest:.4g} alone"
+            f"contention, not a fault: {where_text(item.pair, labels)} {item.metric} "
+            f"{number(item.value)} in the sweep, {number(item.retest)} alone"
         )
     if request.mode == "intra":
-        sys.stdout.write(intra_table(result.run))
+        sys.stdout.write(intra_table(result.run, stored_topology(result.run) or {}))
     changes = []
     if baseline is not None:
-        changes = compare_to_baseline(matrix_from_run(baseline), result.matrix, request.policy)
+        changes = compare_to_baseline(matrix_from_run(baseline), matrix, request.policy)
         for change in changes:
-            a, b = change.pair
             ui.warn(
-                f"worse than baseline run {baseline.id}: {labels[a]} <-> {labels[b]} {change.metric} "
-                f"{change.new:.4g} (was {change.base:.4g}, x{change.ratio:.2f})"
+                f"worse than baseline run {baseline.id}: {where_text(change.pair, labels)} {change.metric} "
+                f"{number(change.new)} (was {number(change.base)}, x{change.ratio:.2f})"
             )
     if request.json_out:
         request.json_out.write_text(json.dumps(matrix_document(result), indent=1) + "\n")
     if request.plot:
-        for path in heatmap_files(result.matrix, flags, request.plot):
+        for path in heatmap_files(matrix, flags, request.plot):
             ui.note(f"heatmap: {path}")
     retest = f", retest run {result.retest_run.id}" if result.retest_run else ""
     ui.note(f"stored sweep run {result.run.id}{retest} in {db}; {len(flags)} flag{'s' if len(flags) != 1 else ''}")

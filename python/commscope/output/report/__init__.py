@@ -73,7 +73,19 @@ def render_markdown(report: Report, markdown_path: Path) -> dict[Path, bytes]:
             figures.append(Markup(f"{folder.name}/{path.name}"))
         else:
             figures.append(None)
-    text = _markdown_environment().get_template("report.md.j2").render(report=report, figures=figures)
+    sweep_figures = []
+    for sweep in report.sweeps:
+        paths = []
+        for heatmap in sweep.heatmaps:
+            path = folder / f"sweep-{sweep.run_id}-{heatmap.metric}.svg"
+            files[path] = heatmap.svg
+            paths.append((heatmap.metric, Markup(f"{folder.name}/{path.name}")))
+        sweep_figures.append(paths)
+    text = (
+        _markdown_environment()
+        .get_template("report.md.j2")
+        .render(report=report, figures=figures, sweep_figures=sweep_figures)
+    )
     return {markdown_path: text.encode(), **files}
 
 

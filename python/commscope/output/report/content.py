@@ -3,18 +3,20 @@ strings and tables, no markup, so the templates alone decide the escaping."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
 from commscope import __version__
 from commscope.analysis.check import CheckResult
 from commscope.analysis.compare import compare, primary, series
 from commscope.analysis.model import fits as fit_model
+from commscope.analysis.sweep_verdicts import is_sweep
 from commscope.analysis.systemwide import is_system_run
 from commscope.errors import UsageError
 from commscope.output import plot
 from commscope.output.comparison import text_cells
-from commscope.output.report import systemwide, warnings
+from commscope.output.report import sweep, systemwide, warnings
+from commscope.output.report.table import Table
 from commscope.output.views import (
     MODEL_HEADER,
     VERDICT_HEADER,
@@ -28,13 +30,6 @@ from commscope.records.invocation import now
 from commscope.records.metrics import metric_title
 from commscope.records.run import Run
 from commscope.records.text import format_size
-
-
-@dataclass
-class Table:
-    header: Sequence[str]
-    rows: Sequence[Sequence[str]]
-    caption: str = ""
 
 
 @dataclass
@@ -91,6 +86,7 @@ class Report:
     verdicts: list[Verdict] = field(default_factory=list)
     unmatched: list[str] = field(default_factory=list)
     system_sections: list[systemwide.SystemSection] = field(default_factory=list)
+    sweeps: list[sweep.SweepSection] = field(default_factory=list)
 
     @property
     def passed(self) -> bool | None:
@@ -136,15 +132,23 @@ def _verdict(curve) -> Verdict:
 
 
 def build(
-    runs: Sequence[Run], database: str, check: CheckResult | None = None, title: str = "commscope report"
+    runs: Sequence[Run],
+    database: str,
+    check: CheckResult | None = None,
+    title: str = "commscope report",
+    retests: Mapping[int, Run] | None = None,
 ) -> Report:
+    """The report of `runs`. `retests` holds the retest runs of the sweeps among them, by
+    the sweep run's id (the CLI loads them from the store), so sweeps are judged as they
+    were at the time."""
     # Runs are named as in their section's table; elsewhere the run id stands beside the name.
     names = {run.id: run.label or run.system or "" for run in runs}
     curves: dict[str, list] = {}
     for curve in check.curves if check else []:
         curves.setdefault(curve.benchmark, []).append(curve)
     summaries, sections, fit_lines = [], [], {}
-    network = [run for run in runs if not is_system_run(run)]
+    network = [run for run in runs if not is_system_run(run) and not is_sweep(run)]
+    sweeps, sweep_headlines = sweep.sections([run for run in runs if is_sweep(run)], retests or {})
     for benchmark in dict.fromkeys(run.benchmark for run in network):
         group = [run for run in runs if run.benchmark == benchmark]
         try:
@@ -168,6 +172,7 @@ def build(
             section.notes.append(note)
         sections.append(section)
     for run in runs:
+        swept = run.id in sweep_headlines  # a pair's numbers are in its section, not one figure
         summaries.append(
             RunSummary(
                 run.id,
@@ -175,10 +180,10 @@ def build(
                 run.label or "",
                 run.system or "",
                 run.status,
-                small_message_latency(run),
-                peak_bandwidth(run),
+                "-" if swept else small_message_latency(run),
+                "-" if swept else peak_bandwidth(run),
                 fit_lines.get(run.id, "-"),
-                systemwide.headline(run),
+                sweep_headlines[run.id] if swept else systemwide.headline(run),
             )
         )
     report = Report(
@@ -195,6 +200,7 @@ def build(
         ],
     )
     report.system_sections = systemwide.sections([run for run in runs if is_system_run(run)])
+    report.sweeps = sweeps
     if check is not None:
         report.baseline = check.baseline
         report.verdicts = [verdict for section in sections for verdict in section.verdicts]

@@ -1,0 +1,188 @@
+"""A sweep's judgement, in one place: from the sweep run's matrix, the policy and the
+retest run's values alone to the bad nodes and links. `commscope sweep` uses it as it
+measures (plan_retest, then judge_sweep once the retest is back) and the report and
+`plot` use it on stored runs (judge_stored), so a stored sweep is judged exactly as it
+was at the time.
+
+What that needs is kept in the sweep run's provenance under "sweep" (no new column):
+
+    {"mode": "all-pairs", "rules": {...rules file's shape...}, "retest": true,
+     "retest_run": 2, "cpus": {"0": {"package": "0", "core": "0", "l3": "0-1"}, ...}}
+
+"retest" is whether a retest was asked for (--no-retest: false); "retest_run" the id of
+the serial retest's run, null when nothing was suspect; "cpus" (intra sweeps) where the
+cores sit, so the report groups core pairs by the topology of the host measured, not of
+the machine that writes the report. The retest run's provenance says
+{"sweep": {"retest_of": ID}}.
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, field
+
+import numpy as np
+
+from commscope.analysis.sweep import (
+    PAIR_METRICS,
+    Cleared,
+    Flag,
+    Policy,
+    Suspects,
+    SweepMatrix,
+    Verdict,
+    find_suspects,
+    judge,
+    matrix_from_run,
+)
+from commscope.analysis.sweep_rules import RulesError, policy_of_mapping, rules_mapping
+from commscope.errors import UsageError
+from commscope.execute.cpu_topology import Cpu
+from commscope.records.run import Run
+
+#: The key of a sweep's entry in a run's provenance.
+SWEEP_KEY = "sweep"
+Pair = tuple[int, int]
+
+
+@dataclass
+class RetestPlan:
+    """Per metric: what step 1 found, and the pairs to measure again alone."""
+
+    suspects: dict[str, Suspects]
+    pairs: dict[str, list[Pair]]
+
+    def __bool__(self) -> bool:
+        return any(self.pairs.values())
+
+    def metrics(self) -> list[str]:
+        return [metric for metric in PAIR_METRICS if self.pairs.get(metric)]
+
+    def all_pairs(self) -> list[Pair]:
+        """Every pair to retest once, in metric order (one serial launch measures them all)."""
+        return list(dict.fromkeys(pair for metric in self.metrics() for pair in self.pairs[metric]))
+
+
+@dataclass
+class SweepJudgement:
+    """The verdicts of one sweep and what they were judged with."""
+
+    matrix: SweepMatrix
+    policy: Policy
+    verdicts: dict[str, Verdict]
+    retest_run_id: int | None = None
+    notes: list[str] = field(default_factory=list)  # why the judgement may differ from the sweep's own
+
+    def flags(self) -> list[Flag]:
+        return [flag for verdict in self.verdicts.values() for flag in verdict.flags]
+
+    def cleared(self) -> list[Cleared]:
+        return [item for verdict in self.verdicts.values() for item in verdict.cleared]
+
+
+def plan_retest(matrix: SweepMatrix, policy: Policy) -> RetestPlan:
+    suspects = {metric: find_suspects(values, metric, policy.rules[metric]) for metric, values in matrix.values.items()}
+    pairs = {metric: found.retest_pairs(policy, matrix.values[metric]) for metric, found in suspects.items()}
+    return RetestPlan(suspects, pairs)
+
+
+def values_alone(plan: RetestPlan, retest: SweepMatrix) -> dict[str, dict[Pair, float]]:
+    """Per metric, the value alone of each pair retested for that metric. The retest run
+    measured every metric of every retested pair; a pair counts only for the metrics it
+    was retested for, as at the time."""
+    values: dict[str, dict[Pair, float]] = {}
+    for metric in plan.metrics():
+        alone = retest.values.get(metric)
+        values[metric] = {
+            pair: float(alone[pair]) for pair in plan.pairs[metric] if alone is not None and not np.isnan(alone[pair])
+        }
+    return values
+
+
+def judge_sweep(
+    matrix: SweepMatrix, policy: Policy, plan: RetestPlan, alone: dict[str, dict[Pair, float]]
+) -> dict[str, Verdict]:
+    return {
+        metric: judge(found, policy.rules[metric], alone.get(metric), matrix.values[metric])
+        for metric, found in plan.suspects.items()
+    }
+
+
+# -- the record in the provenance -------------------------------------------------
+
+
+def sweep_record(mode: str, policy: Policy, retest: bool, cpus: dict[int, Cpu] | None = None) -> dict:
+    """The sweep run's provenance entry, before its retest (retest_run is added after)."""
+    record = {"mode": mode, "rules": rules_mapping(policy), "retest": retest, "retest_run": None}
+    if cpus is not None:
+        record["cpus"] = {str(cpu): asdict(where) for cpu, where in sorted(cpus.items())}
+    return record
+
+
+def record_of(run: Run) -> dict:
+    """The run's sweep entry ({} for a pairs run stored before commscope kept one)."""
+    entry = (run.provenance or {}).get(SWEEP_KEY)
+    return entry if isinstance(entry, dict) else {}
+
+
+def is_sweep(run: Run) -> bool:
+    return run.benchmark == "pairs"
+
+
+def retest_of(run: Run) -> int | None:
+    """The sweep run a retest run measured suspects of, or None."""
+    value = record_of(run).get("retest_of")
+    return value if isinstance(value, int) else None
+
+
+def retest_run_id(run: Run) -> int | None:
+    value = record_of(run).get("retest_run")
+    return value if isinstance(value, int) else None
+
+
+def stored_topology(run: Run) -> dict[int, Cpu] | None:
+    """Where the cores of an intra sweep sat, as recorded at the time; None if not recorded."""
+    cpus = record_of(run).get("cpus")
+    if not isinstance(cpus, dict):
+        return None
+    try:
+        return {int(cpu): Cpu(**where) for cpu, where in cpus.items()}
+    except (TypeError, ValueError) as exc:
+        raise UsageError(f"run {run.id}: the sweep's recorded core topology cannot be read: {exc}") from exc
+
+
+def judge_stored(run: Run, retest: Run | None) -> SweepJudgement:
+    """Judge a stored sweep again with the rules and retest it was judged with. A pairs run
+    without a record (stored before commscope kept one, or imported) is judged with the
+    default rules and no retest, and the notes say so; so does a missing retest run."""
+    if not is_sweep(run):
+        raise UsageError(f"run {run.id} is a {run.benchmark} run, not a sweep (benchmark pairs)")
+    if retest_of(run) is not None:
+        raise UsageError(f"run {run.id} is the serial retest of sweep run {retest_of(run)}: name run {retest_of(run)}")
+    record = record_of(run)
+    notes: list[str] = []
+    if "rules" in record:
+        try:
+            policy = policy_of_mapping(record["rules"], f"run {run.id}: provenance sweep.rules")
+        except RulesError as exc:
+            raise UsageError(str(exc)) from exc
+    else:
+        policy = Policy()
+        notes.append(
+            f"run {run.id} does not record the rules it was judged with (stored before commscope kept them, "
+            "or imported): judged here with the default rules, suspects as found"
+        )
+    matrix = matrix_from_run(run)
+    plan = plan_retest(matrix, policy)
+    wanted = retest_run_id(run)
+    alone: dict[str, dict[Pair, float]] = {}
+    if retest is not None:
+        if wanted is not None and retest.id != wanted:
+            raise UsageError(f"run {retest.id} is not the retest of sweep run {run.id} (that is run {wanted})")
+        if retest.ranks != run.ranks:
+            raise UsageError(f"retest run {retest.id} has {retest.ranks} ranks, sweep run {run.id} {run.ranks}")
+        alone = values_alone(plan, matrix_from_run(retest))
+    elif wanted is not None:
+        notes.append(f"retest run {wanted} of sweep run {run.id} is not in the store: suspects judged as found")
+    elif record.get("retest") is False and plan:
+        notes.append(f"sweep run {run.id} was measured with --no-retest: suspects stand as found")
+    return SweepJudgement(matrix, policy, judge_sweep(matrix, policy, plan, alone), wanted, notes)
