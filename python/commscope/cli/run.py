@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import dataclasses
+import sys
 from pathlib import Path
 
 import click
@@ -271,7 +273,7 @@ def sweep(
     Exit status 1 when something is flagged (or worse than --baseline).
     """
     from commscope.analysis.sweep import PAIR_METRICS, Policy
-    from commscope.sweep.run import SweepRequest, run_sweep
+    from commscope.sweep.run import SweepRequest, check_nodes, run_sweep
 
     chosen = tuple(name.strip() for name in metrics.split(",") if name.strip())
     unknown = [name for name in chosen if name not in PAIR_METRICS]
@@ -307,4 +309,13 @@ def sweep(
         plot=plot,
         core_flags=ctx.meta.get("core_flags", []),
     )
+    check_nodes(request)
+    if nodes is not None:
+        from commscope.cluster.allocate import allocation_hosts, in_allocation, run_in_allocation, salloc_argv
+        from commscope.cluster.config import load as load_config
+
+        if not in_allocation():  # the same command line again, inside an allocation of the nodes
+            salloc = salloc_argv(nodes, load_config(), partition, time)
+            ctx.exit(run_in_allocation(salloc, [sys.executable, "-m", "commscope", *request.argv[1:]]))
+        request = dataclasses.replace(request, hosts=tuple(allocation_hosts(nodes)))
     ctx.exit(run_sweep(request, db))

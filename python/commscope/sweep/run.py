@@ -14,8 +14,8 @@
    retest run's id (and for intra sweeps the cores' topology) go into the sweep run's
    provenance, so `commscope report` judges the stored sweep as it was judged here.
 
-Hosts come from --hosts or --hostfile, or from Slurm (--nodes N): inside an allocation
-its first N nodes, outside one the same command line again inside `salloc` (cluster/allocate.py).
+Hosts come from --hosts or --hostfile; with --nodes N the command line (cli/run.py) takes
+them from a Slurm allocation (cluster/allocate.py) and checks the combination here.
 """
 
 from __future__ import annotations
@@ -43,8 +43,6 @@ from commscope.analysis.sweep_verdicts import (
     sweep_record,
     values_alone,
 )
-from commscope.cluster.allocate import allocation_hosts, in_allocation, run_in_allocation, salloc_argv
-from commscope.cluster.config import load as load_config
 from commscope.errors import EXIT_FAILED, EXIT_INTERRUPTED, EXIT_OK, CommscopeError, UsageError
 from commscope.execute.core import core_mpi_flavour, find_core
 from commscope.execute.cpu_topology import cpu_topology
@@ -66,7 +64,7 @@ class SweepRequest:
     mode: str
     hosts: tuple[str, ...] = ()
     hostfile: str | None = None
-    nodes: int | None = None  # the hosts are the nodes of a Slurm allocation
+    nodes: int | None = None  # --nodes: the hosts are a Slurm allocation's (cli/run.py fills them in)
     partition: str | None = None  # salloc's, when --nodes asks Slurm for the nodes
     time: str | None = None
     source: str | None = None  # one-to-all: the host every other is measured from
@@ -89,9 +87,7 @@ class SweepRequest:
 def hosts_of(request: SweepRequest) -> list[str]:
     if request.hosts and request.hostfile:
         raise UsageError("give hosts either with --hosts or with --hostfile, not both")
-    if request.nodes is not None:
-        hosts = allocation_hosts(request.nodes)
-    elif request.hostfile:
+    if request.hostfile:
         try:
             lines = Path(request.hostfile).read_text().splitlines()
         except OSError as exc:
@@ -272,11 +268,6 @@ def check_nodes(request: SweepRequest) -> None:
 
 
 def run_sweep(request: SweepRequest, db: Path) -> int:
-    check_nodes(request)
-    if request.nodes is not None and not in_allocation():
-        # the same command line again, inside an allocation of the nodes
-        salloc = salloc_argv(request.nodes, load_config(), request.partition, request.time)
-        return run_in_allocation(salloc, [sys.executable, "-m", "commscope", *request.argv[1:]])
     sweeper = Sweeper(request)
     with Store(db) as store:
         invocation_id = store.add_invocation(invocation("sweep", request.argv))
