@@ -28,6 +28,8 @@ from commscope.analysis.compare import (
     varying_axes,
 )
 from commscope.analysis.stats import Evidence, Summary, worse_evidence
+from commscope.analysis.sweep_check import SweepCheck, check_sweep, sweeps_of
+from commscope.analysis.sweep_verdicts import is_sweep
 from commscope.errors import UsageError
 from commscope.records.metrics import higher_is_worse, time_relation, unit_of
 from commscope.records.run import Axes, Point, Run
@@ -286,10 +288,11 @@ class CheckResult:
     baseline: str
     curves: list[CurveVerdict]
     unmatched: list[Run]  # new runs of benchmarks the baseline does not have
+    sweeps: list[SweepCheck] = field(default_factory=list)  # pairs runs, judged pair by pair
 
     @property
     def passed(self) -> bool:
-        return all(curve.passed for curve in self.curves)
+        return all(curve.passed for curve in self.curves) and all(sweep.passed for sweep in self.sweeps)
 
 
 def check(
@@ -301,7 +304,14 @@ def check(
     overlap = {run.id for run in base_runs} & {run.id for run in new_runs}
     if overlap:
         raise UsageError(f"run {', '.join(map(str, sorted(overlap)))} is part of baseline {baseline!r} itself")
-    curves, unmatched = [], []
+    curves, unmatched, sweeps = [], [], []
+    base_sweeps = sweeps_of(base_runs)
+    for run in sweeps_of(new_runs):  # the latest sweep of the baseline is the reference
+        if base_sweeps:
+            sweeps.append(check_sweep(run, base_sweeps[-1]))
+        else:
+            unmatched.append(run)
+    new_runs = [run for run in new_runs if not is_sweep(run)]  # a retest run goes with its sweep
     groups = repeat_groups(new_runs)
     names = [group[0].label or group[0].system for group in groups]
     if len(set(names)) == 1:
@@ -314,10 +324,10 @@ def check(
             continue
         chosen = common_metric(base + new, metric)
         curves += judge_curves(benchmark, chosen, base, new, policy, name)
-    if not curves:
+    if not curves and not sweeps:
         have = ", ".join(sorted({run.benchmark for run in base_runs})) or "no runs"
         raise UsageError(
             f"baseline {baseline!r} has none of the benchmarks checked "
             f"({', '.join(sorted({run.benchmark for run in new_runs}))}); it has: {have}"
         )
-    return CheckResult(baseline, curves, unmatched)
+    return CheckResult(baseline, curves, unmatched, sweeps)

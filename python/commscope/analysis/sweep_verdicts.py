@@ -150,6 +150,17 @@ def stored_topology(run: Run) -> dict[int, Cpu] | None:
         raise UsageError(f"run {run.id}: the sweep's recorded core topology cannot be read: {exc}") from exc
 
 
+def stored_policy(run: Run) -> Policy | None:
+    """The rules a stored sweep was judged with; None where it does not record them."""
+    record = record_of(run)
+    if "rules" not in record:
+        return None
+    try:
+        return policy_of_mapping(record["rules"], f"run {run.id}: provenance sweep.rules")
+    except RulesError as exc:
+        raise UsageError(str(exc)) from exc
+
+
 def judge_stored(run: Run, retest: Run | None) -> SweepJudgement:
     """Judge a stored sweep again with the rules and retest it was judged with. A pairs run
     without a record (stored before commscope kept one, or imported) is judged with the
@@ -160,12 +171,8 @@ def judge_stored(run: Run, retest: Run | None) -> SweepJudgement:
         raise UsageError(f"run {run.id} is the serial retest of sweep run {retest_of(run)}: name run {retest_of(run)}")
     record = record_of(run)
     notes: list[str] = []
-    if "rules" in record:
-        try:
-            policy = policy_of_mapping(record["rules"], f"run {run.id}: provenance sweep.rules")
-        except RulesError as exc:
-            raise UsageError(str(exc)) from exc
-    else:
+    policy = stored_policy(run)
+    if policy is None:
         policy = Policy()
         notes.append(
             f"run {run.id} does not record the rules it was judged with (stored before commscope kept them, "

@@ -205,7 +205,7 @@ def check(
     junit,
     db: Path,
 ) -> None:
-    """Check new runs against a baseline, size by size.
+    """Check new runs against a baseline, size by size (sweeps: pair by pair).
 
     Per message size, the median of the new runs is compared with the median
     of the baseline's runs of the same benchmark. A size fails when it is
@@ -215,6 +215,11 @@ def check(
     with 5+ repeats a side, a bootstrap CI of the ratio of medians with 2-4,
     else Welch's t-test on the stored sample statistics). A size the baseline
     has and the new runs lack fails too.
+
+    A sweep (`commscope sweep`, benchmark pairs) is checked against the
+    baseline's latest sweep pair by pair, pairs matched by host names: a pair
+    fails when worse than its baseline value by the margin of the sweep's
+    rules (docs/sweep.md); a baseline host the new sweep lacks fails too.
     """
     from commscope.analysis.check import Policy
     from commscope.analysis.check import check as judge
@@ -246,11 +251,16 @@ def check(
         console.print(curve.summary(), markup=False, highlight=False)
         console.print(verdict_table(curve))
         console.print()
+    for sweep in result.sweeps:
+        console.print(sweep.summary(), markup=False, highlight=False)
+        for change in sweep.changes:
+            console.print(f"  worse: {sweep.change_text(change)}", markup=False, highlight=False)
+        console.print()
     for run in result.unmatched:
         ui.warn(f"run {run.id} ({run.benchmark}) not checked: baseline {baseline_name!r} has no {run.benchmark} runs")
     click.echo(
         f"{'PASS' if result.passed else 'FAIL'} against baseline {baseline_name!r}: "
-        + "; ".join(curve.summary() for curve in result.curves)
+        + "; ".join([*(curve.summary() for curve in result.curves), *(sweep.summary() for sweep in result.sweeps)])
     )
     ctx.exit(EXIT_OK if result.passed else EXIT_FAILED)
 

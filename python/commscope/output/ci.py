@@ -1,6 +1,9 @@
 """`commscope check` for CI systems: JUnit XML (GitLab, Jenkins and GitHub show each
 benchmark x size as a test case) and JSON (for scripts).
 
+A sweep (pairs run) is a <testsuite> of its own: a <testcase> per metric, failing with
+the pairs that got worse, and one for the baseline's hosts it lacks.
+
 JUnit: one <testsuite> per checked curve (benchmark, and the label or system of the new
 runs when several are checked), one <testcase> per size, named like the verdict table's
 rows. A size that fails the rule (or that the new runs lack) is a <failure> whose text is
@@ -16,6 +19,7 @@ import xml.etree.ElementTree as ET
 from typing import Any
 
 from commscope.analysis.check import FAILING, CheckResult, CurveVerdict, SizeVerdict
+from commscope.analysis.sweep_check import SweepCheck
 from commscope.records.metrics import unit_of
 from commscope.records.text import format_key, format_value
 
@@ -74,6 +78,10 @@ def junit_xml(result: CheckResult) -> str:
         ET.SubElement(suite, "system-out").text = curve.summary()
         total += len(curve.sizes)
         failed += suite_failed
+    for sweep in result.sweeps:
+        tests, suite_failed = _sweep_suite(root, sweep)
+        total += tests
+        failed += suite_failed
     for run in result.unmatched:
         suite = ET.SubElement(root, "testsuite", name=run.benchmark, tests="1", failures="0", errors="0", skipped="1")
         case = ET.SubElement(
@@ -86,6 +94,54 @@ def junit_xml(result: CheckResult) -> str:
     root.set("errors", "0")
     ET.indent(root)
     return ET.tostring(root, encoding="unicode", xml_declaration=True) + "\n"
+
+
+def _sweep_suite(root: ET.Element, sweep: SweepCheck) -> tuple[int, int]:
+    """A sweep's suite: a case per metric (failing with the pairs that got worse) and one
+    for the hosts; returns (tests, failures)."""
+    suite = ET.SubElement(root, "testsuite", name=f"pairs sweep run {sweep.run.id}")
+    cases = [
+        (f"pairs {metric}", [sweep.change_text(change) for change in sweep.changes if change.metric == metric])
+        for metric in sweep.metrics
+    ]
+    missing = [f"hosts of the baseline missing: {', '.join(sweep.missing_hosts)}"] if sweep.missing_hosts else []
+    cases.append(("pairs hosts", missing))
+    failed = 0
+    for name, problems in cases:
+        case = ET.SubElement(suite, "testcase", name=name, classname="commscope.pairs")
+        if problems:
+            failed += 1
+            failure = ET.SubElement(case, "failure", type="regression", message=problems[0])
+            failure.text = "\n".join(problems)
+    for key, value in (("tests", len(cases)), ("failures", failed), ("errors", 0), ("skipped", 0)):
+        suite.set(key, str(value))
+    ET.SubElement(suite, "system-out").text = sweep.summary()
+    return len(cases), failed
+
+
+def _sweep_dict(sweep: SweepCheck) -> dict[str, Any]:
+    labels = sweep.matrix.labels
+    return {
+        "run": sweep.run.id,
+        "baseline_run": sweep.base_run.id,
+        "passed": sweep.passed,
+        "hosts": labels,
+        "metrics": sweep.metrics,
+        "missing_hosts": sweep.missing_hosts,
+        "summary": sweep.summary(),
+        "worse": [
+            {
+                "pair": [labels[i] for i in change.pair],
+                "metric": change.metric,
+                "baseline": change.base,
+                "new": change.new,
+                "ratio": change.ratio,
+                "margin": sweep.margin(change.metric),
+                "evidence": sweep.change_text(change),
+            }
+            for change in sweep.changes
+        ],
+    }
 
 
 def _size_dict(curve: CurveVerdict, size: SizeVerdict) -> dict[str, Any]:
@@ -131,6 +187,7 @@ def check_json(result: CheckResult) -> str:
             }
             for curve in result.curves
         ],
+        "sweeps": [_sweep_dict(sweep) for sweep in result.sweeps],
         "unmatched_runs": [{"id": run.id, "benchmark": run.benchmark} for run in result.unmatched],
     }
     return json.dumps(document, indent=2, ensure_ascii=False) + "\n"

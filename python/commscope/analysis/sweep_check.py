@@ -1,0 +1,81 @@
+"""`commscope check` for sweeps: a stored sweep against the sweep of a baseline, pair by
+pair and metric by metric, pairs matched by their host names (not rank numbers: a
+later sweep may list the hosts in another order or lack some).
+
+A pair fails where it got worse than its baseline value by the margin of the sweep's
+own rules (those stored with the sweep, as `commscope sweep --baseline RUN` judges at
+the end of a sweep): bandwidth below margin x baseline, latency above it. A host of the
+baseline that the new sweep lacks fails too: a sweep that left a node out must not pass.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from commscope.analysis.sweep import (
+    DEFAULT_RULES,
+    HIGHER_IS_WORSE,
+    UNIT,
+    PairChange,
+    Policy,
+    SweepMatrix,
+    compare_to_baseline,
+    matrix_from_run,
+    number,
+)
+from commscope.analysis.sweep_verdicts import is_sweep, retest_of, stored_policy
+from commscope.records.run import Run
+
+
+@dataclass
+class SweepCheck:
+    run: Run
+    base_run: Run
+    policy: Policy
+    matrix: SweepMatrix
+    metrics: list[str]  # the metrics both sweeps measured
+    changes: list[PairChange]
+    missing_hosts: list[str]
+
+    @property
+    def passed(self) -> bool:
+        return not self.changes and not self.missing_hosts
+
+    def margin(self, metric: str) -> float:
+        return self.policy.rules.get(metric, DEFAULT_RULES[metric]).margin
+
+    def change_text(self, change: PairChange) -> str:
+        labels = self.matrix.labels
+        a, b = change.pair
+        unit = UNIT[change.metric]
+        side = "above" if HIGHER_IS_WORSE[change.metric] else "below"
+        rule = f"fails {side} x{self.margin(change.metric):.2f}"
+        return (
+            f"{labels[a]} <-> {labels[b]} {change.metric} {number(change.new)} {unit} "
+            f"(baseline {number(change.base)} {unit}, x{change.ratio:.2f}; {rule})"
+        )
+
+    def summary(self) -> str:
+        worse = len(self.changes)
+        parts = [
+            f"sweep run {self.run.id} ({self.matrix.n} hosts) against sweep run {self.base_run.id}: "
+            f"{'PASS' if self.passed else 'FAIL'}",
+            f"{worse} pair value{'s' if worse != 1 else ''} worse by the margin ({', '.join(self.metrics)})",
+        ]
+        if self.missing_hosts:
+            parts.append(f"hosts missing: {', '.join(self.missing_hosts)}")
+        return ", ".join(parts)
+
+
+def sweeps_of(runs: Sequence[Run]) -> list[Run]:
+    """The sweeps among runs; a serial retest run belongs to its sweep and is left out."""
+    return [run for run in runs if is_sweep(run) and retest_of(run) is None]
+
+
+def check_sweep(run: Run, base_run: Run) -> SweepCheck:
+    new, base = matrix_from_run(run), matrix_from_run(base_run)
+    policy = stored_policy(run) or stored_policy(base_run) or Policy()
+    metrics = [metric for metric in new.values if metric in base.values]
+    missing = [label for label in base.labels if label not in new.labels]
+    return SweepCheck(run, base_run, policy, new, metrics, compare_to_baseline(base, new, policy), missing)
