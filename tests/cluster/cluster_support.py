@@ -118,11 +118,17 @@ class VCluster:
             [str(VCLUSTER), "exec", host, "--", *cmd], capture_output=True, text=True, timeout=timeout, **kwargs
         )
 
-    def wait_for_job(self, job_id: str, timeout: float) -> dict[str, str]:
+    def wait_for_job(self, job_id: str, timeout: float, results_done=None, grace: float = 30) -> dict[str, str]:
         """The job's `scontrol show job` fields once it has ended (JobState COMPLETED,
         FAILED, ...), polled every half second: `sbatch --wait` polls at growing intervals
-        and found an 11 s job done after 42 s."""
+        and found an 11 s job done after 42 s.
+
+        results_done() says whether the job's output is complete; a job still running
+        `grace` seconds after that is cancelled, as `commscope run` stops such a launch
+        (docs/reliability.md: Debian MPICH's ranks can hang in MPI_Finalize), and its
+        fields come back with "HungAfterResults" set."""
         deadline = time.monotonic() + timeout
+        done_at = None
         while time.monotonic() < deadline:
             shown = subprocess.run(
                 ["scontrol", "-o", "show", "job", job_id],
@@ -134,6 +140,11 @@ class VCluster:
             fields = dict(re.findall(r"(\w+)=(\S*)", shown))
             if fields.get("JobState", "PENDING") not in ("PENDING", "CONFIGURING", "RUNNING", "COMPLETING"):
                 return fields
+            if results_done is not None and done_at is None and results_done():
+                done_at = time.monotonic()
+            if done_at is not None and time.monotonic() > done_at + grace:
+                subprocess.run(["scancel", job_id], env=self.environ(), capture_output=True, timeout=30)
+                return {**self.wait_for_job(job_id, 60), "HungAfterResults": "1"}
             time.sleep(0.5)
         pytest.fail(f"job {job_id} did not end within {timeout} s", pytrace=False)
 

@@ -313,14 +313,25 @@ def test_seed_000_job_script_runs_unchanged_and_its_output_imports(
     )
     assert done.returncode == 0, done.stderr
     job_id = done.stdout.strip().split(";")[0]
-    job = cluster.wait_for_job(job_id, SEED_JOB_TIMEOUT)
     output = work["folder"] / f"{job_id}.out"
+    largest = {"osu_latency": 4194304, "osu_mbw_mr": 4194304, "osu_bcast": 1048576}[script.split()[-1]]
+
+    def table_complete() -> bool:
+        return output.exists() and re.search(rf"^{largest}\s+\d", output.read_text(), re.M) is not None
+
+    # Debian MPICH 4.0.2's ranks can hang in MPI_Finalize over UCX's TCP transport with
+    # more than two of them (docs/reliability.md; pmodels/mpich#6596): such a job is
+    # cancelled 30 s after its table is complete, as `commscope run` would stop it.
+    known_hang = flavour.name == "mpich" and nodes > 2
+    job = cluster.wait_for_job(job_id, SEED_JOB_TIMEOUT, table_complete if known_hang else None)
     errors = next(work["folder"].glob(f"{job_id}.err*"), None)
-    assert job["JobState"] == "COMPLETED", f"{job}\n{output.read_text()}\n{errors.read_text() if errors else ''}"
+    state = "CANCELLED" if job.get("HungAfterResults") else "COMPLETED"
+    assert job["JobState"] == state, f"{job}\n{output.read_text()}\n{errors.read_text() if errors else ''}"
+    if job.get("HungAfterResults"):
+        print(f"job {job_id}: hung in MPI_Finalize after its table (known MPICH 4.0 fault), cancelled")
     assert job["NumNodes"] == str(nodes), job  # one task per node, as the script asks
     text = output.read_text()
-    largest = {"osu_latency": 4194304, "osu_mbw_mr": 4194304, "osu_bcast": 1048576}[script.split()[-1]]
-    assert "commscope" in text and re.search(rf"^{largest}\s+\d", text, re.M), text
+    assert "commscope" in text and table_complete(), text
     imported = commscope(cluster, "import", output, "--system", "vcluster", env=work["env"])
     assert imported.returncode == 0, imported.stderr
     (run,) = runs_of(work["db"])
