@@ -64,6 +64,10 @@ class Policy:
     retest_per_node: int = 3  # pairs of a node candidate measured again alone
     max_retests: int = 64  # suspect pairs measured again alone, at most
 
+    def rule(self, metric: str) -> MetricRule:
+        """The metric's rule; the default where a policy built by hand leaves it out."""
+        return self.rules.get(metric, DEFAULT_RULES[metric])
+
 
 @dataclass
 class SweepMatrix:
@@ -434,7 +438,7 @@ def compare_to_baseline(base: SweepMatrix, new: SweepMatrix, policy: Policy) -> 
     for metric, matrix in new.values.items():
         if metric not in base.values:
             continue
-        rule = policy.rules.get(metric, DEFAULT_RULES[metric])
+        rule = policy.rule(metric)
         old = base.values[metric]
         for i in range(new.n):
             for j in range(i + 1, new.n):

@@ -14,7 +14,6 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from commscope.analysis.sweep import (
-    DEFAULT_RULES,
     HIGHER_IS_WORSE,
     UNIT,
     PairChange,
@@ -43,7 +42,7 @@ class SweepCheck:
         return not self.changes and not self.missing_hosts
 
     def margin(self, metric: str) -> float:
-        return self.policy.rules.get(metric, DEFAULT_RULES[metric]).margin
+        return self.policy.rule(metric).margin
 
     def change_text(self, change: PairChange) -> str:
         labels = self.matrix.labels

@@ -453,7 +453,6 @@ def report(
     """
     from commscope.analysis.check import Policy
     from commscope.analysis.check import check as judge
-    from commscope.analysis.sweep_verdicts import retest_run_id
     from commscope.output.report import build, render_html, render_markdown
     from commscope.store.selection import select_runs
 
@@ -464,8 +463,7 @@ def report(
     with analysis_store(db) as store:
         runs = select_runs(store, selection_of(selectors, benchmark, since, last_invocation))
         # a sweep is judged with its retest run, selected or not
-        wanted = {run.id: retest_run_id(run) for run in runs}
-        retests = {run_id: store.run(found) for run_id, found in wanted.items() if found and store.has_run(found)}
+        retests = {run.id: retest for run in runs if (retest := _stored_retest(store, run)) is not None}
         result = None
         if baseline_name:
             base_ids = store.baseline_run_ids(baseline_name)
@@ -486,9 +484,17 @@ def report(
     ui.note(f"wrote {' and '.join(written)} ({len(runs)} runs)")
 
 
+def _stored_retest(store, run):
+    """The serial retest run a sweep recorded, if the store still has it."""
+    from commscope.analysis.sweep_verdicts import retest_run_id
+
+    wanted = retest_run_id(run)
+    return store.run(wanted) if wanted is not None and store.has_run(wanted) else None
+
+
 def _sweep_heatmaps(store, runs, path: Path, fmt: str, metric, reference, title) -> dict[Path, bytes]:
     """`plot` of a sweep: its heatmaps, judged as the sweep was (for the outlines)."""
-    from commscope.analysis.sweep_verdicts import is_sweep, judge_stored, retest_of, retest_run_id
+    from commscope.analysis.sweep_verdicts import is_sweep, judge_stored, retest_of
     from commscope.output.sweep_view import heatmap_figures
 
     ids = {run.id for run in runs}
@@ -500,9 +506,7 @@ def _sweep_heatmaps(store, runs, path: Path, fmt: str, metric, reference, title)
             "without --ratio-to"
         )
     (run,) = sweeps
-    wanted = retest_run_id(run)
-    retest = store.run(wanted) if wanted is not None and store.has_run(wanted) else None
-    judgement = judge_stored(run, retest)
+    judgement = judge_stored(run, _stored_retest(store, run))
     return heatmap_figures(judgement.matrix, judgement.flags(), path, fmt, metric, title)
 
 
