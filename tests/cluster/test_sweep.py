@@ -36,8 +36,7 @@ RATE = "50mbit"
 
 
 @pytest.fixture(params=sorted(MPI))
-def flavour(request, mpich_yield_when_idle):
-    """(name, core, environment of its ranks)."""
+def flavour(request):
     name = request.param
     core = REPO / "build" / name / "commscope-bench"
     if not core.exists() or shutil.which(MPI[name]) is None:
@@ -45,35 +44,37 @@ def flavour(request, mpich_yield_when_idle):
         if os.environ.get("COMMSCOPE_REQUIRE_CLUSTER") == "1":
             pytest.fail(message, pytrace=False)
         pytest.skip(message)
-    # four hosts share two cores: ranks waiting for their turn give the cores up. Open MPI
-    # by its setting; Debian's MPICH by the preloaded yield_when_idle.c, used where its
-    # ranks float over both cores (srun --cpu-bind=none); under Hydra they are pinned.
-    ranks = {"OMPI_MCA_mpi_yield_when_idle": "1"} if name == "openmpi" else {"LD_PRELOAD": str(mpich_yield_when_idle)}
-    return name, core, ranks
+    return name, core
 
 
-def environment(cluster: VCluster, core: Path, ranks: dict[str, str]) -> dict[str, str]:
+def environment(cluster: VCluster, core: Path, **ranks: str) -> dict[str, str]:
     folder = shared_dir()
     return cluster.environ(
-        **ranks,
         COMMSCOPE_BENCH=str(core),
         COMMSCOPE_DB=str(folder / "sweep-tests.db"),
         COMMSCOPE_SWEEP_TMP=str(folder),
         OMPI_MCA_plm_rsh_agent=str(RSH),
         HYDRA_LAUNCHER="ssh",
         HYDRA_LAUNCHER_EXEC=str(RSH),
+        # four hosts share two cores: Open MPI ranks waiting at a barrier yield them
+        OMPI_MCA_mpi_yield_when_idle="1",
         PYTHONPATH=str(REPO / "python"),
+        **ranks,
     )
 
 
+def under_srun(flavour, yield_library: Path) -> dict[str, str]:
+    """Started by srun --cpu-bind=none, the ranks float over both cores (under Hydra they
+    are pinned): Debian MPICH's waiting ranks must yield too (yield_when_idle.c)."""
+    return {"LD_PRELOAD": str(yield_library)} if flavour[0] == "mpich" else {}
+
+
 def sweep(
-    cluster: VCluster, flavour, *args: str, hosts: list[str] | None = None
+    cluster: VCluster, flavour, *args: str, hosts: list[str] | None = None, ranks: dict[str, str] | None = None
 ) -> tuple[subprocess.CompletedProcess, dict]:
     """`commscope sweep all-pairs` over the four hosts started by the MPI's own launcher,
-    or as `hosts` says (e.g. --nodes 4)."""
-    name, core, ranks = flavour
-    if hosts is None:  # started by the MPI's own launcher, ranks pinned
-        ranks = {key: value for key, value in ranks.items() if key != "LD_PRELOAD"}
+    or as `hosts` says (e.g. --nodes 4), `ranks` added to the environment."""
+    name, core = flavour
     out = shared_dir() / f"sweep-{name}.json"
     out.unlink(missing_ok=True)
     result = subprocess.run(
@@ -93,7 +94,7 @@ def sweep(
         capture_output=True,
         text=True,
         timeout=600,
-        env=environment(cluster, core, ranks),
+        env=environment(cluster, core, **(ranks or {})),
     )
     assert "Traceback" not in result.stderr, result.stderr
     assert out.exists(), result.stdout + result.stderr
@@ -171,22 +172,32 @@ def test_one_degraded_pair_is_the_bad_link(vcluster4: VCluster, flavour):
     assert "bad link vnode1 <-> vnode2" in result.stderr
 
 
-def test_nodes_asks_slurm_for_the_hosts_and_finds_the_same_bad_node(vcluster4: VCluster, flavour):
+def test_nodes_asks_slurm_for_the_hosts_and_finds_the_same_bad_node(
+    vcluster4: VCluster, flavour, mpich_yield_when_idle
+):
     """--nodes 4 outside a job: salloc allocates four nodes, the sweep runs again inside the
     allocation on its nodes, ranks started by srun, and the throttled host is named."""
     vcluster4.cli("throttle", "vnode3", RATE)
     try:
-        # each host's slurmd counts the same two cores as its own: pinned, all four
-        # ranks would share one of them
-        # Unpinned, four ranks floating over two cores spread healthy pairs by up to 10x
-        # (a healthy pair alone at a fifth of the median was seen); the throttled host's
-        # pairs are at about 1 % of it. The rules say what a fault is on this machine.
+        # --bind none: each host's slurmd counts the same two cores as its own, so pinned,
+        # all four ranks would share one. Unpinned, four ranks floating over two cores
+        # spread healthy pairs by up to 10x (a healthy pair alone at a fifth of the median
+        # was seen); the throttled host's pairs are at about 1 % of it. The rules say what
+        # a fault is on this machine.
         rules = shared_dir() / "vcluster-rules.yaml"
         rules.write_text("bw: {margin: 0.1}\nbibw: {margin: 0.1}\n")
-        result, document = sweep(vcluster4, flavour, hosts=["--nodes", "4", "--bind", "none", "--rules", str(rules)])
+        through_vnode4 = vcluster4.veth_bytes("vnode4")
+        result, document = sweep(
+            vcluster4,
+            flavour,
+            hosts=["--nodes", "4", "--bind", "none", "--rules", str(rules)],
+            ranks=under_srun(flavour, mpich_yield_when_idle),
+        )
     finally:
         vcluster4.cli("unthrottle", "vnode3")
     assert result.returncode == 1, result.stdout + result.stderr
+    # vnode4's three pairs went over its veth: 16 x 64 KiB windows, 12 times, both ways
+    assert vcluster4.veth_bytes("vnode4") - through_vnode4 > 30e6
     assert "salloc --nodes=4 --ntasks-per-node=1" in result.stderr
     assert re.search(r"Granted job allocation (\d+)", result.stderr), result.stderr
     assert document["hosts"] == list(HOSTS4)
@@ -197,9 +208,9 @@ def test_nodes_asks_slurm_for_the_hosts_and_finds_the_same_bad_node(vcluster4: V
     assert run.job_id == re.search(r"Granted job allocation (\d+)", result.stderr).group(1)
 
 
-def test_nodes_inside_a_job_takes_its_nodes(vcluster4: VCluster, flavour, tmp_path):
+def test_nodes_inside_a_job_takes_its_nodes(vcluster4: VCluster, flavour, mpich_yield_when_idle):
     """Inside an allocation of two nodes, --nodes 4 is refused by name; --nodes 2 sweeps them."""
-    name, core, ranks = flavour
+    name, core = flavour
     inner = [*COMMSCOPE, "sweep", "all-pairs", "--metric", "bw", "--no-retest", "--bind", "none"]
     script = shared_dir() / f"inside-{name}.sh"
     script.write_text(
@@ -213,7 +224,7 @@ def test_nodes_inside_a_job_takes_its_nodes(vcluster4: VCluster, flavour, tmp_pa
         capture_output=True,
         text=True,
         timeout=600,
-        env=environment(vcluster4, core, ranks),
+        env=environment(vcluster4, core, **under_srun(flavour, mpich_yield_when_idle)),
     )
     assert "too-many=2" in result.stdout, result.stdout + result.stderr
     assert re.search(r"--nodes 4: this Slurm job \(\d+\) has 2 nodes \(vnode1, vnode2\)", result.stderr)
