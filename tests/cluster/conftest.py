@@ -10,10 +10,11 @@ COMMSCOPE_REQUIRE_CLUSTER=1 (CI) they fail instead.
 
 from __future__ import annotations
 
-import subprocess
 from pathlib import Path
 
 import pytest
+
+from mpi_flavours import yield_when_idle
 
 from .cluster_support import VCluster, missing_prerequisite, shared_dir, unavailable
 
@@ -59,12 +60,5 @@ def vcluster4(vcluster4_session) -> VCluster:
 
 @pytest.fixture(scope="session")
 def mpich_yield_when_idle() -> Path:
-    """yield_when_idle.c built into the folder every host sees: LD_PRELOAD it into
-    Debian MPICH's ranks where more of them run than there are cores."""
-    source = Path(__file__).with_name("yield_when_idle.c")
-    library = shared_dir() / "yield_when_idle.so"
-    built = subprocess.run(
-        ["cc", "-O2", "-shared", "-fPIC", "-o", str(library), str(source), "-ldl"], capture_output=True, text=True
-    )
-    assert built.returncode == 0, built.stderr
-    return library
+    """The yield-when-idle preload built into the folder every host sees."""
+    return yield_when_idle(shared_dir())

@@ -202,7 +202,7 @@ def peak_rss_kb(mpi, tmp_path, np: int, iterations: int, *extra: str) -> tuple[i
         "json",
         *extra,
     )
-    res = subprocess.run(argv, env=mpi.env(), capture_output=True, text=True, timeout=600)
+    res = subprocess.run(argv, env=mpi.env(np), capture_output=True, text=True, timeout=600)
     assert res.returncode == 0, res.stderr
     rss = [int(line.split()[1]) for line in out.read_text().splitlines() if line.startswith("rss ")]
     assert len(rss) == np, out.read_text()

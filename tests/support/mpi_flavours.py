@@ -8,9 +8,11 @@ library into a failure instead of a skip (CI sets it).
 
 from __future__ import annotations
 
+import functools
 import os
 import subprocess
 import sys
+import tempfile
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -20,6 +22,23 @@ from paths import REPO
 
 FLAVOURS_FILE = Path(os.environ.get("COMMSCOPE_FLAVOURS_FILE", REPO / "build" / "flavours.txt"))
 KNOWN = ("mpich", "openmpi")
+CORES = len(os.sched_getaffinity(0))
+
+
+@functools.cache
+def yield_when_idle(directory: Path = REPO / "build" / "test-support") -> Path:
+    """yield_when_idle.c built into `directory`: LD_PRELOADed into Debian MPICH's ranks
+    where more of them run than there are cores (the source says why)."""
+    directory.mkdir(parents=True, exist_ok=True)
+    library = directory / "yield_when_idle.so"
+    with tempfile.NamedTemporaryFile(dir=directory, suffix=".so", delete=False) as partial:
+        source = Path(__file__).with_name("yield_when_idle.c")
+        built = subprocess.run(
+            ["cc", "-O2", "-shared", "-fPIC", "-o", partial.name, str(source), "-ldl"], capture_output=True, text=True
+        )
+        assert built.returncode == 0, built.stderr
+        os.replace(partial.name, library)  # whole or not at all, for a reader elsewhere
+    return library
 
 
 @dataclass(frozen=True)
@@ -46,10 +65,14 @@ class Flavour:
             cmd.append("--oversubscribe")
         return cmd + [str(program), *args]
 
-    def env(self) -> dict[str, str]:
+    def env(self, np: int = 1) -> dict[str, str]:
+        """The launch environment; `np` ranks beyond the cores wait by yielding (Open MPI
+        does so by itself under --oversubscribe)."""
         env = dict(os.environ)
         if self.is_openmpi:
             env.update(OMPI_ALLOW_RUN_AS_ROOT="1", OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1")
+        elif np > CORES:
+            env["LD_PRELOAD"] = str(yield_when_idle())
         return env
 
     def run(
@@ -57,7 +80,7 @@ class Flavour:
     ) -> subprocess.CompletedProcess:
         return subprocess.run(
             self.argv(np, program or self.bench, *args),
-            env=self.env(),
+            env=self.env(np),
             capture_output=True,
             text=True,
             timeout=timeout,
