@@ -150,48 +150,66 @@ static cs_status_t pingpong_end(cs_ctx_t *c)
     return c->active ? s->send_ops->end(&s->p2p) : CS_OK;
 }
 
-/* ---- one-way window: `window` non-blocking sends, then a small acknowledgement ---- */
+/* ---- windows: `window` non-blocking messages an iteration, one way or both ---- */
 
+/* What a window's MPI calls take, read once before the loop into a local that nothing
+ * can point to: fields read through c or s would be reloaded after every MPI call. */
+typedef struct window_args {
+    int n, window, peer;
+    MPI_Datatype type;
+    MPI_Comm comm;
+    char **send_slots, **recv_slots;
+    MPI_Request *requests; /* room for two windows */
+} window_args_t;
+
+CS_INLINE window_args_t window_args(const cs_ctx_t *c, const cs_pair_t *s)
+{
+    return (window_args_t){.n = cs_ctx_count(c),
+                           .window = c->window,
+                           .peer = s->peer,
+                           .type = cs_mpi_datatype(c->dtype),
+                           .comm = c->comm,
+                           .send_slots = s->send_slots,
+                           .recv_slots = s->recv_slots,
+                           .requests = s->requests};
+}
+
+/* one-way: the initiator sends the window, the responder receives it and sends back a
+ * small acknowledgement */
 CS_HOT static cs_status_t window_uni_iterations(cs_ctx_t *c, long first, long iterations)
 {
     (void)first;
     cs_pair_t *s = pair_of(c);
-    /* locals, not s->..., so that nothing is reloaded from memory after each MPI call */
-    const int n = cs_ctx_count(c), window = c->window, peer = s->peer;
-    const MPI_Datatype type = cs_mpi_datatype(c->dtype);
-    const MPI_Comm comm = c->comm;
-    char **const sends = s->send_slots, **const recvs = s->recv_slots;
-    MPI_Request *const req = s->requests;
+    const window_args_t a = window_args(c, s);
     for (long i = 0; i < iterations; i++) {
         if (s->initiator) {
-            for (int w = 0; w < window; w++) CS_MPI(MPI_Isend(sends[w], n, type, peer, TAG_DATA, comm, &req[w]));
-            CS_MPI(MPI_Waitall(window, req, MPI_STATUSES_IGNORE));
-            CS_MPI(MPI_Recv(&s->ack, 1, MPI_CHAR, peer, TAG_ACK, comm, MPI_STATUS_IGNORE));
+            for (int w = 0; w < a.window; w++)
+                CS_MPI(MPI_Isend(a.send_slots[w], a.n, a.type, a.peer, TAG_DATA, a.comm, &a.requests[w]));
+            CS_MPI(MPI_Waitall(a.window, a.requests, MPI_STATUSES_IGNORE));
+            CS_MPI(MPI_Recv(&s->ack, 1, MPI_CHAR, a.peer, TAG_ACK, a.comm, MPI_STATUS_IGNORE));
         } else {
-            for (int w = 0; w < window; w++) CS_MPI(MPI_Irecv(recvs[w], n, type, peer, TAG_DATA, comm, &req[w]));
-            CS_MPI(MPI_Waitall(window, req, MPI_STATUSES_IGNORE));
-            CS_MPI(MPI_Send(&s->ack, 1, MPI_CHAR, peer, TAG_ACK, comm));
+            for (int w = 0; w < a.window; w++)
+                CS_MPI(MPI_Irecv(a.recv_slots[w], a.n, a.type, a.peer, TAG_DATA, a.comm, &a.requests[w]));
+            CS_MPI(MPI_Waitall(a.window, a.requests, MPI_STATUSES_IGNORE));
+            CS_MPI(MPI_Send(&s->ack, 1, MPI_CHAR, a.peer, TAG_ACK, a.comm));
         }
     }
     return CS_OK;
 }
 
-/* ---- two-way window: both sides receive and send `window` messages at once ---- */
-
+/* two-way: both sides receive and send `window` messages at once */
 CS_HOT static cs_status_t window_bi_iterations(cs_ctx_t *c, long first, long iterations)
 {
     (void)first;
-    cs_pair_t *s = pair_of(c);
-    const int n = cs_ctx_count(c), window = c->window, peer = s->peer;
-    const MPI_Datatype type = cs_mpi_datatype(c->dtype);
-    const MPI_Comm comm = c->comm;
-    char **const send_slots = s->send_slots, **const recv_slots = s->recv_slots;
-    MPI_Request *const recvs = s->requests + window, *const sends = s->requests;
+    const window_args_t a = window_args(c, pair_of(c));
+    MPI_Request *const recvs = a.requests + a.window, *const sends = a.requests;
     for (long i = 0; i < iterations; i++) {
-        for (int w = 0; w < window; w++) CS_MPI(MPI_Irecv(recv_slots[w], n, type, peer, TAG_DATA, comm, &recvs[w]));
-        for (int w = 0; w < window; w++) CS_MPI(MPI_Isend(send_slots[w], n, type, peer, TAG_DATA, comm, &sends[w]));
-        CS_MPI(MPI_Waitall(window, sends, MPI_STATUSES_IGNORE));
-        CS_MPI(MPI_Waitall(window, recvs, MPI_STATUSES_IGNORE));
+        for (int w = 0; w < a.window; w++)
+            CS_MPI(MPI_Irecv(a.recv_slots[w], a.n, a.type, a.peer, TAG_DATA, a.comm, &recvs[w]));
+        for (int w = 0; w < a.window; w++)
+            CS_MPI(MPI_Isend(a.send_slots[w], a.n, a.type, a.peer, TAG_DATA, a.comm, &sends[w]));
+        CS_MPI(MPI_Waitall(a.window, sends, MPI_STATUSES_IGNORE));
+        CS_MPI(MPI_Waitall(a.window, recvs, MPI_STATUSES_IGNORE));
     }
     return CS_OK;
 }

@@ -2,7 +2,6 @@
  * (see docs/core.md for each table). The title names commscope. Each layout is a list of
  * columns, shown or not by the options (-f, -c, -z, --busbw); benchmarks pick a layout. */
 #include <stddef.h>
-#include <stdlib.h>
 #include <string.h>
 
 #include "report/osu_pairs.h"
@@ -249,18 +248,6 @@ static void print_row(FILE *out, const cs_run_info_t *info, const cs_record_t *r
     fputc('\n', out);
 }
 
-static void hold(cs_reporter_t *r, const cs_record_t *rec)
-{
-    if (r->nheld == r->held_cap) {
-        size_t cap = r->held_cap ? 2 * r->held_cap : 64;
-        cs_record_t *grown = realloc(r->held, cap * sizeof *grown);
-        if (grown == NULL) return; /* the matrix loses a cell; the JSON keeps it */
-        r->held = grown;
-        r->held_cap = cap;
-    }
-    r->held[r->nheld++] = *rec;
-}
-
 static void osu_record(cs_reporter_t *r, const cs_run_info_t *info, const cs_record_t *rec)
 {
     if (info->bench->osu_layout == CS_OSU_PAIRS) {
@@ -269,7 +256,7 @@ static void osu_record(cs_reporter_t *r, const cs_run_info_t *info, const cs_rec
     }
     r->nrecords++;
     if (info->opts->vary_window) {
-        hold(r, rec);
+        cs_reporter_hold(r, rec); /* the -V matrices are printed at the end */
         return;
     }
     const osu_layout_t *l = layout_of(info);

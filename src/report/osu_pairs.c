@@ -1,6 +1,5 @@
 #include "report/osu_pairs.h"
 
-#include <stdlib.h>
 #include <string.h>
 
 #include "util/schedule.h"
@@ -78,14 +77,7 @@ void cs_osu_pairs_record(cs_reporter_t *r, const cs_run_info_t *info, const cs_r
 {
     r->nrecords++;
     if (r->nheld > 0 && r->held[0].pair.round != rec->pair.round) flush_round(r, info);
-    if (r->nheld == r->held_cap) {
-        size_t cap = r->held_cap ? 2 * r->held_cap : 64;
-        cs_record_t *grown = realloc(r->held, cap * sizeof *grown);
-        if (grown == NULL) return; /* the table loses a cell; the JSON keeps it */
-        r->held = grown;
-        r->held_cap = cap;
-    }
-    r->held[r->nheld++] = *rec;
+    cs_reporter_hold(r, rec);
 }
 
 void cs_osu_pairs_end(cs_reporter_t *r, const cs_run_info_t *info)

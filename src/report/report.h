@@ -18,7 +18,7 @@ struct cs_reporter {
     const cs_reporter_ops_t *ops;
     FILE *out;
     size_t nrecords;
-    /* records kept until the end, for layouts that need all of them (mbw_mr -V) */
+    /* records held back for layouts that print them later: mbw_mr -V at the end, pairs a round at a time */
     cs_record_t *held;
     size_t nheld, held_cap;
     /* the sweep point whose column header was printed last (osu: a new datatype or
@@ -35,5 +35,8 @@ extern const cs_reporter_ops_t cs_report_csv;
 
 void cs_reporter_init(cs_reporter_t *r, const cs_reporter_ops_t *ops, FILE *out);
 void cs_reporter_free(cs_reporter_t *r);
+/* Appends a copy of rec to r's held records. Out of memory, the record is left out of this
+ * reporter's table only: the other reporters (JSON, CSV) print it as it comes. */
+void cs_reporter_hold(cs_reporter_t *r, const cs_record_t *rec);
 
 #endif

@@ -19,63 +19,46 @@ const char *cs_dtype_option(cs_dtype_t t) { return types[t].option; }
 size_t cs_dtype_size(cs_dtype_t t) { return types[t].size; }
 long long cs_dtype_exact_max(cs_dtype_t t) { return types[t].exact_max; }
 
+/* An element in the C type of its MPI type; the first cs_dtype_size(t) bytes are the
+ * element's bytes, every member starting at the union's first byte. */
+typedef union element {
+    char c;
+    int i;
+    float f;
+    double d;
+    long long ll;
+} element_t;
+
+/* v converted to type t, as an element of that type holds it */
+static element_t element_of(cs_dtype_t t, long long v)
+{
+    element_t e = {0};
+    switch (t) {
+    case CS_DT_CHAR: e.c = (char)v; break;
+    case CS_DT_INT: e.i = (int)v; break;
+    case CS_DT_FLOAT: e.f = (float)v; break;
+    case CS_DT_DOUBLE: e.d = (double)v; break;
+    default: e.ll = v; break;
+    }
+    return e;
+}
+
 /* memcpy, not a cast of the pointer: buffers are only byte-aligned in general */
 void cs_dtype_store(cs_dtype_t t, void *buf, size_t i, long long v)
 {
-    char *at = (char *)buf + i * types[t].size;
-    switch (t) {
-    case CS_DT_CHAR: {
-        char x = (char)v;
-        memcpy(at, &x, sizeof x);
-        break;
-    }
-    case CS_DT_INT: {
-        int x = (int)v;
-        memcpy(at, &x, sizeof x);
-        break;
-    }
-    case CS_DT_FLOAT: {
-        float x = (float)v;
-        memcpy(at, &x, sizeof x);
-        break;
-    }
-    case CS_DT_DOUBLE: {
-        double x = (double)v;
-        memcpy(at, &x, sizeof x);
-        break;
-    }
-    default: memcpy(at, &v, sizeof v); break;
-    }
+    element_t e = element_of(t, v);
+    memcpy((char *)buf + i * types[t].size, &e, types[t].size);
 }
 
 bool cs_dtype_equals(cs_dtype_t t, const void *buf, size_t i, long long v)
 {
-    const char *at = (const char *)buf + i * types[t].size;
+    element_t got = {0}, want = element_of(t, v);
+    memcpy(&got, (const char *)buf + i * types[t].size, types[t].size);
     switch (t) {
-    case CS_DT_CHAR: {
-        char x;
-        memcpy(&x, at, sizeof x);
-        return x == (char)v;
-    }
-    case CS_DT_INT: {
-        int x;
-        memcpy(&x, at, sizeof x);
-        return x == (int)v;
-    }
-    case CS_DT_FLOAT: {
-        float x;
-        memcpy(&x, at, sizeof x);
-        return x == (float)v;
-    }
-    case CS_DT_DOUBLE: {
-        double x;
-        memcpy(&x, at, sizeof x);
-        return x == (double)v;
-    }
-    default: {
-        long long x;
-        memcpy(&x, at, sizeof x);
-        return x == v;
-    }
+    case CS_DT_CHAR: return got.c == want.c;
+    case CS_DT_INT: return got.i == want.i;
+    case CS_DT_FLOAT: return got.f == want.f;
+    case CS_DT_DOUBLE: return got.d == want.d;
+    default: return got.ll == want.ll;
     }
 }

@@ -6,6 +6,30 @@ static const cs_bench_t latency = {.name = "latency", .metric = CS_METRIC_LATENC
 static const cs_bench_t bw = {.name = "bw", .metric = CS_METRIC_BANDWIDTH, .directions = 1};
 static const cs_bench_t bibw = {.name = "bibw", .metric = CS_METRIC_BANDWIDTH, .directions = 2};
 
+/* A measurement of `nsamples` iterations, a sample each (seconds per operation or window),
+ * whose timed total comes to `mean_s` an iteration. */
+static cs_measurement_t measured(size_t size, int window, int pairs, double *samples_s, size_t nsamples, double mean_s)
+{
+    return (cs_measurement_t){.size = size,
+                              .window = window,
+                              .pairs = pairs,
+                              .iterations = (long)nsamples,
+                              .batch = 1,
+                              .mean_iteration_s = mean_s,
+                              .samples_s = samples_s,
+                              .nsamples = nsamples};
+}
+
+/* As a collective's reduction leaves it: every rank timed, the fastest and slowest rank's mean. */
+static cs_measurement_t across_ranks(cs_measurement_t m, int nranks, double rank_min_s, double rank_max_s)
+{
+    m.across_ranks = true;
+    m.nranks = nranks;
+    m.rank_min_s = rank_min_s;
+    m.rank_max_s = rank_max_s;
+    return m;
+}
+
 int main(void)
 {
     cs_opts_t o;
@@ -15,15 +39,8 @@ int main(void)
 
     /* latency: one-way seconds in, microseconds out */
     double lat[] = {4e-6, 1e-6, 3e-6, 2e-6};
-    cs_measurement_t m = {.size = 8,
-                          .window = 1,
-                          .pairs = 1,
-                          .iterations = 4,
-                          .warmup = 1,
-                          .batch = 1,
-                          .mean_iteration_s = 2.5e-6,
-                          .samples_s = lat,
-                          .nsamples = 4};
+    cs_measurement_t m = measured(8, 1, 1, lat, 4, 2.5e-6);
+    m.warmup = 1;
     cs_record_compute(&latency, &o, &m, &r);
     CHECK(r.size == 8 && r.iterations == 4 && r.warmup == 1 && r.batch == 1);
     CHECK_NEAR(r.latency_us, 2.5, 1e-12);
@@ -35,15 +52,7 @@ int main(void)
 
     /* bandwidth: 1000 B x window 10 per iteration; 10 us and 20 us samples, 15 us mean */
     double win[] = {20e-6, 10e-6};
-    cs_measurement_t b = {.size = 1000,
-                          .window = 10,
-                          .pairs = 1,
-                          .iterations = 2,
-                          .warmup = 0,
-                          .batch = 1,
-                          .mean_iteration_s = 15e-6,
-                          .samples_s = win,
-                          .nsamples = 2};
+    cs_measurement_t b = measured(1000, 10, 1, win, 2, 15e-6);
     cs_record_compute(&bw, &o, &b, &r);
     CHECK_NEAR(r.bandwidth_MBps, 10000.0 / 15, 1e-9);
     CHECK_NEAR(r.min_bandwidth_MBps, 500, 1e-9);
@@ -55,13 +64,7 @@ int main(void)
 
     /* bibw counts both directions; multi-pair counts every pair */
     double bi[] = {10e-6};
-    cs_measurement_t two = {.size = 1000,
-                            .window = 10,
-                            .pairs = 3,
-                            .iterations = 1,
-                            .samples_s = bi,
-                            .nsamples = 1,
-                            .mean_iteration_s = 10e-6};
+    cs_measurement_t two = measured(1000, 10, 3, bi, 1, 10e-6);
     cs_record_compute(&bibw, &o, &two, &r);
     CHECK_NEAR(r.bandwidth_MBps, 2.0 * 1000 * 10 * 3 / 10, 1e-9);
     CHECK_NEAR(r.message_rate, 60 / 10e-6, 1e-3);
@@ -72,18 +75,8 @@ int main(void)
                                          .caps = CS_CAP_COLLECTIVE,
                                          .flow = &cs_flow_allreduce};
     double avg[] = {2e-6, 4e-6};
-    cs_measurement_t c = {.size = 1000,
-                          .window = 1,
-                          .pairs = 1,
-                          .iterations = 2,
-                          .samples_s = avg,
-                          .nsamples = 2,
-                          .mean_iteration_s = 3e-6,
-                          .across_ranks = true,
-                          .rank_min_s = 1e-6,
-                          .rank_max_s = 5e-6,
-                          .nranks = 4,
-                          .dtype = CS_DT_INT};
+    cs_measurement_t c = across_ranks(measured(1000, 1, 1, avg, 2, 3e-6), 4, 1e-6, 5e-6);
+    c.dtype = CS_DT_INT;
     cs_record_compute(&allreduce, &o, &c, &r);
     CHECK_NEAR(r.latency_us, 3, 1e-12);
     CHECK_NEAR(r.min_latency_us, 1, 1e-12);
@@ -100,19 +93,9 @@ int main(void)
     CHECK_NEAR(cs_overlap_pct(5, 5, 0, 5), 100, 1e-12); /* all of it hidden */
     CHECK_NEAR(cs_overlap_pct(5, 5, 0, 0), 0, 1e-12);   /* no communication time measured */
     double nb[] = {5e-6};
-    cs_measurement_t n = {.size = 8,
-                          .window = 1,
-                          .pairs = 1,
-                          .iterations = 1,
-                          .samples_s = nb,
-                          .nsamples = 1,
-                          .mean_iteration_s = 5e-6,
-                          .across_ranks = true,
-                          .rank_min_s = 4e-6,
-                          .rank_max_s = 6e-6,
-                          .nranks = 2,
-                          .has_overlap = true,
-                          .overlap = {.overall = 8e-6, .compute = 6e-6, .test = 1e-6, .wait = 1.5e-6, .init = 0.5e-6}};
+    cs_measurement_t n = across_ranks(measured(8, 1, 1, nb, 1, 5e-6), 2, 4e-6, 6e-6);
+    n.has_overlap = true;
+    n.overlap = (cs_overlap_t){.overall = 8e-6, .compute = 6e-6, .test = 1e-6, .wait = 1.5e-6, .init = 0.5e-6};
     cs_record_compute(&allreduce, &o, &n, &r);
     CHECK_NEAR(r.overall_us, 8, 1e-9);
     CHECK_NEAR(r.compute_us, 5, 1e-9); /* the compute column leaves the MPI_Test time out */

@@ -25,6 +25,67 @@ static const cs_bench_t *bench(const char *name)
         CHECK_CONTAINS(err, expect);                                                                                   \
     } while (0)
 
+/* The plan of a command line as the program makes it: parsed, then planned for nranks ranks.
+ * words: the benchmark and its options, NULL-terminated. */
+static cs_status_t plan_line(const char *const *words, int nranks, cs_plan_t *p, char *err, size_t errlen)
+{
+    char *argv[8] = {"commscope-bench"};
+    int argc = 1;
+    for (; *words; words++) argv[argc++] = (char *)*words;
+    cs_opts_t o;
+    CS_CHECK(cs_opts_parse(argc, argv, NULL, &o, err, errlen));
+    return cs_bench_plan(bench(o.bench_name), &o, nranks, p, err, errlen);
+}
+
+/* Options that only some benchmarks take (options.def's needs and excludes): where one does
+ * not apply the plan refuses it, naming the option and the benchmark; elsewhere it plans. */
+static void check_options_by_capability(void)
+{
+    static const struct {
+        const char *words[4]; /* the benchmark, an option and its value; the rest NULL */
+        int nranks;
+        const char *refusal; /* NULL: the plan takes the line */
+    } lines[] = {
+        {{"bcast", "-l"}, 2, "-l does not apply to bcast"},
+        {{"alltoall", "-l"}, 2, NULL},
+        {{"allreduce", "-t", "3"}, 2, "-t does not apply to allreduce"},
+        {{"ibarrier", "-t", "3"}, 2, NULL},
+        {{"allreduce", "-N", "cart:1:1"}, 4, "-N does not apply to allreduce"},
+        /* nccl-tests defines alltoall's bus bandwidth ((n-1)/n); a barrier moves no bytes */
+        {{"alltoall", "--busbw"}, 4, NULL},
+        {{"barrier", "--busbw"}, 4, "--busbw does not apply to barrier"},
+        {{"latency", "--busbw"}, 2, "--busbw does not apply to latency"},
+        {{"allreduce", "-w", "allocate"}, 2, "-w does not apply to allreduce"},
+        {{"init", "-m", "8"}, 2, "-m does not apply to init"},
+        /* OMB's barriers take -m and ignore it (core/compat.c notes it); OMB takes -m for the
+         * atomics (their window's size), the element stays one */
+        {{"ibarrier", "-m", "8"}, 2, NULL},
+        {{"fop_latency", "-m", "8"}, 2, NULL},
+        {{"init", "-z", "50"}, 2, "-z does not apply to init"},
+        {{"init", "-i", "3"}, 2, "-i does not apply to init"},
+        {{"put_bibw", "-b", "multiple"}, 2, "-b multiple does not apply to put_bibw"},
+        {{"latency", "-W", "64"}, 2, "-W does not apply to latency"},
+        {{"bw", "--send-mode", "ssend"}, 2, "--send-mode does not apply to bw"},
+        {{"bibw", "-V"}, 2, "-V does not apply to bibw"},
+    };
+    cs_plan_t p;
+    char err[256];
+    for (size_t i = 0; i < sizeof lines / sizeof lines[0]; i++) {
+        cs_status_t st = plan_line(lines[i].words, lines[i].nranks, &p, err, sizeof err);
+        if (lines[i].refusal) {
+            CHECK(st == CS_ERR_USAGE);
+            CHECK_CONTAINS(err, lines[i].refusal);
+        } else {
+            CHECK(st == CS_OK);
+            if (st != CS_OK) fprintf(stderr, "  %s %s: %s\n", lines[i].words[0], lines[i].words[1], err);
+        }
+    }
+    /* a barrier has no size and no buffers, -m or not */
+    const char *ibarrier_m[] = {"ibarrier", "-m", "8", NULL};
+    CHECK(plan_line(ibarrier_m, 2, &p, err, sizeof err) == CS_OK);
+    CHECK(p.min_size == 0 && p.max_size == 0 && p.buffer_bytes == 0);
+}
+
 /* Issue 11: OMB 7.4's atomics take -T (MPI_CHAR by default: a 1-byte element) and -m
  * (the window's size, by default OMB's MAX_MESSAGE_SIZE, 4 MiB); compare-and-swap is defined on integers only; get_acc_latency
  * keeps OMB's option defaults, MPI_Win_create and lock. */
@@ -108,49 +169,7 @@ static void check_issue3_families(void)
     o.root = 4;
     PLAN_BAD("bcast", 4, "-k fixed:4: root 4 is outside the communicator of 4 ranks");
 
-    /* -l, -t, -N, --busbw, -w, -s by capability */
-    cs_opts_init(&o);
-    o.in_place = true;
-    cs_opts_mark(&o, CS_OPT_IN_PLACE, NULL);
-    PLAN_BAD("bcast", 2, "-l does not apply to bcast");
-    CHECK(cs_bench_plan(bench("alltoall"), &o, 2, &p, err, sizeof err) == CS_OK);
-    cs_opts_init(&o);
-    o.num_tests = 3, o.num_tests_set = true;
-    cs_opts_mark(&o, CS_OPT_NUM_TEST_CALLS, "3");
-    PLAN_BAD("allreduce", 2, "-t does not apply to allreduce");
-    CHECK(cs_bench_plan(bench("ibarrier"), &o, 2, &p, err, sizeof err) == CS_OK);
-    CHECK(p.min_size == 0 && p.max_size == 0 && p.buffer_bytes == 0); /* no size, no buffers */
-    cs_opts_init(&o);
-    o.nbr_set = true;
-    cs_opts_mark(&o, CS_OPT_NHBR, "cart:1:1");
-    PLAN_BAD("allreduce", 4, "-N does not apply to allreduce");
-    cs_opts_init(&o);
-    o.busbw = true;
-    cs_opts_mark(&o, CS_OPT_BUSBW, NULL);
-    /* nccl-tests defines alltoall's bus bandwidth ((n-1)/n); a barrier moves no bytes */
-    CHECK(cs_bench_plan(bench("alltoall"), &o, 4, &p, err, sizeof err) == CS_OK);
-    PLAN_BAD("barrier", 4, "--busbw does not apply to barrier");
-    PLAN_BAD("latency", 2, "--busbw does not apply to latency");
-    cs_opts_init(&o);
-    o.win_modes_set = true;
-    cs_opts_mark(&o, CS_OPT_WIN_OPTIONS, "allocate");
-    PLAN_BAD("allreduce", 2, "-w does not apply to allreduce");
-    cs_opts_init(&o);
-    o.max_size = 8, o.max_size_set = true;
-    cs_opts_mark(&o, CS_OPT_MESSAGE_SIZE, "8");
-    PLAN_BAD("init", 2, "-m does not apply to init");
-    /* OMB's barriers take -m and ignore it (core/compat.c notes it) */
-    CHECK(cs_bench_plan(bench("ibarrier"), &o, 2, &p, err, sizeof err) == CS_OK && p.max_size == 0);
-    /* OMB takes -m for the atomics (their window's size); the element stays one */
-    CHECK(cs_bench_plan(bench("fop_latency"), &o, 2, &p, err, sizeof err) == CS_OK);
-    cs_opts_init(&o);
-    o.npercentiles = 1, o.percentiles[0] = 50;
-    cs_opts_mark(&o, CS_OPT_TAIL_LAT, "50");
-    PLAN_BAD("init", 2, "-z does not apply to init");
-    cs_opts_init(&o);
-    o.iterations = 3, o.iterations_set = true;
-    cs_opts_mark(&o, CS_OPT_ITERATIONS, "3");
-    PLAN_BAD("init", 2, "-i does not apply to init");
+    /* -l, -t, -N, --busbw, -w, -m, -z, -i by capability: check_options_by_capability */
     cs_opts_init(&o);
     CHECK(cs_bench_plan(bench("init"), &o, 1, &p, err, sizeof err) == CS_OK); /* one rank is enough */
     /* whether this build has persistent collectives is the MPI build's to say; the plan
@@ -206,11 +225,6 @@ static void check_issue3_families(void)
     o.sync_all = false, o.sync_modes = CS_MASK(CS_SYNC_FENCE) | CS_MASK(CS_SYNC_LOCK);
     PLAN_BAD("put_bibw", 2, "-s lock: put_bibw supports pscw, fence");
     PLAN_BAD("put_latency", 3, "put_latency needs exactly 2 ranks, got 3");
-    cs_opts_init(&o);
-    o.buffers = CS_BUFFERS_MULTIPLE;
-    cs_opts_mark(&o, CS_OPT_BUFFER_NUM, "multiple");
-    PLAN_BAD("put_bibw", 2, "-b multiple does not apply to put_bibw");
-    cs_opts_init(&o);
     check_atomics_and_defaults();
 
     /* fan-in: one hub, every other rank a peer unless -p */
@@ -328,22 +342,6 @@ int main(void)
     CHECK(cs_bench_plan(bench("multi_lat"), &o, 8, &p, err, sizeof err) == CS_ERR_USAGE);
     CHECK_CONTAINS(err, "-p does not apply to multi_lat");
 
-    cs_opts_init(&o);
-    o.window_set = true;
-    cs_opts_mark(&o, CS_OPT_WINDOW_SIZE, "64");
-    CHECK(cs_bench_plan(bench("latency"), &o, 2, &p, err, sizeof err) == CS_ERR_USAGE);
-    CHECK_CONTAINS(err, "-W does not apply to latency");
-    cs_opts_init(&o);
-    o.send_mode_set = true, o.send_mode = CS_SEND_SYNC;
-    cs_opts_mark(&o, CS_OPT_SEND_MODE, "ssend");
-    CHECK(cs_bench_plan(bench("bw"), &o, 2, &p, err, sizeof err) == CS_ERR_USAGE);
-    CHECK_CONTAINS(err, "--send-mode does not apply to bw");
-    cs_opts_init(&o);
-    o.vary_window = true;
-    cs_opts_mark(&o, CS_OPT_VARY_WINDOW, NULL);
-    CHECK(cs_bench_plan(bench("bibw"), &o, 2, &p, err, sizeof err) == CS_ERR_USAGE);
-    CHECK_CONTAINS(err, "-V does not apply to bibw");
-
     /* memory: 2 x max size (x slots with -b multiple) must fit under -M */
     cs_opts_init(&o);
     o.max_size = (size_t)256 << 20, o.max_size_set = true;
@@ -393,5 +391,6 @@ int main(void)
     CHECK_NEAR(cs_bench_bytes_per_iteration(bench("bibw"), 1000, 64, 1), 128000, 0);
     CHECK_NEAR(cs_bench_bytes_per_iteration(bench("mbw_mr"), 1000, 16, 4), 64000, 0);
     check_issue3_families();
+    check_options_by_capability();
     return check_report("test_plan");
 }

@@ -5,18 +5,8 @@
 #include "mem/gpu.h"
 #include "patterns/nccl/nccl.h"
 
-static cs_status_t setup(cs_ctx_t *c)
-{
-    CS_CHECK(cs_coll_setup(c));
-    return cs_nccl_open(c);
-}
-
-static cs_status_t teardown(cs_ctx_t *c)
-{
-    cs_status_t st = cs_nccl_close(c);
-    cs_status_t st2 = cs_coll_teardown(c);
-    return st != CS_OK ? st : st2;
-}
+static cs_status_t setup(cs_ctx_t *c) { return cs_nccl_setup(c, cs_coll_setup); }
+static cs_status_t teardown(cs_ctx_t *c) { return cs_nccl_teardown(c, cs_coll_teardown); }
 
 static cs_status_t iterations(cs_ctx_t *c, long first, long n)
 {

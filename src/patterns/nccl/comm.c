@@ -12,7 +12,7 @@ cs_status_t cs_nccl_failed(ncclResult_t rc, const char *call, const char *file, 
     return CS_ERR_RUNTIME;
 }
 
-cs_status_t cs_nccl_open(cs_ctx_t *c)
+static cs_status_t open_comm(cs_ctx_t *c)
 {
     cs_nccl_t *n = calloc(1, sizeof *n);
     if (n == NULL) return CS_TRACE(CS_ERR_RUNTIME);
@@ -27,7 +27,7 @@ cs_status_t cs_nccl_open(cs_ctx_t *c)
     return CS_OK;
 }
 
-cs_status_t cs_nccl_close(cs_ctx_t *c)
+static cs_status_t close_comm(cs_ctx_t *c)
 {
     cs_nccl_t *n = cs_nccl_of(c);
     if (n == NULL) return CS_OK;
@@ -38,6 +38,19 @@ cs_status_t cs_nccl_close(cs_ctx_t *c)
     free(n);
     c->nccl = NULL;
     return st;
+}
+
+cs_status_t cs_nccl_setup(cs_ctx_t *c, cs_status_t (*family_setup)(cs_ctx_t *c))
+{
+    CS_CHECK(family_setup(c));
+    return open_comm(c);
+}
+
+cs_status_t cs_nccl_teardown(cs_ctx_t *c, cs_status_t (*family_teardown)(cs_ctx_t *c))
+{
+    cs_status_t st = close_comm(c);
+    cs_status_t st2 = family_teardown(c);
+    return st != CS_OK ? st : st2;
 }
 
 ncclDataType_t cs_nccl_datatype(cs_dtype_t t)

@@ -23,10 +23,12 @@ typedef struct cs_nccl_op {
 
 static inline cs_nccl_t *cs_nccl_of(const cs_ctx_t *c) { return c->nccl; }
 
-/* After the family's setup: the communicator over every rank and the stream. */
-cs_status_t cs_nccl_open(cs_ctx_t *c);
-/* Before the family's teardown; safe on a half-made one. */
-cs_status_t cs_nccl_close(cs_ctx_t *c);
+/* An NCCL pattern's set-up: its family's (the MPI patterns' buffers and checks,
+ * cs_coll_setup or cs_pair_setup), then the communicator over every rank and the stream. */
+cs_status_t cs_nccl_setup(cs_ctx_t *c, cs_status_t (*family_setup)(cs_ctx_t *c));
+/* The reverse: the communicator and stream, then the family's teardown even when the first
+ * failed (the first error is returned); safe on a half-made set-up. */
+cs_status_t cs_nccl_teardown(cs_ctx_t *c, cs_status_t (*family_teardown)(cs_ctx_t *c));
 
 ncclDataType_t cs_nccl_datatype(cs_dtype_t t);
 

@@ -5,18 +5,8 @@
 #include "patterns/nccl/nccl.h"
 #include "patterns/p2p.h"
 
-static cs_status_t setup(cs_ctx_t *c)
-{
-    CS_CHECK(cs_pair_setup(c));
-    return cs_nccl_open(c);
-}
-
-static cs_status_t teardown(cs_ctx_t *c)
-{
-    cs_status_t st = cs_nccl_close(c);
-    cs_status_t st2 = cs_pair_teardown(c);
-    return st != CS_OK ? st : st2;
-}
+static cs_status_t setup(cs_ctx_t *c) { return cs_nccl_setup(c, cs_pair_setup); }
+static cs_status_t teardown(cs_ctx_t *c) { return cs_nccl_teardown(c, cs_pair_teardown); }
 
 static cs_status_t pingpong_iterations(cs_ctx_t *c, long first, long n)
 {
