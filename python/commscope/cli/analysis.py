@@ -13,6 +13,7 @@ from commscope.cli.common import (
     allow_failing_option,
     analysis_store,
     db_option,
+    format_option,
     policy_options,
     selection_of,
     selection_options,
@@ -32,13 +33,8 @@ from commscope.records.textsafe import terminal
 )
 @click.option("--ratio", is_flag=True, help="Add a column per run with its ratio to the first run.")
 @click.option("--pdiff", is_flag=True, help="Add a column per run with its percent difference to the first run.")
-@click.option(
-    "--format",
-    "fmt",
-    type=click.Choice(["table", "markdown", "csv", "json"]),
-    default="table",
-    show_default=True,
-    help="table for the terminal; markdown, csv or json to paste or process.",
+@format_option(
+    ["table", "markdown", "csv", "json"], "table for the terminal; markdown, csv or json to paste or process.", "table"
 )
 @click.option("-o", "--output", metavar="FILE", help="Write to FILE instead of stdout (not with --format table).")
 @click.option(
@@ -174,13 +170,8 @@ Exit status:
 @policy_options
 @allow_failing_option()
 @click.option("--metric", metavar="NAME", help="Metric to check (default: each benchmark's main metric).")
-@click.option(
-    "--format",
-    "fmt",
-    type=click.Choice(["table", "json"]),
-    default="table",
-    show_default=True,
-    help="table for reading; json: the verdict of every size as a JSON document on stdout.",
+@format_option(
+    ["table", "json"], "table for reading; json: the verdict of every size as a JSON document on stdout.", "table"
 )
 @click.option(
     "--junit",
@@ -273,14 +264,7 @@ def check(
     help="Fit every run on its own. By default, runs of one benchmark with the same label and system "
     "(repeats) are fitted as one curve: their per-size median.",
 )
-@click.option(
-    "--format",
-    "fmt",
-    type=click.Choice(["table", "json"]),
-    default="table",
-    show_default=True,
-    help="table for reading; json for scripts.",
-)
+@format_option(["table", "json"], "table for reading; json for scripts.", "table")
 @db_option()
 def model(selectors, benchmark, since, last_invocation, each, fmt, db: Path) -> None:
     """Fit latency(size) = α + size/β (Hockney) per protocol regime.

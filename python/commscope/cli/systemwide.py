@@ -21,6 +21,7 @@ from commscope.cli.common import (
     hosts_options,
     label_system_options,
     launcher_option,
+    repeat_option,
     split_commas,
     timeout_option,
 )
@@ -533,14 +534,7 @@ class OverheadCommand(click.Command):
     help="The tool to measure, run by every rank around the benchmark: 'valgrind --tool=none', "
     "'perf stat -x,', 'strace -f -e trace=none'.",
 )
-@click.option(
-    "--repeat",
-    type=click.IntRange(min=1),
-    default=3,
-    show_default=True,
-    metavar="K",
-    help="Plain and wrapped launches, interleaved (plain, wrapped, plain, ...), K of each.",
-)
+@repeat_option("Plain and wrapped launches, interleaved (plain, wrapped, plain, ...), K of each.", default=3)
 @click.option("--np", type=click.IntRange(min=1), default=2, show_default=True, metavar="N", help="MPI ranks.")
 @launcher_option("How to start the ranks (as for `commscope run`).")
 @common_options
