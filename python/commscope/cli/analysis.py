@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 
 import click
@@ -67,19 +68,28 @@ def compare(
     if _compare_systemwide(runs, fmt, output, peak_per_core):
         return
     comparison = build(runs, metric, ratio=ratio, pdiff=pdiff)
-    if fmt == "table":
-        if output:
-            raise UsageError("--output needs --format markdown, csv or json")
+
+    def show_table() -> None:
         console = ui.table_console()
         console.print(terminal(comparison.caption()), markup=False, highlight=False)
         console.print(comparison_table(comparison))
+
+    _show_compared(fmt, output, show_table, lambda: FORMATS[fmt](comparison))
+
+
+def _show_compared(fmt: str, output: str | None, show_table: Callable[[], None], text: Callable[[], str]) -> None:
+    """What `compare` made: the table on the terminal, or the text of --format in --output FILE
+    or on stdout."""
+    if fmt == "table":
+        if output:
+            raise UsageError("--output needs --format markdown, csv or json")
+        show_table()
         return
-    text = FORMATS[fmt](comparison)
     if output:
-        write_output(Path(output), text)
+        write_output(Path(output), text())
         ui.note(f"wrote {output}")
     else:
-        click.echo(text, nl=False)
+        click.echo(text(), nl=False)
 
 
 @click.group(context_settings=CONTEXT)
@@ -510,15 +520,10 @@ def _compare_systemwide(runs, fmt: str, output: str | None, peak_per_core: float
             "kind (--benchmark hpl, --benchmark storage, ...)"
         )
     tables = system_tables(system, peak_per_core)
-    if fmt == "table":
-        if output:
-            raise UsageError("--output needs --format markdown, csv or json")
-        click.echo("\n".join(text_table(table) for table in tables), nl=False)
-        return True
-    text = FORMATS[fmt](tables)
-    if output:
-        write_output(Path(output), text)
-        ui.note(f"wrote {output}")
-    else:
-        click.echo(text, nl=False)
+    _show_compared(
+        fmt,
+        output,
+        lambda: click.echo("\n".join(text_table(table) for table in tables), nl=False),
+        lambda: FORMATS[fmt](tables),
+    )
     return True
