@@ -15,6 +15,7 @@ from pathlib import Path
 
 import pytest
 
+from commands import latency_argv
 from commscope.store.db import Store
 from mpi_flavours import flavour_params, need
 
@@ -73,17 +74,7 @@ def local_shm_latency(flavour, work) -> float:
             sys.executable,
             "-m",
             "commscope",
-            "run",
-            "latency",
-            "--transport",
-            "shm",
-            "--launcher",
-            flavour.launcher,
-            "--",
-            "-m",
-            "1:1",
-            "-i",
-            "2000",
+            *latency_argv("shm", flavour.launcher, core_flags=("-m", "1:1", "-i", "2000")),
         ],
         capture_output=True,
         text=True,
@@ -221,21 +212,7 @@ def test_transport_net_on_one_host_goes_through_loopback_and_is_slower(vcluster,
             sys.executable,
             "-m",
             "commscope",
-            "run",
-            "latency",
-            "--transport",
-            transport,
-            "--label",
-            transport,
-            "--launcher",
-            flavour.launcher,
-            "--",
-            "-m",
-            "4096:4096",
-            "-i",
-            "1000",
-            "-x",
-            "50",
+            *latency_argv(transport, flavour.launcher, "--label", transport),
             timeout=180,
         )
         assert done.returncode == 0, done.stderr

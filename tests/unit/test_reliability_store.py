@@ -16,6 +16,7 @@ from pathlib import Path
 
 import pytest
 
+from commands import start_child
 from commscope.errors import EXIT_STORE
 from commscope.store.db import Store
 from paths import FIXTURES
@@ -83,7 +84,7 @@ def unsaved_files(tmp_path: Path) -> list[Path]:
 
 
 def start_run(commscope_argv, env, db: Path, *args: str) -> subprocess.Popen:
-    return subprocess.Popen(
+    return start_child(
         [
             *commscope_argv,
             "run",
@@ -101,10 +102,7 @@ def start_run(commscope_argv, env, db: Path, *args: str) -> subprocess.Popen:
             "-m",
             "1:8",
         ],
-        env=env,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
+        env,
     )
 
 
