@@ -19,7 +19,7 @@ from commands import latency_argv
 from commscope.store.db import Store
 from mpi_flavours import flavour_params, need
 
-from .cluster_support import HOSTS, REPO, VCluster, shared_dir
+from .cluster_support import HOSTS, REPO, SUBMIT_QUICK_ON_TWO_NODES, VCluster, shared_dir
 
 pytestmark = pytest.mark.cluster
 
@@ -93,12 +93,7 @@ def test_submit_quick_on_two_nodes_stores_both_hosts_the_job_and_tcp_latency(vcl
     started = time.monotonic()
     done = commscope(
         vcluster,
-        "submit",
-        "quick",
-        "--nodes",
-        "2",
-        "--ntasks-per-node",
-        "1",
+        *SUBMIT_QUICK_ON_TWO_NODES,
         "--wait",
         "--output-dir",
         work["folder"],

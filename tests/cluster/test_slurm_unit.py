@@ -23,6 +23,8 @@ from commscope.errors import UsageError
 from commscope.records.suite import Entry
 from old_databases import database_at
 
+from .cluster_support import SUBMIT_QUICK_ON_TWO_NODES
+
 HERE = Path(__file__).resolve().parent
 GOLDEN = HERE / "golden"
 SCONTROL = HERE / "fixtures" / "scontrol"
@@ -166,12 +168,7 @@ def test_hostile_values_reach_the_program_verbatim_and_run_nothing(tmp_path):
 
 def test_dry_run_prints_the_script_and_makes_nothing(isolated):
     result = invoke(
-        "submit",
-        "quick",
-        "--nodes",
-        "2",
-        "--ntasks-per-node",
-        "1",
+        *SUBMIT_QUICK_ON_TWO_NODES,
         "--label",
         "$(reboot)",
         "--output-dir",
