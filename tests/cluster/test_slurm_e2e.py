@@ -27,6 +27,8 @@ SEEDS = REPO.parent / "shared" / "seeds"
 SEED_000 = next(iter(sorted(SEEDS.glob("000_*.txt"))), None)
 #: Small sweeps: the machine's two cores are shared, and the point is the path, not the curve.
 SHORT = ["--", "-m", "1:4K"]
+#: One latency run across both hosts (the cancelled job and the one that never starts).
+SUBMIT_LATENCY_INTER_NODE = ("submit", "latency", "--placement", "inter-node")
 
 
 def commscope(
@@ -143,10 +145,7 @@ def test_cancelled_job_is_collected_as_incomplete_with_its_sizes_and_only_once(v
     env = {**work["env"], "COMMSCOPE_BENCH": str(flavour.bench)}
     done = commscope(
         vcluster,
-        "submit",
-        "latency",
-        "--placement",
-        "inter-node",
+        *SUBMIT_LATENCY_INTER_NODE,
         "--output-dir",
         work["folder"],
         "--",
@@ -343,10 +342,7 @@ def test_job_that_does_not_start_in_time_is_left_queued_and_said_so(vcluster, wo
     try:
         done = commscope(
             vcluster,
-            "submit",
-            "latency",
-            "--placement",
-            "inter-node",
+            *SUBMIT_LATENCY_INTER_NODE,
             "--wait",
             "--start-timeout",
             "3",
