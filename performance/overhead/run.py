@@ -55,27 +55,20 @@ def pinned(fl: Flavour, program: str | Path, *args: str) -> list[str]:
     return cmd[:1] + BIND.get(fl.name, []) + cmd[1:]
 
 
-def run_raw(fl: Flavour, bench: str, lo: int, hi: int) -> dict[int, float]:
-    out = subprocess.run(
-        pinned(fl, fl.build / "performance" / "overhead" / "raw_loops", bench, str(lo), str(hi)),
-        env=fl.env(),
-        capture_output=True,
-        text=True,
-        check=True,
-        timeout=600,
+def pinned_output(fl: Flavour, program: str | Path, *args: str) -> str:
+    """What the program prints on 2 pinned ranks (an error if it fails)."""
+    return subprocess.run(
+        pinned(fl, program, *args), env=fl.env(), capture_output=True, text=True, check=True, timeout=600
     ).stdout
+
+
+def run_raw(fl: Flavour, bench: str, lo: int, hi: int) -> dict[int, float]:
+    out = pinned_output(fl, fl.build / "performance" / "overhead" / "raw_loops", bench, str(lo), str(hi))
     return {int(s): float(v) for s, v in (line.split() for line in out.splitlines())}
 
 
 def run_commscope(fl: Flavour, bench: str, lo: int, hi: int) -> dict[int, float]:
-    out = subprocess.run(
-        pinned(fl, fl.bench, bench, "-m", f"{lo}:{hi}", "--format", "json"),
-        env=fl.env(),
-        capture_output=True,
-        text=True,
-        check=True,
-        timeout=600,
-    ).stdout
+    out = pinned_output(fl, fl.bench, bench, "-m", f"{lo}:{hi}", "--format", "json")
     return {r["size"]: r["metrics"][METRIC[bench]] for r in json.loads(out)["results"]}
 
 

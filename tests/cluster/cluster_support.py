@@ -37,6 +37,8 @@ TOOLS = (
     "scancel",
 )
 HOSTS = ("vnode1", "vnode2")
+#: The quick suite submitted to both hosts, one task each (run for real, and as a dry run).
+SUBMIT_QUICK_ON_TWO_NODES = ("submit", "quick", "--nodes", "2", "--ntasks-per-node", "1")
 
 
 def unavailable(reason: str):

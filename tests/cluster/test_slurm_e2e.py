@@ -15,10 +15,11 @@ from pathlib import Path
 
 import pytest
 
+from commands import latency_argv
 from commscope.store.db import Store
 from mpi_flavours import flavour_params, need
 
-from .cluster_support import HOSTS, REPO, VCluster, shared_dir
+from .cluster_support import HOSTS, REPO, SUBMIT_QUICK_ON_TWO_NODES, VCluster, shared_dir
 
 pytestmark = pytest.mark.cluster
 
@@ -26,6 +27,8 @@ SEEDS = REPO.parent / "shared" / "seeds"
 SEED_000 = next(iter(sorted(SEEDS.glob("000_*.txt"))), None)
 #: Small sweeps: the machine's two cores are shared, and the point is the path, not the curve.
 SHORT = ["--", "-m", "1:4K"]
+#: One latency run across both hosts (the cancelled job and the one that never starts).
+SUBMIT_LATENCY_INTER_NODE = ("submit", "latency", "--placement", "inter-node")
 
 
 def commscope(
@@ -73,17 +76,7 @@ def local_shm_latency(flavour, work) -> float:
             sys.executable,
             "-m",
             "commscope",
-            "run",
-            "latency",
-            "--transport",
-            "shm",
-            "--launcher",
-            flavour.launcher,
-            "--",
-            "-m",
-            "1:1",
-            "-i",
-            "2000",
+            *latency_argv("shm", flavour.launcher, core_flags=("-m", "1:1", "-i", "2000")),
         ],
         capture_output=True,
         text=True,
@@ -102,12 +95,7 @@ def test_submit_quick_on_two_nodes_stores_both_hosts_the_job_and_tcp_latency(vcl
     started = time.monotonic()
     done = commscope(
         vcluster,
-        "submit",
-        "quick",
-        "--nodes",
-        "2",
-        "--ntasks-per-node",
-        "1",
+        *SUBMIT_QUICK_ON_TWO_NODES,
         "--wait",
         "--output-dir",
         work["folder"],
@@ -157,10 +145,7 @@ def test_cancelled_job_is_collected_as_incomplete_with_its_sizes_and_only_once(v
     env = {**work["env"], "COMMSCOPE_BENCH": str(flavour.bench)}
     done = commscope(
         vcluster,
-        "submit",
-        "latency",
-        "--placement",
-        "inter-node",
+        *SUBMIT_LATENCY_INTER_NODE,
         "--output-dir",
         work["folder"],
         "--",
@@ -221,21 +206,7 @@ def test_transport_net_on_one_host_goes_through_loopback_and_is_slower(vcluster,
             sys.executable,
             "-m",
             "commscope",
-            "run",
-            "latency",
-            "--transport",
-            transport,
-            "--label",
-            transport,
-            "--launcher",
-            flavour.launcher,
-            "--",
-            "-m",
-            "4096:4096",
-            "-i",
-            "1000",
-            "-x",
-            "50",
+            *latency_argv(transport, flavour.launcher, "--label", transport),
             timeout=180,
         )
         assert done.returncode == 0, done.stderr
@@ -371,10 +342,7 @@ def test_job_that_does_not_start_in_time_is_left_queued_and_said_so(vcluster, wo
     try:
         done = commscope(
             vcluster,
-            "submit",
-            "latency",
-            "--placement",
-            "inter-node",
+            *SUBMIT_LATENCY_INTER_NODE,
             "--wait",
             "--start-timeout",
             "3",

@@ -21,6 +21,9 @@ from commscope.cluster.script import JobRequest, render, shape
 from commscope.cluster.submit import SubmitOptions, build_request
 from commscope.errors import UsageError
 from commscope.records.suite import Entry
+from old_databases import database_at
+
+from .cluster_support import SUBMIT_QUICK_ON_TWO_NODES
 
 HERE = Path(__file__).resolve().parent
 GOLDEN = HERE / "golden"
@@ -165,12 +168,7 @@ def test_hostile_values_reach_the_program_verbatim_and_run_nothing(tmp_path):
 
 def test_dry_run_prints_the_script_and_makes_nothing(isolated):
     result = invoke(
-        "submit",
-        "quick",
-        "--nodes",
-        "2",
-        "--ntasks-per-node",
-        "1",
+        *SUBMIT_QUICK_ON_TWO_NODES,
         "--label",
         "$(reboot)",
         "--output-dir",
@@ -362,15 +360,10 @@ def test_status_of_an_unknown_job(isolated):
 
 
 def test_migrating_a_version_3_database_adds_jobs_and_keeps_runs(tmp_path):
-    from commscope.store.db import Store, connect, migrate
+    from commscope.store.db import Store
 
     path = tmp_path / "v3.db"
-    conn = connect(path)
-    assert migrate(conn, target=3) == 0
-    conn.execute(
-        "INSERT INTO invocations (command, argv, started_at, cwd, commscope_version) "
-        "VALUES ('run', '[]', '2025-06-01', '/', '0.1.0')"
-    )
+    conn = database_at(path, 3)
     conn.execute("INSERT INTO runs (invocation_id, benchmark, status) VALUES (1, 'latency', 'complete')")
     conn.close()
     with Store(path) as store:

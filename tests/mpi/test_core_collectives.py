@@ -105,22 +105,16 @@ def test_persistent_collectives_where_mpich_has_them(mpi):
     assert persistent_missing(mpi, "allreduce_persistent") == mpi.is_openmpi
 
 
-@pytest.mark.parametrize("name", IN_PLACE)
-def test_in_place_collectives_validate(mpi, name):
-    res = mpi.run(
-        4,
-        name,
-        "-l",
-        "-c",
-        *TINY,
-        "-T",
-        "mpi_char,mpi_int",
-        "-m",
-        "4:64",
-        *(["-k", "rotate"] if name in ROOTED else []),
-    )
+def assert_in_place_validates(mpi, name: str, datatypes: str, rooted: bool) -> None:
+    """-l (MPI_IN_PLACE) with -c on 4 ranks: every size of every datatype passes."""
+    res = mpi.run(4, name, "-l", "-c", *TINY, "-T", datatypes, "-m", "4:64", *(["-k", "rotate"] if rooted else []))
     assert res.returncode == 0, res.stderr
     assert all(r[-1] == "Pass" for r in rows(res.stdout)), res.stdout
+
+
+@pytest.mark.parametrize("name", IN_PLACE)
+def test_in_place_collectives_validate(mpi, name):
+    assert_in_place_validates(mpi, name, "mpi_char,mpi_int", name in ROOTED)
 
 
 @pytest.mark.parametrize(
@@ -129,20 +123,7 @@ def test_in_place_collectives_validate(mpi, name):
 def test_in_place_other_forms_validate(mpi, name):
     if name.endswith("_persistent") and mpi.is_openmpi:
         pytest.skip("Open MPI 4.1 has no persistent collectives (checked above)")
-    res = mpi.run(
-        4,
-        name,
-        "-l",
-        "-c",
-        *TINY,
-        "-T",
-        "mpi_float",
-        "-m",
-        "4:64",
-        *(["-k", "rotate"] if name[1:] in ROOTED or name.split("_")[0] in ROOTED else []),
-    )
-    assert res.returncode == 0, res.stderr
-    assert all(r[-1] == "Pass" for r in rows(res.stdout)), res.stdout
+    assert_in_place_validates(mpi, name, "mpi_float", name[1:] in ROOTED or name.split("_")[0] in ROOTED)
 
 
 @pytest.mark.parametrize("name", ONE_SIDED)

@@ -14,6 +14,14 @@ import pytest
 from mpi_flavours import cuda_flavour_params, flavour_params, need
 
 TINY = ["-i", "20", "-x", "2"]
+NCCL_COLLECTIVES = (
+    "nccl_allreduce",
+    "nccl_allgather",
+    "nccl_broadcast",
+    "nccl_reduce",
+    "nccl_reduce_scatter",
+    "nccl_alltoall",
+)
 
 
 @pytest.fixture(params=flavour_params())
@@ -130,17 +138,7 @@ def test_cuda_build_runs_host_benchmarks(cuda):
 
 def test_cuda_build_lists_nccl_benchmarks_and_no_compat_links_for_them(cuda):
     listed = subprocess.run([str(cuda.bench), "--list"], capture_output=True, text=True).stdout
-    for name in (
-        "nccl_latency",
-        "nccl_bw",
-        "nccl_bibw",
-        "nccl_allreduce",
-        "nccl_allgather",
-        "nccl_broadcast",
-        "nccl_reduce",
-        "nccl_reduce_scatter",
-        "nccl_alltoall",
-    ):
+    for name in ("nccl_latency", "nccl_bw", "nccl_bibw", *NCCL_COLLECTIVES):
         assert name in listed
     assert not list(cuda.compat.glob("osu_nccl*"))
 
@@ -182,14 +180,7 @@ def test_device_to_device_on_two_ranks_sharing_one_gpu(gpu, bench):
 
 
 def test_nccl_collectives_on_one_rank(gpu):
-    for name in (
-        "nccl_allreduce",
-        "nccl_allgather",
-        "nccl_broadcast",
-        "nccl_reduce",
-        "nccl_reduce_scatter",
-        "nccl_alltoall",
-    ):
+    for name in NCCL_COLLECTIVES:
         res = gpu.run(1, name, "-m", "4:64K", *TINY, "-c", "--busbw")
         assert res.returncode == 0, (name, res.stderr)
         assert "Busbw(GB/s)" in res.stdout and "Fail" not in res.stdout

@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 
+from commands import latency_argv
 from commscope.errors import UsageError
 from commscope.execute.transports import TRANSPORT_ENV, choose, mpich_device, observed, transport_env
 from mpi_flavours import flavour_params, need
@@ -89,25 +90,7 @@ def test_suite_entry_transport_reaches_the_command_and_run_flag_overrides_it(fla
 
 def _latency_and_lo_bytes(cli, flavour, db, transport: str, label: str) -> tuple[float, int]:
     before = int(LO_RX.read_text())
-    result = cli(
-        "run",
-        "latency",
-        "--transport",
-        transport,
-        "--label",
-        label,
-        "--db",
-        db,
-        "--launcher",
-        flavour.launcher,
-        "--",
-        "-m",
-        "4096:4096",
-        "-i",
-        "1000",
-        "-x",
-        "50",
-    )
+    result = cli(*latency_argv(transport, flavour.launcher, "--label", label, "--db", db))
     moved = int(LO_RX.read_text()) - before
     assert result.exit_code == 0, result.output
     return result, moved

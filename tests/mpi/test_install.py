@@ -18,6 +18,7 @@ from pathlib import Path
 
 import pytest
 
+from commands import FEW_ITERATIONS
 from paths import REPO
 
 pytestmark = pytest.mark.slow
@@ -80,10 +81,7 @@ def test_pip_install_builds_the_core_with_the_mpi_on_path(installed, tmp_path):
             "--",
             "-m",
             "1:8",
-            "-i",
-            "20",
-            "-x",
-            "2",
+            *FEW_ITERATIONS,
         ],
         env=env,
         timeout=300,
@@ -151,7 +149,7 @@ def test_pip_install_without_an_mpi_uses_the_mpich_wheel(tmp_path):
     assert "$ORIGIN/../lib" in runpath and "pip-build-env" not in runpath
     # a job script written for OMB, with the compat folder on PATH and the wheel's mpiexec
     env["PATH"] = f"{info['compat']}:{env['PATH']}"
-    table = _run(["mpiexec", "-n", "2", "osu_latency", "-m", "1:8", "-i", "20", "-x", "2"], env=env, timeout=300).stdout
+    table = _run(["mpiexec", "-n", "2", "osu_latency", "-m", "1:8", *FEW_ITERATIONS], env=env, timeout=300).stdout
     assert "# commscope MPI Latency Test" in table and re.search(r"^8\s+\d+\.\d+$", table, re.MULTILINE)
 
 

@@ -6,13 +6,13 @@ from __future__ import annotations
 
 import os
 import signal
-import subprocess
 import sys
 import time
 from pathlib import Path
 
 import pytest
 
+from commands import start_child
 from commscope.errors import EXIT_INTERRUPTED
 from commscope.store.db import Store
 from mpi_flavours import flavour_params, need
@@ -47,7 +47,7 @@ def test_hangup_and_quit_stop_every_process_and_store_what_was_measured(mpi, tmp
     env = {key: value for key, value in os.environ.items() if not key.startswith(("COMMSCOPE_", "SLURM_"))}
     env.update(COMMSCOPE_BENCH=str(mpi.bench), PYTHONPATH=str(REPO / "python"), TMPDIR=str(scratch))
     # Many iterations of large messages: far longer than the test waits.
-    child = subprocess.Popen(
+    child = start_child(
         [
             sys.executable,
             "-m",
@@ -66,10 +66,7 @@ def test_hangup_and_quit_stop_every_process_and_store_what_was_measured(mpi, tmp
             "-x",
             "10",
         ],
-        env=env,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
+        env,
     )
     try:
         deadline = time.monotonic() + 120

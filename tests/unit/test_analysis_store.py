@@ -4,18 +4,14 @@ from __future__ import annotations
 
 import pytest
 
-from commscope.store.db import MIGRATIONS, SCHEMA_VERSION, Store, connect, migrate, schema_version
+from commscope.store.db import MIGRATIONS, SCHEMA_VERSION, Store, schema_version
 from fixtures.analysis.handmade import run_of, store_runs
+from old_databases import database_at
 
 
 def test_migrating_a_version_2_database_adds_baselines_and_keeps_runs(tmp_path):
     path = tmp_path / "v2.db"
-    conn = connect(path)
-    assert migrate(conn, target=2) == 0
-    conn.execute(
-        "INSERT INTO invocations (command, argv, started_at, cwd, commscope_version) "
-        "VALUES ('run', '[]', '2025-06-01', '/', '0.1.0')"
-    )
+    conn = database_at(path, 2)
     conn.execute("INSERT INTO systems (name, created_at) VALUES ('alpha', '2025-06-01')")
     conn.execute(
         "INSERT INTO runs (invocation_id, benchmark, status, label, system_id) "

@@ -16,6 +16,7 @@ from pathlib import Path
 
 import pytest
 
+from commands import FEW_ITERATIONS
 from commscope.records.run import Axes, Point, Run, point_from_core
 from commscope.store.db import Store
 from fixtures.analysis.handmade import stats_for, store_runs
@@ -94,10 +95,7 @@ def test_a_datatype_sweep_is_stored_and_compared_per_datatype(mpi, tmp_path):
         "mpi_char,mpi_int",
         "-m",
         "1:8",
-        "-i",
-        "20",
-        "-x",
-        "2",
+        *FEW_ITERATIONS,
     )
     assert done.returncode == 0, done.stderr
     with Store(db, create=False) as store:

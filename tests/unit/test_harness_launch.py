@@ -113,28 +113,11 @@ def test_mpirun_keeps_slots_the_user_gave_and_oversubscribes_past_them():
 
 
 def test_mpirun_hostfile_maps_ranks_per_node():
+    hostfile = ["mpirun", "-np", "4", "--hostfile", "hosts.txt"]
     spec = LaunchSpec(np=4, hostfile="hosts.txt", placement="inter-node", known_nodes=2, local_cores=1)
-    assert OpenMpiLauncher("mpirun").argv(spec) == [
-        "mpirun",
-        "-np",
-        "4",
-        "--hostfile",
-        "hosts.txt",
-        "--map-by",
-        "ppr:2:node",
-        "--bind-to",
-        "core",
-    ]
+    assert OpenMpiLauncher("mpirun").argv(spec) == [*hostfile, "--map-by", "ppr:2:node", "--bind-to", "core"]
     spec = LaunchSpec(np=4, hostfile="hosts.txt", placement="any", local_cores=1)
-    assert OpenMpiLauncher("mpirun").argv(spec) == [
-        "mpirun",
-        "-np",
-        "4",
-        "--hostfile",
-        "hosts.txt",
-        "--bind-to",
-        "core",
-    ]
+    assert OpenMpiLauncher("mpirun").argv(spec) == [*hostfile, "--bind-to", "core"]
 
 
 # -- MPICH Hydra --------------------------------------------------------------

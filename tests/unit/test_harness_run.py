@@ -4,12 +4,12 @@ from __future__ import annotations
 
 import os
 import signal
-import subprocess
 import time
 from pathlib import Path
 
 import pytest
 
+from commands import start_child
 from commscope.execute import core as bench_binary
 from commscope.execute import runner as run_module
 from commscope.execute.runner import planned_records, sweep_length
@@ -220,12 +220,8 @@ def test_a_rank_that_ignores_sigterm_is_killed(cli, fake_core, db, clean_env, tm
 def test_signal_stores_what_was_measured_and_stops(commscope_argv, child_env, db, tmp_path, signum):
     trace = tmp_path / "trace"
     env = {**child_env, "FAKE_CORE_SLEEP": "0.3", "FAKE_CORE_TRACE": str(trace)}
-    child = subprocess.Popen(
-        [*commscope_argv, "run", "latency", "bw", "--launcher", "mpirun", "--db", str(db), "--", "-m", "1:1K"],
-        env=env,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
+    child = start_child(
+        [*commscope_argv, "run", "latency", "bw", "--launcher", "mpirun", "--db", str(db), "--", "-m", "1:1K"], env
     )
     try:
         deadline = time.monotonic() + 60

@@ -15,6 +15,7 @@ from commscope.errors import CommscopeError, StoreError
 from commscope.records.invocation import invocation
 from commscope.records.run import RUN_COLUMNS, Axes, Point, PointKey, Run
 from commscope.store.db import MIGRATIONS, SCHEMA_VERSION, Store, connect, migrate, schema_version
+from old_databases import database_at
 from paths import REPO
 
 
@@ -179,15 +180,10 @@ def test_a_file_that_is_not_a_database_gives_a_clear_error(tmp_path):
 
 def test_migrating_a_version_1_database_keeps_its_runs(tmp_path):
     path = tmp_path / "old.db"
-    conn = connect(path)
-    assert migrate(conn, target=1) == 0
+    conn = database_at(path, 1, command="import", started_at="2025-01-01", harness="0.0.1")
     assert schema_version(conn) == 1
     assert conn.execute("SELECT 1 FROM sqlite_master WHERE name = 'systems'").fetchone() is None
     # A run as version 1 stored it (no system).
-    conn.execute(
-        "INSERT INTO invocations (command, argv, started_at, cwd, commscope_version) "
-        "VALUES ('import', '[]', '2025-01-01', '/', '0.0.1')"
-    )
     conn.execute(
         "INSERT INTO runs (invocation_id, benchmark, status, label, flags) "
         "VALUES (1, 'latency', 'complete', 'old', '[\"-m\", \"8\"]')"
@@ -209,12 +205,7 @@ def test_migrating_a_version_1_database_keeps_its_runs(tmp_path):
 def test_migrating_a_version_3_database_leaves_its_points_unswept(tmp_path):
     """Version 4 adds the sweep axes to points; what was stored before has none (NULL)."""
     path = tmp_path / "v3.db"
-    conn = connect(path)
-    migrate(conn, target=3)
-    conn.execute(
-        "INSERT INTO invocations (command, argv, started_at, cwd, commscope_version) "
-        "VALUES ('run', '[]', '2026-01-01', '/', '0.1.0')"
-    )
+    conn = database_at(path, 3, started_at="2026-01-01")
     conn.execute("INSERT INTO runs (invocation_id, benchmark, status) VALUES (1, 'allreduce', 'complete')")
     conn.execute("INSERT INTO points (run_id, size, window_size, latency_us) VALUES (1, 4, 1, 2.5)")
     conn.close()

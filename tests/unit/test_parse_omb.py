@@ -14,6 +14,12 @@ def only_run(name: str) -> ParsedRun:
     return runs[0]
 
 
+def full_row(avg: float, low: float, high: float, iterations: int, **more) -> dict:
+    """The values of one row of a `-f` table: average, min and max latency, iterations and
+    whatever columns follow."""
+    return {"latency_us": avg, "min_latency_us": low, "max_latency_us": high, "iterations": iterations, **more}
+
+
 def test_latency_7x_title_version_datatype_and_values():
     run = only_run("omb7_latency.txt")
     assert run.benchmark == "latency"
@@ -117,27 +123,15 @@ def test_collective_full_format():
     assert run.ranks is None  # OMB does not print the number of ranks
     assert list(run.metrics) == ["latency_us", "min_latency_us", "max_latency_us", "iterations"]
     assert run.metrics["iterations"] == "count"
-    assert run.point(65536).values == {
-        "latency_us": 6.67,
-        "min_latency_us": 6.32,
-        "max_latency_us": 7.02,
-        "iterations": 10,
-    }
+    assert run.point(65536).values == full_row(6.67, 6.32, 7.02, 10)
     assert isinstance(run.value(1, "iterations"), int)
 
 
 def test_collective_full_validation_tail():
     run = only_run("omb7_bcast_full_validation_tail.txt")
-    assert run.point(2).values == {
-        "latency_us": 0.35,
-        "min_latency_us": 0.06,
-        "max_latency_us": 0.63,
-        "iterations": 100,
-        "validation": "Pass",
-        "p50_us": 0.39,
-        "p90_us": 0.48,
-        "p99_us": 0.57,
-    }
+    assert run.point(2).values == full_row(
+        0.35, 0.06, 0.63, 100, validation="Pass", p50_us=0.39, p90_us=0.48, p99_us=0.57
+    )
 
 
 def test_validation_failure_keeps_rows_and_notes_the_error():
@@ -158,12 +152,7 @@ def test_barrier_has_no_size_column():
     run = only_run("omb7_barrier_full.txt")
     assert run.benchmark == "barrier"
     assert run.sizes == [None]
-    assert run.point(None).values == {
-        "latency_us": 1.89,
-        "min_latency_us": 1.71,
-        "max_latency_us": 2.03,
-        "iterations": 1000,
-    }
+    assert run.point(None).values == full_row(1.89, 1.71, 2.03, 1000)
 
 
 def test_nonblocking_full_overlap_columns():

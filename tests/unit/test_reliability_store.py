@@ -16,6 +16,7 @@ from pathlib import Path
 
 import pytest
 
+from commands import start_child
 from commscope.errors import EXIT_STORE
 from commscope.store.db import Store
 from paths import FIXTURES
@@ -82,8 +83,20 @@ def unsaved_files(tmp_path: Path) -> list[Path]:
     return sorted(folder.iterdir()) if folder.exists() else []
 
 
+def slow_core_env(child_env: dict[str, str], tmp_path: Path, sleep: str, **extra: str) -> dict[str, str]:
+    """The environment of a run whose fake core waits `sleep` seconds per record and writes
+    its trace to tmp_path/trace; unsaved results go under tmp_path/xdg-data."""
+    return {
+        **child_env,
+        "FAKE_CORE_SLEEP": sleep,
+        "FAKE_CORE_TRACE": str(tmp_path / "trace"),
+        "XDG_DATA_HOME": str(tmp_path / "xdg-data"),
+        **extra,
+    }
+
+
 def start_run(commscope_argv, env, db: Path, *args: str) -> subprocess.Popen:
-    return subprocess.Popen(
+    return start_child(
         [
             *commscope_argv,
             "run",
@@ -101,10 +114,7 @@ def start_run(commscope_argv, env, db: Path, *args: str) -> subprocess.Popen:
             "-m",
             "1:8",
         ],
-        env=env,
-        stdout=subprocess.PIPE,
-        stderr=subprocess.PIPE,
-        text=True,
+        env,
     )
 
 
@@ -132,13 +142,7 @@ def assert_kept_and_importable(cli, tmp_path: Path, stderr: str, db: Path) -> No
 
 def test_a_run_stored_while_another_writer_holds_the_lock_is_kept(cli, child_env, commscope_argv, db, tmp_path):
     trace = tmp_path / "trace"
-    env = {
-        **child_env,
-        "FAKE_CORE_SLEEP": "0.3",
-        "FAKE_CORE_TRACE": str(trace),
-        "COMMSCOPE_BUSY_TIMEOUT": "0.5",
-        "XDG_DATA_HOME": str(tmp_path / "xdg-data"),
-    }
+    env = slow_core_env(child_env, tmp_path, "0.3", COMMSCOPE_BUSY_TIMEOUT="0.5")
     child = start_run(commscope_argv, env, db)
     try:
         wait_for(trace, "record 1")
@@ -157,12 +161,7 @@ def test_a_run_stored_while_another_writer_holds_the_lock_is_kept(cli, child_env
 
 def test_a_run_stored_on_a_full_disk_is_kept(cli, child_env, commscope_argv, tmp_path):
     trace = tmp_path / "trace"
-    env = {
-        **child_env,
-        "FAKE_CORE_SLEEP": "0.3",
-        "FAKE_CORE_TRACE": str(trace),
-        "XDG_DATA_HOME": str(tmp_path / "xdg-data"),
-    }
+    env = slow_core_env(child_env, tmp_path, "0.3")
     with small_tmpfs(tmp_path) as small:
         db = small / "results.db"
         child = start_run(commscope_argv, env, db)
@@ -373,13 +372,7 @@ def test_the_sources_table_keeps_a_content_hash(cli, db):
 def test_unsaved_sidecar_is_json_with_the_harness_fields(cli, child_env, commscope_argv, db, tmp_path):
     """The sidecar is plain JSON a person can read; its keys are part of the promise."""
     trace = tmp_path / "trace"
-    env = {
-        **child_env,
-        "FAKE_CORE_SLEEP": "0.2",
-        "FAKE_CORE_TRACE": str(trace),
-        "COMMSCOPE_BUSY_TIMEOUT": "0.2",
-        "XDG_DATA_HOME": str(tmp_path / "xdg-data"),
-    }
+    env = slow_core_env(child_env, tmp_path, "0.2", COMMSCOPE_BUSY_TIMEOUT="0.2")
     child = start_run(commscope_argv, env, db, "--repeat", "1")
     wait_for(trace, "record 1")
     other = sqlite3.connect(db, isolation_level=None)

@@ -211,23 +211,6 @@ def _measured(runs_points: Sequence[dict[Key, Point]], key: Key, metric: str) ->
     ]
 
 
-def judge_curves(
-    benchmark: str,
-    metric: str,
-    base_runs: Sequence[Run],
-    new_runs: Sequence[Run],
-    policy: Policy,
-    name: str | None = None,
-) -> list[CurveVerdict]:
-    """A verdict per combination of the sweep axes that vary among the runs (one curve
-    when none does): each datatype of a -T sweep passes or fails on its own."""
-    keys = _keyed(base_runs, new_runs)[2]
-    return [
-        judge_curve(benchmark, metric, base_runs, new_runs, policy, name, combination)
-        for combination in combinations(keys) or [Axes()]
-    ]
-
-
 def _keyed(base_runs: Sequence[Run], new_runs: Sequence[Run]):
     """Each side's points by key (with the axes that vary among all the runs), and every key."""
     axes = varying_axes([*base_runs, *new_runs])
@@ -323,7 +306,12 @@ def check(
             unmatched += new
             continue
         chosen = common_metric(base + new, metric)
-        curves += judge_curves(benchmark, chosen, base, new, policy, name)
+        # a verdict per combination of the sweep axes that vary among the runs (one curve
+        # when none does): each datatype of a -T sweep passes or fails on its own
+        curves += [
+            judge_curve(benchmark, chosen, base, new, policy, name, combination)
+            for combination in combinations(_keyed(base, new)[2]) or [Axes()]
+        ]
     if not curves and not sweeps:
         have = ", ".join(sorted({run.benchmark for run in base_runs})) or "no runs"
         raise UsageError(

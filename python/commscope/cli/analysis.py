@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 
 import click
@@ -13,6 +14,7 @@ from commscope.cli.common import (
     allow_failing_option,
     analysis_store,
     db_option,
+    format_option,
     policy_options,
     selection_of,
     selection_options,
@@ -32,13 +34,8 @@ from commscope.records.textsafe import terminal
 )
 @click.option("--ratio", is_flag=True, help="Add a column per run with its ratio to the first run.")
 @click.option("--pdiff", is_flag=True, help="Add a column per run with its percent difference to the first run.")
-@click.option(
-    "--format",
-    "fmt",
-    type=click.Choice(["table", "markdown", "csv", "json"]),
-    default="table",
-    show_default=True,
-    help="table for the terminal; markdown, csv or json to paste or process.",
+@format_option(
+    ["table", "markdown", "csv", "json"], "table for the terminal; markdown, csv or json to paste or process.", "table"
 )
 @click.option("-o", "--output", metavar="FILE", help="Write to FILE instead of stdout (not with --format table).")
 @click.option(
@@ -71,19 +68,28 @@ def compare(
     if _compare_systemwide(runs, fmt, output, peak_per_core):
         return
     comparison = build(runs, metric, ratio=ratio, pdiff=pdiff)
-    if fmt == "table":
-        if output:
-            raise UsageError("--output needs --format markdown, csv or json")
+
+    def show_table() -> None:
         console = ui.table_console()
         console.print(terminal(comparison.caption()), markup=False, highlight=False)
         console.print(comparison_table(comparison))
+
+    _show_compared(fmt, output, show_table, lambda: FORMATS[fmt](comparison))
+
+
+def _show_compared(fmt: str, output: str | None, show_table: Callable[[], None], text: Callable[[], str]) -> None:
+    """What `compare` made: the table on the terminal, or the text of --format in --output FILE
+    or on stdout."""
+    if fmt == "table":
+        if output:
+            raise UsageError("--output needs --format markdown, csv or json")
+        show_table()
         return
-    text = FORMATS[fmt](comparison)
     if output:
-        write_output(Path(output), text)
+        write_output(Path(output), text())
         ui.note(f"wrote {output}")
     else:
-        click.echo(text, nl=False)
+        click.echo(text(), nl=False)
 
 
 @click.group(context_settings=CONTEXT)
@@ -174,13 +180,8 @@ Exit status:
 @policy_options
 @allow_failing_option()
 @click.option("--metric", metavar="NAME", help="Metric to check (default: each benchmark's main metric).")
-@click.option(
-    "--format",
-    "fmt",
-    type=click.Choice(["table", "json"]),
-    default="table",
-    show_default=True,
-    help="table for reading; json: the verdict of every size as a JSON document on stdout.",
+@format_option(
+    ["table", "json"], "table for reading; json: the verdict of every size as a JSON document on stdout.", "table"
 )
 @click.option(
     "--junit",
@@ -273,14 +274,7 @@ def check(
     help="Fit every run on its own. By default, runs of one benchmark with the same label and system "
     "(repeats) are fitted as one curve: their per-size median.",
 )
-@click.option(
-    "--format",
-    "fmt",
-    type=click.Choice(["table", "json"]),
-    default="table",
-    show_default=True,
-    help="table for reading; json for scripts.",
-)
+@format_option(["table", "json"], "table for reading; json for scripts.", "table")
 @db_option()
 def model(selectors, benchmark, since, last_invocation, each, fmt, db: Path) -> None:
     """Fit latency(size) = α + size/β (Hockney) per protocol regime.
@@ -526,15 +520,10 @@ def _compare_systemwide(runs, fmt: str, output: str | None, peak_per_core: float
             "kind (--benchmark hpl, --benchmark storage, ...)"
         )
     tables = system_tables(system, peak_per_core)
-    if fmt == "table":
-        if output:
-            raise UsageError("--output needs --format markdown, csv or json")
-        click.echo("\n".join(text_table(table) for table in tables), nl=False)
-        return True
-    text = FORMATS[fmt](tables)
-    if output:
-        write_output(Path(output), text)
-        ui.note(f"wrote {output}")
-    else:
-        click.echo(text, nl=False)
+    _show_compared(
+        fmt,
+        output,
+        lambda: click.echo("\n".join(text_table(table) for table in tables), nl=False),
+        lambda: FORMATS[fmt](tables),
+    )
     return True

@@ -13,8 +13,10 @@ from commscope.cli.common import (
     EXIT_STATUS_HELP,
     RunCommand,
     db_option,
+    repeat_option,
     suite_file_option,
     timeout_option,
+    transport_option,
     utf8_text,
 )
 from commscope.errors import EXIT_FAILED, EXIT_OK
@@ -86,24 +88,12 @@ def _env_option(ctx, param, value):
     type=click.Choice(["auto", "srun", "mpirun", "mpiexec"]),
     help="How the job starts ranks (default: the configuration's, else auto = srun in the job).",
 )
-@click.option(
-    "--transport",
-    type=click.Choice(["auto", "shm", "net"]),
-    metavar="auto|shm|net",
-    help="As for `commscope run`: how ranks sharing a node talk.",
-)
+@transport_option("As for `commscope run`: how ranks sharing a node talk.")
 @click.option("--label", metavar="TEXT", callback=utf8_text, help="Label for the runs the job stores.")
 @click.option(
     "--np", type=click.IntRange(min=1), metavar="N", help="MPI ranks for every benchmark (default: the suite's)."
 )
-@click.option(
-    "--repeat",
-    type=click.IntRange(min=1),
-    default=1,
-    show_default=True,
-    metavar="K",
-    help="Run the list K times in the job.",
-)
+@repeat_option("Run the list K times in the job.")
 @timeout_option("Stop one benchmark that runs longer than this (its sizes are kept).")
 @click.option(
     "--output-dir",

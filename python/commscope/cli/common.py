@@ -209,6 +209,14 @@ def policy_options(command):
     return command
 
 
+def format_option(choices: list[str], help: str, default: str | None = None, required: bool = False):
+    """--format FMT (the parameter `fmt`): how a command writes what it shows."""
+    # default=None is not passed on: click (8.3 on) counts a given None as a value, which a
+    # required option would then never lack
+    shown = {"default": default, "show_default": True} if default is not None else {}
+    return click.option("--format", "fmt", type=click.Choice(choices), required=required, help=help, **shown)
+
+
 def selection_of(selectors, benchmark, since, last_invocation):
     from commscope.store.selection import Selection
 
@@ -290,6 +298,18 @@ def label_system_options(label_help: str, system_help: str):
         return click.option("--label", metavar="TEXT", callback=utf8_text, help=label_help)(command)
 
     return decorate
+
+
+def repeat_option(help: str, default: int = 1):
+    """--repeat K: how many times the benchmarks run (run, submit, overhead)."""
+    return click.option(
+        "--repeat", type=click.IntRange(min=1), default=default, show_default=True, metavar="K", help=help
+    )
+
+
+def transport_option(help: str):
+    """--transport auto|shm|net: how ranks on one node reach each other (run, submit)."""
+    return click.option("--transport", type=click.Choice(["auto", "shm", "net"]), metavar="auto|shm|net", help=help)
 
 
 def timeout_option(help: str):

@@ -9,18 +9,12 @@ from pathlib import Path
 import click
 
 from commscope import __version__, ui
+from commscope.cli.common import format_option
 from commscope.errors import CommscopeError, UsageError
 
 
 @click.command()
-@click.option(
-    "--format",
-    "fmt",
-    type=click.Choice(["text", "json"]),
-    default="text",
-    show_default=True,
-    help="text for reading; json for scripts.",
-)
+@format_option(["text", "json"], "text for reading; json for scripts.", "text")
 @click.option(
     "--compat",
     "compat_only",
@@ -91,11 +85,9 @@ def info(fmt: str, compat_only: bool) -> None:
     help="Write the modulefile here (its folder is created) instead of stdout. Name it "
     "MODULEPATH_DIR/commscope/VERSION (Tcl) or .../VERSION.lua (Lua).",
 )
-@click.option(
-    "--format",
-    "fmt",
-    type=click.Choice(["tcl", "lua"]),
-    help="tcl: read by Environment Modules and Lmod; lua: Lmod only. Default: lua for a FILE ending in .lua, else tcl.",
+@format_option(
+    ["tcl", "lua"],
+    "tcl: read by Environment Modules and Lmod; lua: Lmod only. Default: lua for a FILE ending in .lua, else tcl.",
 )
 def modulefile(prefix: Path, output: Path | None, fmt: str | None) -> None:
     """Write an environment module for a commscope installation: `module load

@@ -17,8 +17,10 @@ from commscope.cli.common import (
     hosts_options,
     label_system_options,
     launcher_option,
+    repeat_option,
     suite_file_option,
     timeout_option,
+    transport_option,
 )
 from commscope.errors import UsageError
 from commscope.records.suite import MAX_RANKS
@@ -49,27 +51,19 @@ from commscope.records.suite import MAX_RANKS
     "Label stored with every run, to find and compare them later.",
     "System (cluster) the results belong to. Default: $COMMSCOPE_SYSTEM, the Slurm cluster name, or this host's name.",
 )
-@click.option(
-    "--repeat",
-    type=click.IntRange(min=1),
-    default=1,
-    show_default=True,
-    metavar="K",
-    help="Run the whole list K times (interleaved: 1st pass of every benchmark, then 2nd...); "
-    "each pass is stored as its own runs.",
+@repeat_option(
+    "Run the whole list K times (interleaved: 1st pass of every benchmark, then 2nd...); "
+    "each pass is stored as its own runs."
 )
 @timeout_option(
     "Stop a benchmark that runs longer than this; the sizes it measured are stored and the "
     "run is marked incomplete. It also bounds commscope-bench --list, asked before running."
 )
-@click.option(
-    "--transport",
-    type=click.Choice(["auto", "shm", "net"]),
-    metavar="auto|shm|net",
-    help="How ranks on one node reach each other. net: through the network stack (TCP), as if on "
+@transport_option(
+    "How ranks on one node reach each other. net: through the network stack (TCP), as if on "
     "different nodes; shm: shared memory; auto: as the MPI library chooses. Sets the library's "
     "own variables (Open MPI: OMPI_MCA_pml/btl; MPICH: MPIR_CVAR_NOLOCAL with UCX_TLS or "
-    "FI_PROVIDER), shown by --dry-run. Default: each suite entry's `transport`, else auto.",
+    "FI_PROVIDER), shown by --dry-run. Default: each suite entry's `transport`, else auto."
 )
 @bind_option()
 @click.option("--dry-run", is_flag=True, help="Print the exact command lines and run nothing.")

@@ -8,7 +8,16 @@ from pathlib import Path
 import click
 
 from commscope import ui
-from commscope.cli.common import CONTEXT, RunId, db_option, import_size, resolve_run, utf8_text, write_output
+from commscope.cli.common import (
+    CONTEXT,
+    RunId,
+    db_option,
+    format_option,
+    import_size,
+    resolve_run,
+    utf8_text,
+    write_output,
+)
 from commscope.errors import EXIT_FAILED, UsageError
 from commscope.records.textsafe import terminal
 
@@ -159,12 +168,10 @@ def show(run_id, raw, db: Path) -> None:
 
 @click.command()
 @click.argument("run_ids", metavar="RUN...", nargs=-1, required=True, type=RunId())
-@click.option(
-    "--format",
-    "fmt",
-    type=click.Choice(["csv", "json"]),
+@format_option(
+    ["csv", "json"],
+    "csv: one row per size with the run's key fields; json: the runs with all provenance and points.",
     required=True,
-    help="csv: one row per size with the run's key fields; json: the runs with all provenance and points.",
 )
 @click.option(
     "-o",

@@ -21,6 +21,7 @@ from commscope.cli.common import (
     hosts_options,
     label_system_options,
     launcher_option,
+    repeat_option,
     split_commas,
     timeout_option,
 )
@@ -293,6 +294,13 @@ def _parsed(parser_name: str):
     return convert
 
 
+def _storage_option(name: str, default: str, parser_name: str, metavar: str, help: str):
+    """An option of `run storage` written as text, read by execute.storage's `parser_name`."""
+    return click.option(
+        name, default=default, show_default=True, callback=_parsed(parser_name), metavar=metavar, help=help
+    )
+
+
 @click.command(name="storage", context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 100})
 @click.option(
     "--dir",
@@ -303,38 +311,18 @@ def _parsed(parser_name: str):
     help="Folder on the file system to test. Created (and removed afterwards) if missing; an existing "
     "folder must be empty unless --allow-nonempty.",
 )
-@click.option(
+@_storage_option(
     "--size",
-    default="1G",
-    show_default=True,
-    callback=_parsed("parse_bytes"),
-    metavar="S",
-    help="Data written per process count, split among the processes (seed 001: 512G, so 39G each "
+    "1G",
+    "parse_bytes",
+    "S",
+    "Data written per process count, split among the processes (seed 001: 512G, so 39G each "
     "over 13). Binary units: 4k, 1M, 512G.",
 )
-@click.option(
-    "--block",
-    default="1M",
-    show_default=True,
-    callback=_parsed("parse_bytes"),
-    metavar="B",
-    help="Block size of the sequential workloads.",
-)
-@click.option(
-    "--rand-block",
-    default="4k",
-    show_default=True,
-    callback=_parsed("parse_bytes"),
-    metavar="B",
-    help="Block size of the random workloads (IOPS).",
-)
-@click.option(
-    "--procs",
-    default="1,2,4,8,13",
-    show_default=True,
-    callback=_parsed("parse_counts"),
-    metavar="LIST",
-    help="Process (client) counts, each process with its own file.",
+@_storage_option("--block", "1M", "parse_bytes", "B", "Block size of the sequential workloads.")
+@_storage_option("--rand-block", "4k", "parse_bytes", "B", "Block size of the random workloads (IOPS).")
+@_storage_option(
+    "--procs", "1,2,4,8,13", "parse_counts", "LIST", "Process (client) counts, each process with its own file."
 )
 @click.option(
     "--runtime",
@@ -533,14 +521,7 @@ class OverheadCommand(click.Command):
     help="The tool to measure, run by every rank around the benchmark: 'valgrind --tool=none', "
     "'perf stat -x,', 'strace -f -e trace=none'.",
 )
-@click.option(
-    "--repeat",
-    type=click.IntRange(min=1),
-    default=3,
-    show_default=True,
-    metavar="K",
-    help="Plain and wrapped launches, interleaved (plain, wrapped, plain, ...), K of each.",
-)
+@repeat_option("Plain and wrapped launches, interleaved (plain, wrapped, plain, ...), K of each.", default=3)
 @click.option("--np", type=click.IntRange(min=1), default=2, show_default=True, metavar="N", help="MPI ranks.")
 @launcher_option("How to start the ranks (as for `commscope run`).")
 @common_options

@@ -18,7 +18,7 @@ import os
 import shlex
 import shutil
 import subprocess
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import ClassVar
@@ -115,6 +115,20 @@ def ranks_per_node(spec: LaunchSpec) -> int | None:
     return None
 
 
+def _hosts_argv(
+    spec: LaunchSpec, hosts_flag: str, hostfile_flag: str, per_node_argv: Callable[[int], list[str]]
+) -> list[str]:
+    """Where mpirun or Hydra's mpiexec start the ranks: HOSTS_FLAG with each host's ranks
+    (name:count,...), or HOSTFILE_FLAG FILE and per_node_argv(ranks) where the placement
+    fixes the ranks per node; nothing without hosts."""
+    if spec.hosts:
+        return [hosts_flag, ",".join(f"{name}:{count}" for name, count in host_slots(spec))]
+    if spec.hostfile:
+        per_node = ranks_per_node(spec)
+        return [hostfile_flag, spec.hostfile, *(per_node_argv(per_node) if per_node else [])]
+    return []
+
+
 def hostfile_nodes(path: str) -> int:
     """Number of distinct hosts in a hostfile (first word of each non-comment line)."""
     try:
@@ -189,14 +203,8 @@ class OpenMpiLauncher(Launcher):
         return None if spec.hostfile else spec.local_cores
 
     def argv(self, spec: LaunchSpec) -> list[str]:
-        argv = [self.program, "-np", str(spec.np)]
-        if spec.hosts:
-            argv += ["--host", ",".join(f"{name}:{count}" for name, count in host_slots(spec))]
-        elif spec.hostfile:
-            argv += ["--hostfile", spec.hostfile]
-            per_node = ranks_per_node(spec)
-            if per_node:
-                argv += ["--map-by", f"ppr:{per_node}:node"]
+        hosts = _hosts_argv(spec, "--host", "--hostfile", lambda per_node: ["--map-by", f"ppr:{per_node}:node"])
+        argv = [self.program, "-np", str(spec.np), *hosts]
         # Open MPI refuses more ranks than slots; benchmarks on a small machine
         # (or 4 ranks on 2 cores in CI) must still start.
         slots = self._slots(spec)
@@ -223,16 +231,9 @@ class HydraLauncher(Launcher):
     programs = ("mpiexec", "mpirun", "mpiexec.hydra", "mpiexec.mpich", "mpirun.mpich")
 
     def argv(self, spec: LaunchSpec) -> list[str]:
-        argv = [self.program, "-n", str(spec.np)]
-        if spec.hosts:
-            argv += ["-hosts", ",".join(f"{name}:{count}" for name, count in host_slots(spec))]
-        elif spec.hostfile:
-            argv += ["-f", spec.hostfile]
-            per_node = ranks_per_node(spec)
-            if per_node:
-                argv += ["-ppn", str(per_node)]
-        argv += ["-bind-to", self.binding(spec).asked]  # Hydra binds nothing unless asked
-        return argv
+        hosts = _hosts_argv(spec, "-hosts", "-f", lambda per_node: ["-ppn", str(per_node)])
+        # Hydra binds nothing unless asked
+        return [self.program, "-n", str(spec.np), *hosts, "-bind-to", self.binding(spec).asked]
 
 
 @register_launcher("srun")
@@ -333,12 +334,14 @@ def resolve_launcher(choice: str, core_flavour: str | None, environ: Mapping[str
             f"unknown launcher {choice!r}; choose one of {', '.join(LAUNCHER_CHOICES)} "
             "or give the path of a launcher program"
         )
+    return _found(cls, path, f"no {cls.summary} found on PATH (looked for {', '.join(cls.programs)})")
+
+
+def _found(cls: type[Launcher], path: str | None, missing: str) -> Launcher:
+    """The launcher with its program from PATH; `missing` says what is not there."""
     program = cls.find(path)
     if program is None:
-        raise CommscopeError(
-            f"no {cls.summary} found on PATH (looked for {', '.join(cls.programs)}); "
-            "give its path with --launcher /path/to/program"
-        )
+        raise CommscopeError(f"{missing}; give its path with --launcher /path/to/program")
     return cls(program)
 
 
@@ -350,13 +353,7 @@ def _auto_launcher(core_flavour: str | None, environ: Mapping[str, str]) -> Laun
             return SrunLauncher(program)
     if core_flavour in _FLAVOUR_LAUNCHER:
         cls = _FLAVOUR_LAUNCHER[core_flavour]
-        program = cls.find(path)
-        if program is None:
-            raise CommscopeError(
-                f"commscope-bench is built with {core_flavour} but no {cls.summary} "
-                "is on PATH; give its path with --launcher /path/to/program"
-            )
-        return cls(program)
+        return _found(cls, path, f"commscope-bench is built with {core_flavour} but no {cls.summary} is on PATH")
     # The core's MPI is unknown: trust the first mpiexec/mpirun on PATH.
     for name in ("mpiexec", "mpirun"):
         program = shutil.which(name, path=path)

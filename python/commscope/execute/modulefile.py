@@ -9,6 +9,7 @@ and by Lmod; Lua by Lmod only.
 from __future__ import annotations
 
 import glob
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -61,8 +62,17 @@ def _tcl_quote(text: str) -> str:
     return "{" + text.replace("{", "\\{").replace("}", "\\}") + "}"
 
 
+def _module(where: Layout, head: list[str], prepend: Callable[[str, Path], str]) -> str:
+    """A module's text: its head, then the folders it puts first on PATH and PYTHONPATH,
+    each line written by prepend(VARIABLE, folder)."""
+    lines = [*head, *(prepend("PATH", path) for path in where.paths)]
+    if where.python_path:
+        lines.append(prepend("PYTHONPATH", where.python_path))
+    return "\n".join(lines) + "\n"
+
+
 def render_tcl(where: Layout) -> str:
-    lines = [
+    head = [
         "#%Module1.0",
         f"## commscope {__version__}, written by `commscope modulefile`",
         "proc ModulesHelp { } {",
@@ -71,10 +81,7 @@ def render_tcl(where: Layout) -> str:
         f"module-whatis {_tcl_quote(f'{_WHAT} (version {__version__})')}",
         "conflict osu-micro-benchmarks",
     ]
-    lines += [f"prepend-path PATH {_tcl_quote(str(path))}" for path in where.paths]
-    if where.python_path:
-        lines.append(f"prepend-path PYTHONPATH {_tcl_quote(str(where.python_path))}")
-    return "\n".join(lines) + "\n"
+    return _module(where, head, lambda variable, path: f"prepend-path {variable} {_tcl_quote(str(path))}")
 
 
 def _lua_quote(text: str) -> str:
@@ -82,16 +89,13 @@ def _lua_quote(text: str) -> str:
 
 
 def render_lua(where: Layout) -> str:
-    lines = [
+    head = [
         f"-- commscope {__version__}, written by `commscope modulefile`",
         f"help({_lua_quote(_HELP)})",
         f"whatis({_lua_quote(f'{_WHAT} (version {__version__})')})",
         'conflict("osu-micro-benchmarks")',
     ]
-    lines += [f'prepend_path("PATH", {_lua_quote(str(path))})' for path in where.paths]
-    if where.python_path:
-        lines.append(f'prepend_path("PYTHONPATH", {_lua_quote(str(where.python_path))})')
-    return "\n".join(lines) + "\n"
+    return _module(where, head, lambda variable, path: f'prepend_path("{variable}", {_lua_quote(str(path))})')
 
 
 RENDERERS = {"tcl": render_tcl, "lua": render_lua}

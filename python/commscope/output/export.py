@@ -13,7 +13,7 @@ import io
 import json
 from collections.abc import Sequence
 
-from commscope.records.metrics import CORE_METRICS, STATS, TIME_COLUMNS
+from commscope.records.metrics import CORE_METRICS, TIME_COLUMNS
 from commscope.records.redact import redact_environment
 from commscope.records.run import AXES, Run
 from commscope.records.textsafe import csv_cell
@@ -95,15 +95,7 @@ def to_csv(runs: Sequence[Run]) -> str:
             writer.writerow(
                 [
                     *run_cells,
-                    point.size,
-                    point.window,
-                    *point.axes.values(),
-                    point.iterations,
-                    point.warmup,
-                    point.batch,
-                    point.samples,
-                    *(point.stats.get(key) for key in STATS),
-                    *(point.metrics.get(name) for name in CORE_METRICS),
+                    *point.column_values(),
                     point.validation_errors,
                     point.validation,
                     *(point.metrics.get(name) for name in extra),

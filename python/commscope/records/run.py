@@ -11,7 +11,7 @@ import re
 from dataclasses import dataclass, field, fields
 from typing import Any, NamedTuple
 
-from commscope.records.metrics import STATS, percentile_metric
+from commscope.records.metrics import CORE_METRICS, STATS, percentile_metric
 
 #: Run statuses. "incomplete": the sweep stopped early (crash, timeout,
 #: interrupt) and holds only the sizes measured before; "failed": the core
@@ -156,6 +156,21 @@ class Point:
     @property
     def key(self) -> PointKey:
         return PointKey(self.size, self.window, self.axes, self.pair.key if self.pair is not None else None)
+
+    def column_values(self) -> tuple:
+        """size, window, the axes, iterations, warmup, batch, samples, the STATS and the
+        CORE_METRICS: the columns a point starts with in the store and in an export."""
+        return (
+            self.size,
+            self.window,
+            *self.axes.values(),
+            self.iterations,
+            self.warmup,
+            self.batch,
+            self.samples,
+            *map(self.stats.get, STATS),
+            *map(self.metrics.get, CORE_METRICS),
+        )
 
 
 @dataclass

@@ -284,18 +284,9 @@ def _from_json(text: str | None):
 
 def _point_row(point: Point) -> tuple:
     """The POINT_COLUMNS values of a point (map() because bulk imports store millions of them)."""
-    metrics = point.metrics
-    other = {name: value for name, value in metrics.items() if name not in CORE_METRICS}
+    other = {name: value for name, value in point.metrics.items() if name not in CORE_METRICS}
     return (
-        point.size,
-        point.window,
-        *point.axes.values(),
-        point.iterations,
-        point.warmup,
-        point.batch,
-        point.samples,
-        *map(point.stats.get, STATS),
-        *map(metrics.get, CORE_METRICS),
+        *point.column_values(),
         _to_json(other) if other else None,
         point.validation_errors,
         _to_json(point.pair.as_dict()) if point.pair is not None else None,
