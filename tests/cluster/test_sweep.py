@@ -58,6 +58,9 @@ def environment(cluster: VCluster, core: Path, **ranks: str) -> dict[str, str]:
         HYDRA_LAUNCHER_EXEC=str(RSH),
         # four hosts share two cores: Open MPI ranks waiting at a barrier yield them
         OMPI_MCA_mpi_yield_when_idle="1",
+        # MPICH's 4-host launches hang in MPI_Finalize after their last record (docs/
+        # reliability.md): stopped after 5 s instead of 30, every record kept either way
+        COMMSCOPE_FINALIZE_GRACE="5",
         PYTHONPATH=str(REPO / "python"),
         **ranks,
     )

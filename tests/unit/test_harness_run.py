@@ -160,12 +160,12 @@ def test_crash_midway_keeps_the_measured_sizes(cli, fake_core, db, clean_env):
 
 
 def test_a_launch_hung_after_its_last_line_is_stopped_and_its_results_are_complete(
-    cli, fake_core, db, clean_env, tmp_path, monkeypatch
+    cli, fake_core, db, clean_env, tmp_path
 ):
     """MPICH 4.0 over UCX's TCP transport can leave a rank in MPI_Finalize for ever after
-    the core wrote everything: the runner stops the launch after a grace period, keeps
-    every point and goes on with the next benchmark."""
-    monkeypatch.setattr(run_module, "FINALIZE_GRACE_SECONDS", 1.0)
+    the core wrote everything: the runner stops the launch after a grace period
+    (COMMSCOPE_FINALIZE_GRACE), keeps every point and goes on with the next benchmark."""
+    clean_env.setenv("COMMSCOPE_FINALIZE_GRACE", "1")
     trace = tmp_path / "trace"
     clean_env.setenv("FAKE_CORE_HANG_AT_END", "120")
     clean_env.setenv("FAKE_CORE_TRACE", str(trace))
@@ -182,6 +182,18 @@ def test_a_launch_hung_after_its_last_line_is_stopped_and_its_results_are_comple
     assert "latency: stopped after its results" in result.stderr
     for pid in traced_pids(trace):
         assert_gone(pid)
+
+
+@pytest.mark.parametrize("value", ["soon", "-1", "nan", "1e7"])
+@pytest.mark.parametrize("command", [["run", "latency"], ["sweep", "all-pairs", "--hosts", "a,b"]])
+def test_a_finalize_grace_that_is_not_seconds_is_refused_before_anything_runs(
+    cli, fake_core, db, clean_env, value, command
+):
+    clean_env.setenv("COMMSCOPE_FINALIZE_GRACE", value)
+    result = cli(*command, "--launcher", "mpirun", "--db", db)
+    assert result.exit_code == 2, result.output
+    assert f"COMMSCOPE_FINALIZE_GRACE={value!r} is not a number of seconds (0 to 999999)" in result.stderr
+    assert not db.exists()  # nothing planned, nothing stored
 
 
 def test_timeout_stops_the_benchmark_and_the_next_one_still_runs(cli, fake_core, db, clean_env, tmp_path):

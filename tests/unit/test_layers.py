@@ -24,7 +24,7 @@ LAYERS = (
     ("records",),
 )
 #: Leaf modules every part may use.
-SHARED = {"errors", "ui", "__init__", "__main__", "__version__"}
+SHARED = {"errors", "settings", "ui", "__init__", "__main__", "__version__"}
 
 
 def _part(module: str) -> str | None:

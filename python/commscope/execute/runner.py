@@ -43,6 +43,7 @@ from commscope.records.invocation import invocation, now
 from commscope.records.run import Axes, Run, apply_header, point_from_core
 from commscope.records.suite import Entry, expand, suite_path
 from commscope.records.text import precision_line
+from commscope.settings import seconds
 from commscope.store.db import Store
 
 DEFAULT_SUITE = "quick"
@@ -52,11 +53,18 @@ TERMINATE_GRACE_SECONDS = 5.0
 #: in the stream by then; a rank that never leaves MPI_Finalize (MPICH 4.0 over UCX's TCP
 #: transport: a rank still disconnecting while its peers wait in the process manager's
 #: barrier, docs/reliability.md) must not hold the results or the next benchmark hostage.
+#: COMMSCOPE_FINALIZE_GRACE sets it: shorter where that hang is known, longer where a
+#: large job's MPI_Finalize takes its time.
 FINALIZE_GRACE_SECONDS = 30.0
+FINALIZE_GRACE_VARIABLE = "COMMSCOPE_FINALIZE_GRACE"
 FINALIZE_NOTE = "stopped after its results"
 #: What the dry run prints in place of the temporary JSONL file.
 JSONL_PLACEHOLDER = "JSONL"
 STDERR_TAIL_LINES = 15
+
+
+def finalize_grace_s() -> float:
+    return seconds(FINALIZE_GRACE_VARIABLE, FINALIZE_GRACE_SECONDS, UsageError)
 
 
 @dataclass
@@ -393,6 +401,7 @@ class Runner:
         self.request = request
         self.signals = signals
         self.system = request.system or default_system()
+        self.finalize_grace = finalize_grace_s()
 
     def execute(self, planned: Planned, repeat_index: int) -> Run:
         keep = self.request.output_dir
@@ -461,10 +470,10 @@ class Runner:
                     show(completed=len(stream.records), total=total, size=size)
                 if stream.end is not None and ended_at is None:
                     ended_at = time.monotonic()
-                if ended_at is not None and time.monotonic() - ended_at > FINALIZE_GRACE_SECONDS:
+                if ended_at is not None and time.monotonic() - ended_at > self.finalize_grace:
                     _terminate(process, self.signals)
                     return (
-                        f"{FINALIZE_NOTE}: the launcher had not exited {FINALIZE_GRACE_SECONDS:g} s after the "
+                        f"{FINALIZE_NOTE}: the launcher had not exited {self.finalize_grace:g} s after the "
                         "core's last line (a rank hung in MPI_Finalize)"
                     )
                 if self.signals.received:
@@ -556,6 +565,7 @@ def run_benchmarks(request: RunRequest, db: Path) -> int:
     if not entries:
         raise CommscopeError("nothing to run: none of the requested benchmarks exists in this commscope-bench")
 
+    finalize_grace_s()  # a bad setting is refused before anything is planned or stored
     core_flavour = core_mpi_flavour(core)
     launcher = resolve_launcher(request.launcher, core_flavour)
     if core_flavour and launcher.flavour in (OPENMPI, MPICH) and launcher.flavour != core_flavour:

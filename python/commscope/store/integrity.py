@@ -22,6 +22,7 @@ import urllib.parse
 from pathlib import Path
 
 from commscope.errors import StoreError
+from commscope.settings import seconds
 
 #: The first 16 bytes of every SQLite 3 database file.
 SQLITE_HEADER = b"SQLite format 3\x00"
@@ -32,16 +33,7 @@ BUSY_TIMEOUT_VARIABLE = "COMMSCOPE_BUSY_TIMEOUT"
 
 
 def busy_timeout_s() -> float:
-    text = os.environ.get(BUSY_TIMEOUT_VARIABLE)
-    if not text:
-        return DEFAULT_BUSY_TIMEOUT_S
-    try:
-        value = float(text)
-    except ValueError:
-        value = -1.0
-    if not 0 <= value < 1e6:
-        raise StoreError(f"{BUSY_TIMEOUT_VARIABLE}={text!r} is not a number of seconds (0 to 999999)")
-    return value
+    return seconds(BUSY_TIMEOUT_VARIABLE, DEFAULT_BUSY_TIMEOUT_S, StoreError)
 
 
 def check_header(path: Path) -> None:

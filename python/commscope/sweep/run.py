@@ -47,7 +47,7 @@ from commscope.errors import EXIT_FAILED, EXIT_INTERRUPTED, EXIT_OK, CommscopeEr
 from commscope.execute.core import core_mpi_flavour, find_core
 from commscope.execute.cpu_topology import cpu_topology
 from commscope.execute.launchers import resolve_launcher
-from commscope.execute.runner import Runner, RunRequest, _StopSignals, plan
+from commscope.execute.runner import Runner, RunRequest, _StopSignals, finalize_grace_s, plan
 from commscope.output.sweep_view import flag_record, heatmap_files, intra_table, sweep_table, where_text
 from commscope.records.invocation import invocation
 from commscope.records.run import Run
@@ -131,6 +131,7 @@ class Sweeper:
         self.request = request
         self.hosts = hosts_of(request)
         self.core = find_core()
+        finalize_grace_s()  # a bad setting is refused before the first launch
         flavour = core_mpi_flavour(self.core)
         self.launcher = resolve_launcher(request.launcher, flavour)
         self.flavour = flavour
