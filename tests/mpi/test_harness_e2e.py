@@ -16,6 +16,7 @@ from commscope.execute.core import core_mpi_flavour
 from commscope.execute.launchers import program_flavour, resolve_launcher
 from commscope.store.db import Store
 from mpi_flavours import flavour_params, need
+from processes import processes_mentioning
 
 MPI_LIBRARY = {"mpich": "MPICH", "openmpi": "Open MPI"}
 
@@ -28,18 +29,6 @@ def mpi(request):
 def commscope_run(mpi, db: Path, *args: str, timeout: float = 300) -> subprocess.CompletedProcess:
     """`commscope run --launcher L --db DB ARGS` with this library's core and launcher."""
     return mpi.commscope(db, "run", "--launcher", mpi.launcher, *args, timeout=timeout)
-
-
-def running_cores(bench: Path) -> list[int]:
-    """Processes still running this commscope-bench executable."""
-    found = []
-    for exe in Path("/proc").glob("[0-9]*/exe"):
-        try:
-            if Path(os.readlink(exe)) == bench.resolve():
-                found.append(int(exe.parent.name))
-        except OSError:
-            continue
-    return found
 
 
 def test_core_mpi_and_auto_launcher_are_detected(mpi):
@@ -72,8 +61,11 @@ def test_quick_suite_runs_and_is_stored_with_provenance(mpi, tmp_path):
     assert raw["jsonl"].decode().rstrip().splitlines()[-1].startswith('{"end"')
 
 
-def test_timeout_stops_every_rank(mpi, tmp_path):
+def test_timeout_stops_every_rank(mpi, tmp_path, monkeypatch):
     db = tmp_path / "results.db"
+    scratch = tmp_path / "tmp"  # the run's JSONL file goes here: its ranks name it, other tests' do not
+    scratch.mkdir()
+    monkeypatch.setenv("TMPDIR", str(scratch))
     # Large messages with many iterations run far longer than the timeout.
     done = commscope_run(
         mpi, db, "latency", "--timeout", "2", "--", "-m", "1:4M", "-i", "100000", "-x", "10", timeout=120
@@ -83,7 +75,7 @@ def test_timeout_stops_every_rank(mpi, tmp_path):
         [row] = store.summaries()
         run = store.run(row.id)
     assert run.status == "incomplete" and run.status_reason.startswith("timed out after 2 s; ")
-    assert running_cores(mpi.bench) == []
+    assert processes_mentioning(str(scratch)) == []
 
 
 def test_ranks_are_bound_and_report_their_cpus(mpi, tmp_path):

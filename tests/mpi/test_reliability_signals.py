@@ -8,7 +8,6 @@ import os
 import signal
 import sys
 import time
-from pathlib import Path
 
 import pytest
 
@@ -17,26 +16,12 @@ from commscope.errors import EXIT_INTERRUPTED
 from commscope.store.db import Store
 from mpi_flavours import flavour_params, need
 from paths import REPO
+from processes import processes_mentioning
 
 
 @pytest.fixture(params=flavour_params())
 def mpi(request):
     return need(request.param)
-
-
-def processes_mentioning(text: str) -> list[int]:
-    """Live processes whose command line contains `text` (the launcher and the ranks name the
-    run's JSONL file)."""
-    found = []
-    for cmdline in Path("/proc").glob("[0-9]*/cmdline"):
-        try:
-            if text.encode() in cmdline.read_bytes():
-                stat = (cmdline.parent / "stat").read_text()
-                if stat[stat.rindex(")") + 2] != "Z":
-                    found.append(int(cmdline.parent.name))
-        except OSError:
-            continue
-    return found
 
 
 @pytest.mark.parametrize("signum", [signal.SIGHUP, signal.SIGQUIT], ids=lambda s: s.name)
