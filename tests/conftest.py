@@ -11,6 +11,13 @@ A folder per layer, each with its marker, so a quick loop runs without MPI
 
 A test elsewhere that needs an MPI build takes its flavour from mpi_flavours.flavour_params,
 whose parameters carry the mpi marker too.
+
+`make pytest` runs the tests in two steps: first every test not marked `timing`, spread
+over several worker processes (pytest-xdist, `--dist loadgroup`: the cluster tests share
+one virtual cluster, so they go to one worker in order, as do the tests sharing one pip
+installation); then the `timing` tests, which judge measured speeds, alone on a quiet
+machine. While workers share the cores, MPI ranks wait by yielding
+(mpi_flavours.Flavour.env); nothing measured in that step is judged.
 """
 
 from __future__ import annotations
@@ -27,13 +34,38 @@ from paths import FAKE_CORE, FAKES, REPO
 
 #: Marker of each layer folder (see the docstring).
 LAYER_MARKERS = {"mpi": "mpi", "browser": "browser", "cluster": "cluster"}
+#: Tests that must run one after another in one worker process: the group's name, the
+#: folder or file (relative to tests/) whose tests it holds.
+WORKER_GROUPS = {"cluster": "vcluster", "mpi/test_install.py": "pip-install"}
 
 
+@pytest.hookimpl(tryfirst=True)  # before pytest-xdist reads the groups
 def pytest_collection_modifyitems(items):
     for item in items:
-        layer = Path(item.fspath).relative_to(Path(__file__).parent).parts[0]
-        if layer in LAYER_MARKERS:
-            item.add_marker(LAYER_MARKERS[layer])
+        where = Path(item.fspath).relative_to(Path(__file__).parent)
+        if where.parts[0] in LAYER_MARKERS:
+            item.add_marker(LAYER_MARKERS[where.parts[0]])
+        for place, group in WORKER_GROUPS.items():
+            if where.as_posix().startswith(place):
+                item.add_marker(pytest.mark.xdist_group(group))
+
+
+#: Niceness of a test worker's other tests while cluster tests run beside them.
+BESIDE_THE_CLUSTER = 10
+
+
+@pytest.fixture(autouse=True)
+def _cluster_tests_first_on_the_cores(request):
+    """In make pytest's parallel step the cluster tests, one after another in one worker,
+    are the longest chain; the other workers' tests mostly wait. The chain gets the cores
+    first: every other test (and what it starts) runs at a lower priority."""
+    if "PYTEST_XDIST_WORKER" not in os.environ:
+        return
+    try:  # raising the priority back needs root, as the cluster tests do
+        cluster = request.node.get_closest_marker("cluster") is not None
+        os.setpriority(os.PRIO_PROCESS, 0, 0 if cluster else BESIDE_THE_CLUSTER)
+    except OSError:
+        pass
 
 
 _FAKE_VARIABLES = (

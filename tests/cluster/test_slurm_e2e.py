@@ -192,6 +192,7 @@ def _lo_bytes(vcluster: VCluster, host: str) -> int:
     return stats["rx"]["bytes"]
 
 
+@pytest.mark.timing
 @pytest.mark.parametrize("flavour", flavour_params())
 def test_transport_net_on_one_host_goes_through_loopback_and_is_slower(vcluster, work, flavour):
     flavour = need(flavour)

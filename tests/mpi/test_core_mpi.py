@@ -128,6 +128,7 @@ def test_latency_json_stats_are_one_way(mpi):
     assert [p["p"] for p in rec["percentiles"]] == [50, 90, 99]
 
 
+@pytest.mark.timing  # the batch follows the measured speed of an iteration
 def test_auto_batch_groups_fast_iterations(mpi):
     res = mpi.run(2, "latency", "-m", "0:0", "-i", "2000", "-x", "200", "--format", "json")
     doc = json.loads(res.stdout)

@@ -96,6 +96,7 @@ def _latency_and_lo_bytes(cli, flavour, db, transport: str, label: str) -> tuple
     return result, moved
 
 
+@pytest.mark.timing
 @pytest.mark.parametrize("flavour", flavour_params())
 def test_net_on_one_node_crosses_loopback_and_is_slower_than_shm(flavour, cli, clean_env, db):
     flavour = need(flavour)

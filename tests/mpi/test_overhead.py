@@ -64,6 +64,7 @@ def test_wrap_mistakes_are_usage_errors(tmp_path):
     assert not db.exists()
 
 
+@pytest.mark.timing
 @needs_valgrind
 def test_overhead_of_valgrind_on_barrier(tmp_path):
     db = tmp_path / "r.db"

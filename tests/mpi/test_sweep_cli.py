@@ -23,6 +23,7 @@ def run(args, env=None, tmp_path=None):
     return subprocess.run([*COMMSCOPE, "sweep", *args], capture_output=True, text=True, timeout=300, env=environ)
 
 
+@pytest.mark.timing
 @pytest.mark.parametrize("name", sorted(LAUNCHER))
 def test_intra_sweep_measures_the_core_pair_and_groups_it(name, tmp_path):
     core = REPO / "build" / name / "commscope-bench"

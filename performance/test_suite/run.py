@@ -1,0 +1,101 @@
+#!/usr/bin/env python3
+"""How long does the test command take, as CI runs it, at two commits side by side?
+
+Each round clones this repository into a fresh folder per revision (nothing built, as a
+clean clone in CI), runs README's test command (`make test`) there with the variables
+.ci/run exports, and records its wall time and each pytest summary line. Rounds
+interleave the revisions (A, B, A, B, ...) so a slow spell of the shared machine falls
+on both. It needs what .ci/run installs (both MPI libraries, Chromium, Slurm, ...).
+
+    .venv/bin/python performance/test_suite/run.py REV [REV ...] [--rounds 1] [--save FILE]
+
+e.g. `performance/test_suite/run.py 1ce32ab HEAD` (before and after a change). The
+virtual cluster is one per machine: run nothing else that uses it meanwhile.
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime
+import json
+import os
+import platform
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[2]
+#: `export NAME=VALUE` lines of .ci/run (the one place that says what CI sets)
+CI_EXPORT = re.compile(r'^export (\w+)=("[^"]*"|\S+)', re.M)
+PYTEST_SUMMARY = re.compile(r"^=+ (.*(?:passed|failed).* in [\d.]+s.*?) =+$", re.M)
+
+
+def ci_environment() -> dict[str, str]:
+    text = (REPO / ".ci" / "run").read_text()
+    return {name: value.strip('"') for name, value in CI_EXPORT.findall(text)}
+
+
+def resolve(rev: str) -> str:
+    return subprocess.run(
+        ["git", "-C", str(REPO), "rev-parse", "--short", rev], capture_output=True, text=True, check=True
+    ).stdout.strip()
+
+
+def one_round(commit: str, env: dict[str, str], log_dir: Path) -> dict:
+    with tempfile.TemporaryDirectory(prefix=f"commscope-tests-{commit}-") as folder:
+        clone = Path(folder) / "commscope"
+        subprocess.run(["git", "clone", "--quiet", str(REPO), str(clone)], check=True)
+        subprocess.run(["git", "-C", str(clone), "checkout", "--quiet", commit], check=True)
+        began = time.monotonic()
+        done = subprocess.run(["make", "test"], cwd=clone, env=env, capture_output=True, text=True)
+        seconds = time.monotonic() - began
+    log = log_dir / f"{commit}-{int(time.time())}.log"
+    log.write_text(done.stdout + done.stderr)
+    return {
+        "commit": commit,
+        "exit": done.returncode,
+        "wall_s": round(seconds, 1),
+        "pytest": PYTEST_SUMMARY.findall(done.stdout),
+        "log": str(log),
+    }
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("revs", nargs="+", help="commits to compare (anything git rev-parse takes)")
+    parser.add_argument("--rounds", type=int, default=1)
+    parser.add_argument("--save", type=Path, help="write the results as JSON")
+    args = parser.parse_args()
+    if shutil.which("make") is None:
+        sys.exit("make is not on PATH")
+    commits = [resolve(rev) for rev in args.revs]
+    env = {**os.environ, **ci_environment()}
+    log_dir = Path(tempfile.mkdtemp(prefix="commscope-test-suite-logs-"))
+    results = []
+    for round_index in range(args.rounds):
+        for commit in commits:
+            result = one_round(commit, env, log_dir)
+            results.append({"round": round_index, **result})
+            print(f"{commit}: make test exit {result['exit']}, {result['wall_s']:.0f} s", flush=True)
+            for line in result["pytest"]:
+                print(f"    pytest: {line}", flush=True)
+    if args.save:
+        args.save.write_text(
+            json.dumps(
+                {
+                    "date": datetime.date.today().isoformat(),
+                    "machine": f"{platform.node()}, {os.cpu_count()} cores",
+                    "results": results,
+                },
+                indent=2,
+            )
+        )
+    return 0 if all(r["exit"] == 0 for r in results) else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main())
