@@ -29,6 +29,9 @@ import time
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[2]
+#: Clones and logs go here, not under /tmp: each virtual cluster host has a /tmp of its
+#: own, and the cluster tests run the clone's programs on those hosts.
+WORK = REPO / "build" / "test-suite"
 #: `export NAME=VALUE` lines of .ci/run (the one place that says what CI sets)
 CI_EXPORT = re.compile(r'^export (\w+)=("[^"]*"|\S+)', re.M)
 PYTEST_SUMMARY = re.compile(r"^=+ (.*(?:passed|failed).* in [\d.]+s.*?) =+$", re.M)
@@ -46,7 +49,7 @@ def resolve(rev: str) -> str:
 
 
 def one_round(commit: str, env: dict[str, str], log_dir: Path) -> dict:
-    with tempfile.TemporaryDirectory(prefix=f"commscope-tests-{commit}-") as folder:
+    with tempfile.TemporaryDirectory(prefix=f"{commit}-", dir=WORK) as folder:
         clone = Path(folder) / "commscope"
         subprocess.run(["git", "clone", "--quiet", str(REPO), str(clone)], check=True)
         subprocess.run(["git", "-C", str(clone), "checkout", "--quiet", commit], check=True)
@@ -74,7 +77,8 @@ def main() -> int:
         sys.exit("make is not on PATH")
     commits = [resolve(rev) for rev in args.revs]
     env = {**os.environ, **ci_environment()}
-    log_dir = Path(tempfile.mkdtemp(prefix="commscope-test-suite-logs-"))
+    WORK.mkdir(parents=True, exist_ok=True)
+    log_dir = Path(tempfile.mkdtemp(prefix="logs-", dir=WORK))
     results = []
     for round_index in range(args.rounds):
         for commit in commits:
