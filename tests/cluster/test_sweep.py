@@ -49,9 +49,10 @@ def flavour(request):
     return name, core
 
 
-def environment(cluster: VCluster, core: Path, **ranks: str) -> dict[str, str]:
+def environment(cluster: VCluster, flavour, **ranks: str) -> dict[str, str]:
+    name, core = flavour
     folder = shared_dir()
-    if core.parent.name == "mpich":
+    if name == "mpich":
         # four ranks on two cores, pinned by Hydra or floating under srun: Debian MPICH's
         # busy-polling ranks would wait a time slice for every message, and healthy pairs
         # then move ~10 MB/s, no faster than the fault (yield_when_idle.c)
@@ -78,7 +79,7 @@ def sweep(
 ) -> tuple[subprocess.CompletedProcess, dict]:
     """`commscope sweep all-pairs` over the four hosts started by the MPI's own launcher,
     or as `hosts` says (e.g. --nodes 4), `ranks` added to the environment."""
-    name, core = flavour
+    name = flavour[0]
     out = shared_dir() / f"sweep-{name}.json"
     out.unlink(missing_ok=True)
     result = subprocess.run(
@@ -98,7 +99,7 @@ def sweep(
         capture_output=True,
         text=True,
         timeout=600,
-        env=environment(cluster, core, **(ranks or {})),
+        env=environment(cluster, flavour, **(ranks or {})),
     )
     assert "Traceback" not in result.stderr, result.stderr
     assert out.exists(), result.stdout + result.stderr
@@ -212,7 +213,7 @@ def test_nodes_asks_slurm_for_the_hosts_and_finds_the_same_bad_node(vcluster4: V
 
 def test_nodes_inside_a_job_takes_its_nodes(vcluster4: VCluster, flavour):
     """Inside an allocation of two nodes, --nodes 4 is refused by name; --nodes 2 sweeps them."""
-    name, core = flavour
+    name = flavour[0]
     inner = [*COMMSCOPE, "sweep", "all-pairs", "--metric", "bw", "--no-retest", "--bind", "none"]
     script = shared_dir() / f"inside-{name}.sh"
     script.write_text(
@@ -226,7 +227,7 @@ def test_nodes_inside_a_job_takes_its_nodes(vcluster4: VCluster, flavour):
         capture_output=True,
         text=True,
         timeout=600,
-        env=environment(vcluster4, core),
+        env=environment(vcluster4, flavour),
     )
     assert "too-many=2" in result.stdout, result.stdout + result.stderr
     assert re.search(r"--nodes 4: this Slurm job \(\d+\) has 2 nodes \(vnode1, vnode2\)", result.stderr)
