@@ -12,11 +12,12 @@ A folder per layer, each with its marker, so a quick loop runs without MPI
 A test elsewhere that needs an MPI build takes its flavour from mpi_flavours.flavour_params,
 whose parameters carry the mpi marker too.
 
-`make pytest` runs the tests in two steps: first every test not marked `timing`, spread
-over several worker processes (pytest-xdist, `--dist loadgroup`: the cluster tests share
-one virtual cluster, so they go to one worker in order, as do the tests sharing one pip
-installation); then the `timing` tests, which judge measured speeds, alone on a quiet
-machine. While workers share the cores, MPI ranks wait by yielding
+`make pytest` runs the tests in two steps: first every test not marked `timing` or `heavy`,
+spread over several worker processes (pytest-xdist, `--dist loadgroup`: the cluster tests
+share one virtual cluster, so they go to one worker in order, as do the tests sharing one
+pip installation); then, alone on a quiet machine, the `timing` tests, which judge measured
+speeds, and the `heavy` ones, which would keep both cores busy for minutes. While workers
+share the cores, MPI ranks wait by yielding and Open MPI leaves them unpinned
 (mpi_flavours.Flavour.env); nothing measured in that step is judged.
 """
 
@@ -54,15 +55,15 @@ def pytest_collection_modifyitems(items):
 BESIDE_THE_CLUSTER = 10
 
 
-@pytest.fixture(autouse=True)
-def _cluster_tests_first_on_the_cores(request):
+@pytest.hookimpl(tryfirst=True)  # before the test's fixtures: the cluster's daemons inherit it
+def pytest_runtest_setup(item):
     """In make pytest's parallel step the cluster tests, one after another in one worker,
     are the longest chain; the other workers' tests mostly wait. The chain gets the cores
     first: every other test (and what it starts) runs at a lower priority."""
     if "PYTEST_XDIST_WORKER" not in os.environ:
         return
     try:  # raising the priority back needs root, as the cluster tests do
-        cluster = request.node.get_closest_marker("cluster") is not None
+        cluster = item.get_closest_marker("cluster") is not None
         os.setpriority(os.PRIO_PROCESS, 0, 0 if cluster else BESIDE_THE_CLUSTER)
     except OSError:
         pass
