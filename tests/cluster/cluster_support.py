@@ -148,7 +148,8 @@ class VCluster:
                 subprocess.run(["scancel", job_id], env=self.environ(), capture_output=True, timeout=30)
                 return {**self.wait_for_job(job_id, 60), "HungAfterResults": "1"}
             time.sleep(0.5)
-        pytest.fail(f"job {job_id} did not end within {timeout} s", pytrace=False)
+        results = "" if results_done is None else f" (its results {'were' if results_done() else 'were not'} complete)"
+        pytest.fail(f"job {job_id} did not end within {timeout} s{results}", pytrace=False)
 
     def veth(self, host: str) -> str:
         return next(h["veth"] for h in self.hosts if h["name"] == host)
