@@ -72,11 +72,11 @@ cuda-build: build/mpi.env
 # every test layer (tests/conftest.py): unit, mpi, browser, and cluster (the virtual cluster: needs root and Slurm)
 # in two steps (tests/conftest.py says why): the tests that judge no speed spread over
 # TEST_WORKERS processes (most of their time is spent waiting for launches), then the
-# `timing` tests alone
+# `timing` and `heavy` tests alone
 TEST_WORKERS ?= 4
 pytest: venv flavours $(CUDA_BUILD)
-	$(VBIN)/python -m pytest -n $(TEST_WORKERS) --dist loadgroup -m "not timing"
-	$(VBIN)/python -m pytest -m timing
+	$(VBIN)/python -m pytest -n $(TEST_WORKERS) --dist loadgroup -m "not timing and not heavy"
+	$(VBIN)/python -m pytest -m "timing or heavy"
 
 # Style, as CI checks it: no merge-conflict markers left in tracked files, clang-format for C,
 # ruff for Python (configured in pyproject.toml).

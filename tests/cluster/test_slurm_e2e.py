@@ -254,6 +254,11 @@ def _seed_params():
 SEED_JOB_TIMEOUT = 300
 
 
+# heavy: at OMB's default iterations a latency script moves 17 GB through the virtual
+# network, an mbw_mr one 12 GB, all of it copied by the kernel on this machine's two cores.
+# Beside three other test workers the nine scripts took 210-225 s (95 s alone), the
+# longest chain of make pytest's parallel step.
+@pytest.mark.heavy
 @pytest.mark.parametrize("index, script, nodes", _seed_params())
 def test_seed_000_job_script_runs_unchanged_and_its_output_imports(
     request, work, mpich_yield_when_idle, index, script, nodes
