@@ -25,11 +25,6 @@ KNOWN = ("mpich", "openmpi")
 CORES = len(os.sched_getaffinity(0))
 #: Other test workers run beside this one (make pytest's parallel step).
 SHARED_CORES = int(os.environ.get("PYTEST_XDIST_WORKER_COUNT", "1")) > 1
-#: Open MPI pins up to two ranks to a core each by default (launches that do not say
-#: otherwise: the core's own, a seed's job script). While other workers' processes hold a
-#: core, a pinned rank waits for it even when the other core is idle: a 2-rank check that
-#: takes 0.4 s alone took 5 s beside one busy process, 0.4 s unpinned.
-UNPINNED_OPEN_MPI = {"OMPI_MCA_hwloc_base_binding_policy": "none"}
 
 
 @functools.cache
@@ -90,7 +85,10 @@ class Flavour:
             else:  # Debian MPICH has no such setting
                 env["LD_PRELOAD"] = str(yield_when_idle())
         if SHARED_CORES and self.is_openmpi:
-            env.update(UNPINNED_OPEN_MPI)
+            # Open MPI pins up to two ranks to a core each unless the launch says otherwise;
+            # a pinned rank waits for its core while another worker holds it, even with the
+            # other core idle (a 2-rank check: 0.4 s alone, 5 s beside one busy process)
+            env["OMPI_MCA_hwloc_base_binding_policy"] = "none"
         return env
 
     def run(
