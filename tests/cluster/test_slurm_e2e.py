@@ -299,10 +299,10 @@ def test_seed_000_job_script_runs_unchanged_and_its_output_imports(
     # Debian MPICH 4.0.2's ranks can hang in MPI_Finalize over UCX's TCP transport
     # (docs/reliability.md; pmodels/mpich#6596), most often with more than two of them; a
     # two-rank job also outlived its 300 s once while other test workers held the cores.
-    # Such a job is cancelled 5 s after its table is complete, as `commscope run` would
-    # stop it (after COMMSCOPE_FINALIZE_GRACE, which the sweep tests set to 5 s as well).
+    # Such a job is cancelled a few seconds after its table is complete, as `commscope run`
+    # would stop it (cluster_support.FINALIZE_GRACE_S).
     known_hang = flavour.name == "mpich"
-    job = cluster.wait_for_job(job_id, SEED_JOB_TIMEOUT, table_complete if known_hang else None, grace=5)
+    job = cluster.wait_for_job(job_id, SEED_JOB_TIMEOUT, table_complete if known_hang else None)
     errors = next(work["folder"].glob(f"{job_id}.err*"), None)
     state = "CANCELLED" if job.get("HungAfterResults") else "COMPLETED"
     assert job["JobState"] == state, f"{job}\n{output.read_text()}\n{errors.read_text() if errors else ''}"

@@ -24,7 +24,7 @@ import pytest
 from commscope.store.db import Store
 from mpi_flavours import yield_when_idle
 
-from .cluster_support import REPO, RSH, VCluster, shared_dir
+from .cluster_support import FINALIZE_GRACE_S, REPO, RSH, VCluster, shared_dir
 
 pytestmark = [pytest.mark.cluster, pytest.mark.timing]  # every sweep judges measured speeds
 
@@ -50,14 +50,13 @@ def flavour(request):
     return name, core
 
 
-def environment(cluster: VCluster, flavour, **ranks: str) -> dict[str, str]:
+def environment(cluster: VCluster, flavour) -> dict[str, str]:
     name, core = flavour
     folder = shared_dir()
-    if name == "mpich":
-        # four ranks on two cores, pinned by Hydra or floating under srun: Debian MPICH's
-        # busy-polling ranks would wait a time slice for every message, and healthy pairs
-        # then move ~10 MB/s, no faster than the fault (yield_when_idle.c)
-        ranks.setdefault("LD_PRELOAD", str(yield_when_idle(folder)))
+    # four ranks on two cores, pinned by Hydra or floating under srun: Debian MPICH's
+    # busy-polling ranks would wait a time slice for every message, and healthy pairs then
+    # move ~10 MB/s, no faster than the fault (yield_when_idle.c)
+    preload = {"LD_PRELOAD": str(yield_when_idle(folder))} if name == "mpich" else {}
     return cluster.environ(
         COMMSCOPE_BENCH=str(core),
         COMMSCOPE_DB=str(folder / "sweep-tests.db"),
@@ -68,18 +67,18 @@ def environment(cluster: VCluster, flavour, **ranks: str) -> dict[str, str]:
         # four hosts share two cores: Open MPI ranks waiting at a barrier yield them
         OMPI_MCA_mpi_yield_when_idle="1",
         # MPICH's 4-host launches hang in MPI_Finalize after their last record (docs/
-        # reliability.md): stopped after 5 s instead of 30, every record kept either way
-        COMMSCOPE_FINALIZE_GRACE="5",
+        # reliability.md): stopped sooner than the default 30 s, every record kept either way
+        COMMSCOPE_FINALIZE_GRACE=str(FINALIZE_GRACE_S),
         PYTHONPATH=str(REPO / "python"),
-        **ranks,
+        **preload,
     )
 
 
 def sweep(
-    cluster: VCluster, flavour, *args: str, hosts: list[str] | None = None, ranks: dict[str, str] | None = None
+    cluster: VCluster, flavour, *args: str, hosts: list[str] | None = None
 ) -> tuple[subprocess.CompletedProcess, dict]:
     """`commscope sweep all-pairs` over the four hosts started by the MPI's own launcher,
-    or as `hosts` says (e.g. --nodes 4), `ranks` added to the environment."""
+    or as `hosts` says (e.g. --nodes 4)."""
     name = flavour[0]
     out = shared_dir() / f"sweep-{name}.json"
     out.unlink(missing_ok=True)
@@ -100,7 +99,7 @@ def sweep(
         capture_output=True,
         text=True,
         timeout=600,
-        env=environment(cluster, flavour, **(ranks or {})),
+        env=environment(cluster, flavour),
     )
     assert "Traceback" not in result.stderr, result.stderr
     assert out.exists(), result.stdout + result.stderr
