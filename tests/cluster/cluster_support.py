@@ -12,10 +12,13 @@ import os
 import re
 import shutil
 import subprocess
+import sys
 import time
 from pathlib import Path
 
 import pytest
+
+from commscope.store.db import Store
 
 REPO = Path(__file__).resolve().parents[2]
 VCLUSTER = REPO / "scripts" / "vcluster"
@@ -164,3 +167,22 @@ class VCluster:
         """Bytes both ways through the host's veth, counted on the root namespace's end."""
         stats = Path("/sys/class/net") / self.veth(host) / "statistics"
         return sum(int((stats / name).read_text()) for name in ("rx_bytes", "tx_bytes"))
+
+
+def commscope(
+    cluster: VCluster, *args, env: dict | None = None, timeout: float = 300, cwd: Path | None = None
+) -> subprocess.CompletedProcess:
+    """`commscope ARGS` in a child process with the cluster's environment."""
+    return subprocess.run(
+        [sys.executable, "-m", "commscope", *map(str, args)],
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+        env=cluster.environ(**(env or {})),
+        cwd=cwd,
+    )
+
+
+def runs_of(db: Path) -> list:
+    with Store(db) as store:
+        return [store.run(row.id) for row in sorted(store.summaries(), key=lambda row: row.id)]

@@ -10,13 +10,14 @@ COMMSCOPE_REQUIRE_CLUSTER=1 (CI) they fail instead.
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import pytest
 
 from mpi_flavours import yield_when_idle
 
-from .cluster_support import VCluster, missing_prerequisite, shared_dir, unavailable
+from .cluster_support import REPO, VCluster, missing_prerequisite, shared_dir, unavailable
 
 
 def _cluster_for_the_session(cluster: VCluster):
@@ -62,3 +63,21 @@ def vcluster4(vcluster4_session) -> VCluster:
 def mpich_yield_when_idle() -> Path:
     """The yield-when-idle preload built into the folder every host sees."""
     return yield_when_idle(shared_dir())
+
+
+@pytest.fixture
+def work(vcluster, tmp_path_factory, request) -> dict:
+    """A job folder every host sees, a database of the test's own, no site configuration."""
+    folder = shared_dir() / f"{request.node.name.replace('[', '-').replace(']', '')}-{os.getpid()}"
+    folder.mkdir(parents=True, exist_ok=True)
+    home = tmp_path_factory.mktemp("home")
+    return {
+        "folder": folder,
+        "db": folder / "results.db",
+        "env": {
+            "COMMSCOPE_CONFIG": str(home / "none.yaml"),
+            "XDG_DATA_HOME": str(home / "data"),
+            "COMMSCOPE_DB": str(folder / "results.db"),
+            "PYTHONPATH": str(REPO / "python"),
+        },
+    }
