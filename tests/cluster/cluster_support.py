@@ -14,6 +14,7 @@ import shutil
 import subprocess
 import sys
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -73,6 +74,23 @@ def shared_dir() -> Path:
     return folder
 
 
+def job_folder(request, tmp_path_factory) -> dict:
+    """A job folder every host sees, a database of the test's own, no site configuration."""
+    folder = shared_dir() / f"{request.node.name.replace('[', '-').replace(']', '')}-{os.getpid()}"
+    folder.mkdir(parents=True, exist_ok=True)
+    home = tmp_path_factory.mktemp("home")
+    return {
+        "folder": folder,
+        "db": folder / "results.db",
+        "env": {
+            "COMMSCOPE_CONFIG": str(home / "none.yaml"),
+            "XDG_DATA_HOME": str(home / "data"),
+            "COMMSCOPE_DB": str(folder / "results.db"),
+            "PYTHONPATH": str(REPO / "python"),
+        },
+    }
+
+
 class VCluster:
     #: The cluster brought up last: there is one at a time, so a fixture that made another
     #: one (the 4-host cluster of the sweep tests) means this one must come up again.
@@ -127,39 +145,6 @@ class VCluster:
             [str(VCLUSTER), "exec", host, "--", *cmd], capture_output=True, text=True, timeout=timeout, **kwargs
         )
 
-    def wait_for_job(
-        self, job_id: str, timeout: float, results_done=None, grace: float = FINALIZE_GRACE_S
-    ) -> dict[str, str]:
-        """The job's `scontrol show job` fields once it has ended (JobState COMPLETED,
-        FAILED, ...), polled every half second: `sbatch --wait` polls at growing intervals
-        and found an 11 s job done after 42 s.
-
-        results_done() says whether the job's output is complete; a job still running
-        `grace` seconds after that is cancelled, as `commscope run` stops such a launch
-        (docs/reliability.md: Debian MPICH's ranks can hang in MPI_Finalize), and its
-        fields come back with "HungAfterResults" set."""
-        deadline = time.monotonic() + timeout
-        done_at = None
-        while time.monotonic() < deadline:
-            shown = subprocess.run(
-                ["scontrol", "-o", "show", "job", job_id],
-                env=self.environ(),
-                capture_output=True,
-                text=True,
-                timeout=30,
-            ).stdout
-            fields = dict(re.findall(r"(\w+)=(\S*)", shown))
-            if fields.get("JobState", "PENDING") not in ("PENDING", "CONFIGURING", "RUNNING", "COMPLETING"):
-                return fields
-            if results_done is not None and done_at is None and results_done():
-                done_at = time.monotonic()
-            if done_at is not None and time.monotonic() > done_at + grace:
-                subprocess.run(["scancel", job_id], env=self.environ(), capture_output=True, timeout=30)
-                return {**self.wait_for_job(job_id, 60), "HungAfterResults": "1"}
-            time.sleep(0.5)
-        results = "" if results_done is None else f" (its results {'were' if results_done() else 'were not'} complete)"
-        pytest.fail(f"job {job_id} did not end within {timeout} s{results}", pytrace=False)
-
     def veth(self, host: str) -> str:
         return next(h["veth"] for h in self.hosts if h["name"] == host)
 
@@ -167,6 +152,75 @@ class VCluster:
         """Bytes both ways through the host's veth, counted on the root namespace's end."""
         stats = Path("/sys/class/net") / self.veth(host) / "statistics"
         return sum(int((stats / name).read_text()) for name in ("rx_bytes", "tx_bytes"))
+
+
+#: States of a job that has not ended (`scontrol show job`'s JobState)
+NOT_ENDED = ("PENDING", "CONFIGURING", "RUNNING", "COMPLETING")
+
+
+class JobWatch:
+    """Slurm jobs followed together until each has ended, all of them polled every half
+    second (`sbatch --wait` polls at growing intervals and found an 11 s job done after 42 s).
+
+    A job may come with results_done(), which says whether its output is complete: one still
+    running `grace` seconds after that is cancelled, as `commscope run` stops such a launch
+    (docs/reliability.md: Debian MPICH's ranks can hang in MPI_Finalize), and its fields
+    come back with "HungAfterResults" set. Each poll looks at every job, not only the one
+    waited for: a hung job would otherwise hold the nodes a queued one needs."""
+
+    def __init__(self, cluster: VCluster, grace: float = FINALIZE_GRACE_S):
+        self.cluster = cluster
+        self.grace = grace
+        self._results_done: dict[str, Callable[[], bool] | None] = {}
+        self._complete_since: dict[str, float] = {}
+        self._cancelled: set[str] = set()
+        self._ended: dict[str, dict[str, str]] = {}
+
+    def add(self, job_id: str, results_done: Callable[[], bool] | None = None) -> None:
+        self._results_done[job_id] = results_done
+
+    def wait(self, job_id: str, timeout: float) -> dict[str, str]:
+        """The job's `scontrol show job` fields once it has ended (JobState COMPLETED, FAILED, ...)."""
+        deadline = time.monotonic() + timeout
+        while True:
+            self._poll()
+            if job_id in self._ended:
+                return self._ended[job_id]
+            if time.monotonic() > deadline:
+                results = self._results_done[job_id]
+                said = "" if results is None else f" (its results {'were' if results() else 'were not'} complete)"
+                pytest.fail(f"job {job_id} did not end within {timeout:.0f} s{said}", pytrace=False)
+            time.sleep(0.5)
+
+    def _poll(self) -> None:
+        done = subprocess.run(
+            ["scontrol", "-o", "show", "job"], env=self.cluster.environ(), capture_output=True, text=True, timeout=30
+        )
+        if done.returncode != 0:  # a busy controller: asked again at the next poll, until the deadline
+            return
+        shown = done.stdout
+        jobs = {
+            fields.get("JobId"): fields
+            for fields in (dict(re.findall(r"(\w+)=(\S*)", line)) for line in shown.splitlines())
+        }
+        for job_id, results_done in self._results_done.items():
+            if job_id in self._ended:
+                continue
+            fields = jobs.get(job_id)
+            if fields is None:  # Slurm keeps an ended job for MinJobAge (300 s) only
+                pytest.fail(
+                    f"job {job_id} is unknown to Slurm (the cluster was replaced, or the job ended over 300 s "
+                    f"before this poll):\n{shown[-500:]}",
+                    pytrace=False,
+                )
+            if fields["JobState"] not in NOT_ENDED:
+                self._ended[job_id] = {**fields, "HungAfterResults": "1"} if job_id in self._cancelled else fields
+            elif results_done is not None and job_id not in self._cancelled:
+                if job_id not in self._complete_since and results_done():
+                    self._complete_since[job_id] = time.monotonic()
+                if time.monotonic() > self._complete_since.get(job_id, float("inf")) + self.grace:
+                    subprocess.run(["scancel", job_id], env=self.cluster.environ(), capture_output=True, timeout=30)
+                    self._cancelled.add(job_id)
 
 
 def commscope(

@@ -10,14 +10,13 @@ COMMSCOPE_REQUIRE_CLUSTER=1 (CI) they fail instead.
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
 
 import pytest
 
 from mpi_flavours import yield_when_idle
 
-from .cluster_support import REPO, VCluster, missing_prerequisite, shared_dir, unavailable
+from .cluster_support import VCluster, job_folder, missing_prerequisite, shared_dir, unavailable
 
 
 def _cluster_for_the_session(cluster: VCluster):
@@ -67,17 +66,5 @@ def mpich_yield_when_idle() -> Path:
 
 @pytest.fixture
 def work(vcluster, tmp_path_factory, request) -> dict:
-    """A job folder every host sees, a database of the test's own, no site configuration."""
-    folder = shared_dir() / f"{request.node.name.replace('[', '-').replace(']', '')}-{os.getpid()}"
-    folder.mkdir(parents=True, exist_ok=True)
-    home = tmp_path_factory.mktemp("home")
-    return {
-        "folder": folder,
-        "db": folder / "results.db",
-        "env": {
-            "COMMSCOPE_CONFIG": str(home / "none.yaml"),
-            "XDG_DATA_HOME": str(home / "data"),
-            "COMMSCOPE_DB": str(folder / "results.db"),
-            "PYTHONPATH": str(REPO / "python"),
-        },
-    }
+    """job_folder() on the 2-host cluster."""
+    return job_folder(request, tmp_path_factory)
