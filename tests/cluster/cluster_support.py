@@ -11,8 +11,10 @@ import json
 import os
 import re
 import shutil
+import signal
 import subprocess
 import sys
+import tempfile
 import time
 from collections.abc import Callable
 from pathlib import Path
@@ -221,6 +223,37 @@ class JobWatch:
                 if time.monotonic() > self._complete_since.get(job_id, float("inf")) + self.grace:
                     subprocess.run(["scancel", job_id], env=self.cluster.environ(), capture_output=True, timeout=30)
                     self._cancelled.add(job_id)
+
+
+def run_to_results(
+    argv: list[str], results_done: Callable[[str], bool] | None, timeout: float, **popen_kwargs
+) -> tuple[subprocess.CompletedProcess, bool]:
+    """argv run to its end; or, where results_done(its output so far) says the results are
+    complete and it is still running FINALIZE_GRACE_S later, stopped with its whole session,
+    as `commscope run` stops a launch whose Debian MPICH ranks hang in MPI_Finalize
+    (docs/reliability.md). Returns what it printed, and whether it was stopped so."""
+    with tempfile.TemporaryFile("w+") as out, tempfile.TemporaryFile("w+") as err:
+        process = subprocess.Popen(argv, stdout=out, stderr=err, text=True, start_new_session=True, **popen_kwargs)
+        deadline = time.monotonic() + timeout
+        complete_since = None
+        stopped = False
+        while process.poll() is None:
+            now = time.monotonic()
+            if complete_since is None and results_done is not None:
+                out.seek(0)
+                complete_since = now if results_done(out.read()) else None
+            if now > deadline or (complete_since is not None and now > complete_since + FINALIZE_GRACE_S):
+                os.killpg(process.pid, signal.SIGKILL)
+                process.wait()
+                if now > deadline:
+                    out.seek(0)
+                    pytest.fail(f"{' '.join(argv)} did not end within {timeout} s:\n{out.read()}", pytrace=False)
+                stopped = True
+                break
+            time.sleep(0.2)
+        out.seek(0)
+        err.seek(0)
+        return subprocess.CompletedProcess(argv, process.returncode, out.read(), err.read()), stopped
 
 
 def commscope(

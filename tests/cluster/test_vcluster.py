@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 
-from .cluster_support import HOSTS, RSH, VCLUSTER, VCluster, shared_dir, unavailable
+from .cluster_support import HOSTS, RSH, VCLUSTER, VCluster, run_to_results, shared_dir, unavailable
 
 pytestmark = pytest.mark.cluster
 
@@ -171,17 +171,20 @@ def test_scancel_stops_a_running_job(vcluster: VCluster):
 # ---------------------------------------------------------------- MPI across the veths
 
 
-def check_pingpong(vcluster: VCluster, argv: list[str], **run_kwargs) -> str:
+def check_pingpong(vcluster: VCluster, argv: list[str], name: str) -> str:
     before = vcluster.veth_bytes("vnode1"), vcluster.veth_bytes("vnode2")
-    result = subprocess.run(
+    # Debian MPICH's ranks can hang in MPI_Finalize over UCX's TCP transport, two of them
+    # too (docs/reliability.md): stopped a few seconds after the result line, as
+    # `commscope run` would stop them
+    result, stopped = run_to_results(
         argv + [str(PAYLOAD), str(ROUNDS)],
-        env=vcluster.environ(),
-        capture_output=True,
-        text=True,
+        (lambda out: "MBps=" in out and out.endswith("\n")) if name == "mpich" else None,
         timeout=120,
-        **run_kwargs,
+        env=vcluster.environ(),
     )
-    assert result.returncode == 0, f"{' '.join(argv)}:\n{result.stdout}{result.stderr}"
+    assert result.returncode == 0 or stopped, f"{' '.join(argv)}:\n{result.stdout}{result.stderr}"
+    if stopped:
+        print(f"{argv[0]}: hung in MPI_Finalize after its result (known MPICH 4.0 fault), stopped")
     assert "rank0=vnode1 rank1=vnode2" in result.stdout, result.stdout + result.stderr
     crossed = vcluster.veth_bytes("vnode1") - before[0], vcluster.veth_bytes("vnode2") - before[1]
     # each round moves PAYLOAD each way through both hosts' veths
@@ -196,7 +199,7 @@ def test_mpi_under_srun_crosses_the_network(vcluster: VCluster, pingpong, name):
     plugins = subprocess.run(["srun", "--mpi=list"], env=vcluster.environ(), capture_output=True, text=True, timeout=30)
     if plugin not in plugins.stdout + plugins.stderr:
         unavailable(f"Slurm has no {plugin} MPI plugin")
-    check_pingpong(vcluster, ["srun", f"--mpi={plugin}", "-N", "2", "-n", "2", str(program)])
+    check_pingpong(vcluster, ["srun", f"--mpi={plugin}", "-N", "2", "-n", "2", str(program)], name)
 
 
 @pytest.mark.parametrize("name", MPI)
@@ -218,7 +221,7 @@ def test_mpi_launcher_with_the_rsh_agent_crosses_the_network(vcluster: VCluster,
             "2",
             str(program),
         ]
-    check_pingpong(vcluster, argv)
+    check_pingpong(vcluster, argv, name)
 
 
 # ---------------------------------------------------------------- throttling
