@@ -30,9 +30,12 @@ build/mpi.env: venv FORCE
 	@scripts/find-mpi $(VENV) > $@.tmp && mv $@.tmp $@
 FORCE:
 
+# The C unit tests are built and run by `make unit` and `make sanitize` alone (NO_C_TESTS
+# below): the MPI builds are the benchmark, its compat names and the raw loops.
+NO_C_TESTS := -DCS_BUILD_TESTS=OFF
 build: build/mpi.env
 	cmake -S . -B build/default -DCMAKE_C_COMPILER=$$(cut -d' ' -f1 build/mpi.env) -DMPI_C_COMPILER=$$(cut -d' ' -f1 build/mpi.env) \
-	      -DCS_WERROR=$(WERROR) $(CMAKE_FLAGS) > build/default.configure.log
+	      -DCS_WERROR=$(WERROR) $(NO_C_TESTS) $(CMAKE_FLAGS) > build/default.configure.log
 	cmake --build build/default -j $(NPROC)
 
 # The default suite on two local ranks, through the harness: tables printed, results
@@ -59,7 +62,7 @@ sanitize:
 
 # the builds the MPI tests run: without CUDA, whether or not this machine has it
 flavours: build
-	scripts/build-flavours $$(cat build/mpi.env) -DCS_WITH_CUDA=OFF -DCS_WERROR=$(WERROR)
+	scripts/build-flavours $$(cat build/mpi.env) -DCS_WITH_CUDA=OFF -DCS_WERROR=$(WERROR) $(NO_C_TESTS)
 
 # GPU buffers and NCCL benchmarks, per MPI library, with warnings as errors: build/cuda/NAME,
 # listed in build/cuda/flavours.txt. Part of `make test` where nvcc is found.
@@ -67,7 +70,7 @@ NVCC := $(shell command -v nvcc 2>/dev/null || { test -x /usr/local/cuda/bin/nvc
 CUDA_BUILD := $(if $(NVCC),cuda-build)
 cuda-build: build/mpi.env
 	PATH=$(dir $(NVCC)):$$PATH CS_FLAVOUR_DIR=build/cuda scripts/build-flavours $$(cat build/mpi.env) \
-	    -DCS_WITH_CUDA=ON -DCS_WITH_NCCL=ON -DCS_WERROR=ON
+	    -DCS_WITH_CUDA=ON -DCS_WITH_NCCL=ON -DCS_WERROR=ON $(NO_C_TESTS)
 
 # every test layer (tests/conftest.py): unit, mpi, browser, and cluster (the virtual cluster: needs root and Slurm)
 # in two steps (tests/conftest.py says why): the tests that judge no speed spread over
