@@ -33,7 +33,7 @@ MPI = {"mpich": "mpiexec.mpich", "openmpi": "mpirun.openmpi"}
 COMMSCOPE = [sys.executable, "-m", "commscope"]
 #: 6 MiB a pair: an eighth of a second over RATE, half a second over UNPINNED_RATE; large enough to be a bandwidth
 CORE_FLAGS = ["--bw-size", "64K", "-W", "8", "-i", "10", "-x", "2"]
-#: 5-10 % of a healthy pair here (close to 7 Gbit/s between two virtual hosts): throttled
+#: 4-8 % of a healthy pair here (close to 7 Gbit/s between two virtual hosts): throttled
 #: pairs measure about 48 MB/s where the hosts' medians were 600-1,200 MB/s with ranks
 #: pinned. The volume above crosses it in a quarter of the time 100mbit took (each sweep
 #: and retest 0.8 s instead of 3.6 s).
