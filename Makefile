@@ -32,7 +32,7 @@ FORCE:
 
 # The C unit tests are built and run by `make unit` and `make sanitize` alone; the MPI
 # builds (default, flavours, CUDA) pass NO_C_TESTS: the benchmark, its compat names and
-# the raw loops. CMAKE_FLAGS, given after it, can turn the tests back on.
+# the raw loops. In `make build`, CMAKE_FLAGS comes after it and can turn them back on.
 NO_C_TESTS := -DCS_BUILD_TESTS=OFF
 build: build/mpi.env
 	cmake -S . -B build/default -DCMAKE_C_COMPILER=$$(cut -d' ' -f1 build/mpi.env) -DMPI_C_COMPILER=$$(cut -d' ' -f1 build/mpi.env) \
