@@ -11,13 +11,13 @@ from commscope.analysis.check import (
     NOT_SIGNIFICANT,
     OK,
     Policy,
-    check,
     judge_curve,
     parse_floor,
     parse_tolerance,
 )
 from commscope.analysis.stats import Summary, worse_evidence
 from commscope.errors import UsageError
+from commscope.kinds import check
 from fixtures.analysis.handmade import SIZES, run_of, store_runs
 
 BASE = {size: 1.0 + size / 5000 for size in SIZES}

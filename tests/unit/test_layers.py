@@ -16,6 +16,7 @@ PACKAGE = REPO / "python" / "commscope"
 #: Top to bottom; parts in one tuple are siblings.
 LAYERS = (
     ("cli", "reframe"),  # reframe: ReFrame tests of commscope, a user of every part like the CLI
+    ("kinds",),  # run kinds: what each kind of run does in show, compare, check, plot, report
     ("cluster", "sweep"),
     ("output",),
     ("analysis",),

@@ -28,8 +28,7 @@ from commscope.analysis.compare import (
     varying_axes,
 )
 from commscope.analysis.stats import Evidence, Summary, worse_evidence
-from commscope.analysis.sweep_check import SweepCheck, check_sweep, sweeps_of
-from commscope.analysis.sweep_verdicts import is_sweep
+from commscope.analysis.sweep_check import SweepCheck
 from commscope.errors import UsageError
 from commscope.records.metrics import higher_is_worse, time_relation, unit_of
 from commscope.records.run import Axes, Point, Run
@@ -278,23 +277,13 @@ class CheckResult:
         return all(curve.passed for curve in self.curves) and all(sweep.passed for sweep in self.sweeps)
 
 
-def check(
+def check_curves(
     baseline: str, base_runs: Sequence[Run], new_runs: Sequence[Run], policy: Policy, metric: str | None = None
 ) -> CheckResult:
-    """Judge the new runs against the baseline's runs of the same benchmark. New runs of
-    one benchmark with the same label and system are repeats and judged together
-    (`commscope run --repeat`); runs that differ there (other systems) get a curve each."""
-    overlap = {run.id for run in base_runs} & {run.id for run in new_runs}
-    if overlap:
-        raise UsageError(f"run {', '.join(map(str, sorted(overlap)))} is part of baseline {baseline!r} itself")
-    curves, unmatched, sweeps = [], [], []
-    base_sweeps = sweeps_of(base_runs)
-    for run in sweeps_of(new_runs):  # the latest sweep of the baseline is the reference
-        if base_sweeps:
-            sweeps.append(check_sweep(run, base_sweeps[-1]))
-        else:
-            unmatched.append(run)
-    new_runs = [run for run in new_runs if not is_sweep(run)]  # a retest run goes with its sweep
+    """Judge curves over message size against the baseline's runs of the same benchmark.
+    Repeats (`commscope run --repeat`) are judged together; runs that are not each other's
+    repeats (other systems, labels, invocations) get a curve each."""
+    curves, unmatched = [], []
     groups = repeat_groups(new_runs)
     names = [group[0].label or group[0].system for group in groups]
     if len(set(names)) == 1:
@@ -312,10 +301,4 @@ def check(
             judge_curve(benchmark, chosen, base, new, policy, name, combination)
             for combination in combinations(_keyed(base, new)[2]) or [Axes()]
         ]
-    if not curves and not sweeps:
-        have = ", ".join(sorted({run.benchmark for run in base_runs})) or "no runs"
-        raise UsageError(
-            f"baseline {baseline!r} has none of the benchmarks checked "
-            f"({', '.join(sorted({run.benchmark for run in new_runs}))}); it has: {have}"
-        )
-    return CheckResult(baseline, curves, unmatched, sweeps)
+    return CheckResult(baseline, curves, unmatched)

@@ -23,7 +23,7 @@ from commscope.analysis.sweep import (
     matrix_from_run,
     number,
 )
-from commscope.analysis.sweep_verdicts import is_sweep, retest_of, stored_policy
+from commscope.analysis.sweep_verdicts import retest_of, stored_policy
 from commscope.records.run import Run
 
 
@@ -68,8 +68,8 @@ class SweepCheck:
 
 
 def sweeps_of(runs: Sequence[Run]) -> list[Run]:
-    """The sweeps among runs; a serial retest run belongs to its sweep and is left out."""
-    return [run for run in runs if is_sweep(run) and retest_of(run) is None]
+    """The sweeps among link-sweep runs; a serial retest run belongs to its sweep and is left out."""
+    return [run for run in runs if retest_of(run) is None]
 
 
 def check_sweep(run: Run, base_run: Run) -> SweepCheck:

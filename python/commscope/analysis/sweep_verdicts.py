@@ -124,10 +124,6 @@ def record_of(run: Run) -> dict:
     return entry if isinstance(entry, dict) else {}
 
 
-def is_sweep(run: Run) -> bool:
-    return run.benchmark == "pairs"
-
-
 def retest_of(run: Run) -> int | None:
     """The sweep run a retest run measured suspects of, or None."""
     value = record_of(run).get("retest_of")
@@ -165,8 +161,6 @@ def judge_stored(run: Run, retest: Run | None) -> SweepJudgement:
     """Judge a stored sweep again with the rules and retest it was judged with. A pairs run
     without a record (stored before commscope kept one, or imported) is judged with the
     default rules and no retest, and the notes say so; so does a missing retest run."""
-    if not is_sweep(run):
-        raise UsageError(f"run {run.id} is a {run.benchmark} run, not a sweep (benchmark pairs)")
     if retest_of(run) is not None:
         raise UsageError(f"run {run.id} is the serial retest of sweep run {retest_of(run)}: name run {retest_of(run)}")
     record = record_of(run)

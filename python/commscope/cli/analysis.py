@@ -21,7 +21,6 @@ from commscope.cli.common import (
     write_output,
 )
 from commscope.errors import EXIT_FAILED, EXIT_OK, CommscopeError, UsageError
-from commscope.records.textsafe import terminal
 
 
 @click.command(epilog=SELECTORS_HELP)
@@ -58,23 +57,13 @@ def compare(
     result (T/V, cores, memory per node, N, NB, P, Q, time, Gflops), and per
     storage run the per-process and total throughput over the process count.
     """
-    from commscope.analysis.compare import compare as build
-    from commscope.output.comparison import FORMATS
-    from commscope.output.views import comparison_table
+    from commscope import kinds
     from commscope.store.selection import select_runs
 
     with analysis_store(db) as store:
         runs = select_runs(store, selection_of(selectors, benchmark, since, last_invocation))
-    if _compare_systemwide(runs, fmt, output, peak_per_core):
-        return
-    comparison = build(runs, metric, ratio=ratio, pdiff=pdiff)
-
-    def show_table() -> None:
-        console = ui.table_console()
-        console.print(terminal(comparison.caption()), markup=False, highlight=False)
-        console.print(comparison_table(comparison))
-
-    _show_compared(fmt, output, show_table, lambda: FORMATS[fmt](comparison))
+    compared = kinds.compare(runs, kinds.CompareRequest(metric, ratio, pdiff, peak_per_core))
+    _show_compared(fmt, output, compared.show, lambda: compared.text(fmt))
 
 
 def _show_compared(fmt: str, output: str | None, show_table: Callable[[], None], text: Callable[[], str]) -> None:
@@ -223,7 +212,7 @@ def check(
     rules (docs/sweep.md); a baseline host the new sweep lacks fails too.
     """
     from commscope.analysis.check import Policy
-    from commscope.analysis.check import check as judge
+    from commscope.kinds import check as judge
     from commscope.output.views import verdict_table
     from commscope.store.selection import select_runs
 
@@ -362,9 +351,8 @@ def plot(
     FILE-bw.svg and FILE-bibw.svg (--metric: that one only). Name one sweep;
     its retest run may be selected with it.
     """
-    from commscope.analysis.compare import common_metric
-    from commscope.analysis.sweep_verdicts import is_sweep
-    from commscope.output.plot import figure, format_of, render
+    from commscope import kinds
+    from commscope.output.plot import format_of
     from commscope.store.selection import Selection, select_runs
 
     path = Path(output)
@@ -383,23 +371,11 @@ def plot(
             if len(matches) != 1:
                 raise UsageError(f"--ratio-to {ratio_to!r} matches {len(matches)} runs; name one run")
             reference = matches[0]
-        if any(is_sweep(run) for run in runs):
-            for target, data in _sweep_heatmaps(store, runs, path, fmt, metric, reference, title).items():
-                write_output(target, data)
-                ui.note(f"wrote {target}")
-            return
-    chosen = common_metric([*runs, *([reference] if reference else [])], metric)
-    fig = figure(
-        runs,
-        chosen,
-        band=band,
-        ratio_to=reference,
-        tolerance=tolerance,
-        floor=floor.in_unit_of(chosen) if floor else None,
-        title=title,
-    )
-    write_output(path, render(fig, fmt))
-    ui.note(f"wrote {path}")
+        request = kinds.PlotRequest(path, fmt, metric, reference, band, tolerance, floor, title)
+        figures = kinds.plot(runs, request, lambda run: _stored_retest(store, run))
+    for target, data in figures.items():
+        write_output(target, data)
+        ui.note(f"wrote {target}")
 
 
 @click.command(epilog=SELECTORS_HELP)
@@ -446,8 +422,9 @@ def report(
     what it just measured.
     """
     from commscope.analysis.check import Policy
-    from commscope.analysis.check import check as judge
-    from commscope.output.report import build, render_html, render_markdown
+    from commscope.kinds import check as judge
+    from commscope.kinds.report import build
+    from commscope.output.report import render_html, render_markdown
     from commscope.store.selection import select_runs
 
     if not selectors and not last_invocation and not all_runs:
@@ -484,46 +461,3 @@ def _stored_retest(store, run):
 
     wanted = retest_run_id(run)
     return store.run(wanted) if wanted is not None and store.has_run(wanted) else None
-
-
-def _sweep_heatmaps(store, runs, path: Path, fmt: str, metric, reference, title) -> dict[Path, bytes]:
-    """`plot` of a sweep: its heatmaps, judged as the sweep was (for the outlines)."""
-    from commscope.analysis.sweep_verdicts import is_sweep, judge_stored, retest_of
-    from commscope.output.sweep_view import heatmap_figures
-
-    ids = {run.id for run in runs}
-    sweeps = [run for run in runs if is_sweep(run) and retest_of(run) not in ids]  # a retest goes with its sweep
-    others = [run for run in runs if not is_sweep(run)]
-    if others or len(sweeps) != 1 or reference is not None:
-        raise UsageError(
-            "a sweep is plotted alone, as heatmaps: name one sweep run (its retest run may come with it), "
-            "without --ratio-to"
-        )
-    (run,) = sweeps
-    judgement = judge_stored(run, _stored_retest(store, run))
-    return heatmap_figures(judgement.matrix, judgement.flags(), path, fmt, metric, title)
-
-
-def _compare_systemwide(runs, fmt: str, output: str | None, peak_per_core: float | None) -> bool:
-    """`compare` of HPL, hpcc and storage runs: seed 001's tables. True when that was all."""
-    from commscope.analysis.systemwide import FORMATS, is_system_run, system_tables
-    from commscope.output.systemwide import text_table
-
-    system = [run for run in runs if is_system_run(run)]
-    if not system:
-        if peak_per_core:
-            raise UsageError("--peak-per-core applies to HPL runs, and none is selected")
-        return False
-    if len(system) != len(runs):
-        raise UsageError(
-            "HPL, hpcc and storage runs are tabulated apart from network benchmarks; select one "
-            "kind (--benchmark hpl, --benchmark storage, ...)"
-        )
-    tables = system_tables(system, peak_per_core)
-    _show_compared(
-        fmt,
-        output,
-        lambda: click.echo("\n".join(text_table(table) for table in tables), nl=False),
-        lambda: FORMATS[fmt](tables),
-    )
-    return True

@@ -130,7 +130,8 @@ def show(run_id, raw, db: Path) -> None:
     rendered from the stored points.
     """
     from commscope.analysis.repeats import siblings
-    from commscope.output.views import osu_text, provenance_lines, repeat_lines
+    from commscope.kinds import kind_of
+    from commscope.output.views import provenance_lines, repeat_lines
     from commscope.records.text import precision_line
     from commscope.store.db import Store
 
@@ -156,7 +157,7 @@ def show(run_id, raw, db: Path) -> None:
         return
     click.echo(terminal("\n".join(provenance_lines(run))))
     click.echo()
-    text = terminal(osu_text(run, outputs))
+    text = terminal(kind_of(run).table_text(run, outputs))
     click.echo(text, nl=not text.endswith("\n"))
     line = precision_line(run)
     if line:

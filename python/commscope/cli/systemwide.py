@@ -55,10 +55,10 @@ def _store_runs(db: Path, runs, argv: Sequence[str]) -> list[int]:
 
 
 def _show(runs) -> None:
-    from commscope.output.osutable import render_run
+    from commscope.kinds import kind_of
 
     for run in runs:
-        click.echo(render_run(run))
+        click.echo(kind_of(run).table_text(run, {}))
         if run.status != "complete":
             ui.warn(f"{run.benchmark}: {run.status}: {run.status_reason}")
 

@@ -153,12 +153,7 @@ def run_title(run: Run) -> list[str]:
 
 
 def render_run(run: Run) -> str:
-    from commscope.records.benchmarks import SYSTEM_BENCHMARKS
-
-    if run.benchmark in SYSTEM_BENCHMARKS:  # HPL, hpcc, storage: the seed's tables, not OSU's
-        from commscope.output.systemwide import render_system_run
-
-        return render_system_run(run)
+    """The OSU table of a size sweep from its stored points."""
     options = run.options or {}
     # commscope-bench writes message_rate for every bandwidth benchmark and algbw/busbw for
     # every collective; its tables show the rate for the multi-pair one (osu_mbw_mr) only,

@@ -122,6 +122,11 @@ def from_imb(name: str) -> str:
     return "imb_" + slug(name)
 
 
+#: The name fio storage sweeps are stored under (`commscope run storage`, imported fio).
+STORAGE_BENCHMARK = "storage"
+#: The core's benchmark that measures a schedule of rank pairs: the link sweep's runs.
+PAIRS_BENCHMARK = "pairs"
+
 #: Benchmarks of the cluster beside the network (HPL and hpcc's other tests, storage
 #: sweeps) and the metric that speaks for each.
 SYSTEM_BENCHMARKS = {
@@ -132,9 +137,9 @@ SYSTEM_BENCHMARKS = {
     "hpcc_randomaccess": "mpi_gups",
     "hpcc_fft": "mpi_gflops",
     "hpcc_beff": "avg_pingpong_latency_us",
-    "storage": "seq_write_MBps",
+    STORAGE_BENCHMARK: "seq_write_MBps",
 }
-COMPUTE_BENCHMARKS = tuple(name for name in SYSTEM_BENCHMARKS if name != "storage")
+COMPUTE_BENCHMARKS = tuple(name for name in SYSTEM_BENCHMARKS if name != STORAGE_BENCHMARK)
 
 
 def primary_metric(benchmark: str) -> str:

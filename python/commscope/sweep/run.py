@@ -49,6 +49,7 @@ from commscope.execute.cpu_topology import cpu_topology
 from commscope.execute.launchers import resolve_launcher
 from commscope.execute.runner import Runner, RunRequest, _StopSignals, finalize_grace_s, plan
 from commscope.output.sweep_view import flag_record, heatmap_files, intra_table, sweep_table, where_text
+from commscope.records.benchmarks import PAIRS_BENCHMARK
 from commscope.records.invocation import invocation
 from commscope.records.run import Run
 from commscope.records.suite import Entry
@@ -155,7 +156,9 @@ class Sweeper:
             timeout=self.request.timeout,
             argv=self.request.argv,
         )
-        entry = Entry(benchmark="pairs", flags=flags, ranks=self.np, placement="intra-node" if intra else "inter-node")
+        entry = Entry(
+            benchmark=PAIRS_BENCHMARK, flags=flags, ranks=self.np, placement="intra-node" if intra else "inter-node"
+        )
         (item,) = plan(run_request, [entry], self.core, self.launcher, self.flavour)
         if intra:
             item = dataclasses.replace(

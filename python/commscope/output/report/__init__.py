@@ -16,9 +16,9 @@ from pathlib import Path
 import jinja2
 from markupsafe import Markup
 
-from commscope.output.report.content import Report, build, metric_heading
+from commscope.output.report.content import Report, metric_heading
 
-__all__ = ["Report", "build", "render_html", "render_markdown"]
+__all__ = ["Report", "render_html", "render_markdown"]
 
 _LOADER = jinja2.PackageLoader("commscope", "output/report/templates")
 

@@ -3,19 +3,18 @@ strings and tables, no markup, so the templates alone decide the escaping."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from commscope import __version__
 from commscope.analysis.check import CheckResult
 from commscope.analysis.compare import compare, primary, series
 from commscope.analysis.model import fits as fit_model
-from commscope.analysis.sweep_verdicts import is_sweep
-from commscope.analysis.systemwide import is_system_run
 from commscope.errors import UsageError
 from commscope.output import plot
 from commscope.output.comparison import text_cells
-from commscope.output.report import sweep, systemwide, warnings
+from commscope.output.report import sweep, warnings
+from commscope.output.report.compute import SystemSection
 from commscope.output.report.table import Table
 from commscope.output.views import (
     MODEL_HEADER,
@@ -85,7 +84,7 @@ class Report:
     baseline: str | None = None
     verdicts: list[Verdict] = field(default_factory=list)
     unmatched: list[str] = field(default_factory=list)
-    system_sections: list[systemwide.SystemSection] = field(default_factory=list)
+    system_sections: list[SystemSection] = field(default_factory=list)
     sweeps: list[sweep.SweepSection] = field(default_factory=list)
 
     @property
@@ -131,30 +130,33 @@ def _verdict(curve) -> Verdict:
     return Verdict(curve.summary(), curve.passed, Table(VERDICT_HEADER, verdict_cells(curve)))
 
 
-def build(
-    runs: Sequence[Run],
-    database: str,
-    check: CheckResult | None = None,
-    title: str = "commscope report",
-    retests: Mapping[int, Run] | None = None,
-) -> Report:
-    """The report of `runs`. `retests` holds the retest runs of the sweeps among them, by
-    the sweep run's id (the CLI loads them from the store), so sweeps are judged as they
-    were at the time."""
-    # Runs are named as in their section's table; elsewhere the run id stands beside the name.
-    names = {run.id: run.label or run.system or "" for run in runs}
+@dataclass
+class ReportPart:
+    """A run kind's share of the report: its sections (in the slot its template renders),
+    and per run of its own the cells of the summary table."""
+
+    sections: list[Section] = field(default_factory=list)
+    sweeps: list[sweep.SweepSection] = field(default_factory=list)
+    system_sections: list[SystemSection] = field(default_factory=list)
+    headlines: dict[int, str] = field(default_factory=dict)
+    small_latency: dict[int, str] = field(default_factory=dict)
+    peak_bandwidth: dict[int, str] = field(default_factory=dict)
+    fits: dict[int, str] = field(default_factory=dict)
+
+
+def network_sections(runs: Sequence[Run], check: CheckResult | None) -> ReportPart:
+    """The size sweeps' part: a section per benchmark with its runs side by side (figure,
+    table, model fits, verdicts against the baseline)."""
     curves: dict[str, list] = {}
     for curve in check.curves if check else []:
         curves.setdefault(curve.benchmark, []).append(curve)
-    summaries, sections, fit_lines = [], [], {}
-    network = [run for run in runs if not is_system_run(run) and not is_sweep(run)]
-    sweeps, sweep_headlines = sweep.sections([run for run in runs if is_sweep(run)], retests or {})
-    for benchmark in dict.fromkeys(run.benchmark for run in network):
+    part = ReportPart()
+    for benchmark in dict.fromkeys(run.benchmark for run in runs):
         group = [run for run in runs if run.benchmark == benchmark]
         try:
             comparison = compare(group)
         except UsageError as exc:  # runs of one benchmark with nothing in common: say so, go on
-            sections.append(Section(benchmark, "-", b"", Table([], []), notes=[str(exc)]))
+            part.sections.append(Section(benchmark, "-", b"", Table([], []), notes=[str(exc)]))
             continue
         header, rows = text_cells(comparison)
         section = Section(benchmark, comparison.metric, b"", Table(header, rows, comparison.caption()))
@@ -164,46 +166,69 @@ def build(
             section.notes.append(str(exc))
         for column, name in zip(comparison.groups, comparison.names):
             for run in column:
-                models, fit_lines[run.id] = _fit(run, f"run {run.id} ({name})")
+                models, part.fits[run.id] = _fit(run, f"run {run.id} ({name})")
                 section.fits += models
         section.verdicts = [_verdict(curve) for curve in curves.get(benchmark, [])]
         note = warnings.unlike(group, benchmark)
         if note:
             section.notes.append(note)
-        sections.append(section)
+        part.sections.append(section)
     for run in runs:
-        swept = run.id in sweep_headlines  # a pair's numbers are in its section, not one figure
-        summaries.append(
-            RunSummary(
-                run.id,
-                run.benchmark,
-                run.label or "",
-                run.system or "",
-                run.status,
-                "-" if swept else small_message_latency(run),
-                "-" if swept else peak_bandwidth(run),
-                fit_lines.get(run.id, "-"),
-                sweep_headlines[run.id] if swept else systemwide.headline(run),
-            )
+        part.small_latency[run.id] = small_message_latency(run)
+        part.peak_bandwidth[run.id] = peak_bandwidth(run)
+    return part
+
+
+def assemble(
+    runs: Sequence[Run], parts: Sequence[ReportPart], database: str, check: CheckResult | None, title: str
+) -> Report:
+    """The report of `runs` from their kinds' parts: the summary table in the runs' order,
+    the sections of each part, the warnings and every run's provenance."""
+    names = {run.id: run.label or run.system or "" for run in runs}
+    merged = ReportPart()
+    for part in parts:
+        merged.sections += part.sections
+        merged.sweeps += part.sweeps
+        merged.system_sections += part.system_sections
+        for mine, theirs in (
+            (merged.headlines, part.headlines),
+            (merged.small_latency, part.small_latency),
+            (merged.peak_bandwidth, part.peak_bandwidth),
+            (merged.fits, part.fits),
+        ):
+            mine.update(theirs)
+    summaries = [
+        RunSummary(
+            run.id,
+            run.benchmark,
+            run.label or "",
+            run.system or "",
+            run.status,
+            merged.small_latency.get(run.id, "-"),
+            merged.peak_bandwidth.get(run.id, "-"),
+            merged.fits.get(run.id, "-"),
+            merged.headlines.get(run.id, "-"),
         )
+        for run in runs
+    ]
     report = Report(
         title=title,
         generated=now(),
         version=__version__,
         database=database,
         runs=summaries,
-        sections=sections,
+        sections=merged.sections,
         warnings=warnings.for_runs(runs),
         provenance=[
             (f"run {run.id}: {run.benchmark}" + (f" ({names[run.id]})" if names[run.id] else ""), provenance_items(run))
             for run in runs
         ],
+        system_sections=merged.system_sections,
+        sweeps=merged.sweeps,
     )
-    report.system_sections = systemwide.sections([run for run in runs if is_system_run(run)])
-    report.sweeps = sweeps
     if check is not None:
         report.baseline = check.baseline
-        report.verdicts = [verdict for section in sections for verdict in section.verdicts]
+        report.verdicts = [verdict for section in merged.sections for verdict in section.verdicts]
         report.unmatched = [
             f"run {run.id} ({run.benchmark}): the baseline has no {run.benchmark} runs" for run in check.unmatched
         ]

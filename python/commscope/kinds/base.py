@@ -1,0 +1,148 @@
+"""What every run kind answers: how its runs are recognised, grouped as repeats, shown,
+compared, checked, plotted and reported. The size sweep (an OSU-style benchmark over
+message sizes) is the default behaviour; a kind overrides what it does differently."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from commscope import ui
+from commscope.records.run import Run
+from commscope.records.textsafe import terminal
+
+#: `compare`'s options that apply to some kinds only, as the command line spells them.
+COMPARE_OPTIONS = {"metric": "--metric", "ratio": "--ratio", "pdiff": "--pdiff", "peak_per_core": "--peak-per-core"}
+
+
+@dataclass(frozen=True)
+class CompareRequest:
+    """What `compare` was asked for; each kind names the options that apply to it."""
+
+    metric: str | None = None
+    ratio: bool = False
+    pdiff: bool = False
+    peak_per_core: float | None = None
+
+    def given(self) -> list[str]:
+        return [name for name in COMPARE_OPTIONS if getattr(self, name)]
+
+
+@dataclass
+class Compared:
+    """A comparison ready to print: `show()` on the terminal, `text(fmt)` in a format."""
+
+    show: Callable[[], None]
+    texts: Mapping[str, Callable[[], str]]
+
+    def text(self, fmt: str) -> str:
+        return self.texts[fmt]()
+
+
+@dataclass(frozen=True)
+class PlotRequest:
+    path: Path
+    fmt: str
+    metric: str | None = None
+    reference: Run | None = None
+    band: str = "ci"
+    tolerance: float = 0.1
+    floor: object = None
+    title: str | None = None
+
+
+@dataclass
+class ReportContext:
+    """What every kind's report part may use: the check against a baseline (if asked) and
+    the retest runs of sweeps, by the sweep's run id."""
+
+    check: object = None
+    retests: Mapping[int, Run] = field(default_factory=dict)
+
+
+class RunKind:
+    """A kind of run. Subclasses set `name` and `title` and override what differs."""
+
+    name = ""
+    title = ""
+    #: What the runs are called in messages ("HPL and hpcc runs").
+    plural = ""
+    #: The CompareRequest options that apply to this kind's runs (COMPARE_OPTIONS).
+    compare_options: tuple[str, ...] = ("metric", "ratio", "pdiff")
+
+    def recognises(self, run: Run) -> bool:
+        raise NotImplementedError
+
+    # -- repeats ------------------------------------------------------------------
+
+    def repeats(self, runs: Sequence[Run]) -> list[list[Run]]:
+        """The runs grouped as repeats, in order of first appearance (the one definition)."""
+        from commscope.analysis.repeats import repeat_groups
+
+        return repeat_groups(runs)
+
+    # -- show ---------------------------------------------------------------------
+
+    def table_text(self, run: Run, outputs: Mapping[str, bytes]) -> str:
+        """The table `show` prints below a run's provenance."""
+        from commscope.output.views import osu_text
+
+        return osu_text(run, outputs)
+
+    # -- compare ------------------------------------------------------------------
+
+    def compare(self, runs: Sequence[Run], request: CompareRequest) -> Compared:
+        from commscope.analysis.compare import compare as build
+        from commscope.output.comparison import FORMATS
+        from commscope.output.views import comparison_table
+
+        comparison = build(runs, request.metric, ratio=request.ratio, pdiff=request.pdiff)
+
+        def show() -> None:
+            console = ui.table_console()
+            console.print(terminal(comparison.caption()), markup=False, highlight=False)
+            console.print(comparison_table(comparison))
+
+        return Compared(
+            show,
+            {fmt: (lambda write=write: write(comparison)) for fmt, write in FORMATS.items()},
+        )
+
+    # -- check --------------------------------------------------------------------
+
+    def check(self, baseline: str, base_runs: Sequence[Run], new_runs: Sequence[Run], policy, metric: str | None):
+        """The check of this kind's new runs against the baseline's runs of this kind."""
+        from commscope.analysis.check import check_curves
+
+        return check_curves(baseline, base_runs, new_runs, policy, metric)
+
+    # -- plot ---------------------------------------------------------------------
+
+    def plot(self, runs: Sequence[Run], request: PlotRequest, retest_of) -> dict[Path, bytes]:
+        """The figures of `runs`, by the path each goes to; `retest_of(run)` loads a stored
+        retest run (link sweeps)."""
+        from commscope.analysis.compare import common_metric
+        from commscope.output.plot import figure, render
+
+        reference = request.reference
+        chosen = common_metric([*runs, *([reference] if reference else [])], request.metric)
+        fig = figure(
+            runs,
+            chosen,
+            band=request.band,
+            ratio_to=reference,
+            tolerance=request.tolerance,
+            floor=request.floor.in_unit_of(chosen) if request.floor else None,
+            title=request.title,
+        )
+        return {request.path: render(fig, request.fmt)}
+
+    # -- report -------------------------------------------------------------------
+
+    def report(self, runs: Sequence[Run], context: ReportContext):
+        """This kind's output.report.content.ReportPart."""
+        raise NotImplementedError
+
+    def __repr__(self) -> str:
+        return f"<run kind {self.name}>"

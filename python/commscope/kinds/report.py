@@ -1,0 +1,25 @@
+"""`commscope report`: each kind's part of the report, asked once per kind, put together."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+
+from commscope.kinds import by_kind
+from commscope.kinds.base import ReportContext
+from commscope.records.run import Run
+
+
+def build(
+    runs: Sequence[Run],
+    database: str,
+    check=None,
+    title: str = "commscope report",
+    retests: Mapping[int, Run] | None = None,
+):
+    """The report of `runs` (output.report.content.Report). `retests` holds the retest runs
+    of the sweeps among them, by the sweep run's id, so sweeps are judged as they were."""
+    from commscope.output.report.content import assemble
+
+    context = ReportContext(check, retests or {})
+    parts = [kind.report(found, context) for kind, found in by_kind(runs).items()]
+    return assemble(runs, parts, database, check, title)

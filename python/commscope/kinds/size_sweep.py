@@ -1,0 +1,26 @@
+"""The size sweep: an OSU-style benchmark measured over message sizes (and the other axes
+the core sweeps), OMB's own kind and every run that no other kind claims."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from commscope.kinds.base import ReportContext, RunKind
+from commscope.records.run import Run
+
+
+class SizeSweep(RunKind):
+    name = "size-sweep"
+    title = "network benchmarks over message size"
+    plural = "network benchmark runs"
+
+    def recognises(self, run: Run) -> bool:
+        return True  # the last kind asked: every run the others leave
+
+    def report(self, runs: Sequence[Run], context: ReportContext):
+        from commscope.output.report.content import network_sections
+
+        return network_sections(runs, context.check)
+
+
+SIZE_SWEEP = SizeSweep()
