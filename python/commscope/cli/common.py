@@ -105,14 +105,17 @@ CONTEXT = {"help_option_names": ["-h", "--help"], "max_content_width": 100}
 
 
 class RunCommand(click.Command):
-    """`run` passes everything after `--` to commscope-bench untouched; `run hpl` and
-    `run storage` are commands of their own (cli/systemwide.py) with their own options."""
+    """A command that passes everything after `--` to commscope-bench untouched (run,
+    sweep, submit). `delegated` names commands that take over the whole command line when
+    its first argument is their name: `run hpl` and `run storage` have options of their own."""
+
+    def __init__(self, *args, delegated: dict[str, click.Command] | None = None, **kwargs) -> None:
+        super().__init__(*args, **kwargs)
+        self.delegated = delegated or {}
 
     def make_context(self, info_name, args, parent=None, **extra):
-        from commscope.cli.systemwide import DELEGATED_RUNS  # `run hpl`, `run storage`
-
-        if args and args[0] in DELEGATED_RUNS:
-            command = DELEGATED_RUNS[args[0]]
+        if args and args[0] in self.delegated:
+            command = self.delegated[args[0]]
             return command.make_context(f"{info_name} {args[0]}", args[1:], parent=parent, **extra)
         return super().make_context(info_name, args, parent=parent, **extra)
 

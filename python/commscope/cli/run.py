@@ -22,11 +22,12 @@ from commscope.cli.common import (
     timeout_option,
     transport_option,
 )
+from commscope.cli.systemwide import DELEGATED_RUNS
 from commscope.errors import UsageError
 from commscope.records.suite import MAX_RANKS
 
 
-@click.command(cls=RunCommand, epilog=EXIT_STATUS_HELP)
+@click.command(cls=RunCommand, delegated=DELEGATED_RUNS, epilog=EXIT_STATUS_HELP)
 @click.argument("targets", metavar="[SUITE|BENCH]...", nargs=-1)
 @click.option(
     "--np",

@@ -27,9 +27,6 @@ from commscope.cli.common import (
 )
 from commscope.errors import EXIT_FAILED, EXIT_INTERRUPTED, EXIT_OK, CommscopeError, UsageError
 
-DELEGATED = ("hpl", "storage")
-
-
 @contextmanager
 def _sigterm_as_interrupt() -> Iterator[None]:
     """SIGTERM (a batch system ending the job) takes the same way out as Ctrl-C: the tool's
@@ -587,4 +584,3 @@ def _last_runs(db: Path):
 
 #: `run hpl` and `run storage`: `run` hands its arguments to these commands (common.RunCommand).
 DELEGATED_RUNS = {"hpl": hpl, "storage": storage}
-assert set(DELEGATED_RUNS) == set(DELEGATED)
