@@ -27,6 +27,7 @@ from commscope.cli.common import (
 )
 from commscope.errors import EXIT_FAILED, EXIT_INTERRUPTED, EXIT_OK, CommscopeError, UsageError
 
+
 @contextmanager
 def _sigterm_as_interrupt() -> Iterator[None]:
     """SIGTERM (a batch system ending the job) takes the same way out as Ctrl-C: the tool's

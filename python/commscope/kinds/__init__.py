@@ -1,9 +1,9 @@
-"""Run kinds: the registry of what a run is (a size sweep, a link sweep, HPL/hpcc, fio) and
+"""Run kinds: the registry of what a run is (a curve over message sizes, a link sweep, HPL/hpcc, fio) and
 the commands' dispatch by kind.
 
 Each kind is one module beside this one saying how its runs are recognised, grouped as
 repeats, shown, compared, checked, plotted and reported (kinds.base names the
-operations; the size sweep's behaviour is the default). Commands ask `kind_of(run)` or
+operations; a curve's behaviour is the default). Commands ask `kind_of(run)` or
 split a selection with `by_kind(runs)` and never test a benchmark's name themselves. A
 new kind is one module and one line in KINDS.
 """
@@ -14,14 +14,14 @@ from collections.abc import Sequence
 
 from commscope.errors import UsageError
 from commscope.kinds.base import COMPARE_OPTIONS, Compared, CompareRequest, PlotRequest, RunKind
+from commscope.kinds.curve import CURVE
 from commscope.kinds.fio import FIO
 from commscope.kinds.hpl import HPL_KIND
 from commscope.kinds.link_sweep import LINK_SWEEP
-from commscope.kinds.size_sweep import SIZE_SWEEP
 from commscope.records.run import Run
 
-#: Asked in this order; the size sweep, which takes every run, comes last.
-KINDS: tuple[RunKind, ...] = (LINK_SWEEP, HPL_KIND, FIO, SIZE_SWEEP)
+#: Asked in this order; the curve, which takes every run, comes last.
+KINDS: tuple[RunKind, ...] = (LINK_SWEEP, HPL_KIND, FIO, CURVE)
 
 
 def kind_of(run: Run) -> RunKind:
@@ -42,7 +42,7 @@ def one_kind(runs: Sequence[Run], command: str) -> RunKind:
     if len(kinds) > 1:
         names = "; ".join(f"{kind.plural} ({', '.join(str(run.id) for run in found)})" for kind, found in kinds.items())
         raise UsageError(f"{command} handles one kind of run at a time; these are {names}: select one kind")
-    return next(iter(kinds), SIZE_SWEEP)
+    return next(iter(kinds), CURVE)
 
 
 def compare(runs: Sequence[Run], request: CompareRequest) -> Compared:

@@ -1,6 +1,6 @@
 """What every run kind answers: how its runs are recognised, grouped as repeats, shown,
-compared, checked, plotted and reported. The size sweep (an OSU-style benchmark over
-message sizes) is the default behaviour; a kind overrides what it does differently."""
+compared, checked, plotted and reported. A curve (an OSU-style benchmark over message
+sizes) is the default behaviour; a kind overrides what it does differently."""
 
 from __future__ import annotations
 

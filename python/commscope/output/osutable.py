@@ -153,7 +153,7 @@ def run_title(run: Run) -> list[str]:
 
 
 def render_run(run: Run) -> str:
-    """The OSU table of a size sweep from its stored points."""
+    """The OSU table of a curve from its stored points."""
     options = run.options or {}
     # commscope-bench writes message_rate for every bandwidth benchmark and algbw/busbw for
     # every collective; its tables show the rate for the multi-pair one (osu_mbw_mr) only,

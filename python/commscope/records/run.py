@@ -1,4 +1,4 @@
-"""The harness's own records: a Run (one size sweep with its provenance) and its Points.
+"""The harness's own records: a Run (one benchmark's curve over message sizes with its provenance) and its Points.
 
 Both the live runner and the importer build these, the store saves and loads
 them, and the table renderer and exporter read them, so every path agrees on
@@ -175,7 +175,7 @@ class Point:
 
 @dataclass
 class Run:
-    """One size sweep of one benchmark, with everything known about where it came from."""
+    """One curve of one benchmark over message sizes, with everything known about where it came from."""
 
     benchmark: str
     status: str = "complete"

@@ -145,7 +145,7 @@ class ReportPart:
 
 
 def network_sections(runs: Sequence[Run], check: CheckResult | None) -> ReportPart:
-    """The size sweeps' part: a section per benchmark with its runs side by side (figure,
+    """The curves' part: a section per benchmark with its runs side by side (figure,
     table, model fits, verdicts against the baseline)."""
     curves: dict[str, list] = {}
     for curve in check.curves if check else []:

@@ -1,5 +1,5 @@
-"""The size sweep: an OSU-style benchmark measured over message sizes (and the other axes
-the core sweeps), OMB's own kind and every run that no other kind claims."""
+"""The curve: an OSU-style benchmark measured over message sizes (and the other axes the
+core sweeps), OMB's own kind and every run that no other kind claims."""
 
 from __future__ import annotations
 
@@ -9,8 +9,8 @@ from commscope.kinds.base import ReportContext, RunKind
 from commscope.records.run import Run
 
 
-class SizeSweep(RunKind):
-    name = "size-sweep"
+class Curve(RunKind):
+    name = "curve"
     title = "network benchmarks over message size"
     plural = "network benchmark runs"
 
@@ -23,4 +23,4 @@ class SizeSweep(RunKind):
         return network_sections(runs, context.check)
 
 
-SIZE_SWEEP = SizeSweep()
+CURVE = Curve()
