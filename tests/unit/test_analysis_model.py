@@ -94,3 +94,28 @@ def test_repeats_are_fitted_as_their_per_size_median(cli, db, clean_env):
     text = cli("model", "--last-invocation", "--db", db).stdout
     assert "runs 1, 2, 3, 4, 5 (median of 5 repeats): latency (r)" in text and "run 6: latency (other)" in text
     assert cli("model", "r", "--each", "--db", db).stdout.count("regime(s) by BIC") == 5
+
+
+def test_regime_fit_is_the_non_negative_least_squares_solution():
+    """The closed-form regime fit gives what a general NNLS solver gives, on curves with
+    either coefficient pinned at zero as well as on ordinary ones."""
+    from scipy.optimize import nnls
+
+    from commscope.analysis.model import _fit_regime
+
+    rng = np.random.default_rng(7)
+    for trial in range(300):
+        sizes = np.sort(rng.choice(1 << 23, size=int(rng.integers(3, 24)), replace=False)).astype(float)
+        shape = trial % 3
+        if shape == 0:  # latency-like: both coefficients positive
+            times = (rng.uniform(0.1, 5) + sizes / rng.uniform(100, 2e4)) * rng.uniform(0.97, 1.03, sizes.size)
+        elif shape == 1:  # falling: the unconstrained slope is negative, NNLS pins it at 0
+            times = rng.uniform(1, 2) * (1 + 1 / (1 + sizes)) * rng.uniform(0.9, 1.1, sizes.size)
+        else:  # steeper than linear from 0: the unconstrained alpha is negative
+            times = (sizes + 1) ** 1.3 / 1e3
+        design = np.column_stack([np.ones_like(sizes), sizes]) / times[:, None]
+        (alpha, slope), norm = nnls(design, np.ones_like(times))
+        fitted = _fit_regime(sizes, times)
+        assert fitted[0] == pytest.approx(alpha, rel=1e-6, abs=1e-12)
+        assert fitted[1] == pytest.approx(slope, rel=1e-6, abs=1e-15)
+        assert fitted[2] == pytest.approx(norm**2, rel=1e-6, abs=1e-9)

@@ -38,6 +38,10 @@ FORMATS = ("png", "svg")
 FALLBACK_FONTS = ("Noto Sans CJK SC", "Noto Sans CJK JP", "WenQuanYi Zen Hei", "Droid Sans Fallback")
 BANDS = ("ci", "minmax", "none")
 _MAX_SIZE_LABELS = 12
+#: More lines than this get no legend: it would cover the plot and name nothing one can
+#: find in it, and placing it is the slowest part of drawing hundreds of runs. The table
+#: beside the figure (compare, report) names every run.
+MAX_LEGEND_LINES = 16
 # Reproducible SVG output: no creation date, fixed ids.
 _SVG_METADATA = {"Date": None}
 
@@ -113,12 +117,14 @@ def _figure(runs, metric, band, ratio_to, tolerance, floor, title) -> Figure:
     else:
         top, bottom = fig.subplots(), None
     all_sizes, colours, banded = [], {}, False
+    # markers on a crowded figure hide the lines and cost most of its drawing time
+    marks = {"marker": "o", "markersize": 3} if len(runs) <= MAX_LEGEND_LINES else {}
     for run, name in zip(runs, names):
         for key, points in _lines(run, metric, axes).items():
             sizes = [size for size, _, _ in points]
             values = [value for _, value, _ in points]
             all_sizes += sizes
-            (line,) = top.plot(sizes, values, marker="o", markersize=3, linewidth=1.5, label=_line_label(name, key))
+            (line,) = top.plot(sizes, values, linewidth=1.5, label=_line_label(name, key), **marks)
             colours[(run.id, key)] = line.get_color()
             bands = [point_band(point, metric, band) for _, _, point in points] if band != "none" else []
             if bands and all(bands):
@@ -134,12 +140,15 @@ def _figure(runs, metric, band, ratio_to, tolerance, floor, title) -> Figure:
     top.grid(True, which="minor", axis="y", alpha=0.1)
     benchmarks = ", ".join(dict.fromkeys(run.benchmark for run in runs))
     band_note = {"ci": "bands: 95% CI", "minmax": "bands: min-max", "none": ""}[band] if banded else ""
+    drawn = len(top.get_lines())
+    crowd_note = f"{drawn} lines, no legend" if drawn > MAX_LEGEND_LINES else ""
+    notes = "; ".join(note for note in (band_note, crowd_note) if note)
     top.set_title(
-        title
-        or f"{benchmarks}: {metric_title(metric)}, {direction_text(metric)}" + (f"; {band_note}" if band_note else ""),
+        title or f"{benchmarks}: {metric_title(metric)}, {direction_text(metric)}" + (f"; {notes}" if notes else ""),
         fontsize=11,
     )
-    top.legend(fontsize=9, loc="best")
+    if drawn <= MAX_LEGEND_LINES:
+        top.legend(fontsize=9, loc="best")
     axis = top
     if with_ratio:
         _ratio_panel(
@@ -202,7 +211,8 @@ def _ratio_panel(
                 failing_shown = True
     axis.set_ylabel(f"ratio to {names[0]}" if len(names[0]) <= 24 else "ratio to reference")
     axis.grid(True, alpha=0.3)
-    axis.legend(fontsize=8, loc="best")
+    if len(axis.get_lines()) <= MAX_LEGEND_LINES:
+        axis.legend(fontsize=8, loc="best")
 
 
 def render(fig: Figure, fmt: str) -> bytes:

@@ -1,0 +1,90 @@
+#!/usr/bin/env python3
+"""How `commscope report --all` scales with the number of runs stored.
+
+Writes --runs OMB output files (latency, bw, mbw_mr and bcast layouts in turn, the
+files of performance/ingest), imports them into a new database with one label, and
+times `commscope report --all` over it --rounds times, reporting the fastest and the
+median wall time and the peak memory (maximum resident set size) of the command.
+Given several commscope programs (--commscope, repeatable: the harness of two
+checkouts, say), it alternates them round by round over the same database, so that
+they are compared side by side on a shared machine. Target: 500 runs in under 3 s.
+
+    .venv/bin/python performance/report/run.py [--runs 500] [--rounds 3] [--commscope PROG ...]
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime
+import os
+import platform
+import random
+import resource
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(REPO / "performance" / "ingest"))
+from run import omb_table  # noqa: E402  (the ingest benchmark's OMB files)
+
+KINDS = ("latency", "bw", "mbw_mr", "bcast")
+
+
+def timed(argv: list[str], env: dict) -> tuple[float, int]:
+    """Wall seconds and peak resident KiB of one command (which must succeed)."""
+    before = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
+    start = time.perf_counter()
+    subprocess.run(argv, env=env, check=True, stdout=subprocess.DEVNULL)
+    seconds = time.perf_counter() - start
+    peak = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
+    return seconds, peak if peak > before else before
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--runs", type=int, default=500)
+    parser.add_argument("--rounds", type=int, default=3)
+    parser.add_argument("--commscope", action="append", help="commscope program (default: this checkout's)")
+    args = parser.parse_args()
+    programs = args.commscope or [str(REPO / ".venv" / "bin" / "commscope")]
+    rng = random.Random(1)
+    with tempfile.TemporaryDirectory(prefix="commscope-report-bench-") as folder:
+        root = Path(folder)
+        files = []
+        for index in range(args.runs):
+            path = root / f"{index:05d}-{KINDS[index % len(KINDS)]}.out"
+            path.write_text(omb_table(KINDS[index % len(KINDS)], rng))
+            files.append(str(path))
+        env = {**os.environ, "COMMSCOPE_DB": str(root / "runs.db")}
+        subprocess.run([programs[0], "import", *files, "--label", "bench"], env=env, check=True, capture_output=True)
+        results: dict[str, list[float]] = {program: [] for program in programs}
+        peaks: dict[str, int] = dict.fromkeys(programs, 0)
+        for _ in range(args.rounds):
+            for program in programs:  # A B A B: the machine's load falls on each alike
+                seconds, _ = timed([program, "report", "--all", "-o", str(root / "report.html")], env)
+                results[program].append(seconds)
+                # each child's own peak: measured alone, since RUSAGE_CHILDREN keeps the largest
+                usage = subprocess.run(
+                    ["/usr/bin/time", "-f", "%M", program, "report", "--all", "-o", str(root / "report.html")],
+                    env=env,
+                    capture_output=True,
+                    text=True,
+                    check=True,
+                )
+                peaks[program] = max(peaks[program], int(usage.stderr.strip().splitlines()[-1]))
+    print(f"# {datetime.date.today()} {platform.node()} {os.cpu_count()} cores, {args.runs} runs, {args.rounds} rounds")
+    for program in programs:
+        times = results[program]
+        print(
+            f"{program}: fastest {min(times):.2f} s, median {statistics.median(times):.2f} s, "
+            f"peak memory {peaks[program] / 1024:.0f} MiB"
+        )
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
