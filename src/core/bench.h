@@ -81,6 +81,11 @@ typedef enum cs_osu_layout {
     CS_OSU_PAIRS,          /* a line per pair: source, destination, a column per metric */
 } cs_osu_layout_t;
 
+/* An environment variable an MPI library reads at MPI_Init. */
+typedef struct cs_env_setting {
+    const char *name, *value;
+} cs_env_setting_t;
+
 typedef struct cs_bench {
     const char *name;
     const char *description;
@@ -105,6 +110,9 @@ typedef struct cs_bench {
     const char *unavailable;       /* why this build cannot run it (NULL: it can) */
     cs_dtype_t dtype;              /* the element type when -T does not apply (default MPI_CHAR) */
     const struct cs_nccl_op *nccl; /* NCCL collectives: the call */
+    /* set before MPI_Init unless the user set it: steers a library away from a known fault
+     * this benchmark meets (NULL: none); libraries that do not know the name ignore it */
+    const cs_env_setting_t *library_env;
 } cs_bench_t;
 
 #define CS_LARGE_MESSAGE_SIZE 8192u /* OMB's small/large split for iteration counts */
