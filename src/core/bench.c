@@ -21,6 +21,7 @@ static cs_status_t check_applicable(const cs_bench_t *b, const cs_opts_t *o, cha
     } rules[CS_NOPTIONS] = {
 #define CS_OPTION(id, s, l, arg, metavar, needs, excludes, when, help) [CS_OPT_##id] = {needs, excludes, when},
 #include "util/options.def"
+#include "util/mask.h"
 #undef CS_OPTION
     };
     for (int i = 0; i < CS_NOPTIONS; i++) {

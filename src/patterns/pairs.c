@@ -14,6 +14,7 @@
 #include "core/metrics.h"
 #include "mpi/check.h"
 #include "patterns/p2p.h"
+#include "util/mask.h"
 
 #define TAG_RECORD 7301
 #define TAG_WRONG  7302
