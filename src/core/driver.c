@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/bench.h"
 #include "core/metrics.h"
 #include "mpi/check.h"
 #include "core/pattern.h"

@@ -15,7 +15,7 @@
 #include "util/precision.h"
 #include "mem/mem.h"
 #include "core/metrics.h"
-#include "core/record.h"
+#include "record/record.h"
 
 /* One rank's view of the run and of the sweep point the driver is at. */
 typedef struct cs_ctx {
