@@ -325,6 +325,18 @@ cs_status_t cs_bench_plan(const cs_bench_t *b, const cs_opts_t *o, int nranks, c
     return cs_bench_plan_world(b, o, &w, plan, err, errlen);
 }
 
+cs_bench_t cs_bench_pair_view(const cs_bench_t *b, cs_pair_metric_t m)
+{
+    static const cs_pattern_id_t patterns[CS_NPAIR_METRICS] = {
+        [CS_PM_LATENCY] = CS_PATTERN_PINGPONG, [CS_PM_BW] = CS_PATTERN_WINDOW_UNI, [CS_PM_BIBW] = CS_PATTERN_WINDOW_BI};
+    cs_bench_t v = *b;
+    v.pattern = patterns[m];
+    v.metric = m == CS_PM_LATENCY ? CS_METRIC_LATENCY : CS_METRIC_BANDWIDTH;
+    v.iter_class = m == CS_PM_LATENCY ? CS_ITERS_LATENCY : CS_ITERS_BANDWIDTH;
+    v.directions = m == CS_PM_BIBW ? 2 : 1;
+    return v;
+}
+
 double cs_bench_bytes_per_iteration(const cs_bench_t *b, size_t size, int window, int pairs)
 {
     return (double)size * window * pairs * b->directions;

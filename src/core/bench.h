@@ -31,6 +31,10 @@ const char *cs_bench_placement(const cs_bench_t *b, const cs_plan_t *plan, char 
 /* Which side's memory this rank uses (cs_plan_t.mem): 0 or 1. */
 int cs_bench_side(const cs_bench_t *b, const cs_plan_t *plan, int rank);
 
+/* A schedule's metric as the two-rank benchmark that measures it (latency, bw, bibw): its
+ * pattern, iteration table and how its time becomes the metric. */
+cs_bench_t cs_bench_pair_view(const cs_bench_t *b, cs_pair_metric_t m);
+
 /* Bytes one timed iteration moves, the numerator of the bandwidth. */
 double cs_bench_bytes_per_iteration(const cs_bench_t *b, size_t size, int window, int pairs);
 
