@@ -229,17 +229,15 @@ static void select_gpu_early(int argc, char **argv, cs_early_gpu_t *g)
     g->status = cs_gpu_select(local, device, g->err, sizeof g->err);
 }
 
-/* MPICH up to 4.x runs a persistent scatter on more than two ranks with the binomial
- * schedule of MPI_Iscatter, whose state is not set up again on the second MPI_Start
- * (pmodels/mpich#7550): MPI_Wait fails with "Invalid communicator". The tree algorithm
- * has no such state. Set before MPI_Init, where MPICH reads it, unless the user chose;
- * other libraries ignore the variable. */
+/* Some benchmarks meet a known fault of some MPI library, which a setting read at MPI_Init
+ * avoids (the descriptor's library_env). Set before MPI_Init, unless the user chose. */
 static void avoid_known_library_faults(int argc, char **argv)
 {
     cs_opts_t opts;
     char err[512];
     if (parse_copy(argc, argv, &opts, err, sizeof err) != CS_OK || opts.bench_name == NULL) return;
-    if (strcmp(opts.bench_name, "scatter_persistent") == 0) setenv("MPIR_CVAR_ISCATTER_INTRA_ALGORITHM", "tsp_tree", 0);
+    const cs_bench_t *b = cs_registry_find(opts.bench_name);
+    if (b && b->library_env) setenv(b->library_env->name, b->library_env->value, 0);
 }
 
 int main(int argc, char **argv, char **envp)

@@ -1,19 +1,34 @@
 /* The sweep: datatypes x window creation x synchronisation x sizes x windows, each point
  * measured by the benchmark's pattern, collected across ranks, optionally validated,
  * turned into a record and handed to the reporters. The axes come from the plan; the
- * pattern knows nothing of them beyond the point it is given. */
+ * pattern knows nothing of them beyond the point it is given.
+ *
+ * A schedule of rank pairs (the pairs benchmark) is an axis of its own: rounds x pair
+ * metrics (x slots with --serial). Each round's pairs run at once through the timed loop
+ * of the two-rank benchmark that measures the metric, with the partner the schedule
+ * names; every rank works out its partner from (round, rank) in O(1). The initiator of
+ * each pair turns its samples into a record and sends it to rank 0, which alone holds
+ * anything of size n (hosts and cores of the ranks). */
+#define _GNU_SOURCE /* sched_getcpu */
 #include "core/driver.h"
 
+#include <sched.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "core/bench.h"
 #include "core/metrics.h"
 #include "mpi/check.h"
 #include "core/pattern.h"
+#include "util/mask.h"
+#include "util/schedule.h"
 #include "util/sizes.h"
 
 #define MAX_SIZES 64
+
+#define TAG_RECORD 7301
+#define TAG_WRONG  7302
 
 typedef struct cs_sweep {
     cs_ctx_t ctx;
@@ -24,22 +39,44 @@ typedef struct cs_sweep {
     double *gathered;             /* rank 0: the timing ranks' samples, or their per-iteration sum */
     int *counts, *displs;         /* rank 0: for the gather */
     cs_precision_cfg_t precision; /* target 0: OMB's fixed counts */
+    /* the point being measured: its descriptor and the pattern that times it (the run's,
+     * or on the pair axis the metric's view of them) */
+    const cs_bench_t *bench;
+    const cs_pattern_t *timed;
+    cs_bench_t pair_view;
+    int *cpus, *host_of; /* pair axis, rank 0: the core and host of every rank */
+    bool pair_failed;    /* pair axis: some pair's validation counted wrong data */
 } cs_sweep_t;
 
 /* The options' --precision with the defaults of what was left unsaid; start-up benchmarks
- * measure once. */
+ * measure once, and the pair axis keeps OMB's fixed counts (its records carry no
+ * precision). */
 static cs_precision_cfg_t precision_config(const cs_run_info_t *info)
 {
-    if (cs_pattern_of(info->bench->pattern)->given_seconds) return (cs_precision_cfg_t){0}; /* nothing to repeat */
+    if (cs_pattern_of(info->bench->pattern)->given_seconds || info->schedule)
+        return (cs_precision_cfg_t){0}; /* nothing to repeat */
     return cs_precision_resolve(&info->opts->precision);
 }
 
-static long most_iterations(const cs_run_info_t *info)
+static long most_iterations_of(const cs_bench_t *b, const cs_opts_t *o)
 {
     long small, large, wu;
-    cs_bench_iterations(info->bench, info->opts, 0, &small, &wu);
-    cs_bench_iterations(info->bench, info->opts, CS_LARGE_MESSAGE_SIZE + 1, &large, &wu);
+    cs_bench_iterations(b, o, 0, &small, &wu);
+    cs_bench_iterations(b, o, CS_LARGE_MESSAGE_SIZE + 1, &large, &wu);
     return small > large ? small : large;
+}
+
+/* ... over every descriptor the sweep measures with: on the pair axis, each metric's */
+static long most_iterations(const cs_run_info_t *info)
+{
+    if (!info->schedule) return most_iterations_of(info->bench, info->opts);
+    long most = 1;
+    for (int m = 0; m < CS_NPAIR_METRICS; m++) {
+        cs_bench_t view = cs_bench_pair_view(info->bench, (cs_pair_metric_t)m);
+        long it = most_iterations_of(&view, info->opts);
+        if (it > most) most = it;
+    }
+    return most;
 }
 
 /* --precision: samples per timing rank, so that rank 0's gathered copy stays within
@@ -54,6 +91,25 @@ static long sample_capacity(const cs_sweep_t *s, long max_iters, int per_iterati
     long room = CS_PRECISION_GATHERED / per_iteration;
     if (room > CS_PRECISION_SAMPLES) room = CS_PRECISION_SAMPLES;
     return room > max_iters ? room : max_iters;
+}
+
+/* Pair axis: rank 0 learns where every rank runs, its host (from the provenance's host
+ * list) and the core it is on now. */
+static cs_status_t locate_ranks(cs_sweep_t *s)
+{
+    cs_ctx_t *c = &s->ctx;
+    int cpu = sched_getcpu();
+    if (c->rank == 0) {
+        s->cpus = malloc((size_t)c->nranks * sizeof *s->cpus);
+        s->host_of = calloc((size_t)c->nranks, sizeof *s->host_of);
+        if (!s->cpus || !s->host_of) return CS_TRACE(CS_ERR_RUNTIME);
+        const cs_run_info_t *info = c->info;
+        for (int h = 0; h < info->nhosts; h++)
+            for (int i = 0; i < info->hosts[h].nranks; i++)
+                if (info->hosts[h].ranks[i] < c->nranks) s->host_of[info->hosts[h].ranks[i]] = h;
+    }
+    CS_MPI(MPI_Gather(&cpu, 1, MPI_INT, s->cpus, 1, MPI_INT, 0, c->comm));
+    return CS_OK;
 }
 
 static cs_status_t sweep_setup(cs_sweep_t *s, long max_iters)
@@ -77,7 +133,7 @@ static cs_status_t sweep_setup(cs_sweep_t *s, long max_iters)
         s->displs = calloc((size_t)c->nranks, sizeof *s->displs);
         if (!s->gathered || !s->counts || !s->displs) return CS_TRACE(CS_ERR_RUNTIME);
     }
-    return CS_OK;
+    return c->info->schedule ? locate_ranks(s) : CS_OK;
 }
 
 static cs_status_t sweep_teardown(cs_sweep_t *s)
@@ -87,6 +143,8 @@ static cs_status_t sweep_teardown(cs_sweep_t *s)
     free(s->gathered);
     free(s->counts);
     free(s->displs);
+    free(s->cpus);
+    free(s->host_of);
     return st;
 }
 
@@ -144,24 +202,24 @@ static cs_status_t collect_every(cs_sweep_t *s, const cs_timing_t *t, long itera
 static cs_status_t validate(cs_sweep_t *s, long *errors)
 {
     const cs_run_info_t *info = s->ctx.info;
-    long rounds = (info->bench->caps & CS_CAP_ROOT) && info->plan->root < 0 ? s->ctx.nranks : 1, wrong = 0;
+    long rounds = (s->bench->caps & CS_CAP_ROOT) && info->plan->root < 0 ? s->ctx.nranks : 1, wrong = 0;
     for (long r = 0; r < rounds; r++) {
         long w;
-        CS_CHECK(cs_pattern_validate(s->pattern, &s->ctx, r, &w));
+        CS_CHECK(cs_pattern_validate(s->timed, &s->ctx, r, &w));
         wrong += w;
     }
     CS_MPI(MPI_Allreduce(&wrong, errors, 1, MPI_LONG, MPI_SUM, s->ctx.comm));
     return CS_OK;
 }
 
-static cs_status_t measure(cs_sweep_t *s, cs_record_t *rec)
+/* The timed loop at the current point; m gets what the loop says of it. */
+static cs_status_t time_point(cs_sweep_t *s, cs_timing_t *timing, cs_measurement_t *m)
 {
     cs_ctx_t *c = &s->ctx;
-    const cs_run_info_t *info = c->info;
-    const cs_opts_t *o = info->opts;
+    const cs_opts_t *o = c->info->opts;
     cs_loop_t loop = {.num_tests = o->num_tests};
-    cs_bench_iterations(info->bench, o, c->size, &loop.iterations, &loop.warmup);
-    if (s->pattern->given_seconds) loop.iterations = 1, loop.warmup = 0;
+    cs_bench_iterations(s->bench, o, c->size, &loop.iterations, &loop.warmup);
+    if (s->timed->given_seconds) loop.iterations = 1, loop.warmup = 0;
     /* -z wants the tail of single operations, as OMB reports it (up to the sample bound) */
     loop.batch = o->npercentiles > 0 ? 1 : o->batch;
     loop.min_batch = cs_min_batch(loop.iterations, s->sample_cap);
@@ -169,27 +227,36 @@ static cs_status_t measure(cs_sweep_t *s, cs_record_t *rec)
         loop.precision = &s->precision;
         loop.capacity = (size_t)s->sample_cap;
     }
+    CS_CHECK(cs_pattern_run(s->timed, c, &loop, s->samples, timing));
+    *m = (cs_measurement_t){.size = c->size,
+                            .window = c->window,
+                            .pairs = c->info->plan->pairs,
+                            .iterations = timing->iterations,
+                            .warmup = loop.warmup,
+                            .batch = timing->batch,
+                            .nranks = c->nranks,
+                            .dtype = c->dtype,
+                            .win_mode = c->win_mode,
+                            .sync_mode = c->sync_mode,
+                            .has_precision = loop.precision != NULL,
+                            .rounds = timing->rounds,
+                            .achieved_pct = timing->achieved_pct,
+                            .stop = timing->stop};
+    return CS_OK;
+}
+
+static cs_status_t measure(cs_sweep_t *s, cs_record_t *rec)
+{
+    cs_ctx_t *c = &s->ctx;
+    const cs_opts_t *o = c->info->opts;
     cs_timing_t timing;
-    CS_CHECK(cs_pattern_run(s->pattern, c, &loop, s->samples, &timing));
-    cs_measurement_t m = {.size = c->size,
-                          .window = c->window,
-                          .pairs = info->plan->pairs,
-                          .iterations = timing.iterations,
-                          .warmup = loop.warmup,
-                          .batch = timing.batch,
-                          .nranks = c->nranks,
-                          .dtype = c->dtype,
-                          .win_mode = c->win_mode,
-                          .sync_mode = c->sync_mode,
-                          .has_precision = loop.precision != NULL,
-                          .rounds = timing.rounds,
-                          .achieved_pct = timing.achieved_pct,
-                          .stop = timing.stop};
-    if (s->pattern->timers == CS_TIMERS_EVERY) CS_CHECK(collect_every(s, &timing, timing.iterations, &m));
+    cs_measurement_t m;
+    CS_CHECK(time_point(s, &timing, &m));
+    if (s->timed->timers == CS_TIMERS_EVERY) CS_CHECK(collect_every(s, &timing, timing.iterations, &m));
     else CS_CHECK(collect_some(s, &timing, timing.iterations, &m));
     memset(rec, 0, sizeof *rec);
-    if (c->rank == 0) cs_record_compute(info->bench, o, &m, rec);
-    if (o->validate && s->pattern->fill) {
+    if (c->rank == 0) cs_record_compute(s->bench, o, &m, rec);
+    if (o->validate && s->timed->fill) {
         rec->validated = true;
         CS_CHECK(validate(s, &rec->errors));
     }
@@ -254,11 +321,105 @@ static cs_status_t sweep(cs_sweep_t *s, const cs_output_t *out, cs_run_status_t 
     return CS_OK;
 }
 
+/* Pair axis, rank 0: the records of the pairs just measured, in slot order, from their
+ * initiators. */
+static cs_status_t collect_pairs(cs_sweep_t *s, long round, long only_slot, const cs_record_t *own,
+                                 const cs_output_t *out)
+{
+    cs_ctx_t *c = &s->ctx;
+    const cs_schedule_t *schedule = c->info->schedule;
+    long slots = cs_schedule_slots(schedule, round);
+    for (long k = only_slot < 0 ? 0 : only_slot; k < (only_slot < 0 ? slots : only_slot + 1); k++) {
+        cs_sched_pair_t p;
+        if (!cs_schedule_pair(schedule, round, k, &p)) continue; /* the bye */
+        cs_record_t rec;
+        if (p.src == 0) rec = *own;
+        else CS_MPI(MPI_Recv(&rec, (int)sizeof rec, MPI_BYTE, p.src, TAG_RECORD, c->comm, MPI_STATUS_IGNORE));
+        rec.pair.src_host = s->host_of[p.src];
+        rec.pair.dst_host = s->host_of[p.dst];
+        rec.pair.src_cpu = s->cpus[p.src];
+        rec.pair.dst_cpu = s->cpus[p.dst];
+        if (rec.validated && rec.errors > 0) s->pair_failed = true;
+        emit(out, c->info, &rec);
+    }
+    return CS_OK;
+}
+
+/* Pair axis: metric m of the pairs of a round, or of its slot `only_slot` alone. Each
+ * pair's initiator makes the record from its own samples; a pair's validation counts the
+ * wrong data of both its ranks. */
+static cs_status_t measure_pairs(cs_sweep_t *s, long round, long only_slot, cs_pair_metric_t m, const cs_output_t *out)
+{
+    cs_ctx_t *c = &s->ctx;
+    const cs_run_info_t *info = c->info;
+    const cs_opts_t *o = info->opts;
+    cs_sched_pair_t p;
+    long k = cs_schedule_slot_of(info->schedule, round, c->rank, &p);
+    bool mine = k >= 0 && (only_slot < 0 || k == only_slot), initiator = mine && c->rank == p.src;
+    int peer = !mine ? -1 : (c->rank == p.src ? p.dst : p.src);
+    s->pattern->partner(c, peer, initiator);
+    s->pair_view = cs_bench_pair_view(info->bench, m);
+    s->timed = cs_pattern_of(s->pair_view.pattern);
+    c->size = cs_pairs_size(&info->plan->pairs_spec, m);
+    c->window = m == CS_PM_LATENCY ? 1 : info->plan->window;
+    cs_timing_t timing;
+    cs_measurement_t meas;
+    CS_CHECK(time_point(s, &timing, &meas));
+    long wrong = 0, peer_wrong = 0;
+    if (o->validate) {
+        CS_CHECK(cs_pattern_validate(s->timed, c, 0, &wrong));
+        if (mine)
+            CS_MPI(MPI_Sendrecv(&wrong, 1, MPI_LONG, peer, TAG_WRONG, &peer_wrong, 1, MPI_LONG, peer, TAG_WRONG,
+                                c->comm, MPI_STATUS_IGNORE));
+    }
+    cs_record_t rec;
+    memset(&rec, 0, sizeof rec);
+    if (initiator) {
+        meas.pairs = 1;
+        meas.nranks = 2;
+        meas.samples_s = s->samples;
+        meas.nsamples = timing.nsamples;
+        meas.mean_iteration_s = timing.total / (double)timing.iterations;
+        cs_record_compute(s->bench, o, &meas, &rec);
+        rec.validated = o->validate;
+        rec.errors = wrong + peer_wrong;
+        rec.pair =
+            (cs_pair_record_t){.has_pair = true, .metric = m, .src = p.src, .dst = p.dst, .round = round, .slot = k};
+    }
+    if (c->rank == 0) return collect_pairs(s, round, only_slot, &rec, out);
+    if (initiator) CS_MPI(MPI_Send(&rec, (int)sizeof rec, MPI_BYTE, 0, TAG_RECORD, c->comm));
+    return CS_OK;
+}
+
+/* The pair axis: rounds x the metrics asked for, a round's pairs at once or (--serial) one
+ * slot at a time. Wrong data does not end a link sweep; every rank learns of it at the end. */
+static cs_status_t sweep_schedule(cs_sweep_t *s, const cs_output_t *out, cs_run_status_t *status)
+{
+    const cs_schedule_t *schedule = s->ctx.info->schedule;
+    const cs_pairs_spec_t *spec = &s->ctx.info->plan->pairs_spec;
+    s->bench = &s->pair_view;
+    for (long r = 0; r < cs_schedule_rounds(schedule); r++)
+        for (int m = 0; m < CS_NPAIR_METRICS; m++) {
+            if (!(spec->metrics & CS_MASK(m))) continue;
+            if (!spec->serial) {
+                CS_CHECK(measure_pairs(s, r, -1, (cs_pair_metric_t)m, out));
+                continue;
+            }
+            for (long k = 0; k < cs_schedule_slots(schedule, r); k++) {
+                cs_sched_pair_t p;
+                if (cs_schedule_pair(schedule, r, k, &p)) CS_CHECK(measure_pairs(s, r, k, (cs_pair_metric_t)m, out));
+            }
+        }
+    int failed = s->pair_failed, any = 0;
+    CS_MPI(MPI_Allreduce(&failed, &any, 1, MPI_INT, MPI_MAX, s->ctx.comm));
+    if (any) *status = CS_RUN_VALIDATION_FAILED;
+    return CS_OK;
+}
+
 cs_status_t cs_driver_run(MPI_Comm comm, const cs_run_info_t *info, const cs_output_t *output, cs_run_status_t *status)
 {
-    if (info->bench->caps & CS_CAP_SCHEDULE) /* its own sweep, on host buffers */
-        return cs_pairs_run(comm, info, cs_mem_of(CS_MEM_HOST), output, status);
-    cs_sweep_t s = {.pattern = cs_pattern_of(info->bench->pattern), .precision = precision_config(info)};
+    const cs_pattern_t *pattern = cs_pattern_of(info->bench->pattern);
+    cs_sweep_t s = {.pattern = pattern, .timed = pattern, .bench = info->bench, .precision = precision_config(info)};
     s.ctx.comm = comm;
     s.ctx.info = info;
     CS_MPI(MPI_Comm_rank(comm, &s.ctx.rank));
@@ -267,7 +428,8 @@ cs_status_t cs_driver_run(MPI_Comm comm, const cs_run_info_t *info, const cs_out
     if (s.ctx.mem == NULL) return CS_TRACE(CS_ERR_RUNTIME); /* the plan refuses GPU kinds without CUDA */
     *status = CS_RUN_COMPLETE;
     cs_status_t st = sweep_setup(&s, most_iterations(info));
-    if (st == CS_OK && !(info->bench->caps & CS_CAP_NO_MEASURE)) st = sweep(&s, output, status);
+    if (st == CS_OK && info->schedule) st = sweep_schedule(&s, output, status);
+    else if (st == CS_OK && !(info->bench->caps & CS_CAP_NO_MEASURE)) st = sweep(&s, output, status);
     cs_status_t st_free = sweep_teardown(&s);
     return st != CS_OK ? st : st_free;
 }

@@ -1,5 +1,6 @@
-/* The sweep: sizes x windows, each measured by the benchmark's pattern, optionally
- * validated, turned into records and handed to the reporters. */
+/* The sweep: sizes x windows, or a schedule's rounds x pair metrics, each measured by the
+ * benchmark's pattern, optionally validated, turned into records and handed to the
+ * reporters. */
 #ifndef CS_DRIVER_H
 #define CS_DRIVER_H
 
@@ -16,10 +17,5 @@ typedef struct cs_output {
 /* Collective. *status tells how the run ended (complete or validation failed). */
 /* Each rank's buffers are of the memory kind of its side (plan->mem). */
 cs_status_t cs_driver_run(MPI_Comm comm, const cs_run_info_t *info, const cs_output_t *output, cs_run_status_t *status);
-
-/* The pairs benchmark's sweep: the schedule's rounds x metrics, a record per pair
- * (patterns/pairs.c). Same contract as cs_driver_run, which hands it over. */
-cs_status_t cs_pairs_run(MPI_Comm comm, const cs_run_info_t *info, const cs_mem_ops_t *mem, const cs_output_t *output,
-                         cs_run_status_t *status);
 
 #endif

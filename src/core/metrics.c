@@ -3,6 +3,7 @@
 #include <math.h>
 #include <stdlib.h>
 
+#include "core/bench.h"
 #include "util/flow.h"
 
 long cs_min_batch(long iterations, long cap)

@@ -2,7 +2,7 @@
 #ifndef CS_METRICS_H
 #define CS_METRICS_H
 
-#include "core/record.h"
+#include "record/record.h"
 
 /* Non-blocking collectives: OMB's second phase, seconds per iteration averaged over ranks. */
 typedef struct cs_overlap {

@@ -15,7 +15,7 @@
 #include "util/precision.h"
 #include "mem/mem.h"
 #include "core/metrics.h"
-#include "core/record.h"
+#include "record/record.h"
 
 /* One rank's view of the run and of the sweep point the driver is at. */
 typedef struct cs_ctx {
@@ -79,6 +79,10 @@ typedef struct cs_pattern {
     /* start-up benchmarks: a time measured before the loop could run (MPI_Init); NULL for
      * everything that is timed by the loop */
     double (*given_seconds)(const cs_ctx_t *c);
+    /* the pair-schedule axis: this rank's partner for the next measurements, or peer < 0 to
+     * sit them out (it then only joins the barriers); the initiator's clock makes the
+     * result. NULL: the pattern pairs ranks its own way. */
+    void (*partner)(cs_ctx_t *c, int peer, bool initiator);
 } cs_pattern_t;
 
 extern const cs_pattern_t cs_pattern_pingpong;
@@ -101,7 +105,8 @@ extern const cs_pattern_t cs_pattern_nccl_window_uni;
 extern const cs_pattern_t cs_pattern_nccl_window_bi;
 extern const cs_pattern_t cs_pattern_nccl_collective;
 #endif
-/* pairs: only its name; patterns/pairs.c runs the schedule with the three above */
+/* pairs: the point-to-point buffers with a partner per measurement; the driver times each
+ * pair metric with the pattern of the two-rank benchmark that measures it */
 extern const cs_pattern_t cs_pattern_pairs;
 
 typedef struct cs_loop {

@@ -7,7 +7,7 @@
 #include <stddef.h>
 
 #include "util/cs_status.h"
-#include "util/opts.h"
+#include "util/mem_kind.h"
 
 typedef struct cs_mem_ops {
     const char *name;

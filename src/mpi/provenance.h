@@ -5,7 +5,7 @@
 
 #include <mpi.h>
 
-#include "core/record.h"
+#include "record/record.h"
 
 /* Collective. Fills the provenance fields of info on rank 0 (MPI fields on all ranks). */
 cs_status_t cs_provenance_collect(MPI_Comm comm, char **envp, cs_run_info_t *info);

@@ -5,7 +5,7 @@
 
 #include <mpi.h>
 
-#include "core/bench.h"
+#include "record/descriptor.h"
 #include "util/schedule.h"
 
 /* Fills s and, for a FILE, plan->scheduled_pairs. Usage errors name FILE:LINE. */

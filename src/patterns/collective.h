@@ -87,28 +87,32 @@ const cs_coll_args_t *cs_coll_place(cs_ctx_t *c, long i);
 
 #endif /* CS_DESCRIPTORS_ONLY */
 
-#define CS_COLL_DESCRIPTOR(bench_name, title, desc, pattern_, label, layout, flow_, ops_, caps_, unavailable_)         \
+#define CS_COLL_DESCRIPTOR(bench_name, title, desc, pattern_, label, layout, flow_, ops_, caps_, unavailable_, env_)   \
     {                                                                                                                  \
         .name = bench_name, .description = desc, .osu_title = title, .osu_value_label = label,                         \
         .osu_leading_blank = true, .pattern = pattern_, .metric = CS_METRIC_LATENCY,                                   \
         .iter_class = CS_ITERS_COLLECTIVE, .caps = CS_CAP_COLLECTIVE | (caps_), .default_min_size = 1,                 \
         .directions = 1, .default_max_size = CS_COLL_MAX_SIZE, .osu_layout = layout, .flow = &flow_, .coll = ops_,     \
-        .unavailable = unavailable_                                                                                    \
+        .unavailable = unavailable_, .library_env = env_                                                               \
     }
 
 /* cs_bench_NAME, cs_bench_iNAME and cs_bench_NAME_persistent, as OMB's osu_NAME,
  * osu_iNAME and osu_NAME_persistent. */
 #define CS_COLLECTIVE_BENCHES(name, title, desc, flow_, caps_)                                                         \
+    CS_COLLECTIVE_BENCHES_PERSISTENT_ENV(name, title, desc, flow_, caps_, NULL)
+
+/* ... where the persistent form needs an environment setting (cs_bench_t.library_env). */
+#define CS_COLLECTIVE_BENCHES_PERSISTENT_ENV(name, title, desc, flow_, caps_, persistent_env)                          \
     const cs_bench_t cs_bench_##name =                                                                                 \
         CS_COLL_DESCRIPTOR(#name, title " Latency Test", desc, CS_PATTERN_COLLECTIVE, "Avg Latency(us)",               \
-                           CS_OSU_COLLECTIVE, flow_, CS_COLL_OPS(name), caps_, NULL);                                  \
+                           CS_OSU_COLLECTIVE, flow_, CS_COLL_OPS(name), caps_, NULL, NULL);                            \
     const cs_bench_t cs_bench_i##name = CS_COLL_DESCRIPTOR(                                                            \
         "i" #name, "Non-blocking " title " Latency Test", "non-blocking form, overlap with a dummy compute: " desc,    \
-        CS_PATTERN_NBC, "Overall(us)", CS_OSU_NBC, flow_, CS_COLL_OPS(name), (caps_) | CS_CAP_OVERLAP, NULL);          \
+        CS_PATTERN_NBC, "Overall(us)", CS_OSU_NBC, flow_, CS_COLL_OPS(name), (caps_) | CS_CAP_OVERLAP, NULL, NULL);    \
     const cs_bench_t cs_bench_##name##_persistent =                                                                    \
         CS_COLL_DESCRIPTOR(#name "_persistent", "Persistent " title " Latency Test", "MPI-4 persistent form: " desc,   \
                            CS_PATTERN_PERSISTENT, "Avg Latency(us)", CS_OSU_COLLECTIVE, flow_, CS_COLL_OPS(name),      \
-                           caps_, CS_PERSISTENT_UNAVAILABLE);
+                           caps_, CS_PERSISTENT_UNAVAILABLE, persistent_env);
 
 /* Caps most collectives with data share. */
 #define CS_COLL_DATA (CS_CAP_DATATYPES | CS_CAP_BUSBW)

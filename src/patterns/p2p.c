@@ -69,7 +69,7 @@ cs_status_t cs_pair_setup(cs_ctx_t *c)
     return CS_OK;
 }
 
-void cs_p2p_set_partner(cs_ctx_t *c, int peer, bool initiator)
+static void set_partner(cs_ctx_t *c, int peer, bool initiator)
 {
     cs_pair_t *s = pair_of(c);
     c->active = peer >= 0;
@@ -273,3 +273,9 @@ const cs_pattern_t cs_pattern_multi_window_uni =
                  cs_pair_check_responder);
 const cs_pattern_t cs_pattern_window_bi = PAIR_PATTERN("window_bi", false, 1.0, cs_pattern_nothing,
                                                        window_bi_iterations, cs_pattern_nothing, cs_pair_check_both);
+/* buffers of the largest size and window for the three patterns above, which time it */
+const cs_pattern_t cs_pattern_pairs = {.name = "pairs",
+                                       .timers = CS_TIMERS_SOME,
+                                       .setup = cs_pair_setup,
+                                       .teardown = cs_pair_teardown,
+                                       .partner = set_partner};

@@ -1,8 +1,6 @@
 /* The point-to-point family's state seen from outside p2p.c: its buffers, validation data
  * and checks, shared with patterns that move the same messages another way
- * (patterns/nccl), and the partner of the pairs benchmark (patterns/pairs.c), which runs
- * the same ping-pong and windows with a partner its schedule picks for each measurement
- * instead of rank i + pairs. */
+ * (patterns/nccl). */
 #ifndef CS_P2P_H
 #define CS_P2P_H
 
@@ -23,10 +21,5 @@ cs_status_t cs_pair_fill(cs_ctx_t *c, long iteration);
 cs_status_t cs_pair_check_both(cs_ctx_t *c, long iteration, long *wrong);      /* both sides receive */
 cs_status_t cs_pair_check_responder(cs_ctx_t *c, long iteration, long *wrong); /* one-way windows */
 cs_pair_view_t cs_pair_view(const cs_ctx_t *c);
-
-/* After setup: this rank's partner for the next measurements, or peer < 0 to sit them
- * out (it then only joins the barriers). The initiator sends first (ping-pong) or sends
- * the data (one-way window), and its clock makes the result. */
-void cs_p2p_set_partner(cs_ctx_t *c, int peer, bool initiator);
 
 #endif

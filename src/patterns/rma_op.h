@@ -7,6 +7,7 @@
 #include <stdbool.h>
 
 #include "core/bench.h"
+#include "util/mask.h"
 
 /* The MPI call of a one-sided benchmark. pattern_rma.c makes the call itself, inlined
  * into a loop compiled once per call, so that between two operations only the MPI calls

@@ -11,7 +11,7 @@
 
 #include "util/cs_status.h"
 #include "core/hot.h"
-#include "util/opts.h"
+#include "util/p2p_modes.h"
 
 typedef struct cs_p2p {
     MPI_Comm comm;

@@ -6,6 +6,7 @@
 #include "util/schedule.h"
 #include "report/json_writer.h"
 #include "report/report.h"
+#include "util/mask.h"
 
 static void write_tool(FILE *out, const cs_run_info_t *info)
 {

@@ -3,6 +3,7 @@
 #include <string.h>
 
 #include "util/schedule.h"
+#include "util/mask.h"
 
 #define RANK_W  6
 #define HOST_W  20

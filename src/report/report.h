@@ -4,7 +4,7 @@
 
 #include <stdio.h>
 
-#include "core/record.h"
+#include "record/record.h"
 
 typedef struct cs_reporter cs_reporter_t;
 

@@ -2,6 +2,7 @@
  * verdict and a usage error never leaves some ranks waiting in MPI. */
 #include "util/opts.h"
 #include "util/error.h"
+#include "util/mask.h"
 
 #include "util/dtype.h"
 
@@ -659,57 +660,6 @@ cs_status_t cs_opts_parse(int argc, char **argv, const char *implied_bench, cs_o
     CS_CHECK(check_precision(o, err, errlen));
     if (o->bench_name == NULL) return cs_usage_error(err, errlen, "no benchmark named (see --list)");
     return CS_OK;
-}
-
-const char *cs_send_mode_name(cs_send_mode_t m)
-{
-    static const char *const names[] = {"send", "ssend", "bsend", "rsend", "isend"};
-    return names[m];
-}
-
-const char *cs_win_mode_option(cs_win_mode_t w)
-{
-    static const char *const names[] = {"create", "allocate", "dynamic"};
-    return names[w];
-}
-
-const char *cs_win_mode_call(cs_win_mode_t w)
-{
-    static const char *const names[] = {"MPI_Win_create", "MPI_Win_allocate", "MPI_Win_create_dynamic"};
-    return names[w];
-}
-
-const char *cs_sync_option(cs_rma_sync_t s)
-{
-    static const char *const names[] = {"lock", "pscw", "fence", "flush", "flush_local", "lock_all"};
-    return names[s];
-}
-
-const char *cs_sync_calls(cs_rma_sync_t s)
-{
-    /* as OMB's header names them */
-    static const char *const names[] = {"MPI_Win_lock/unlock", "MPI_Win_post/start/complete/wait",
-                                        "MPI_Win_fence",       "MPI_Win_flush",
-                                        "MPI_Win_flush_local", "MPI_Win_lock_all/unlock_all"};
-    return names[s];
-}
-
-const char *cs_accel_name(cs_accel_t a)
-{
-    static const char *const names[] = {"none", "cuda", "managed"};
-    return names[a];
-}
-
-const char *cs_mem_kind_name(cs_mem_kind_t k)
-{
-    static const char *const names[] = {"host", "device", "managed", "managed_host"};
-    return names[k];
-}
-
-const char *cs_format_name(cs_format_t f)
-{
-    static const char *const names[] = {"osu", "json", "csv"};
-    return names[f];
 }
 
 /* The option column is 28 wide; a help text's further lines start below its first. */

@@ -7,59 +7,16 @@
 #include <stddef.h>
 #include <stdio.h>
 
+#include "util/coll_modes.h"
 #include "util/cs_status.h"
+#include "util/format.h"
+#include "util/mem_kind.h"
+#include "util/p2p_modes.h"
 #include "util/precision.h"
+#include "util/rma_modes.h"
 
 #define CS_MAX_PERCENTILES  5
 #define CS_MAX_REPORT_FILES 2
-
-typedef enum cs_format { CS_FORMAT_OSU, CS_FORMAT_JSON, CS_FORMAT_CSV } cs_format_t;
-
-typedef enum cs_send_mode {
-    CS_SEND_STANDARD,  /* MPI_Send */
-    CS_SEND_SYNC,      /* MPI_Ssend */
-    CS_SEND_BUFFERED,  /* MPI_Bsend */
-    CS_SEND_READY,     /* MPI_Rsend */
-    CS_SEND_IMMEDIATE, /* MPI_Isend + MPI_Wait */
-} cs_send_mode_t;
-
-typedef enum cs_buffers { CS_BUFFERS_SINGLE, CS_BUFFERS_MULTIPLE } cs_buffers_t;
-
-/* -k: a fixed root, or root i % n for iteration i (OMB's rotate) */
-typedef enum cs_root_mode { CS_ROOT_FIXED, CS_ROOT_ROTATE } cs_root_mode_t;
-
-/* -w: how one-sided benchmarks create their window */
-typedef enum cs_win_mode { CS_WIN_CREATE, CS_WIN_ALLOCATE, CS_WIN_DYNAMIC, CS_NWIN_MODES } cs_win_mode_t;
-
-/* -s: how one-sided benchmarks synchronise (OMB's order and names) */
-typedef enum cs_rma_sync {
-    CS_SYNC_LOCK,
-    CS_SYNC_PSCW,
-    CS_SYNC_FENCE,
-    CS_SYNC_FLUSH,
-    CS_SYNC_FLUSH_LOCAL,
-    CS_SYNC_LOCK_ALL,
-    CS_NSYNC_MODES
-} cs_rma_sync_t;
-
-/* Where a side's buffer lives, as OMB's trailing arguments name it (`osu_latency D H`):
- * H host, D device, M or MD managed memory preferring the device, MH preferring the host. */
-typedef enum cs_mem_kind {
-    CS_MEM_HOST,
-    CS_MEM_DEVICE,
-    CS_MEM_MANAGED_DEVICE,
-    CS_MEM_MANAGED_HOST,
-    CS_NMEM_KINDS
-} cs_mem_kind_t;
-
-/* -d: OMB's accelerator. CUDA device memory (cudaMalloc), or managed memory
- * (cudaMallocManaged) for the device words. */
-typedef enum cs_accel { CS_ACCEL_NONE, CS_ACCEL_CUDA, CS_ACCEL_MANAGED } cs_accel_t;
-
-/* -N: the neighbourhood of the neighbourhood collectives */
-typedef enum cs_nbr_kind { CS_NBR_CART, CS_NBR_GRAPH } cs_nbr_kind_t;
-
-#define CS_MASK(v) (1u << (v))
 
 /* One id per option of util/options.def, in its order. */
 typedef enum cs_option_id {
@@ -163,15 +120,6 @@ cs_status_t cs_opts_parse(int argc, char **argv, const char *implied_bench, cs_o
 
 /* "123", "4K", "2M", "1G" (powers of 1024). Returns false on anything else. */
 bool cs_parse_bytes(const char *s, size_t *out);
-
-const char *cs_send_mode_name(cs_send_mode_t m);
-const char *cs_win_mode_option(cs_win_mode_t w); /* "allocate" */
-const char *cs_win_mode_call(cs_win_mode_t w);   /* "MPI_Win_allocate" */
-const char *cs_sync_option(cs_rma_sync_t s);     /* "flush" */
-const char *cs_sync_calls(cs_rma_sync_t s);      /* "MPI_Win_flush" */
-const char *cs_format_name(cs_format_t f);
-const char *cs_accel_name(cs_accel_t a);       /* "none", "cuda", "managed" */
-const char *cs_mem_kind_name(cs_mem_kind_t k); /* "host", "device", "managed", "managed_host" */
 
 /* The usage text printed for -h and after usage errors. */
 void cs_opts_usage(FILE *out, const char *prog);

@@ -1,5 +1,7 @@
 #include "util/pairs_spec.h"
 #include "util/error.h"
+#include "util/mask.h"
+#include "util/opts.h"
 
 #include <string.h>
 

@@ -9,8 +9,9 @@
 #include <stddef.h>
 
 #include "util/cs_status.h"
-#include "util/opts.h"
 #include "util/schedule.h"
+
+struct cs_opts; /* util/opts.h: the typed values this reads */
 
 /* One record per pair and metric, in this order within a round. */
 typedef enum cs_pair_metric { CS_PM_LATENCY, CS_PM_BW, CS_PM_BIBW, CS_NPAIR_METRICS } cs_pair_metric_t;
@@ -31,7 +32,7 @@ typedef struct cs_pairs_spec {
     size_t lat_size, bw_size;
 } cs_pairs_spec_t;
 
-cs_status_t cs_pairs_spec_parse(const cs_opts_t *o, int nranks, cs_pairs_spec_t *spec, char *err, size_t errlen);
+cs_status_t cs_pairs_spec_parse(const struct cs_opts *o, int nranks, cs_pairs_spec_t *spec, char *err, size_t errlen);
 
 int cs_pairs_nmetrics(const cs_pairs_spec_t *spec);
 const char *cs_pair_metric_name(cs_pair_metric_t m); /* "latency", "bw", "bibw" */

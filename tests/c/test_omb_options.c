@@ -33,6 +33,7 @@ static const struct {
 #define OMB_GROUP(id, letters)
 #define OMB_BENCH(name, id) {#name, OMB_##id},
 #include "omb_options.def"
+#include "util/mask.h"
 #undef OMB_GROUP
 #undef OMB_BENCH
 };

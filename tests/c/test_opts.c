@@ -1,6 +1,7 @@
 #include "check.h"
 #include "util/dtype.h"
 #include "util/opts.h"
+#include "util/mask.h"
 
 /* Parses a NULL-terminated word list; returns the status and leaves the message in err. */
 static cs_status_t parse(cs_opts_t *o, char *err, const char *implied, const char *const *words)

@@ -6,6 +6,7 @@
 #include "core/registry.h"
 #include "check.h"
 #include "util/flow.h"
+#include "util/mask.h"
 
 /* The real descriptors, from the registry the program is built from (CMake's
  * cs_registry_pure: the same files without their MPI calls). */

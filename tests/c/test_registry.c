@@ -16,6 +16,7 @@ static const def_entry_t def[] = {
 #define CS_BENCH(name, family)      {#name, #family},
 #define CS_COLLECTIVE(name, family) {#name, #family}, {"i" #name, #family}, {#name "_persistent", #family},
 #include "core/benchmarks.def"
+#include "util/mask.h"
 #undef CS_BENCH
 #undef CS_COLLECTIVE
 };

@@ -6,6 +6,7 @@
 #include "util/flow.h"
 #include "report/report.h"
 #include "util/schedule.h"
+#include "util/mask.h"
 
 #ifndef CS_GOLDEN_DIR
 #error "CS_GOLDEN_DIR must name tests/c/golden"

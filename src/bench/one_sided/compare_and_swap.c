@@ -3,6 +3,7 @@
  * it (MPI_CHAR by default) and reports the element's size as the message size; MPI
  * defines compare-and-swap on integer types only, so mpi_float and mpi_double are refused. */
 #include "patterns/rma_op.h"
+#include "util/mask.h"
 
 static const cs_rma_op_t op = {.call = CS_RMA_COMPARE_AND_SWAP, .fetches = true, .update = CS_RMA_SWAP};
 

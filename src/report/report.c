@@ -1,14 +1,6 @@
-#include "core/record.h"
-
-#include <stdlib.h>
-
 #include "report/report.h"
 
-const char *cs_run_status_name(cs_run_status_t s)
-{
-    static const char *const names[] = {"complete", "validation_failed", "error"};
-    return names[s];
-}
+#include <stdlib.h>
 
 void cs_reporter_init(cs_reporter_t *r, const cs_reporter_ops_t *ops, FILE *out)
 {

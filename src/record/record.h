@@ -5,7 +5,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 
-#include "core/bench.h"
+#include "record/descriptor.h"
 #include "mem/gpu.h"
 #include "util/opts.h"
 #include "util/stats.h"
