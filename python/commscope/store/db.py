@@ -7,7 +7,8 @@ rows.py and imported files in sources.py), Slurm jobs (jobs.py), baselines
 
 A database that cannot be written (read-only file, folder or mount) is opened read-only
 for reading; a damaged one is refused before anything is written (see integrity.py).
-Every SQLite error leaves the write methods as a StoreError that says what happened.
+Every SQLite error leaves a Store method as a StoreError that says what happened, so no
+caller needs to know the store is SQLite.
 """
 
 from __future__ import annotations
@@ -136,6 +137,7 @@ class Store:
         how many existed."""
         return stored_runs.delete_runs(self.conn, run_ids)
 
+    @_store_errors("read")
     def summaries(
         self,
         *,
@@ -161,50 +163,62 @@ class Store:
             job_id=job_id,
         )
 
+    @_store_errors("read")
     def has_run(self, run_id: int) -> bool:
         return stored_runs.has_run(self.conn, run_id)
 
+    @_store_errors("read")
     def run_counts(self) -> dict[str, int]:
         """Stored runs per benchmark."""
         return stored_runs.run_counts(self.conn)
 
+    @_store_errors("read")
     def last_run_id(self) -> int | None:
         return stored_runs.last_run_id(self.conn)
 
+    @_store_errors("read")
     def last_invocation_id(self, command: str = "run") -> int | None:
         """The newest invocation of `command` that stored runs (a dry run or a run stopped
         before its first benchmark stores none)."""
         return stored_runs.last_invocation_id(self.conn, command)
 
+    @_store_errors("read")
     def run(self, run_id: int) -> Run:
         """One run with its points (raw outputs are loaded on demand by raw_outputs())."""
         return stored_runs.run(self.conn, self.path, run_id)
 
+    @_store_errors("read")
     def runs_from_source(self, sha256: str) -> list[int]:
         """Ids of the runs imported from a file with these bytes (SHA-256 in hex)."""
         return stored_runs.runs_from_source(self.conn, sha256)
 
+    @_store_errors("read")
     def raw_outputs(self, run_id: int) -> dict[str, bytes]:
         return stored_runs.raw_outputs(self.conn, run_id)
 
+    @_store_errors("read")
     def invocation(self, invocation_id: int) -> dict:
         return stored_runs.invocation(self.conn, invocation_id)
 
     # -- batch jobs -------------------------------------------------------------------
 
+    @_store_errors("write to")
     def add_job(self, job: dict) -> int:
         """Record a submitted job (the JOB_COLUMNS keys; targets as a list)."""
         return batch_jobs.add_job(self.conn, job)
 
+    @_store_errors("read")
     def jobs(self, job_ids: Sequence[str] = (), *, uncollected: bool = False) -> list[dict]:
         """Jobs by Slurm job id (the newest record of each id, in the order asked), or all
         jobs (oldest first), or only those not collected yet."""
         return batch_jobs.jobs(self.conn, self.path, job_ids, uncollected)
 
+    @_store_errors("write to")
     def update_job(self, row_id: int, **fields) -> None:
         """Remember what Slurm last said of a job (state, state_reason, node_list...)."""
         batch_jobs.update_job(self.conn, row_id, fields)
 
+    @_store_errors("write to")
     def collect_job(self, row_id: int, runs: Sequence[Run], invocation_id: int) -> list[int] | None:
         """Store a finished job's runs and mark it collected, in one transaction: a job is
         stored once however often (or however many processes at once) collect it. Returns
@@ -219,10 +233,12 @@ class Store:
         None when it is new."""
         return baseline_sets.set_baseline(self.conn, name, run_ids)
 
+    @_store_errors("read")
     def baseline_run_ids(self, name: str) -> list[int] | None:
         """The runs a baseline stands for, or None when there is no baseline of that name."""
         return baseline_sets.baseline_run_ids(self.conn, name)
 
+    @_store_errors("read")
     def baselines(self) -> list[tuple[str, str, list[int]]]:
         """(name, created_at, run ids) of every baseline, by name."""
         return baseline_sets.baselines(self.conn)

@@ -14,6 +14,7 @@ A database without write access is still read: connection.connect_read_only open
 from __future__ import annotations
 
 import errno
+import shutil
 import sqlite3
 from pathlib import Path
 
@@ -55,6 +56,18 @@ def quick_check(conn: sqlite3.Connection, path: Path) -> None:
         )
 
 
+#: Below this much free space an I/O error is taken for a full disk: opening a WAL database
+#: grows its index (-shm) by 32 KiB, and SQLite then reports only "disk I/O error".
+_NEARLY_FULL_BYTES = 1 << 20
+
+
+def _nearly_full(path: Path) -> bool:
+    try:
+        return shutil.disk_usage(path.parent if str(path.parent) else ".").free < _NEARLY_FULL_BYTES
+    except OSError:
+        return False
+
+
 def describe(exc: BaseException, path: Path, doing: str = "use") -> StoreError:
     """A StoreError saying in words why the database could not be used."""
     name = getattr(exc, "sqlite_errorname", "") or ""
@@ -64,7 +77,12 @@ def describe(exc: BaseException, path: Path, doing: str = "use") -> StoreError:
             f"result database {path} is locked: another program kept writing to it for longer "
             f"than the busy timeout ({busy_timeout_s():g} s; {BUSY_TIMEOUT_VARIABLE} sets it)"
         )
-    if name.startswith("SQLITE_FULL") or "disk is full" in text or getattr(exc, "errno", None) == errno.ENOSPC:
+    if (
+        name.startswith("SQLITE_FULL")
+        or "disk is full" in text
+        or getattr(exc, "errno", None) == errno.ENOSPC
+        or (name.startswith("SQLITE_IOERR") and _nearly_full(path))
+    ):
         return StoreError(f"cannot {doing} result database {path}: the disk holding it is full")
     if name.startswith("SQLITE_READONLY") or "readonly" in text or getattr(exc, "errno", None) == errno.EROFS:
         return StoreError(
