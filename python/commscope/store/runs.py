@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from commscope.errors import UsageError
+from commscope.errors import StoreError, UsageError
 from commscope.records.invocation import now
 from commscope.records.run import RUN_COLUMNS, RUN_JSON_COLUMNS, Run
 from commscope.store.connection import write_transaction
@@ -144,8 +144,8 @@ def _system_id(conn: sqlite3.Connection, name: str) -> int:
 def add_provenance(conn: sqlite3.Connection, path: Path, run_id: int, entries: dict[str, Any]) -> None:
     with write_transaction(conn):
         row = conn.execute("SELECT provenance FROM runs WHERE id = ?", (run_id,)).fetchone()
-        if row is None:
-            raise UsageError(f"no run {run_id} in {path}")
+        if row is None:  # ids are never reused, so a deleted run cannot be another one now
+            raise StoreError(f"run {run_id} is no longer in {path} (deleted since it was stored); it was not updated")
         merged = {**(from_json(row["provenance"]) or {}), **entries}
         conn.execute("UPDATE runs SET provenance = ? WHERE id = ?", (to_json(merged), run_id))
 

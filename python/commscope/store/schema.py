@@ -166,8 +166,54 @@ _V6 = [
 _V7 = [
     "ALTER TABLE points ADD COLUMN pair TEXT",
 ]
+# Run ids are never given again (AUTOINCREMENT): SQLite reuses the highest rowid after a
+# delete, and a sweep whose run was deleted meanwhile then updated the next run stored.
+# The table is rebuilt because a key cannot be altered (migrate turns foreign keys off for
+# it); ids deleted before this step are not known and may be given once more.
+_V8 = [
+    """CREATE TABLE runs_v8 (
+        id INTEGER PRIMARY KEY AUTOINCREMENT,
+        invocation_id INTEGER NOT NULL REFERENCES invocations(id),
+        benchmark TEXT NOT NULL,
+        status TEXT NOT NULL CHECK (status IN ('complete', 'incomplete', 'failed')),
+        status_reason TEXT,
+        description TEXT,
+        flags TEXT NOT NULL DEFAULT '[]',
+        ranks INTEGER,
+        nodes INTEGER,
+        placement TEXT,
+        label TEXT,
+        repeat_index INTEGER NOT NULL DEFAULT 0,
+        started_at TEXT,
+        ended_at TEXT,
+        launcher_argv TEXT,
+        tool_name TEXT,
+        tool_version TEXT,
+        tool_git_commit TEXT,
+        mpi_library TEXT,
+        mpi_version TEXT,
+        mpi_library_version TEXT,
+        hosts TEXT,
+        cpu_model TEXT,
+        compiler TEXT,
+        job_id TEXT,
+        environment TEXT,
+        options TEXT,
+        provenance TEXT,
+        notes TEXT,
+        source_format TEXT,
+        source_file TEXT,
+        system_id INTEGER REFERENCES systems(id),
+        source_id INTEGER REFERENCES sources(id))""",
+    "INSERT INTO runs_v8 SELECT * FROM runs",  # the same columns in the same order
+    "DROP TABLE runs",
+    "ALTER TABLE runs_v8 RENAME TO runs",
+    "CREATE INDEX runs_by_benchmark ON runs(benchmark, started_at)",
+    "CREATE INDEX runs_by_invocation ON runs(invocation_id)",
+    "CREATE INDEX runs_by_source ON runs(source_id)",
+]
 #: Migration steps; a database at version N has had the first N applied.
-MIGRATIONS: list[list[str]] = [_V1, _V2, _V3, _V4, _V5, _V6, _V7]
+MIGRATIONS: list[list[str]] = [_V1, _V2, _V3, _V4, _V5, _V6, _V7, _V8]
 SCHEMA_VERSION = len(MIGRATIONS)
 
 
@@ -181,17 +227,24 @@ def schema_version(conn: sqlite3.Connection) -> int:
 def migrate(conn: sqlite3.Connection, target: int = SCHEMA_VERSION) -> int:
     """Bring the database to `target`; returns the version it was at. Safe when several
     processes open a new file at once: the version is read under the write lock."""
-    with write_transaction(conn):
-        current = schema_version(conn)
-        if current > SCHEMA_VERSION:
-            raise _newer(current)
-        for steps in MIGRATIONS[current:target]:
-            for statement in steps:
-                conn.execute(statement)
-        if current < target:
-            conn.execute("CREATE TABLE IF NOT EXISTS schema_version (version INTEGER NOT NULL)")
-            conn.execute("DELETE FROM schema_version")
-            conn.execute("INSERT INTO schema_version (version) VALUES (?)", (target,))
+    # Dropping a table that is rebuilt would delete, with foreign keys on, every row that
+    # points at it; the pragma cannot change inside a transaction, so it is set around it.
+    enforced = conn.execute("PRAGMA foreign_keys").fetchone()[0]
+    conn.execute("PRAGMA foreign_keys = OFF")
+    try:
+        with write_transaction(conn):
+            current = schema_version(conn)
+            if current > SCHEMA_VERSION:
+                raise _newer(current)
+            for steps in MIGRATIONS[current:target]:
+                for statement in steps:
+                    conn.execute(statement)
+            if current < target:
+                conn.execute("CREATE TABLE IF NOT EXISTS schema_version (version INTEGER NOT NULL)")
+                conn.execute("DELETE FROM schema_version")
+                conn.execute("INSERT INTO schema_version (version) VALUES (?)", (target,))
+    finally:
+        conn.execute(f"PRAGMA foreign_keys = {'ON' if enforced else 'OFF'}")
     return current
 
 
