@@ -1,16 +1,21 @@
-"""What the store never does: give a deleted run's id to another run."""
+"""What the store refuses or never does: give a deleted run's id to another run, write into
+a database that is not ours, or stumble over a damaged schema version."""
 
 from __future__ import annotations
 
+import sqlite3
 import zlib
 
 import pytest
 
-from commscope.errors import StoreError
+from commscope.errors import EXIT_STORE, StoreError
 from commscope.records.invocation import invocation
 from commscope.records.run import Point, Run
 from commscope.store.db import Store
 from old_databases import database_at
+from paths import FIXTURES
+
+FIXTURE = FIXTURES / "parse" / "omb5_bibw.txt"
 
 
 def small_run(benchmark: str = "latency") -> Run:
@@ -52,3 +57,39 @@ def test_ids_are_not_reused_in_a_database_made_by_the_previous_schema(tmp_path):
         store.delete_runs([2])
         assert store.add_run(small_run(), 1) == 3
         assert store.baseline_run_ids("ref") == [1]
+
+
+def test_a_foreign_sqlite_file_is_refused_untouched(cli, tmp_path):
+    path = tmp_path / "notes.sqlite"
+    conn = sqlite3.connect(path)
+    conn.execute("CREATE TABLE notes (text TEXT)")
+    conn.commit()
+    conn.close()
+    before = path.read_bytes()
+    with pytest.raises(StoreError, match=rf"{path} is not a commscope result database"):
+        Store(path)
+    for command in (("list", "runs"), ("import", FIXTURE)):
+        result = cli(*command, "--db", path)
+        assert result.exit_code == EXIT_STORE and "not a commscope result database" in result.stderr
+    assert path.read_bytes() == before  # not even switched to WAL
+
+
+@pytest.mark.parametrize(
+    "damage",
+    [
+        "UPDATE schema_version SET version = 'seven'",
+        "UPDATE schema_version SET version = 7.5",
+        "DELETE FROM schema_version",
+    ],
+)
+def test_a_damaged_schema_version_is_one_clear_error(cli, tmp_path, damage):
+    path = tmp_path / "r.db"
+    Store(path).close()
+    conn = sqlite3.connect(path)
+    conn.execute(damage)
+    conn.commit()
+    conn.close()
+    with pytest.raises(StoreError, match=rf"result database {path} is damaged: its schema version"):
+        Store(path)
+    result = cli("list", "runs", "--db", path)
+    assert result.exit_code == EXIT_STORE and "schema version" in result.stderr

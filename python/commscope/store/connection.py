@@ -30,28 +30,28 @@ def busy_timeout_s() -> float:
 
 
 def connect(path: Path) -> sqlite3.Connection:
-    """A connection in autocommit mode (transactions are explicit), WAL, foreign keys on."""
+    """A connection in autocommit mode (transactions are explicit), foreign keys on. It has
+    not changed the file yet: enable_wal() does, once the caller knows the file is ours."""
     conn = sqlite3.connect(path, isolation_level=None)
     conn.row_factory = sqlite3.Row
     conn.execute(f"PRAGMA busy_timeout = {int(busy_timeout_s() * 1000)}")
     conn.execute("PRAGMA foreign_keys = ON")
-    _enable_wal(conn)
-    conn.execute("PRAGMA synchronous = NORMAL")  # durable at checkpoints; safe with WAL
     return conn
 
 
-def _enable_wal(conn: sqlite3.Connection) -> None:
+def enable_wal(conn: sqlite3.Connection) -> None:
     # Switching a new file to WAL may fail with SQLITE_BUSY without calling the busy
     # handler while another process creates the same file, so wait here instead.
     deadline = time.monotonic() + busy_timeout_s()
     while True:
         try:
             conn.execute("PRAGMA journal_mode = WAL")
-            return
+            break
         except sqlite3.OperationalError as exc:
             if exc.sqlite_errorcode != sqlite3.SQLITE_BUSY or time.monotonic() > deadline:
                 raise
             time.sleep(0.05)
+    conn.execute("PRAGMA synchronous = NORMAL")  # durable at checkpoints; safe with WAL
 
 
 @contextmanager

@@ -25,10 +25,10 @@ from commscope.store import baselines as baseline_sets
 from commscope.store import integrity
 from commscope.store import jobs as batch_jobs
 from commscope.store import runs as stored_runs
-from commscope.store.connection import connect, connect_read_only, writable
+from commscope.store.connection import connect, connect_read_only, enable_wal, writable
 from commscope.store.rows import RunRows
 from commscope.store.runs import RunSummary
-from commscope.store.schema import check_read_only_version, migrate
+from commscope.store.schema import check_read_only_version, migrate, schema_version
 
 
 def _store_errors(doing: str):
@@ -81,6 +81,8 @@ class Store:
                 check_read_only_version(self.conn, self.path)
                 return
             self.conn = connect(self.path)
+            schema_version(self.conn)  # refuses a foreign or damaged file before WAL changes it
+            enable_wal(self.conn)
             if not readonly:
                 integrity.quick_check(self.conn, self.path)
             migrate(self.conn)

@@ -218,10 +218,34 @@ SCHEMA_VERSION = len(MIGRATIONS)
 
 
 def schema_version(conn: sqlite3.Connection) -> int:
-    if conn.execute("SELECT 1 FROM sqlite_master WHERE name = 'schema_version'").fetchone() is None:
+    """The migration step the database is at; 0 for a new, empty file. A file with tables
+    but not ours is refused: it is someone else's, and must not get our tables."""
+    tables = {
+        row[0]
+        for row in conn.execute(
+            "SELECT name FROM sqlite_master WHERE type = 'table' AND substr(name, 1, 7) != 'sqlite_'"
+        )
+    }
+    if "schema_version" not in tables:
+        if tables:
+            named = ", ".join(sorted(tables)[:5]) + (", ..." if len(tables) > 5 else "")
+            raise StoreError(
+                f"{_file(conn)} is not a commscope result database (its tables are {named}); "
+                "pass the right file with --db or COMMSCOPE_DB"
+            )
         return 0
-    row = conn.execute("SELECT version FROM schema_version").fetchone()
-    return row[0] if row else 0
+    versions = [row[0] for row in conn.execute("SELECT version FROM schema_version")]
+    if len(versions) != 1 or type(versions[0]) is not int:
+        raise StoreError(
+            f"result database {_file(conn)} is damaged: its schema version is "
+            f"{', '.join(map(repr, versions)) or 'missing'}, not one whole number; restore it from a backup"
+        )
+    return versions[0]
+
+
+def _file(conn: sqlite3.Connection) -> str:
+    """The file of a connection's main database, for messages."""
+    return next(row[2] for row in conn.execute("PRAGMA database_list") if row[1] == "main")
 
 
 def migrate(conn: sqlite3.Connection, target: int = SCHEMA_VERSION) -> int:
