@@ -5,7 +5,8 @@ from __future__ import annotations
 import sqlite3
 from pathlib import Path
 
-from commscope.store.db import connect, migrate
+from commscope.store.connection import connect
+from commscope.store.schema import migrate
 
 
 def database_at(

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from commscope.store.db import MIGRATIONS, SCHEMA_VERSION, Store, schema_version
+from commscope.store.db import Store
+from commscope.store.schema import MIGRATIONS, SCHEMA_VERSION, schema_version
 from fixtures.analysis.handmade import run_of, store_runs
 from old_databases import database_at
 

@@ -14,7 +14,9 @@ import pytest
 from commscope.errors import CommscopeError, StoreError
 from commscope.records.invocation import invocation
 from commscope.records.run import RUN_COLUMNS, Axes, Point, PointKey, Run
-from commscope.store.db import MIGRATIONS, SCHEMA_VERSION, Store, connect, migrate, schema_version
+from commscope.store.connection import connect
+from commscope.store.db import Store
+from commscope.store.schema import MIGRATIONS, SCHEMA_VERSION, migrate, schema_version
 from old_databases import database_at
 from paths import REPO
 

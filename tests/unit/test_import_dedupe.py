@@ -6,7 +6,9 @@ import shutil
 import sqlite3
 from pathlib import Path
 
-from commscope.store.db import Store, connect, migrate
+from commscope.store.connection import connect
+from commscope.store.db import Store
+from commscope.store.schema import migrate
 from paths import FIXTURES
 
 LATENCY = FIXTURES / "parse" / "omb5_latency.txt"

@@ -88,3 +88,15 @@ def test_imports_point_down(path):
         if target_level is None or target_level <= own_level:
             wrong.append(f"{relative}:{line} imports {module} ({target} is not below {own})")
     assert not wrong, "\n".join(wrong)
+
+
+def test_only_the_store_knows_sqlite():
+    """The store raises StoreError for every SQLite error, so no other part needs sqlite3."""
+    outside = [
+        f"{path.relative_to(PACKAGE)}:{line}"
+        for path in _modules()
+        if path.relative_to(PACKAGE).parts[0] != "store"
+        for line, module in _imports(path)
+        if module == "sqlite3"
+    ]
+    assert not outside, f"sqlite3 imported outside store/: {outside}"

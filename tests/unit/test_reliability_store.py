@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 
 from commands import start_child
-from commscope.errors import EXIT_STORE
+from commscope.errors import EXIT_STORE, StoreError
 from commscope.store.db import Store
 from paths import FIXTURES
 
@@ -185,6 +185,16 @@ def test_an_import_onto_a_full_disk_is_one_message(cli, tmp_path):
         result = cli("import", FIXTURE, "--db", db)
     assert result.exit_code == EXIT_STORE, result.output
     assert result.stderr.count("error:") == 1 and "full" in result.stderr and "Traceback" not in result.output
+
+
+def test_opening_a_database_on_a_full_disk_says_the_disk_is_full(tmp_path):
+    """SQLite itself only says "disk I/O error" when it cannot grow the WAL index."""
+    with small_tmpfs(tmp_path) as small:
+        db = small / "results.db"
+        Store(db).close()
+        fill(small)
+        with pytest.raises(StoreError, match=rf"{db}: the disk holding it is full"):
+            Store(db)
 
 
 def test_unsaved_results_without_a_sidecar_are_refused(cli, db, tmp_path):

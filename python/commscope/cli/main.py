@@ -3,18 +3,16 @@ version, help) and the list of subcommands, which live in the modules beside thi
 
 from __future__ import annotations
 
-import sqlite3
-
 import click
 
 from commscope import __version__, ui
 from commscope.cli.common import CONTEXT, EXIT_STATUS_HELP
-from commscope.errors import EXIT_INTERRUPTED, EXIT_STORE, CommscopeError
+from commscope.errors import EXIT_INTERRUPTED, CommscopeError
 
 
 class CommscopeGroup(click.Group):
-    """Turns CommscopeError into its message and exit code, an SQLite error that got past the
-    store into exit 4, and Ctrl-C into exit 3."""
+    """Turns CommscopeError (the store's StoreError too) into its message and exit code, and
+    Ctrl-C into exit 3."""
 
     def invoke(self, ctx: click.Context):
         try:
@@ -22,9 +20,6 @@ class CommscopeGroup(click.Group):
         except CommscopeError as exc:
             ui.error(str(exc))
             ctx.exit(exc.exit_code)
-        except sqlite3.Error as exc:
-            ui.error(f"the result database cannot be used: {exc}")
-            ctx.exit(EXIT_STORE)
         except KeyboardInterrupt:
             ui.error("interrupted")
             ctx.exit(EXIT_INTERRUPTED)

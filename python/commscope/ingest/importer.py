@@ -39,7 +39,8 @@ from commscope.records.invocation import invocation
 from commscope.records.metrics import STATS
 from commscope.records.redact import redact_json_text, secret_names
 from commscope.records.run import AXES, ONE_SIDED_CALLS, Axes, Point, Run, apply_header
-from commscope.store.db import RunRows, Store, rows_of
+from commscope.store.db import Store
+from commscope.store.rows import RunRows, rows_of
 from commscope.store.sources import make_source
 
 # Per-row bookkeeping the readers put among the values; Point has fields for it.

@@ -16,7 +16,7 @@ from commscope.output.osutable import render_run
 from commscope.records.run import Run
 from commscope.records.text import format_key, format_size, format_value
 from commscope.records.textsafe import one_line
-from commscope.store.db import RunSummary
+from commscope.store.runs import RunSummary
 
 if TYPE_CHECKING:  # the analysis modules import numpy/scipy; listings should not pay for that
     from commscope.analysis.check import CurveVerdict

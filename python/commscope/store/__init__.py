@@ -1,1 +1,1 @@
-"""The SQLite result store: connection, migrations, saving and loading runs."""
+"""The SQLite result store: db.Store, the one way in, over a module per aggregate."""

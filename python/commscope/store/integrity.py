@@ -1,39 +1,28 @@
 """Whether a result database can be used, and what to tell the user when it cannot.
 
-Four promises rest on this module:
+Two promises rest on this module:
 
 * a file that is not an SQLite database, or whose pages are damaged, is refused with one
   message before anything is written into it (header check on every open, PRAGMA
   quick_check before writing);
-* a database without write access (file, folder or mount read-only) can still be read:
-  it is opened read-only, or immutable when SQLite cannot even keep its -shm file;
 * every SQLite error becomes a StoreError (exit status 4) that says what happened in
-  words: locked past the busy timeout, disk full, read-only, damaged;
-* how long a writer waits for another one (the busy timeout) can be set, so tests and
-  impatient scripts need not wait a minute.
+  words: locked past the busy timeout, disk full, read-only, damaged.
+
+A database without write access is still read: connection.connect_read_only opens it.
 """
 
 from __future__ import annotations
 
 import errno
-import os
+import shutil
 import sqlite3
-import urllib.parse
 from pathlib import Path
 
 from commscope.errors import StoreError
-from commscope.settings import seconds
+from commscope.store.connection import BUSY_TIMEOUT_VARIABLE, busy_timeout_s
 
 #: The first 16 bytes of every SQLite 3 database file.
 SQLITE_HEADER = b"SQLite format 3\x00"
-#: How long a write waits for another process's write to finish; COMMSCOPE_BUSY_TIMEOUT
-#: (seconds) overrides it.
-DEFAULT_BUSY_TIMEOUT_S = 60.0
-BUSY_TIMEOUT_VARIABLE = "COMMSCOPE_BUSY_TIMEOUT"
-
-
-def busy_timeout_s() -> float:
-    return seconds(BUSY_TIMEOUT_VARIABLE, DEFAULT_BUSY_TIMEOUT_S, StoreError)
 
 
 def check_header(path: Path) -> None:
@@ -48,32 +37,6 @@ def check_header(path: Path) -> None:
             f"{path} is not a commscope result database (not an SQLite file); "
             "pass the right file with --db or COMMSCOPE_DB"
         )
-
-
-def writable(path: Path) -> bool:
-    """Whether SQLite can write the file and create its -wal/-shm files beside it. access()
-    also answers for read-only mounts, where even root cannot write."""
-    folder = path.parent if str(path.parent) else Path(".")
-    return os.access(path, os.W_OK) and os.access(folder, os.W_OK | os.X_OK)
-
-
-def connect_read_only(path: Path) -> sqlite3.Connection:
-    """A connection that never writes. SQLite's read-only mode still needs the WAL index
-    (-shm) of a WAL database: when it cannot open or make one (a read-only folder), the
-    file is opened as immutable, which is right as long as no one writes it meanwhile,
-    and no one can where we cannot."""
-    uri = "file:" + urllib.parse.quote(os.fspath(path.absolute()))
-    for mode in ("?mode=ro", "?mode=ro&immutable=1"):
-        conn = sqlite3.connect(uri + mode, uri=True, isolation_level=None)
-        conn.row_factory = sqlite3.Row
-        try:
-            conn.execute("SELECT COUNT(*) FROM sqlite_master").fetchone()
-            return conn
-        except sqlite3.OperationalError as exc:
-            conn.close()
-            if mode.endswith("immutable=1"):
-                raise describe(exc, path) from None
-    raise AssertionError("unreachable")
 
 
 def quick_check(conn: sqlite3.Connection, path: Path) -> None:
@@ -93,6 +56,18 @@ def quick_check(conn: sqlite3.Connection, path: Path) -> None:
         )
 
 
+#: Below this much free space an I/O error is taken for a full disk: opening a WAL database
+#: grows its index (-shm) by 32 KiB, and SQLite then reports only "disk I/O error".
+_NEARLY_FULL_BYTES = 1 << 20
+
+
+def _nearly_full(path: Path) -> bool:
+    try:
+        return shutil.disk_usage(path.parent if str(path.parent) else ".").free < _NEARLY_FULL_BYTES
+    except OSError:
+        return False
+
+
 def describe(exc: BaseException, path: Path, doing: str = "use") -> StoreError:
     """A StoreError saying in words why the database could not be used."""
     name = getattr(exc, "sqlite_errorname", "") or ""
@@ -102,7 +77,12 @@ def describe(exc: BaseException, path: Path, doing: str = "use") -> StoreError:
             f"result database {path} is locked: another program kept writing to it for longer "
             f"than the busy timeout ({busy_timeout_s():g} s; {BUSY_TIMEOUT_VARIABLE} sets it)"
         )
-    if name.startswith("SQLITE_FULL") or "disk is full" in text or getattr(exc, "errno", None) == errno.ENOSPC:
+    if (
+        name.startswith("SQLITE_FULL")
+        or "disk is full" in text
+        or getattr(exc, "errno", None) == errno.ENOSPC
+        or (name.startswith("SQLITE_IOERR") and _nearly_full(path))
+    ):
         return StoreError(f"cannot {doing} result database {path}: the disk holding it is full")
     if name.startswith("SQLITE_READONLY") or "readonly" in text or getattr(exc, "errno", None) == errno.EROFS:
         return StoreError(

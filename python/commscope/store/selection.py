@@ -12,7 +12,8 @@ from datetime import datetime, timedelta, timezone
 
 from commscope.errors import UsageError
 from commscope.records.run import Run
-from commscope.store.db import RunSummary, Store
+from commscope.store.db import Store
+from commscope.store.runs import RunSummary
 
 _AGE = re.compile(r"(?P<count>\d+(?:\.\d+)?)\s*(?P<unit>[smhdw])")
 _AGE_UNITS = {"s": "seconds", "m": "minutes", "h": "hours", "d": "days", "w": "weeks"}
