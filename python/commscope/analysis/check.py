@@ -18,15 +18,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from commscope.analysis.compare import (
-    Key,
-    combinations,
-    common_metric,
-    points_by_key,
-    repeat_groups,
-    sort_keys,
-    varying_axes,
-)
+from commscope.analysis.compare import Key, combinations, common_metric, points_by_key, sort_keys, varying_axes
+from commscope.analysis.repeats import repeat_groups
 from commscope.analysis.stats import Evidence, Summary, worse_evidence
 from commscope.analysis.sweep_check import SweepCheck, check_sweep, sweeps_of
 from commscope.analysis.sweep_verdicts import is_sweep
@@ -219,6 +212,21 @@ def _keyed(base_runs: Sequence[Run], new_runs: Sequence[Run]):
     return base_points, new_points, sort_keys(key for points in base_points + new_points for key in points)
 
 
+def _judged_at(base: Sequence[Run], new: Sequence[Run], of_benchmark: Sequence[Run], first: bool) -> list[Axes]:
+    """The combinations of the sweep axes that vary to judge the repeats `new` at, a verdict
+    each (each datatype of a -T sweep passes or fails on its own; one, unset, when none
+    varies): those `new` has and, for the benchmark's `first` group, those of the baseline
+    that no new run of the benchmark has, which fail as missing. An imported file holds a
+    run per datatype; each is judged at its own."""
+
+    def held(points: Sequence[dict[Key, Point]]) -> list[Axes]:
+        return combinations(key for keyed in points for key in keyed)
+
+    base_points, all_new_points, _ = _keyed(base, of_benchmark)
+    missing = [axes for axes in held(base_points) if axes not in held(all_new_points)] if first else []
+    return list(dict.fromkeys([*held(_keyed(base, new)[1]), *missing])) or [Axes()]
+
+
 def judge_curve(
     benchmark: str,
     metric: str,
@@ -281,9 +289,9 @@ class CheckResult:
 def check(
     baseline: str, base_runs: Sequence[Run], new_runs: Sequence[Run], policy: Policy, metric: str | None = None
 ) -> CheckResult:
-    """Judge the new runs against the baseline's runs of the same benchmark. New runs of
-    one benchmark with the same label and system are repeats and judged together
-    (`commscope run --repeat`); runs that differ there (other systems) get a curve each."""
+    """Judge the new runs against the baseline's runs of the same benchmark. The launches
+    of one `commscope run --repeat` (analysis.repeats) are judged together; other runs
+    (other systems, imported files) get a curve each."""
     overlap = {run.id for run in base_runs} & {run.id for run in new_runs}
     if overlap:
         raise UsageError(f"run {', '.join(map(str, sorted(overlap)))} is part of baseline {baseline!r} itself")
@@ -299,6 +307,7 @@ def check(
     names = [group[0].label or group[0].system for group in groups]
     if len(set(names)) == 1:
         names = [None] * len(groups)  # one group per benchmark: the benchmark names it
+    judged: set[str] = set()  # benchmarks whose baseline-only combinations have a curve
     for new, name in zip(groups, names):
         benchmark = new[0].benchmark
         base = [run for run in base_runs if run.benchmark == benchmark]
@@ -306,12 +315,12 @@ def check(
             unmatched += new
             continue
         chosen = common_metric(base + new, metric)
-        # a verdict per combination of the sweep axes that vary among the runs (one curve
-        # when none does): each datatype of a -T sweep passes or fails on its own
+        of_benchmark = [run for run in new_runs if run.benchmark == benchmark]
         curves += [
             judge_curve(benchmark, chosen, base, new, policy, name, combination)
-            for combination in combinations(_keyed(base, new)[2]) or [Axes()]
+            for combination in _judged_at(base, new, of_benchmark, benchmark not in judged)
         ]
+        judged.add(benchmark)
     if not curves and not sweeps:
         have = ", ".join(sorted({run.benchmark for run in base_runs})) or "no runs"
         raise UsageError(

@@ -13,6 +13,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
+from commscope.analysis.repeats import median_series, repeat_groups
 from commscope.errors import UsageError
 from commscope.records.benchmarks import primary_metric
 from commscope.records.metrics import PREFERRED, direction_text, metric_title, resolve_metric, unit_of
@@ -22,18 +23,6 @@ from commscope.records.run import AXES, Axes, Point, PointKey, Run
 #: benchmarks); the window only for runs that vary it at one size (mbw_mr -V), else
 #: None; the sweep axes that vary among the runs looked at together, the others unset.
 Key = PointKey
-
-
-# -- runs ------------------------------------------------------------------------
-
-
-def repeat_groups(runs: Sequence[Run]) -> list[list[Run]]:
-    """Runs of one benchmark with the same label and system, as `commscope run --repeat`
-    makes them, grouped in order of first appearance."""
-    groups: dict[tuple, list[Run]] = {}
-    for run in runs:
-        groups.setdefault((run.benchmark, run.label, run.system), []).append(run)
-    return list(groups.values())
 
 
 # -- metrics and series -----------------------------------------------------------
@@ -203,21 +192,34 @@ class Comparison:
         text = f"{metric_title(self.metric)}, {direction_text(self.metric) or 'no known direction'}"
         if self.ratio or self.pdiff:
             text += f"; ratios against {self.names[0]}"
-        if any(len(group) > 1 for group in self.groups):
-            text += "; median of repeated launches [its order-statistic interval, 95% from 6 launches]"
+        coverages = self.interval_coverages()
+        if coverages:
+            covered = ", ".join(f"{100 * coverage:.1f}% from {launches} launches" for launches, coverage in coverages)
+            text += f"; median of repeated launches [its order-statistic interval, {covered}]"
         return text
+
+    def interval_coverages(self) -> list[tuple[int, float]]:
+        """(launches, coverage) of the repeat columns' intervals, each column's lowest (a size
+        some launch lacks has fewer), without repeating a pair."""
+        found = []
+        for column in range(len(self.groups)):
+            cells = [row.intervals[column] for row in self.rows if row.intervals and row.intervals[column]]
+            if cells:
+                cell = min(cells, key=lambda cell: cell.coverage)
+                found.append((cell.n, cell.coverage))
+        return list(dict.fromkeys(found))
 
 
 def compare(runs: Sequence[Run], metric: str | None = None, *, ratio: bool = False, pdiff: bool = False) -> Comparison:
-    """A column per run; repeats of one benchmark, label and system (`run --repeat`) share
-    one column: their per-size median with its interval."""
-    from commscope.analysis.repeats import median_series  # it builds on this module
-
+    """A column per run; the launches of one `run --repeat` (analysis.repeats) share one
+    column: their per-size median with its interval."""
     runs = list(runs)
     metric = common_metric(runs, metric)
     axes = varying_axes(runs)
     groups = repeat_groups(runs)
-    medians = [median_series(group, metric, axes) if len(group) > 1 else None for group in groups]
+    medians = [
+        median_series([series(run, metric, axes) for run in group]) if len(group) > 1 else None for group in groups
+    ]
     columns = [
         {key: cell.median for key, cell in median.items()} if median is not None else series(group[0], metric, axes)
         for group, median in zip(groups, medians)
