@@ -186,7 +186,7 @@ def export(run_ids, fmt, output, db: Path) -> None:
 
     RUN is a run id from `commscope list runs`, or `last`.
     """
-    from commscope.output.export import FORMATS
+    from commscope.output.run_export import FORMATS
     from commscope.store.db import Store
 
     with Store(db, readonly=True) as store:
