@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from commscope.analysis.repeats import median_series, repeat_groups
 from commscope.errors import UsageError
 from commscope.records.benchmarks import primary_metric
-from commscope.records.metrics import PREFERRED, direction_text, metric_title, resolve_metric, unit_of
+from commscope.records.metrics import PREFERRED, resolve_metric, unit_of
 from commscope.records.run import AXES, Axes, Point, PointKey, Run
 
 #: A row of a series, a records.run.PointKey: message size (None for barrier-like
@@ -172,31 +172,14 @@ class Comparison:
     def unit(self) -> str:
         return unit_of(self.metric)
 
-    def extra_headers(self) -> list[str]:
-        first = self.names[0]
-        headers = []
-        for name in self.names[1:]:
-            headers += [f"{name}/{first}"] if self.ratio else []
-            headers += [f"{name} vs {first} %"] if self.pdiff else []
-        return headers
-
     def extras(self, row: Row) -> list[tuple[str, float | None]]:
-        """("ratio" or "pdiff", number) cells of a row, in extra_headers() order."""
+        """("ratio" or "pdiff", number) cells of a row: for each run after the first, its
+        ratio to the first, then its percent difference, as asked for."""
         cells = []
         for ratio in row.ratios():
             cells += [("ratio", ratio)] if self.ratio else []
             cells += [("pdiff", None if ratio is None else 100 * (ratio - 1))] if self.pdiff else []
         return cells
-
-    def caption(self) -> str:
-        text = f"{metric_title(self.metric)}, {direction_text(self.metric) or 'no known direction'}"
-        if self.ratio or self.pdiff:
-            text += f"; ratios against {self.names[0]}"
-        coverages = self.interval_coverages()
-        if coverages:
-            covered = ", ".join(f"{100 * coverage:.1f}% from {launches} launches" for launches, coverage in coverages)
-            text += f"; median of repeated launches [its order-statistic interval, {covered}]"
-        return text
 
     def interval_coverages(self) -> list[tuple[int, float]]:
         """(launches, coverage) of the repeat columns' intervals, each column's lowest (a size

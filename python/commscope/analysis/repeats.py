@@ -34,10 +34,6 @@ class MedianInterval:
     n: int
     coverage: float  # probability that [low, high] holds the true median
 
-    def text(self) -> str:
-        """ "1.23 [1.20, 1.31]" as tables show it (OMB's two decimals)."""
-        return f"{self.median:.2f} [{self.low:.2f}, {self.high:.2f}]"
-
 
 def order_statistic_ranks(n: int, confidence: float = CONFIDENCE) -> tuple[int, int, float]:
     """1-based ranks (j, k) of the narrowest symmetric pair with P(X(j) <= median <= X(k))

@@ -59,7 +59,7 @@ def compare(
     storage run the per-process and total throughput over the process count.
     """
     from commscope.analysis.compare import compare as build
-    from commscope.output.comparison import FORMATS
+    from commscope.output.comparison import FORMATS, caption
     from commscope.output.views import comparison_table
     from commscope.store.selection import select_runs
 
@@ -71,7 +71,7 @@ def compare(
 
     def show_table() -> None:
         console = ui.table_console()
-        console.print(terminal(comparison.caption()), markup=False, highlight=False)
+        console.print(terminal(caption(comparison)), markup=False, highlight=False)
         console.print(comparison_table(comparison))
 
     _show_compared(fmt, output, show_table, lambda: FORMATS[fmt](comparison))

@@ -4,11 +4,12 @@ report, Markdown and CSV show it; JSON keeps its own document, which scripts rea
 from __future__ import annotations
 
 from commscope.analysis.compare import Comparison, Row
+from commscope.analysis.repeats import MedianInterval
 from commscope.output.export.csv import csv_text
 from commscope.output.export.json import json_text
 from commscope.output.export.markdown import markdown_text
 from commscope.output.export.table import Cell, Column, Table
-from commscope.records.metrics import higher_is_worse
+from commscope.records.metrics import direction_text, higher_is_worse, metric_title
 from commscope.records.run import AXIS_TITLES
 from commscope.records.text import format_key, format_value
 
@@ -21,6 +22,34 @@ def axis_cells(comparison: Comparison, row: Row) -> list[str | None]:
 _EXTRA_FORMATS = {"ratio": "{:.3f}", "pdiff": "{:+.1f}%"}
 
 
+def caption(comparison: Comparison) -> str:
+    """The metric, which way is better, what the ratios are against and how likely each
+    repeat median's interval is to hold the true median."""
+    text = f"{metric_title(comparison.metric)}, {direction_text(comparison.metric) or 'no known direction'}"
+    if comparison.ratio or comparison.pdiff:
+        text += f"; ratios against {comparison.names[0]}"
+    coverages = comparison.interval_coverages()
+    if coverages:
+        covered = ", ".join(f"{100 * coverage:.1f}% from {launches} launches" for launches, coverage in coverages)
+        text += f"; median of repeated launches [its order-statistic interval, {covered}]"
+    return text
+
+
+def extra_headers(comparison: Comparison) -> list[str]:
+    """The headers of Comparison.extras' cells."""
+    first = comparison.names[0]
+    headers = []
+    for name in comparison.names[1:]:
+        headers += [f"{name}/{first}"] if comparison.ratio else []
+        headers += [f"{name} vs {first} %"] if comparison.pdiff else []
+    return headers
+
+
+def interval_text(cell: MedianInterval) -> str:
+    """ "1.23 [1.20, 1.31]": a repeat median and its interval (OMB's two decimals)."""
+    return f"{cell.median:.2f} [{cell.low:.2f}, {cell.high:.2f}]"
+
+
 def table_of(comparison: Comparison) -> Table:
     """Axes, size, a column per run (a repeat median shown with its interval), the ratios;
     for machines also the window where it varies and the repeat medians' interval ends."""
@@ -31,7 +60,7 @@ def table_of(comparison: Comparison) -> Table:
         Column("size", "Size", "B"),
         *([Column("window")] if window else []),
         *(Column(name, name) for name in comparison.names),
-        *(Column(header, header) for header in comparison.extra_headers()),
+        *(Column(header, header) for header in extra_headers(comparison)),
         *(Column(f"{comparison.names[i]} {end}") for i in spans for end in ("low", "high")),
     ]
     rows = []
@@ -43,7 +72,7 @@ def table_of(comparison: Comparison) -> Table:
                 Cell(row.key.size, format_key(row.key)),
                 *([Cell(row.key.window)] if window else []),
                 *(
-                    Cell(value, format_value(value) if interval is None else interval.text())
+                    Cell(value, format_value(value) if interval is None else interval_text(interval))
                     for value, interval in zip(row.values, intervals)
                 ),
                 *(
@@ -53,7 +82,7 @@ def table_of(comparison: Comparison) -> Table:
                 *(Cell(getattr(intervals[i], end) if intervals[i] else None) for i in spans for end in ("low", "high")),
             ]
         )
-    return Table(columns, rows, caption=comparison.caption())
+    return Table(columns, rows, caption=caption(comparison))
 
 
 def text_cells(comparison: Comparison) -> tuple[list[str], list[list[str]]]:

@@ -14,7 +14,7 @@ from commscope.analysis.sweep_verdicts import is_sweep
 from commscope.analysis.systemwide import is_system_run
 from commscope.errors import UsageError
 from commscope.output import plot
-from commscope.output.comparison import text_cells
+from commscope.output.comparison import caption, text_cells
 from commscope.output.report import sweep, systemwide, warnings
 from commscope.output.report.table import Table
 from commscope.output.views import (
@@ -157,7 +157,7 @@ def build(
             sections.append(Section(benchmark, "-", b"", Table([], []), notes=[str(exc)]))
             continue
         header, rows = text_cells(comparison)
-        section = Section(benchmark, comparison.metric, b"", Table(header, rows, comparison.caption()))
+        section = Section(benchmark, comparison.metric, b"", Table(header, rows, caption(comparison)))
         try:
             section.figure_svg = plot.render(plot.figure(group, comparison.metric), "svg")
         except UsageError as exc:
