@@ -19,6 +19,7 @@ from commscope.analysis.stats import Summary, worse_evidence
 from commscope.errors import UsageError
 from commscope.kinds import check
 from fixtures.analysis.handmade import SIZES, run_of, store_runs
+from paths import FIXTURES
 
 BASE = {size: 1.0 + size / 5000 for size in SIZES}
 # Five repeats whose noise (at most 2 %) stays well inside a 10 % tolerance.
@@ -211,3 +212,25 @@ def test_deleting_a_run_takes_it_out_of_its_baseline(cli, stored):
     assert cli("delete", "1", "2", "--db", stored).exit_code == 0
     result = cli("check", "slow", "--baseline", "ref", "--db", stored)
     assert result.exit_code == 2 and "baseline 'ref' has no runs left" in result.stderr
+
+
+def test_an_imported_file_is_judged_a_datatype_at_a_time(cli, db, clean_env, tmp_path):
+    """One OMB file holds a run per datatype: each is judged at its own datatype, and a
+    datatype the baseline has and the new file lacks fails as missing."""
+    whole = FIXTURES / "parse" / "omb7_allreduce_all_types.txt"
+    without_float = tmp_path / "no_float.txt"
+    without_float.write_text(whole.read_text().split("# Datatype: MPI_FLOAT.")[0])
+    for path, label in ((whole, "ref"), (whole, "same"), (without_float, "short")):
+        assert cli("import", path, "--label", label, "--force", "--db", db).exit_code == 0
+    assert cli("baseline", "set", "ref", "ref", "--db", db).exit_code == 0
+    same = cli("check", "same", "--baseline", "ref", "--db", db)
+    assert same.exit_code == 0, same.output
+    summaries = [line for line in same.stdout.splitlines() if line.startswith("allreduce")]
+    assert [line.split(" (")[0] for line in summaries] == [
+        "allreduce [MPI_CHAR]",
+        "allreduce [MPI_INT]",
+        "allreduce [MPI_FLOAT]",
+    ]
+    short = cli("check", "short", "--baseline", "ref", "--db", db)
+    assert short.exit_code == 1
+    assert "allreduce [MPI_FLOAT] (latency_us): FAIL, 2 of 2 sizes fail" in short.stdout

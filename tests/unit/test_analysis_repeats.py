@@ -67,3 +67,42 @@ def test_report_table_uses_the_median(cli, repeats, tmp_path):
     assert result.exit_code == 0, result.output
     markdown = (tmp_path / "r.md").read_text()
     assert "vm (median of 5)" in markdown and "1.21 [1.19, 5.00]" in markdown
+
+
+# -- what is a repeat: one invocation, one benchmark, flags, label and system ------------------
+
+PARSE = FIXTURES / "parse"
+
+
+def test_two_imported_files_with_one_label_are_two_columns(cli, db, clean_env):
+    for table in ("omb7_latency.txt", "omb5_latency.txt"):
+        assert cli("import", PARSE / table, "--label", "clusterA", "--db", db).exit_code == 0
+    result = cli("compare", "--db", db, "--format", "csv")
+    assert result.exit_code == 0, result.output
+    assert result.stdout.splitlines()[0] == "size,clusterA (run 1),clusterA (run 2)"
+    assert "median" not in cli("compare", "--db", db, "--format", "markdown").stdout
+
+
+def test_imported_runs_picked_by_id_are_not_repeats_either(cli, db, clean_env):
+    assert cli("import", PARSE / "omb7_bw.txt", "--db", db).exit_code == 0
+    for table in ("omb7_latency.txt", "omb5_latency.txt"):
+        assert cli("import", PARSE / table, "--label", "clusterA", "--db", db).exit_code == 0
+    document = json.loads(cli("compare", "2", "3", "--db", db, "--format", "json").stdout)
+    assert [(run["id"], run["name"]) for run in document["runs"]] == [(2, "clusterA (run 2)"), (3, "clusterA (run 3)")]
+    assert all("intervals" not in row for row in document["rows"])
+
+
+def test_launches_of_separate_invocations_are_not_repeats(cli, db, clean_env):
+    store_runs(db, [run_of({1: 1.0}, label="vm")])
+    store_runs(db, [run_of({1: 1.2}, label="vm")])
+    assert cli("compare", "--db", db, "--format", "csv").stdout.splitlines()[0] == "size,vm (run 1),vm (run 2)"
+
+
+def test_the_caption_states_the_coverage_of_two_launches(cli, db, clean_env):
+    """Two launches: [min, max] holds the true median with probability 1 - 2 / 2**2 = 50 %."""
+    runs = [run_of({1: 1.0}, label="vm"), run_of({1: 1.2}, label="vm")]
+    for index, run in enumerate(runs):
+        run.repeat_index = index
+    store_runs(db, runs)
+    caption = cli("compare", "--db", db, "--format", "markdown").stdout.splitlines()[0]
+    assert "50.0% from 2 launches" in caption and "95%" not in caption

@@ -18,15 +18,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from commscope.analysis.compare import (
-    Key,
-    combinations,
-    common_metric,
-    points_by_key,
-    repeat_groups,
-    sort_keys,
-    varying_axes,
-)
+from commscope.analysis.compare import Key, combinations, common_metric, points_by_key, sort_keys, varying_axes
+from commscope.analysis.repeats import repeat_groups
 from commscope.analysis.stats import Evidence, Summary, worse_evidence
 from commscope.analysis.sweep_check import SweepCheck
 from commscope.errors import UsageError
@@ -218,6 +211,21 @@ def _keyed(base_runs: Sequence[Run], new_runs: Sequence[Run]):
     return base_points, new_points, sort_keys(key for points in base_points + new_points for key in points)
 
 
+def _judged_at(base: Sequence[Run], new: Sequence[Run], of_benchmark: Sequence[Run], first: bool) -> list[Axes]:
+    """The combinations of the sweep axes that vary to judge the repeats `new` at, a verdict
+    each (each datatype of a -T sweep passes or fails on its own; one, unset, when none
+    varies): those `new` has and, for the benchmark's `first` group, those of the baseline
+    that no new run of the benchmark has, which fail as missing. An imported file holds a
+    run per datatype; each is judged at its own."""
+
+    def held(points: Sequence[dict[Key, Point]]) -> list[Axes]:
+        return combinations(key for keyed in points for key in keyed)
+
+    base_points, all_new_points, _ = _keyed(base, of_benchmark)
+    missing = [axes for axes in held(base_points) if axes not in held(all_new_points)] if first else []
+    return list(dict.fromkeys([*held(_keyed(base, new)[1]), *missing])) or [Axes()]
+
+
 def judge_curve(
     benchmark: str,
     metric: str,
@@ -288,6 +296,7 @@ def check_curves(
     names = [group[0].label or group[0].system for group in groups]
     if len(set(names)) == 1:
         names = [None] * len(groups)  # one group per benchmark: the benchmark names it
+    judged: set[str] = set()  # benchmarks whose baseline-only combinations have a curve
     for new, name in zip(groups, names):
         benchmark = new[0].benchmark
         base = [run for run in base_runs if run.benchmark == benchmark]
@@ -295,10 +304,10 @@ def check_curves(
             unmatched += new
             continue
         chosen = common_metric(base + new, metric)
-        # a verdict per combination of the sweep axes that vary among the runs (one curve
-        # when none does): each datatype of a -T sweep passes or fails on its own
+        of_benchmark = [run for run in new_runs if run.benchmark == benchmark]
         curves += [
             judge_curve(benchmark, chosen, base, new, policy, name, combination)
-            for combination in combinations(_keyed(base, new)[2]) or [Axes()]
+            for combination in _judged_at(base, new, of_benchmark, benchmark not in judged)
         ]
+        judged.add(benchmark)
     return CheckResult(baseline, curves, unmatched)

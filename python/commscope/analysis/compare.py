@@ -13,27 +13,16 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
+from commscope.analysis.repeats import median_series, repeat_groups
 from commscope.errors import UsageError
 from commscope.records.benchmarks import primary_metric
-from commscope.records.metrics import PREFERRED, direction_text, metric_title, resolve_metric, unit_of
+from commscope.records.metrics import PREFERRED, resolve_metric, unit_of
 from commscope.records.run import AXES, Axes, Point, PointKey, Run
 
 #: A row of a series, a records.run.PointKey: message size (None for barrier-like
 #: benchmarks); the window only for runs that vary it at one size (mbw_mr -V), else
 #: None; the sweep axes that vary among the runs looked at together, the others unset.
 Key = PointKey
-
-
-# -- runs ------------------------------------------------------------------------
-
-
-def repeat_groups(runs: Sequence[Run]) -> list[list[Run]]:
-    """Runs of one benchmark with the same label and system, as `commscope run --repeat`
-    makes them, grouped in order of first appearance."""
-    groups: dict[tuple, list[Run]] = {}
-    for run in runs:
-        groups.setdefault((run.benchmark, run.label, run.system), []).append(run)
-    return list(groups.values())
 
 
 # -- metrics and series -----------------------------------------------------------
@@ -183,41 +172,37 @@ class Comparison:
     def unit(self) -> str:
         return unit_of(self.metric)
 
-    def extra_headers(self) -> list[str]:
-        first = self.names[0]
-        headers = []
-        for name in self.names[1:]:
-            headers += [f"{name}/{first}"] if self.ratio else []
-            headers += [f"{name} vs {first} %"] if self.pdiff else []
-        return headers
-
     def extras(self, row: Row) -> list[tuple[str, float | None]]:
-        """("ratio" or "pdiff", number) cells of a row, in extra_headers() order."""
+        """("ratio" or "pdiff", number) cells of a row: for each run after the first, its
+        ratio to the first, then its percent difference, as asked for."""
         cells = []
         for ratio in row.ratios():
             cells += [("ratio", ratio)] if self.ratio else []
             cells += [("pdiff", None if ratio is None else 100 * (ratio - 1))] if self.pdiff else []
         return cells
 
-    def caption(self) -> str:
-        text = f"{metric_title(self.metric)}, {direction_text(self.metric) or 'no known direction'}"
-        if self.ratio or self.pdiff:
-            text += f"; ratios against {self.names[0]}"
-        if any(len(group) > 1 for group in self.groups):
-            text += "; median of repeated launches [its order-statistic interval, 95% from 6 launches]"
-        return text
+    def interval_coverages(self) -> list[tuple[int, float]]:
+        """(launches, coverage) of the repeat columns' intervals, each column's lowest (a size
+        some launch lacks has fewer), without repeating a pair."""
+        found = []
+        for column in range(len(self.groups)):
+            cells = [row.intervals[column] for row in self.rows if row.intervals and row.intervals[column]]
+            if cells:
+                cell = min(cells, key=lambda cell: cell.coverage)
+                found.append((cell.n, cell.coverage))
+        return list(dict.fromkeys(found))
 
 
 def compare(runs: Sequence[Run], metric: str | None = None, *, ratio: bool = False, pdiff: bool = False) -> Comparison:
-    """A column per run; repeats of one benchmark, label and system (`run --repeat`) share
-    one column: their per-size median with its interval."""
-    from commscope.analysis.repeats import median_series  # it builds on this module
-
+    """A column per run; the launches of one `run --repeat` (analysis.repeats) share one
+    column: their per-size median with its interval."""
     runs = list(runs)
     metric = common_metric(runs, metric)
     axes = varying_axes(runs)
     groups = repeat_groups(runs)
-    medians = [median_series(group, metric, axes) if len(group) > 1 else None for group in groups]
+    medians = [
+        median_series([series(run, metric, axes) for run in group]) if len(group) > 1 else None for group in groups
+    ]
     columns = [
         {key: cell.median for key, cell in median.items()} if median is not None else series(group[0], metric, axes)
         for group, median in zip(groups, medians)

@@ -1,5 +1,6 @@
-"""Repeated launches of one benchmark (`commscope run --repeat K`) summarised per size: the
-median across launches with a distribution-free 95 % interval.
+"""Repeated launches of one benchmark (`commscope run --repeat K`): which runs are repeats
+of each other, and their per-size median across launches with a distribution-free 95 %
+interval.
 
 Why the median and order statistics: launches differ by more than their samples say
 (placement, frequency, the neighbours of the moment), so the launch is the unit; with
@@ -18,8 +19,7 @@ from dataclasses import dataclass
 
 from scipy import stats as sps
 
-from commscope.analysis.compare import Key, points_by_key
-from commscope.records.run import Run
+from commscope.records.run import PointKey, Run
 
 CONFIDENCE = 0.95
 
@@ -33,10 +33,6 @@ class MedianInterval:
     high: float
     n: int
     coverage: float  # probability that [low, high] holds the true median
-
-    def text(self) -> str:
-        """ "1.23 [1.20, 1.31]" as tables show it (OMB's two decimals)."""
-        return f"{self.median:.2f} [{self.low:.2f}, {self.high:.2f}]"
 
 
 def order_statistic_ranks(n: int, confidence: float = CONFIDENCE) -> tuple[int, int, float]:
@@ -58,31 +54,28 @@ def median_interval(values: Sequence[float], confidence: float = CONFIDENCE) -> 
     return MedianInterval(statistics.median(ordered), ordered[j - 1], ordered[k - 1], len(ordered), float(coverage))
 
 
-def median_series(runs: Sequence[Run], metric: str, axes: tuple[str, ...] | None = None) -> dict[Key, MedianInterval]:
-    """Per point (size, window and the sweep axes named in `axes`; default: those that vary
-    within each run), the median of `metric` over the runs that have it there."""
-    values: dict[Key, list[float]] = {}
-    for run in runs:
-        for key, point in points_by_key(run, axes).items():
-            value = point.metrics.get(metric)
-            if isinstance(value, (int, float)) and not isinstance(value, bool):
-                values.setdefault(key, []).append(float(value))
+def median_series(columns: Sequence[dict[PointKey, float]]) -> dict[PointKey, MedianInterval]:
+    """Per point, the median of the launches' values (one series each, as
+    analysis.compare.series gives them) over the launches that have it there."""
+    values: dict[PointKey, list[float]] = {}
+    for column in columns:
+        for key, value in column.items():
+            values.setdefault(key, []).append(float(value))
     return {key: median_interval(found) for key, found in values.items()}
 
 
-def siblings(run: Run, candidates: Sequence[Run]) -> list[Run]:
-    """The repeats `run` belongs to among `candidates` (itself included, in repeat order):
-    same invocation, benchmark, label, system and flags. Imported runs are never repeats of
-    each other: one file holds several tables (a datatype each) of the same benchmark."""
+def _repeat_identity(run: Run) -> tuple:
+    """What launches of one `run --repeat` share: invocation, benchmark, flags, label and
+    system. An imported run is its own: one file holds several tables (a datatype each) of
+    one benchmark, and two files imported under one label are two results, not launches."""
     if run.source_format is not None:
-        return [run]
-    same = [
-        other
-        for other in candidates
-        if other.invocation_id == run.invocation_id
-        and other.benchmark == run.benchmark
-        and other.label == run.label
-        and other.system == run.system
-        and other.flags == run.flags
-    ]
-    return sorted(same, key=lambda other: (other.repeat_index, other.id or 0))
+        return ("imported", id(run))
+    return (run.invocation_id, run.benchmark, tuple(run.flags), run.label, run.system)
+
+
+def repeat_groups(runs: Sequence[Run]) -> list[list[Run]]:
+    """`runs` as groups of repeats, in order of first appearance, each in launch order."""
+    groups: dict[tuple, list[Run]] = {}
+    for run in runs:
+        groups.setdefault(_repeat_identity(run), []).append(run)
+    return [sorted(group, key=lambda run: (run.repeat_index, run.id or 0)) for group in groups.values()]

@@ -275,8 +275,8 @@ def model(selectors, benchmark, since, last_invocation, each, fmt, db: Path) -> 
     """
     import json
 
-    from commscope.analysis.compare import repeat_groups
     from commscope.analysis.model import fits as fit_each
+    from commscope.analysis.repeats import repeat_groups
     from commscope.output.views import MODEL_HEADER, model_cells, model_headline, rich_table
     from commscope.store.selection import select_runs
 

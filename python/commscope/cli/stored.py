@@ -129,7 +129,7 @@ def show(run_id, raw, db: Path) -> None:
     imported OMB table, its lines as the file has them; otherwise it is
     rendered from the stored points.
     """
-    from commscope.analysis.repeats import siblings
+    from commscope.analysis.repeats import repeat_groups
     from commscope.kinds import kind_of
     from commscope.output.views import provenance_lines, repeat_lines
     from commscope.records.text import precision_line
@@ -149,7 +149,7 @@ def show(run_id, raw, db: Path) -> None:
             if run.invocation_id
             else []
         )
-        group = siblings(run, [run, *same])
+        group = repeat_groups([run, *same])[0]  # the group of the run shown comes first
     if raw:
         if raw not in outputs:
             raise UsageError(f"run {run_id} has no raw output {raw!r}; it has: {', '.join(outputs) or 'none'}")
@@ -187,7 +187,7 @@ def export(run_ids, fmt, output, db: Path) -> None:
 
     RUN is a run id from `commscope list runs`, or `last`.
     """
-    from commscope.output.export import FORMATS
+    from commscope.output.run_export import FORMATS
     from commscope.store.db import Store
 
     with Store(db, readonly=True) as store:

@@ -94,14 +94,14 @@ class RunKind:
 
     def compare(self, runs: Sequence[Run], request: CompareRequest) -> Compared:
         from commscope.analysis.compare import compare as build
-        from commscope.output.comparison import FORMATS
+        from commscope.output.comparison import FORMATS, caption
         from commscope.output.views import comparison_table
 
         comparison = build(runs, request.metric, ratio=request.ratio, pdiff=request.pdiff)
 
         def show() -> None:
             console = ui.table_console()
-            console.print(terminal(comparison.caption()), markup=False, highlight=False)
+            console.print(terminal(caption(comparison)), markup=False, highlight=False)
             console.print(comparison_table(comparison))
 
         return Compared(

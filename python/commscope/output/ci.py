@@ -14,12 +14,13 @@ new runs have, passes and says so in <system-out>. The layout is the common JUni
 
 from __future__ import annotations
 
-import json
-import xml.etree.ElementTree as ET
 from typing import Any
 
 from commscope.analysis.check import FAILING, CheckResult, CurveVerdict, SizeVerdict
 from commscope.analysis.sweep_check import SweepCheck
+from commscope.output.export.json import json_text
+from commscope.output.export.junit import CASE_COLUMNS, FAILURE, PASSED, SKIPPED, case, junit_text
+from commscope.output.export.table import Table
 from commscope.records.metrics import unit_of
 from commscope.records.text import format_key, format_value
 
@@ -52,71 +53,56 @@ def evidence_text(curve: CurveVerdict, size: SizeVerdict) -> str:
 
 
 def junit_xml(result: CheckResult) -> str:
-    root = ET.Element("testsuites", name=f"commscope check against baseline {result.baseline}")
-    total = failed = 0
-    for curve in result.curves:
-        suite = ET.SubElement(root, "testsuite", name=_suite_name(curve))
-        suite_failed = 0
-        for size in curve.sizes:
-            case = ET.SubElement(
-                suite, "testcase", name=_case_name(curve, size), classname=f"commscope.{curve.benchmark}"
-            )
-            text = evidence_text(curve, size)
-            if size.status in FAILING:
-                suite_failed += 1
-                failure = ET.SubElement(
-                    case, "failure", type="regression" if size.status == "FAIL" else "missing", message=text
+    suites = [_curve_suite(curve) for curve in result.curves] + [_sweep_suite(sweep) for sweep in result.sweeps]
+    suites += [
+        Table(
+            CASE_COLUMNS,
+            [
+                case(
+                    f"{run.benchmark} run {run.id}",
+                    f"commscope.{run.benchmark}",
+                    SKIPPED,
+                    message=f"baseline {result.baseline!r} has no {run.benchmark} runs",
                 )
-                failure.text = text
-            else:
-                ET.SubElement(case, "system-out").text = text
-        suite.set("tests", str(len(curve.sizes)))
-        suite.set("failures", str(suite_failed))
-        suite.set("errors", "0")
-        suite.set("skipped", "0")
-        # --allow-failing may let a curve pass with failing sizes: say so where CI shows suites.
-        ET.SubElement(suite, "system-out").text = curve.summary()
-        total += len(curve.sizes)
-        failed += suite_failed
-    for sweep in result.sweeps:
-        tests, suite_failed = _sweep_suite(root, sweep)
-        total += tests
-        failed += suite_failed
-    for run in result.unmatched:
-        suite = ET.SubElement(root, "testsuite", name=run.benchmark, tests="1", failures="0", errors="0", skipped="1")
-        case = ET.SubElement(
-            suite, "testcase", name=f"{run.benchmark} run {run.id}", classname=f"commscope.{run.benchmark}"
+            ],
+            title=run.benchmark,
         )
-        ET.SubElement(case, "skipped", message=f"baseline {result.baseline!r} has no {run.benchmark} runs")
-        total += 1
-    root.set("tests", str(total))
-    root.set("failures", str(failed))
-    root.set("errors", "0")
-    ET.indent(root)
-    return ET.tostring(root, encoding="unicode", xml_declaration=True) + "\n"
+        for run in result.unmatched
+    ]
+    return junit_text(f"commscope check against baseline {result.baseline}", suites)
 
 
-def _sweep_suite(root: ET.Element, sweep: SweepCheck) -> tuple[int, int]:
+def _curve_suite(curve: CurveVerdict) -> Table:
+    """A curve's suite: a case per size, failing with its evidence where the size fails."""
+    rows = []
+    for size in curve.sizes:
+        text = evidence_text(curve, size)
+        name, classname = _case_name(curve, size), f"commscope.{curve.benchmark}"
+        if size.status in FAILING:
+            kind = "regression" if size.status == "FAIL" else "missing"
+            rows.append(case(name, classname, FAILURE, kind=kind, message=text, text=text))
+        else:
+            rows.append(case(name, classname, PASSED, text=text))
+    # --allow-failing may let a curve pass with failing sizes: say so where CI shows suites.
+    return Table(CASE_COLUMNS, rows, title=_suite_name(curve), caption=curve.summary())
+
+
+def _sweep_suite(sweep: SweepCheck) -> Table:
     """A sweep's suite: a case per metric (failing with the pairs that got worse) and one
-    for the hosts; returns (tests, failures)."""
-    suite = ET.SubElement(root, "testsuite", name=f"pairs sweep run {sweep.run.id}")
+    for the hosts."""
     cases = [
         (f"pairs {metric}", [sweep.change_text(change) for change in sweep.changes if change.metric == metric])
         for metric in sweep.metrics
     ]
     missing = [f"hosts of the baseline missing: {', '.join(sweep.missing_hosts)}"] if sweep.missing_hosts else []
     cases.append(("pairs hosts", missing))
-    failed = 0
-    for name, problems in cases:
-        case = ET.SubElement(suite, "testcase", name=name, classname="commscope.pairs")
-        if problems:
-            failed += 1
-            failure = ET.SubElement(case, "failure", type="regression", message=problems[0])
-            failure.text = "\n".join(problems)
-    for key, value in (("tests", len(cases)), ("failures", failed), ("errors", 0), ("skipped", 0)):
-        suite.set(key, str(value))
-    ET.SubElement(suite, "system-out").text = sweep.summary()
-    return len(cases), failed
+    rows = [
+        case(name, "commscope.pairs", FAILURE, kind="regression", message=problems[0], text="\n".join(problems))
+        if problems
+        else case(name, "commscope.pairs", PASSED)
+        for name, problems in cases
+    ]
+    return Table(CASE_COLUMNS, rows, title=f"pairs sweep run {sweep.run.id}", caption=sweep.summary())
 
 
 def _sweep_dict(sweep: SweepCheck) -> dict[str, Any]:
@@ -190,4 +176,4 @@ def check_json(result: CheckResult) -> str:
         "sweeps": [_sweep_dict(sweep) for sweep in result.sweeps],
         "unmatched_runs": [{"id": run.id, "benchmark": run.benchmark} for run in result.unmatched],
     }
-    return json.dumps(document, indent=2, ensure_ascii=False) + "\n"
+    return json_text(document)

@@ -1,18 +1,17 @@
-"""A Comparison (analysis.compare) as text: the cells of the terminal table, Markdown,
-CSV and JSON."""
+"""A Comparison (analysis.compare) as one table (output.export.table): the terminal, the
+report, Markdown and CSV show it; JSON keeps its own document, which scripts read."""
 
 from __future__ import annotations
 
-import csv
-import io
-import json
-import math
-
 from commscope.analysis.compare import Comparison, Row
-from commscope.records.metrics import higher_is_worse
+from commscope.analysis.repeats import MedianInterval
+from commscope.output.export.csv import csv_text
+from commscope.output.export.json import json_text
+from commscope.output.export.markdown import markdown_text
+from commscope.output.export.table import Cell, Column, Table
+from commscope.records.metrics import direction_text, higher_is_worse, metric_title
 from commscope.records.run import AXIS_TITLES
 from commscope.records.text import format_key, format_value
-from commscope.records.textsafe import csv_cell, markdown_cell
 
 
 def axis_cells(comparison: Comparison, row: Row) -> list[str | None]:
@@ -23,86 +22,76 @@ def axis_cells(comparison: Comparison, row: Row) -> list[str | None]:
 _EXTRA_FORMATS = {"ratio": "{:.3f}", "pdiff": "{:+.1f}%"}
 
 
-def _format_extras(comparison: Comparison, row: Row) -> list[str]:
-    return ["-" if value is None else _EXTRA_FORMATS[kind].format(value) for kind, value in comparison.extras(row)]
+def caption(comparison: Comparison) -> str:
+    """The metric, which way is better, what the ratios are against and how likely each
+    repeat median's interval is to hold the true median."""
+    text = f"{metric_title(comparison.metric)}, {direction_text(comparison.metric) or 'no known direction'}"
+    if comparison.ratio or comparison.pdiff:
+        text += f"; ratios against {comparison.names[0]}"
+    coverages = comparison.interval_coverages()
+    if coverages:
+        covered = ", ".join(f"{100 * coverage:.1f}% from {launches} launches" for launches, coverage in coverages)
+        text += f"; median of repeated launches [its order-statistic interval, {covered}]"
+    return text
+
+
+def extra_headers(comparison: Comparison) -> list[str]:
+    """The headers of Comparison.extras' cells."""
+    first = comparison.names[0]
+    headers = []
+    for name in comparison.names[1:]:
+        headers += [f"{name}/{first}"] if comparison.ratio else []
+        headers += [f"{name} vs {first} %"] if comparison.pdiff else []
+    return headers
+
+
+def interval_text(cell: MedianInterval) -> str:
+    """ "1.23 [1.20, 1.31]": a repeat median and its interval (OMB's two decimals)."""
+    return f"{cell.median:.2f} [{cell.low:.2f}, {cell.high:.2f}]"
+
+
+def table_of(comparison: Comparison) -> Table:
+    """Axes, size, a column per run (a repeat median shown with its interval), the ratios;
+    for machines also the window where it varies and the repeat medians' interval ends."""
+    window = any(row.key.window is not None for row in comparison.rows)
+    spans = [i for i, group in enumerate(comparison.groups) if len(group) > 1]  # repeat medians' intervals
+    columns = [
+        *(Column(name, AXIS_TITLES[name], numeric=False) for name in comparison.axes),
+        Column("size", "Size", "B"),
+        *([Column("window")] if window else []),
+        *(Column(name, name) for name in comparison.names),
+        *(Column(header, header) for header in extra_headers(comparison)),
+        *(Column(f"{comparison.names[i]} {end}") for i in spans for end in ("low", "high")),
+    ]
+    rows = []
+    for row in comparison.rows:
+        intervals = row.intervals or [None] * len(row.values)
+        rows.append(
+            [
+                *(Cell(value) for value in axis_cells(comparison, row)),
+                Cell(row.key.size, format_key(row.key)),
+                *([Cell(row.key.window)] if window else []),
+                *(
+                    Cell(value, format_value(value) if interval is None else interval_text(interval))
+                    for value, interval in zip(row.values, intervals)
+                ),
+                *(
+                    Cell(value, "-" if value is None else _EXTRA_FORMATS[kind].format(value))
+                    for kind, value in comparison.extras(row)
+                ),
+                *(Cell(getattr(intervals[i], end) if intervals[i] else None) for i in spans for end in ("low", "high")),
+            ]
+        )
+    return Table(columns, rows, caption=caption(comparison))
 
 
 def text_cells(comparison: Comparison) -> tuple[list[str], list[list[str]]]:
-    """Header and rows as displayed text (table, Markdown and the HTML report share them)."""
-    header = [
-        *(AXIS_TITLES[name] for name in comparison.axes),
-        "Size (B)",
-        *comparison.names,
-        *comparison.extra_headers(),
-    ]
-    rows = [
-        [
-            *(cell or "-" for cell in axis_cells(comparison, row)),
-            format_key(row.key),
-            *(
-                interval.text() if interval is not None else format_value(value)
-                for value, interval in zip(row.values, row.intervals or [None] * len(row.values))
-            ),
-            *_format_extras(comparison, row),
-        ]
-        for row in comparison.rows
-    ]
-    return header, rows
-
-
-def to_markdown(comparison: Comparison) -> str:
-    header, rows = text_cells(comparison)
-    lines = [
-        markdown_cell(comparison.caption()) + ".",
-        "",
-        "| " + " | ".join(map(markdown_cell, header)) + " |",
-        "|" + "|".join(":---" if index < len(comparison.axes) else "---:" for index in range(len(header))) + "|",
-    ]
-    lines += ["| " + " | ".join(map(markdown_cell, row)) + " |" for row in rows]
-    return "\n".join(lines) + "\n"
-
-
-def to_csv(comparison: Comparison) -> str:
-    """Numbers as stored (no rounding), empty cells where a value is missing."""
-    buffer = io.StringIO()
-    writer = csv.writer(buffer, lineterminator="\n")
-    varies = any(row.key.window is not None for row in comparison.rows)
-    spans = [i for i, group in enumerate(comparison.groups) if len(group) > 1]  # repeat medians' intervals
-    writer.writerow(
-        [
-            *comparison.axes,
-            "size",
-            *(["window"] if varies else []),
-            *map(csv_cell, comparison.names),
-            *map(csv_cell, comparison.extra_headers()),
-            *(csv_cell(f"{comparison.names[i]} {end}") for i in spans for end in ("low", "high")),
-        ]
-    )
-    for row in comparison.rows:
-        cells = [
-            *row.values,
-            *(value for _, value in comparison.extras(row)),
-            *(
-                getattr(row.intervals[i], end) if row.intervals and row.intervals[i] else None
-                for i in spans
-                for end in ("low", "high")
-            ),
-        ]
-        writer.writerow(
-            [
-                *axis_cells(comparison, row),
-                row.key.size,
-                *([row.key.window] if varies else []),
-                *("" if cell is None else cell for cell in cells),
-            ]
-        )
-    return buffer.getvalue()
+    """Header and rows as displayed text (the terminal table and the HTML report)."""
+    table = table_of(comparison)
+    return table.headings(), table.texts()
 
 
 def to_json(comparison: Comparison) -> str:
-    def number(value):
-        return None if value is None or (isinstance(value, float) and not math.isfinite(value)) else value
-
     document = {
         "metric": comparison.metric,
         "unit": comparison.unit,
@@ -123,19 +112,23 @@ def to_json(comparison: Comparison) -> str:
                 **dict(zip(comparison.axes, axis_cells(comparison, row))),
                 "size": row.key.size,
                 "window": row.key.window,
-                "values": [number(v) for v in row.values],
+                "values": row.values,
                 **(
                     {"intervals": [None if cell is None else [cell.low, cell.high, cell.n] for cell in row.intervals]}
                     if any(row.intervals)
                     else {}
                 ),
-                **({"ratios": [number(r) for r in row.ratios()]} if comparison.ratio or comparison.pdiff else {}),
+                **({"ratios": row.ratios()} if comparison.ratio or comparison.pdiff else {}),
             }
             for row in comparison.rows
         ],
     }
-    return json.dumps(document, indent=2, ensure_ascii=False) + "\n"
+    return json_text(document)
 
 
 #: Machine-readable formats; "table" is drawn by views.comparison_table.
-FORMATS = {"markdown": to_markdown, "csv": to_csv, "json": to_json}
+FORMATS = {
+    "markdown": lambda comparison: markdown_text([table_of(comparison)]),
+    "csv": lambda comparison: csv_text([table_of(comparison)]),
+    "json": to_json,
+}

@@ -11,9 +11,9 @@ points carry, so a run of the core and an imported OMB file print alike.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Sequence
 
+from commscope.records.metrics import percentile_of
 from commscope.records.run import ONE_SIDED_CALLS, Axes, Point, Run
 
 SIZE_WIDTH = 10
@@ -47,7 +47,6 @@ _NOT_COLUMNS = {
     "precision_rounds",
     "precision_stop",
 }
-_PERCENTILE = re.compile(r"p(?P<whole>\d+)(?:_(?P<frac>\d+))?_(?P<unit>us|MBps)")
 
 
 def _title(metric: str, metrics: Sequence[str]) -> str:
@@ -55,10 +54,9 @@ def _title(metric: str, metrics: Sequence[str]) -> str:
         return "MB/s"  # osu_mbw_mr's heading
     if metric in _TITLES:
         return _TITLES[metric]
-    match = _PERCENTILE.fullmatch(metric)
-    if match:
-        percentile = match["whole"] + (f".{match['frac']}" if match["frac"] else "")
-        return f"P{percentile} Tail {'Lat(us)' if match['unit'] == 'us' else 'BW(MB/s)'}"
+    percentile = percentile_of(metric)
+    if percentile:
+        return f"P{percentile[0]} Tail {'Lat(us)' if percentile[1] == 'us' else 'BW(MB/s)'}"
     return metric
 
 
@@ -120,7 +118,7 @@ def _table(points: Sequence[Point], full: bool | None, hide: Sequence[str]) -> l
     columns = [name for name in _MAIN if name in names]
     if full is not False:
         columns += [name for name in _FULL if name in names]
-    percentiles = [name for name in names if _PERCENTILE.fullmatch(name)]
+    percentiles = [name for name in names if percentile_of(name)]
     busbw = [name for name in _BUSBW if name in names]
     others = [name for name in names if name not in _TITLES and name not in percentiles]
     show_iterations = bool(full)

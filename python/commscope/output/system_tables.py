@@ -3,12 +3,13 @@ like the OSU tables of the network benchmarks, and Markdown, CSV or JSON for `co
 
 from __future__ import annotations
 
-import csv
-import io
-import json
 from collections.abc import Sequence
 
 from commscope.analysis.system_tables import SystemTable
+from commscope.output.export.csv import csv_text
+from commscope.output.export.json import json_text
+from commscope.output.export.markdown import markdown_text
+from commscope.output.export.table import Cell, Column, Table
 
 
 def text_table(table: SystemTable) -> str:
@@ -24,43 +25,22 @@ def text_table(table: SystemTable) -> str:
     return "\n".join(lines) + "\n"
 
 
-def _md_cell(text: str) -> str:
-    return text.replace("&", "&amp;").replace("<", "&lt;").replace("|", "\\|")
-
-
-def to_markdown(tables: Sequence[SystemTable]) -> str:
-    parts = []
-    for table in tables:
-        lines = [
-            f"{table.title}",
-            "",
-            "| " + " | ".join(_md_cell(cell) for cell in table.header) + " |",
-            "|:---|" + "---:|" * (len(table.header) - 1),
-        ]
-        lines += ["| " + " | ".join(_md_cell(cell) for cell in row) + " |" for row in table.rows]
-        parts.append("\n".join(lines) + "\n")
-    return "\n".join(parts)
-
-
-def to_csv(tables: Sequence[SystemTable]) -> str:
-    out = io.StringIO()
-    writer = csv.writer(out, lineterminator="\n")
-    for table in tables:
-        writer.writerow([table.title])
-        writer.writerow(table.header)
-        writer.writerows(table.values)
-    return out.getvalue()
+def as_table(table: SystemTable) -> Table:
+    """A seed 001 table in the shape every exporter takes: the first column names the row,
+    the others are numbers."""
+    columns = [Column(heading, heading, numeric=index > 0) for index, heading in enumerate(table.header)]
+    rows = [
+        [Cell(value, text) for value, text in zip(values, texts)] for values, texts in zip(table.values, table.rows)
+    ]
+    return Table(columns, rows, title=table.title, caption=table.caption)
 
 
 def to_json(tables: Sequence[SystemTable]) -> str:
-    return (
-        json.dumps(
-            [{"title": table.title, "header": table.header, "rows": table.values} for table in tables],
-            indent=2,
-            ensure_ascii=False,
-        )
-        + "\n"
-    )
+    return json_text([{"title": table.title, "header": table.header, "rows": table.values} for table in tables])
 
 
-FORMATS = {"markdown": to_markdown, "csv": to_csv, "json": to_json}
+FORMATS = {
+    "markdown": lambda tables: markdown_text([as_table(table) for table in tables]),
+    "csv": lambda tables: csv_text([as_table(table) for table in tables]),
+    "json": to_json,
+}

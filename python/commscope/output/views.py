@@ -276,7 +276,7 @@ def verdict_table(curve: CurveVerdict) -> Table:
 def repeat_lines(group: Sequence[Run]) -> list[str]:
     """The per-size median of a metric across the repeats of one launch, with its interval
     (analysis.repeats) and the spread of the launches, as `show` prints it."""
-    from commscope.analysis.compare import primary, sort_keys
+    from commscope.analysis.compare import primary, series, sort_keys
     from commscope.analysis.repeats import median_series
     from commscope.records.metrics import metric_title
     from commscope.records.text import format_key
@@ -284,7 +284,7 @@ def repeat_lines(group: Sequence[Run]) -> list[str]:
     metric = primary(group[0])
     if metric is None:
         return []
-    medians = median_series(group, metric)
+    medians = median_series([series(run, metric) for run in group])
     coverage = min(cell.coverage for cell in medians.values()) if medians else 0
     lines = [
         f"# median of {len(group)} repeats (runs {', '.join(str(run.id) for run in group)}), "

@@ -154,14 +154,21 @@ def percentile_metric(percentile: str | float, unit_suffix: str) -> str:
     return f"p{text.replace('.', '_')}_{unit_suffix}"
 
 
+def percentile_of(metric: str) -> tuple[str, str] | None:
+    """The percentile and unit suffix a percentile metric's name holds:
+    ``percentile_of("p99_9_us") == ("99.9", "us")``; None for any other metric."""
+    match = _PERCENTILE_NAME.fullmatch(metric)
+    if not match:
+        return None
+    return match["whole"] + (f".{match['frac']}" if match["frac"] else ""), match["unit"]
+
+
 def unit_of(metric: str) -> str:
     """Unit of a metric name from the vocabulary (``""`` if the name is not in it)."""
     if metric in METRIC_UNITS:
         return METRIC_UNITS[metric]
-    match = _PERCENTILE_NAME.fullmatch(metric)
-    if match:
-        return _PERCENTILE_UNITS[match["unit"]]
-    return ""
+    percentile = percentile_of(metric)
+    return _PERCENTILE_UNITS[percentile[1]] if percentile else ""
 
 
 def is_known_metric(metric: str) -> bool:

@@ -12,7 +12,7 @@ from commscope.analysis.compare import compare, primary, series
 from commscope.analysis.model import fits as fit_model
 from commscope.errors import UsageError
 from commscope.output import plot
-from commscope.output.comparison import text_cells
+from commscope.output.comparison import caption, text_cells
 from commscope.output.report import sweep, warnings
 from commscope.output.report.compute import SystemSection
 from commscope.output.report.table import Table
@@ -159,7 +159,7 @@ def network_sections(runs: Sequence[Run], check: CheckResult | None) -> ReportPa
             part.sections.append(Section(benchmark, "-", b"", Table([], []), notes=[str(exc)]))
             continue
         header, rows = text_cells(comparison)
-        section = Section(benchmark, comparison.metric, b"", Table(header, rows, comparison.caption()))
+        section = Section(benchmark, comparison.metric, b"", Table(header, rows, caption(comparison)))
         try:
             section.figure_svg = plot.render(plot.figure(group, comparison.metric), "svg")
         except UsageError as exc:

@@ -7,16 +7,15 @@ formula get a leading apostrophe; secret-looking environment values are redacted
 
 from __future__ import annotations
 
-import csv
 import dataclasses
-import io
-import json
 from collections.abc import Sequence
 
+from commscope.output.export.csv import csv_text
+from commscope.output.export.json import json_text
+from commscope.output.export.table import Cell, Column, Table
 from commscope.records.metrics import CORE_METRICS, TIME_COLUMNS
 from commscope.records.redact import redact_environment
 from commscope.records.run import AXES, Run
-from commscope.records.textsafe import csv_cell
 
 EXPORT_FORMAT = "commscope-export"
 EXPORT_VERSION = 1
@@ -56,7 +55,7 @@ def to_json(runs: Sequence[Run]) -> str:
         del document["raw"]
         document["environment"] = redact_environment(run.environment)  # runs stored before redaction
         documents.append(document)
-    return json.dumps({"format": EXPORT_FORMAT, "version": EXPORT_VERSION, "runs": documents}, indent=2) + "\n"
+    return json_text({"format": EXPORT_FORMAT, "version": EXPORT_VERSION, "runs": documents})
 
 
 def to_csv(runs: Sequence[Run]) -> str:
@@ -70,38 +69,31 @@ def to_csv(runs: Sequence[Run]) -> str:
             if name not in CORE_METRICS and name != "validation"
         )
     )
-    buffer = io.StringIO()
-    writer = csv.writer(buffer, lineterminator="\n")
-    writer.writerow([*_RUN_CSV_COLUMNS, *_POINT_CSV_COLUMNS, *map(csv_cell, extra)])
+    rows = []
     for run in runs:
         run_cells = [
-            *map(
-                csv_cell,
-                (
-                    run.id,
-                    run.benchmark,
-                    run.label,
-                    run.system,
-                    run.status,
-                    run.ranks,
-                    run.nodes,
-                    run.mpi_library,
-                    run.mpi_version,
-                    run.started_at,
-                ),
-            )
+            run.id,
+            run.benchmark,
+            run.label,
+            run.system,
+            run.status,
+            run.ranks,
+            run.nodes,
+            run.mpi_library,
+            run.mpi_version,
+            run.started_at,
         ]
         for point in run.points:
-            writer.writerow(
-                [
-                    *run_cells,
-                    *point.column_values(),
-                    point.validation_errors,
-                    point.validation,
-                    *(point.metrics.get(name) for name in extra),
-                ]
-            )
-    return buffer.getvalue()
+            values = [
+                *run_cells,
+                *point.column_values(),
+                point.validation_errors,
+                point.validation,
+                *(point.metrics.get(name) for name in extra),
+            ]
+            rows.append([Cell(value) for value in values])
+    columns = [Column(name) for name in (*_RUN_CSV_COLUMNS, *_POINT_CSV_COLUMNS, *extra)]
+    return csv_text([Table(columns, rows)])
 
 
 FORMATS = {"csv": to_csv, "json": to_json}
