@@ -25,7 +25,6 @@ from commscope.analysis.sweep_check import SweepCheck
 from commscope.errors import UsageError
 from commscope.records.metrics import higher_is_worse, time_relation, unit_of
 from commscope.records.run import Axes, Point, Run
-from commscope.records.text import format_key
 
 DEFAULT_TOLERANCE = 0.10
 #: Default floor for time metrics: OMB prints two decimals of a microsecond, so
@@ -173,21 +172,6 @@ class CurveVerdict:
         sign = 1 if higher_is_worse(self.metric) else -1
         changed = [size for size in self.sizes if size.change is not None]
         return max(changed, key=lambda size: sign * size.change, default=None)
-
-    def summary(self) -> str:
-        verdict = "PASS" if self.passed else "FAIL"
-        who = f" {self.name}" if self.name else ""
-        who += self.axes.suffix()
-        text = (
-            f"{self.benchmark}{who} ({self.metric}): {verdict}, {len(self.failing)} of {len(self.sizes)} sizes "
-            f"fail (allowed {self.policy.allow_failing})"
-        )
-        if self.geomean_ratio is not None:
-            text += f"; geometric mean of new/baseline {self.geomean_ratio:.3f}"
-        worst = self.worst
-        if worst is not None and worst.change is not None:
-            text += f"; worst {format_key(worst.key)} B ({100 * worst.change:+.1f}%)"
-        return text
 
 
 def _median(values: Sequence[float]) -> float | None:

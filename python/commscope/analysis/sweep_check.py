@@ -14,14 +14,11 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from commscope.analysis.sweep import (
-    HIGHER_IS_WORSE,
-    UNIT,
     PairChange,
     Policy,
     SweepMatrix,
     compare_to_baseline,
     matrix_from_run,
-    number,
 )
 from commscope.analysis.sweep_verdicts import retest_of, stored_policy
 from commscope.records.run import Run
@@ -43,28 +40,6 @@ class SweepCheck:
 
     def margin(self, metric: str) -> float:
         return self.policy.rule(metric).margin
-
-    def change_text(self, change: PairChange) -> str:
-        labels = self.matrix.labels
-        a, b = change.pair
-        unit = UNIT[change.metric]
-        side = "above" if HIGHER_IS_WORSE[change.metric] else "below"
-        rule = f"fails {side} x{self.margin(change.metric):.2f}"
-        return (
-            f"{labels[a]} <-> {labels[b]} {change.metric} {number(change.new)} {unit} "
-            f"(baseline {number(change.base)} {unit}, x{change.ratio:.2f}; {rule})"
-        )
-
-    def summary(self) -> str:
-        worse = len(self.changes)
-        parts = [
-            f"sweep run {self.run.id} ({self.matrix.n} hosts) against sweep run {self.base_run.id}: "
-            f"{'PASS' if self.passed else 'FAIL'}",
-            f"{worse} pair value{'s' if worse != 1 else ''} worse by the margin ({', '.join(self.metrics)})",
-        ]
-        if self.missing_hosts:
-            parts.append(f"hosts missing: {', '.join(self.missing_hosts)}")
-        return ", ".join(parts)
 
 
 def sweeps_of(runs: Sequence[Run]) -> list[Run]:

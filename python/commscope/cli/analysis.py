@@ -213,7 +213,7 @@ def check(
     """
     from commscope.analysis.check import Policy
     from commscope.kinds import check as judge
-    from commscope.output.views import verdict_table
+    from commscope.output.verdicts import show_check
     from commscope.store.selection import select_runs
 
     if not selectors and not last_invocation:
@@ -236,22 +236,7 @@ def check(
 
         click.echo(check_json(result), nl=False)
         ctx.exit(EXIT_OK if result.passed else EXIT_FAILED)
-    console = ui.table_console()
-    for curve in result.curves:
-        console.print(curve.summary(), markup=False, highlight=False)
-        console.print(verdict_table(curve))
-        console.print()
-    for sweep in result.sweeps:
-        console.print(sweep.summary(), markup=False, highlight=False)
-        for change in sweep.changes:
-            console.print(f"  worse: {sweep.change_text(change)}", markup=False, highlight=False)
-        console.print()
-    for run in result.unmatched:
-        ui.warn(f"run {run.id} ({run.benchmark}) not checked: baseline {baseline_name!r} has no {run.benchmark} runs")
-    click.echo(
-        f"{'PASS' if result.passed else 'FAIL'} against baseline {baseline_name!r}: "
-        + "; ".join([*(curve.summary() for curve in result.curves), *(sweep.summary() for sweep in result.sweeps)])
-    )
+    show_check(result)
     ctx.exit(EXIT_OK if result.passed else EXIT_FAILED)
 
 
@@ -273,11 +258,10 @@ def model(selectors, benchmark, since, last_invocation, each, fmt, db: Path) -> 
     the asymptotic bandwidth β (MB/s), the half-performance size n½ and
     the fit quality. Bandwidth runs are turned into time per message first.
     """
-    import json
-
     from commscope.analysis.model import fits as fit_each
     from commscope.analysis.repeats import repeat_groups
-    from commscope.output.views import MODEL_HEADER, model_cells, model_headline, rich_table
+    from commscope.output.export.json import json_text
+    from commscope.output.views import show_fits
     from commscope.store.selection import select_runs
 
     if not selectors and not last_invocation:
@@ -287,26 +271,9 @@ def model(selectors, benchmark, since, last_invocation, each, fmt, db: Path) -> 
     groups = [[run] for run in runs] if each else repeat_groups(runs)
     fitted = [(group, result) for group in groups for result in fit_each(group)]
     if fmt == "json":
-        click.echo(json.dumps([result.to_dict() for _, result in fitted], indent=2, ensure_ascii=False))
-        return
-    console = ui.table_console()
-    for group, result in fitted:
-        run = group[0]
-        which = (
-            f"run {run.id}"
-            if len(group) == 1
-            else f"runs {', '.join(str(r.id) for r in group)} (median of {len(group)} repeats)"
-        )
-        name = run.label or run.system
-        console.print(
-            f"{which}: {run.benchmark}{result.axes.suffix()}" + (f" ({name})" if name else ""),
-            markup=False,
-            highlight=False,
-        )
-        for key, value in model_headline(result):
-            console.print(f"  {key:<18} {value}", markup=False, highlight=False)
-        console.print(rich_table(MODEL_HEADER, model_cells(result), left=2))
-        console.print()
+        click.echo(json_text([result.to_dict() for _, result in fitted]), nl=False)
+    else:
+        show_fits(fitted)
 
 
 @click.command(epilog=SELECTORS_HELP)

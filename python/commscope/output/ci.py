@@ -21,6 +21,7 @@ from commscope.analysis.sweep_check import SweepCheck
 from commscope.output.export.json import json_text
 from commscope.output.export.junit import CASE_COLUMNS, FAILURE, PASSED, SKIPPED, case, junit_text
 from commscope.output.export.table import Table
+from commscope.output.verdicts import change_text, curve_summary, sweep_summary
 from commscope.records.metrics import unit_of
 from commscope.records.text import format_key, format_value
 
@@ -84,14 +85,14 @@ def _curve_suite(curve: CurveVerdict) -> Table:
         else:
             rows.append(case(name, classname, PASSED, text=text))
     # --allow-failing may let a curve pass with failing sizes: say so where CI shows suites.
-    return Table(CASE_COLUMNS, rows, title=_suite_name(curve), caption=curve.summary())
+    return Table(CASE_COLUMNS, rows, title=_suite_name(curve), caption=curve_summary(curve))
 
 
 def _sweep_suite(sweep: SweepCheck) -> Table:
     """A sweep's suite: a case per metric (failing with the pairs that got worse) and one
     for the hosts."""
     cases = [
-        (f"pairs {metric}", [sweep.change_text(change) for change in sweep.changes if change.metric == metric])
+        (f"pairs {metric}", [change_text(sweep, change) for change in sweep.changes if change.metric == metric])
         for metric in sweep.metrics
     ]
     missing = [f"hosts of the baseline missing: {', '.join(sweep.missing_hosts)}"] if sweep.missing_hosts else []
@@ -102,7 +103,7 @@ def _sweep_suite(sweep: SweepCheck) -> Table:
         else case(name, "commscope.pairs", PASSED)
         for name, problems in cases
     ]
-    return Table(CASE_COLUMNS, rows, title=f"pairs sweep run {sweep.run.id}", caption=sweep.summary())
+    return Table(CASE_COLUMNS, rows, title=f"pairs sweep run {sweep.run.id}", caption=sweep_summary(sweep))
 
 
 def _sweep_dict(sweep: SweepCheck) -> dict[str, Any]:
@@ -114,7 +115,7 @@ def _sweep_dict(sweep: SweepCheck) -> dict[str, Any]:
         "hosts": labels,
         "metrics": sweep.metrics,
         "missing_hosts": sweep.missing_hosts,
-        "summary": sweep.summary(),
+        "summary": sweep_summary(sweep),
         "worse": [
             {
                 "pair": [labels[i] for i in change.pair],
@@ -123,7 +124,7 @@ def _sweep_dict(sweep: SweepCheck) -> dict[str, Any]:
                 "new": change.new,
                 "ratio": change.ratio,
                 "margin": sweep.margin(change.metric),
-                "evidence": sweep.change_text(change),
+                "evidence": change_text(sweep, change),
             }
             for change in sweep.changes
         ],
@@ -168,7 +169,7 @@ def check_json(result: CheckResult) -> str:
                 "geomean_ratio": curve.geomean_ratio,
                 "baseline_runs": [run.id for run in curve.base_runs],
                 "new_runs": [run.id for run in curve.new_runs],
-                "summary": curve.summary(),
+                "summary": curve_summary(curve),
                 "sizes": [_size_dict(curve, size) for size in curve.sizes],
             }
             for curve in result.curves

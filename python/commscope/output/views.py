@@ -14,12 +14,11 @@ from commscope.analysis.compare import Comparison
 from commscope.output.comparison import text_cells
 from commscope.output.osutable import render_run
 from commscope.records.run import Run
-from commscope.records.text import format_key, format_size, format_value
+from commscope.records.text import format_key, format_size
 from commscope.records.textsafe import one_line
 from commscope.store.runs import RunSummary
 
 if TYPE_CHECKING:  # the analysis modules import numpy/scipy; listings should not pay for that
-    from commscope.analysis.check import CurveVerdict
     from commscope.analysis.model import Fit
 
 
@@ -245,32 +244,29 @@ def model_headline(fit: Fit) -> list[tuple[str, str]]:
     ]
 
 
-VERDICT_HEADER = ("size (B)", "baseline", "new", "change", "allowed", "test", "status")
+def show_fits(fitted: Sequence[tuple[Sequence[Run], Fit]]) -> None:
+    """`model`'s fits on the terminal: per fit, the runs it is of (a repeat group's median),
+    the headline numbers and the regimes."""
+    from commscope import ui
 
-
-def verdict_cells(curve: CurveVerdict) -> list[list[str]]:
-    rows = []
-    for size in curve.sizes:
-        evidence = size.evidence
-        test = "-" if evidence is None else (evidence.method if evidence.method != "none" else "none")
-        if evidence is not None and evidence.method != "none":
-            test += f" {evidence.detail}"
-        rows.append(
-            [
-                format_key(size.key),
-                format_value(size.base),
-                format_value(size.new),
-                "-" if size.change is None else f"{100 * size.change:+.1f}%",
-                "-" if size.allowed is None else format_value(size.allowed),
-                test,
-                size.status,
-            ]
+    console = ui.table_console()
+    for group, result in fitted:
+        run = group[0]
+        which = (
+            f"run {run.id}"
+            if len(group) == 1
+            else f"runs {', '.join(str(r.id) for r in group)} (median of {len(group)} repeats)"
         )
-    return rows
-
-
-def verdict_table(curve: CurveVerdict) -> Table:
-    return rich_table(VERDICT_HEADER, verdict_cells(curve))
+        name = run.label or run.system
+        console.print(
+            f"{which}: {run.benchmark}{result.axes.suffix()}" + (f" ({name})" if name else ""),
+            markup=False,
+            highlight=False,
+        )
+        for key, value in model_headline(result):
+            console.print(f"  {key:<18} {value}", markup=False, highlight=False)
+        console.print(rich_table(MODEL_HEADER, model_cells(result), left=2))
+        console.print()
 
 
 def repeat_lines(group: Sequence[Run]) -> list[str]:
@@ -279,7 +275,6 @@ def repeat_lines(group: Sequence[Run]) -> list[str]:
     from commscope.analysis.compare import primary, series, sort_keys
     from commscope.analysis.repeats import median_series
     from commscope.records.metrics import metric_title
-    from commscope.records.text import format_key
 
     metric = primary(group[0])
     if metric is None:

@@ -16,14 +16,13 @@ from commscope.output.comparison import caption, text_cells
 from commscope.output.report import sweep, warnings
 from commscope.output.report.compute import SystemSection
 from commscope.output.report.table import Table
+from commscope.output.verdicts import VERDICT_HEADER, curve_summary, verdict_cells
 from commscope.output.views import (
     MODEL_HEADER,
-    VERDICT_HEADER,
     format_bandwidth,
     model_cells,
     model_headline,
     provenance_items,
-    verdict_cells,
 )
 from commscope.records.invocation import now
 from commscope.records.metrics import metric_title
@@ -127,7 +126,7 @@ def _fit(run: Run, name: str) -> tuple[list[ModelFit], str]:
 
 
 def _verdict(curve) -> Verdict:
-    return Verdict(curve.summary(), curve.passed, Table(VERDICT_HEADER, verdict_cells(curve)))
+    return Verdict(curve_summary(curve), curve.passed, Table(VERDICT_HEADER, verdict_cells(curve)))
 
 
 @dataclass
