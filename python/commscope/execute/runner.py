@@ -39,8 +39,9 @@ from commscope.execute.signals import StopSignals as _StopSignals
 from commscope.execute.stream import CoreStream
 from commscope.execute.transports import TransportChoice, core_device, observed
 from commscope.execute.transports import choose as choose_transport
+from commscope.records.core_record import fill_run, outcome
 from commscope.records.invocation import invocation, now
-from commscope.records.run import Axes, Run, apply_header, point_from_core
+from commscope.records.run import Axes, Run
 from commscope.records.suite import Entry, expand, suite_path
 from commscope.records.text import precision_line
 from commscope.settings import seconds
@@ -132,35 +133,6 @@ def select_entries(targets: Sequence[str], suite_files: Sequence[str], benchmark
     return entries
 
 
-#: Bytes per element of the datatypes -T sweeps: a collective measures whole elements only.
-_ELEMENT_BYTES = {"MPI_CHAR": 1, "MPI_INT": 4, "MPI_FLOAT": 4, "MPI_DOUBLE": 8}
-
-
-def planned_records(header: dict) -> int:
-    """How many records the core will write: what its header says (planned_records), or,
-    from a core that does not say, what its options imply (sweep_length)."""
-    planned = header.get("planned_records")
-    return planned if isinstance(planned, int) else sweep_length(header["options"])
-
-
-def sweep_length(options: dict) -> int:
-    """How many records a core that does not state planned_records writes, from its header's
-    options: its size loop (cs_sizes), per datatype of -T (whole elements only: MPI_INT starts
-    at 4 bytes), window creation mode of -w, synchronisation mode of -s and window of -V."""
-    low, high = options["min_size"], options["max_size"]
-    sizes, size = [], low
-    while size <= high:
-        sizes.append(size)
-        size = size * 2 if size else 1
-    datatypes = options.get("datatypes") or [None]
-    per_datatype = [
-        sum(1 for size in sizes if size == 0 or size >= _ELEMENT_BYTES.get(datatype, 1)) for datatype in datatypes
-    ]
-    windows = 8 if options.get("vary_window") else 1  # -V: windows 1, 2, ..., 128
-    modes = len(options.get("window_creation") or [None]) * len(options.get("synchronization") or [None])
-    return sum(per_datatype) * windows * modes
-
-
 def stderr_summary(text: str) -> str | None:
     """The line of a launch's stderr that most likely says what went wrong: the core's own
     message if there is one (launchers wrap it in banners of dashes), else the last line."""
@@ -183,8 +155,9 @@ def _signal_name(returncode: int) -> str | None:
 
 def judge(returncode: int, stream: CoreStream, stopped: str | None, stderr_text: str) -> tuple[str, str | None]:
     """(status, reason) of a finished launch."""
+    output = stream.output
     measured = len(stream.records)
-    expected = planned_records(stream.header) if stream.header else None
+    expected = output.planned_records if output else None
     progress = (
         f"; {measured} of {expected} points measured" if expected is not None else f"; {measured} points measured"
     )
@@ -196,28 +169,17 @@ def judge(returncode: int, stream: CoreStream, stopped: str | None, stderr_text:
         return "incomplete", f"{stopped}{progress}"
     if stream.problem is not None:
         return "incomplete", f"unreadable result stream ({stream.problem}){progress}"
-    if stream.end is None:
+    if output is None or output.end is None:
         crash = _signal_name(returncode)
         if crash:
             return "incomplete", f"commscope-bench crashed ({crash}){progress}"
-        if stream.header is None:
+        if output is None:
             return "failed", f"commscope-bench exited with status {returncode} before measuring anything{detail}"
         return "incomplete", f"commscope-bench exited with status {returncode} without finishing{progress}{detail}"
-    status = stream.end["status"]
-    if not stream.records:
-        return "failed", f"commscope-bench ended ({status}) but wrote no result records{detail}"
-    if status == "validation_failed":
-        wrong = [
-            f"{r['size']} B ({r['validation']['errors']} wrong)"
-            for r in stream.records
-            if r.get("validation") and r["validation"]["errors"]
-        ]
-        return "failed", "validation failed" + (f" at {', '.join(wrong)}" if wrong else "")
-    if status == "error":
-        return "failed", f"commscope-bench reported an error{detail}"
-    if returncode != 0:
+    status, reason = outcome(output, detail)
+    if status == "complete" and returncode != 0:
         return "failed", f"commscope-bench finished its results but exited with status {returncode}{detail}"
-    return "complete", None
+    return status, reason
 
 
 def _where(record: dict) -> str:
@@ -351,10 +313,8 @@ def run_from_files(
         status_reason=reason,
         raw={"jsonl": stream.raw, "stdout": read(STDOUT), "stderr": stderr},
     )
-    if stream.header is not None:
-        apply_header(run, stream.header)
-        metric = stream.header["benchmark"]["metric"]
-        run.points = [point_from_core(record, metric) for record in stream.records]
+    if stream.output is not None:
+        fill_run(run, stream.output)
     if "transport" in meta:  # asked for, and what rank 0's environment shows of it
         run.provenance = {
             **(run.provenance or {}),
@@ -364,7 +324,7 @@ def run_from_files(
         run.provenance = {**(run.provenance or {}), "wrapper": meta["wrapper"]}
     if meta.get("binding"):
         run.provenance = {**(run.provenance or {}), "binding": meta["binding"]}
-    run.ended_at = stream.end["end_time"] if stream.end else (ended_at or now())
+    run.ended_at = run.ended_at or ended_at or now()
     return run
 
 
@@ -465,7 +425,7 @@ class Runner:
                 if ended_within(POLL_SECONDS):
                     return None
                 if stream.poll() or stream.header is not None:
-                    total = planned_records(stream.header) if stream.header else None
+                    total = stream.output.planned_records if stream.output else None
                     size = _where(stream.records[-1]) if stream.records else "warming up"
                     show(completed=len(stream.records), total=total, size=size)
                 if stream.end is not None and ended_at is None:

@@ -22,8 +22,9 @@ import re
 import time
 from pathlib import Path
 
+from commscope.records.core_record import CoreOutput, fill_run
 from commscope.records.redact import redact_json_text, secret_names
-from commscope.records.run import Run, apply_header, point_from_core
+from commscope.records.run import Run
 
 FORMAT = "commscope-unsaved"
 VERSION = 1
@@ -100,9 +101,9 @@ def load(jsonl: Path, data: bytes) -> Run:
         path = jsonl.with_suffix(f".{kind}")
         if path.exists():
             run.raw[kind] = path.read_bytes()
-    header, wanted = None, sidecar.get("records", 0)
+    header, records, wanted = None, [], sidecar.get("records", 0)
     for number, line in enumerate(data.split(b"\n"), 1):
-        if len(run.points) == wanted:
+        if len(records) == wanted:
             break
         if not line.strip():
             continue
@@ -112,11 +113,12 @@ def load(jsonl: Path, data: bytes) -> Run:
             raise UnsavedError(number, "not a line of commscope-bench's JSON stream") from None
         if kind == "header" and header is None:
             header = value
-            apply_header(run, header)
         elif kind == "record" and header is not None:
-            run.points.append(point_from_core(value, header["benchmark"]["metric"]))
-    if len(run.points) != wanted:
-        raise UnsavedError(1, f"holds {len(run.points)} records, its sidecar says {wanted}")
+            records.append(value)
+    if len(records) != wanted:
+        raise UnsavedError(1, f"holds {len(records)} records, its sidecar says {wanted}")
+    if header is not None:
+        fill_run(run, CoreOutput(header, records))
     invocation = sidecar.get("invocation") or {}
     command = " ".join(invocation.get("argv") or []) or "commscope run"
     run.notes = [*(run.notes or []), f"kept unsaved by `{command}` at {invocation.get('started_at')}, imported later"]
