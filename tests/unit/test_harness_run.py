@@ -11,7 +11,7 @@ import pytest
 
 from commands import start_child
 from commscope.execute import core as bench_binary
-from commscope.execute import runner as run_module
+from commscope.execute import process
 from commscope.records.metrics import STATS
 from commscope.store.db import Store
 from paths import FAKE_CORE, FAKES
@@ -180,7 +180,7 @@ def test_timeout_stops_the_benchmark_and_the_next_one_still_runs(cli, fake_core,
 
 
 def test_a_rank_that_ignores_sigterm_is_killed(cli, fake_core, db, clean_env, tmp_path, monkeypatch):
-    monkeypatch.setattr(run_module, "TERMINATE_GRACE_SECONDS", 0.5)
+    monkeypatch.setattr(process, "TERMINATE_GRACE_SECONDS", 0.5)
     trace = tmp_path / "trace"
     clean_env.setenv("FAKE_CORE_SLEEP", "0.3")
     clean_env.setenv("FAKE_CORE_IGNORE_TERM", "1")
