@@ -7,6 +7,7 @@ from __future__ import annotations
 import os
 import shutil
 import signal
+import sqlite3
 import subprocess
 import time
 from pathlib import Path
@@ -15,6 +16,7 @@ import pytest
 
 from commscope.store.db import Store
 from paths import REPO
+from processes import processes_in, processes_mentioning
 
 needs_hpcc = pytest.mark.skipif(shutil.which("hpcc") is None, reason="hpcc (Debian package hpcc) not installed")
 needs_fio = pytest.mark.skipif(shutil.which("fio") is None, reason="fio (Debian package fio) not installed")
@@ -83,6 +85,64 @@ def test_hpl_bad_grid_and_missing_hpcc(cli, clean_env, db, tmp_path):
     result = cli("run", "hpl", "--n", 400, "--db", db)
     assert result.exit_code == 1 and "Debian package hpcc" in result.output
     assert _runs(db) == []
+
+
+@needs_hpcc
+def test_a_failed_hpl_is_stored_with_its_reason(cli, clean_env, db):
+    """A failed hpcc (here: past --timeout) is a stored failed run saying why, and exit 1 (every
+    failure raised TypeError, status given twice, and stored nothing)."""
+    result = cli("run", "hpl", "--n", 6000, "--np", 2, "--timeout", 2, "--db", db)
+    assert result.exit_code == 1, result.output
+    (run,) = _runs(db)
+    assert (run.benchmark, run.status, run.status_reason) == ("hpl", "failed", "hpcc timed out after 2 s")
+    assert "hpccinf.txt" in Store(db, create=False).raw_outputs(run.id)
+
+
+def _stop_with(signum, argv, env, started) -> subprocess.CompletedProcess:
+    """Run `argv` until `started()` says its tool runs, then send it `signum`."""
+    process = subprocess.Popen(argv, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, start_new_session=True)
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline and not started() and process.poll() is None:
+        time.sleep(0.1)
+    process.send_signal(signum)
+    stdout, stderr = process.communicate(timeout=60)
+    return subprocess.CompletedProcess(argv, process.returncode, stdout, stderr)
+
+
+@needs_hpcc
+@pytest.mark.parametrize("signum", [signal.SIGHUP, signal.SIGQUIT])
+def test_run_hpl_stops_on_hangup_and_quit_like_run(signum, clean_env, db, tmp_path, commscope_argv):
+    """SIGHUP and SIGQUIT stop `run hpl` as they stop `run`: hpcc's ranks and folder go, the
+    run is stored as interrupted, exit 3 (they killed commscope alone and left hpcc running)."""
+    temporary = tmp_path / "tmp"
+    temporary.mkdir()
+    env = {**os.environ, "PYTHONPATH": str(REPO / "python"), "TMPDIR": str(temporary)}
+    argv = [*commscope_argv, "run", "hpl", "--n", "6000", "--np", "2", "--db", str(db)]
+    done = _stop_with(signum, argv, env, lambda: len(processes_in(temporary)) >= 2)
+    assert done.returncode == 3, done.stderr
+    assert processes_in(temporary) == [] and list(temporary.iterdir()) == []
+    (run,) = _runs(db)
+    assert (run.status, run.status_reason) == ("incomplete", f"interrupted by {signum.name}")
+
+
+@needs_fio
+@pytest.mark.parametrize("signum", [signal.SIGHUP, signal.SIGQUIT])
+def test_run_storage_stops_on_hangup_and_quit_like_run(signum, clean_env, db, tmp_path, commscope_argv):
+    """SIGHUP and SIGQUIT stop `run storage` as SIGTERM does: fio and its files go, the counts
+    measured are stored, exit 3 (they killed commscope alone and left fio and its files)."""
+    target = tmp_path / "fs"
+    env = {**os.environ, "PYTHONPATH": str(REPO / "python")}
+    argv = [*commscope_argv, "run", "storage", "--dir", str(target), "--size", "4M", "--procs", "1,2"]
+    done = _stop_with(
+        signum,
+        [*argv, "--runtime", "3", "--db", str(db)],
+        env,
+        lambda: bool(list(target.glob("commscope-storage-*/commscope.1"))),  # the 2-process count runs
+    )
+    assert done.returncode == 3, done.stderr
+    assert processes_mentioning(str(target)) == [] and not target.exists()
+    (run,) = _runs(db)
+    assert run.status == "incomplete" and [p.size for p in run.points] == [1]
 
 
 @needs_fio
@@ -171,6 +231,42 @@ def test_storage_sigterm_removes_files_and_keeps_counts(clean_env, db, tmp_path,
     assert not target.exists()
     (run,) = _runs(db)
     assert run.status == "incomplete" and [p.size for p in run.points] == [1]
+
+
+@needs_fio
+def test_a_storage_run_the_store_cannot_take_is_kept_and_importable(cli, clean_env, db, tmp_path, commscope_argv):
+    """`run storage` stores through the same keep-or-save path as `run`: a database locked by
+    another writer when the run is done keeps it as files, exit 4, importable later with its
+    points and fio's documents (it was lost with a traceback)."""
+    target = tmp_path / "fs"
+    env = {
+        **os.environ,
+        "PYTHONPATH": str(REPO / "python"),
+        "COMMSCOPE_BUSY_TIMEOUT": "0.5",
+        "XDG_DATA_HOME": str(tmp_path / "xdg-data"),
+    }
+    argv = [*commscope_argv, "run", "storage", "--dir", str(target), "--size", "4M", "--procs", "1"]
+    process = subprocess.Popen(
+        [*argv, "--runtime", "2", "--db", str(db)], env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
+    )
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline and not list(target.glob("commscope-storage-*/commscope.*")):
+        time.sleep(0.05)  # measuring: the store is open and its invocation written
+    other = sqlite3.connect(db, isolation_level=None)
+    other.execute("BEGIN IMMEDIATE")  # another writer that keeps the lock
+    _, stderr = process.communicate(timeout=60)
+    other.execute("ROLLBACK")
+    other.close()
+    assert process.returncode == 4, stderr
+    [kept] = (tmp_path / "xdg-data" / "commscope" / "unsaved").glob("*.jsonl")
+    assert f"commscope import {kept}" in stderr
+    result = cli("import", kept, "--db", tmp_path / "later.db")
+    assert result.exit_code == 0, result.output
+    (run,) = _runs(tmp_path / "later.db")
+    assert run.benchmark == "storage" and run.status == "complete" and [p.size for p in run.points] == [1]
+    assert run.points[0].metrics["seq_write_MBps"] > 0 and run.tool_name == "fio"
+    raw = Store(tmp_path / "later.db", create=False).raw_outputs(run.id)
+    assert any(name.startswith("fio-1-seq_write") for name in raw)
 
 
 @pytest.mark.skipif(SEED001 is None, reason="shared seeds not present")

@@ -17,7 +17,8 @@ from pathlib import Path
 import pytest
 
 from commands import FEW_ITERATIONS
-from commscope.records.run import Axes, Point, Run, point_from_core
+from commscope.records.core_record import point_from_core
+from commscope.records.run import Axes, Point, Run
 from commscope.store.db import Store
 from fixtures.analysis.handmade import stats_for, store_runs
 from mpi_flavours import flavour_params, need

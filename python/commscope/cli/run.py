@@ -159,7 +159,8 @@ def run(
         output_dir=output_dir.absolute() if output_dir else None,
         store=not no_store,
     )
-    ctx.exit(run_benchmarks(request, db))
+    code, _ = run_benchmarks(request, db)
+    ctx.exit(code)
 
 
 @click.command(cls=RunCommand, epilog=EXIT_STATUS_HELP)

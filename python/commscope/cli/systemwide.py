@@ -5,12 +5,8 @@ import` and stored as runs."""
 
 from __future__ import annotations
 
-import json
 import os
-import signal
 import sys
-from collections.abc import Iterator, Sequence
-from contextlib import contextmanager
 from pathlib import Path
 
 import click
@@ -25,31 +21,7 @@ from commscope.cli.common import (
     split_commas,
     timeout_option,
 )
-from commscope.errors import EXIT_FAILED, EXIT_INTERRUPTED, EXIT_OK, CommscopeError, UsageError
-
-
-@contextmanager
-def _sigterm_as_interrupt() -> Iterator[None]:
-    """SIGTERM (a batch system ending the job) takes the same way out as Ctrl-C: the tool's
-    processes are stopped, files removed, what was measured stored."""
-
-    def handle(signum, frame):
-        raise KeyboardInterrupt
-
-    previous = signal.signal(signal.SIGTERM, handle)
-    try:
-        yield
-    finally:
-        signal.signal(signal.SIGTERM, previous)
-
-
-def _store_runs(db: Path, runs, argv: Sequence[str]) -> list[int]:
-    from commscope.records.invocation import invocation
-    from commscope.store.db import Store
-
-    with Store(db) as store:
-        invocation_id = store.add_invocation(invocation("run", argv))
-        return [store.add_run(run, invocation_id) for run in runs]
+from commscope.errors import EXIT_INTERRUPTED, EXIT_OK, CommscopeError, UsageError
 
 
 def _show(runs) -> None:
@@ -57,18 +29,6 @@ def _show(runs) -> None:
 
     for run in runs:
         click.echo(kind_of(run).table_text(run, {}))
-        if run.status != "complete":
-            ui.warn(f"{run.benchmark}: {run.status}: {run.status_reason}")
-
-
-def _summary(runs, ids: list[int], db: Path, interrupted: bool) -> int:
-    ui.note(
-        f"stored {len(ids)} run{'s' if len(ids) != 1 else ''} in {db}"
-        + (f" (ids {', '.join(map(str, ids))})" if ids else "")
-    )
-    if interrupted:
-        return EXIT_INTERRUPTED
-    return EXIT_OK if runs and all(run.status == "complete" for run in runs) else EXIT_FAILED
 
 
 def common_options(command):
@@ -149,7 +109,8 @@ def hpl(
       commscope run hpl --np 2 --n 2000 --nb 80 --grid 1x2
       commscope compare --benchmark hpl --peak-per-core 52.8
     """
-    from commscope.execute.hpl import HplRequest, plan_hpl, run_hpl
+    from commscope.execute.hpl import HplRequest, execute_hpl, plan_hpl
+    from commscope.execute.keep import summary
 
     request = HplRequest(
         np=np or os.cpu_count() or 1,
@@ -180,99 +141,9 @@ def hpl(
         click.echo(Command(plan.argv, plan.env).shell())
         ctx.exit(EXIT_OK)
     ui.note(f"hpl: {' '.join(plan.argv)}")
-    with _sigterm_as_interrupt():
-        try:
-            outcome = run_hpl(plan, timeout)
-        except KeyboardInterrupt:
-            ui.error("interrupted: HPL reports nothing before it ends, so nothing was stored")
-            ctx.exit(EXIT_INTERRUPTED)
-    runs = hpl_runs(outcome, label, system, request)
-    _show(runs)
-    ids = _store_runs(db, runs, sys.argv)
-    ctx.exit(_summary(runs, ids, db, False))
-
-
-def hpl_runs(outcome, label: str | None, system: str | None, request) -> list:
-    """The runs of an HPL launch: hpl and hpcc's other tests from the output file, or one failed
-    hpl run saying why there are none."""
-    from commscope.execute.provenance import default_system, job_id
-    from commscope.ingest.importer import point_from_parsed
-    from commscope.ingest.parse import ParseError
-    from commscope.ingest.parse.hpl import read_hpcc, read_hpl_out
-    from commscope.ingest.parse.text import decode, split_lines
-    from commscope.records.run import Run
-
-    plan, finished = outcome.plan, outcome.finished
-    raw = {
-        "stdout": finished.stdout,
-        "stderr": finished.stderr,
-        plan.output_name: outcome.output,
-        plan.input_name: plan.input_text.encode(),
-    }
-    hosts = [{"name": host.split(":")[0]} for host in request.hosts] or None
-    base = dict(
-        status="complete",
-        flags=[f"N={plan.n}", f"NB={plan.nb}", f"P={plan.p}", f"Q={plan.q}"],
-        ranks=request.np,
-        nodes=plan.nodes,
-        label=label,
-        started_at=outcome.started_at,
-        ended_at=outcome.ended_at,
-        launcher_argv=plan.argv,
-        cpu_model=outcome.provenance.get("cpu_model"),
-        job_id=job_id(),
-        system=system or default_system(),
-        hosts=hosts,
-        mpi_library={"openmpi": "Open MPI", "mpich": "MPICH"}.get(outcome.provenance.get("mpi_flavour")),
-        options={
-            "memory_fraction": request.memory_fraction if not request.n else None,
-            "memory_per_node_GB": round(plan.memory_per_node / 1e9, 1),
-            "n": plan.n,
-            "nb": plan.nb,
-            "grid": f"{plan.p}x{plan.q}",
-        },
-        provenance=dict(outcome.provenance),
-        raw=raw,
-    )
-    problem = None
-    if finished.stopped:
-        problem = f"{plan.kind} {finished.stopped}"
-    elif finished.returncode != 0:
-        problem = f"{plan.kind} exited with status {finished.returncode}: {finished.stderr_tail(3) or 'no message'}"
-    parsed = []
-    if outcome.output:
-        lines = split_lines(decode(outcome.output))
-        try:
-            parsed = (
-                read_hpcc(lines, plan.output_name) if plan.kind == "hpcc" else read_hpl_out(lines, plan.output_name)
-            )
-        except ParseError as exc:
-            problem = problem or f"its output cannot be read: {exc}"
-    elif problem is None:
-        problem = f"{plan.kind} wrote no {plan.output_name}: {finished.stderr_tail(3) or 'no message'}"
-    if not parsed:
-        return [Run(benchmark="hpl", status="failed", status_reason=problem, tool_name=plan.kind, **base)]
-    runs = []
-    for item in parsed:
-        run = Run(
-            benchmark=item.benchmark,
-            description=item.title,
-            tool_name=item.tool,
-            tool_version=item.tool_version,
-            notes=item.notes or None,
-            points=[point_from_parsed(point, None) for point in item.points],
-            **base,
-        )
-        run.provenance = {**run.provenance, **item.provenance}
-        failed = [str(point.size) for point in run.points if point.validation == "Fail"]
-        if problem:
-            run.status, run.status_reason = "failed", problem
-        elif failed:
-            run.status, run.status_reason = "failed", f"residual check FAILED at N={', '.join(failed)}"
-        elif item.provenance.get("hpcc_success") == "0":
-            run.status, run.status_reason = "failed", "hpcc's summary says Success=0"
-        runs.append(run)
-    return runs
+    stored = execute_hpl(plan, request, label, system, db, sys.argv)
+    _show(stored.runs)
+    ctx.exit(summary(stored, db))
 
 
 # -- storage ----------------------------------------------------------------------------------
@@ -282,10 +153,10 @@ def _parsed(parser_name: str):
     def convert(ctx, param, value):
         if value is None or not isinstance(value, str):
             return value
-        from commscope.execute import storage
+        from commscope.execute import fio
 
         try:
-            return getattr(storage, parser_name)(value)
+            return getattr(fio, parser_name)(value)
         except ValueError as exc:
             raise click.BadParameter(str(exc), ctx, param) from None
 
@@ -293,7 +164,7 @@ def _parsed(parser_name: str):
 
 
 def _storage_option(name: str, default: str, parser_name: str, metavar: str, help: str):
-    """An option of `run storage` written as text, read by execute.storage's `parser_name`."""
+    """An option of `run storage` written as text, read by execute.fio's `parser_name`."""
     return click.option(
         name, default=default, show_default=True, callback=_parsed(parser_name), metavar=metavar, help=help
     )
@@ -377,7 +248,8 @@ def storage(
       commscope run storage --dir /scratch/$USER/cs --size 8G --procs 1,2,4
       commscope run storage --dir /nfs/cs --nodes n1,n2,n3 --procs 1,2,3
     """
-    from commscope.execute.storage import StorageRequest, fio_version, run_storage
+    from commscope.execute.fio import StorageRequest, execute_fio
+    from commscope.execute.keep import summary
 
     request = StorageRequest(
         directory=directory,
@@ -397,101 +269,9 @@ def storage(
             "sequential write/read, random write/read"
         )
         ctx.exit(EXIT_OK)
-    from commscope.records.invocation import now
-
-    results, interrupted, space, started = [], False, None, now()
-    with _sigterm_as_interrupt():
-        try:
-            for space, result in run_storage(request):
-                ui.note(f"storage: {result.count} process(es) done" + (f": {result.problem}" if result.problem else ""))
-                results.append(result)
-                if result.problem:
-                    break
-        except KeyboardInterrupt:
-            interrupted = True
-            ui.error("interrupted; the test files are removed, the counts measured before are stored")
-    run = storage_run(request, results, space, label, system, interrupted, fio_version(), started)
-    _show([run])
-    ids = _store_runs(db, [run], sys.argv) if results else []
-    ctx.exit(_summary([run], ids, db, interrupted))
-
-
-def storage_run(request, results, space, label, system, interrupted: bool, version: str | None, started: str):
-    from commscope.execute.hpl import machine_provenance
-    from commscope.execute.provenance import default_system, job_id
-    from commscope.execute.tools import find_program
-    from commscope.ingest.importer import point_from_parsed
-    from commscope.ingest.parse import ParseError
-    from commscope.ingest.parse.storage import TITLE, fio_totals, json_start, storage_point
-    from commscope.records.invocation import now
-    from commscope.records.run import Run
-
-    points, problem = [], None
-    raw: dict[str, bytes] = {}
-    for result in results:
-        documents = []
-        for workload, outputs in result.documents.items():
-            for index, data in enumerate(outputs):
-                raw[f"fio-{result.count}-{workload}-{index}.json"] = data
-                text = data.decode(errors="replace")
-                try:
-                    documents.append(json.loads(text[json_start(text) :]))
-                except json.JSONDecodeError as exc:
-                    problem = f"fio's JSON for {workload} at {result.count} processes is unreadable: {exc.msg}"
-        if result.problem:
-            problem = result.problem
-            break
-        try:
-            count, totals, _ = fio_totals(documents, "fio")
-        except ParseError as exc:
-            problem = str(exc)
-            break
-        points.append(point_from_parsed(storage_point(result.count, totals, 0), None))
-    status, reason = "complete", None
-    if problem:
-        status, reason = "failed", problem
-    elif interrupted:
-        status, reason = "incomplete", f"interrupted; {len(points)} of {len(request.procs)} counts measured"
-    provenance = machine_provenance(find_program("fio", "fio"))
-    if space is not None:
-        provenance.update(
-            {"directory": str(space.directory), "cache_policy": space.cache_policy, "space": "; ".join(space.notes)}
-        )
-    return Run(
-        benchmark="storage",
-        status=status,
-        status_reason=reason,
-        description=TITLE,
-        flags=[
-            f"--size={request.size}",
-            f"--block={request.block}",
-            f"--rand-block={request.rand_block}",
-            f"--procs={','.join(map(str, request.procs))}",
-            f"--runtime={request.runtime:g}",
-        ],
-        ranks=max(request.procs),
-        nodes=len(request.nodes) or 1,
-        label=label,
-        started_at=started,
-        launcher_argv=results[-1].argv if results else None,
-        ended_at=now(),
-        tool_name="fio",
-        tool_version=version,
-        cpu_model=provenance.get("cpu_model"),
-        job_id=job_id(),
-        system=system or default_system(),
-        options={
-            "axis": "processes",
-            "size": request.size,
-            "block": request.block,
-            "rand_block": request.rand_block,
-            "runtime_s": request.runtime,
-            "nodes": list(request.nodes) or None,
-        },
-        provenance=provenance,
-        points=points,
-        raw=raw,
-    )
+    stored = execute_fio(request, label, system, db, sys.argv)
+    _show(stored.runs)
+    ctx.exit(summary(stored, db))
 
 
 # -- overhead ------------------------------------------------------------------------------------
@@ -539,27 +319,25 @@ def overhead(ctx, benchmark, wrap, repeat, np, launcher, label, system, timeout,
       commscope overhead barrier --np 4 --wrap 'valgrind --tool=none' -- -i 100000
     """
     from commscope.analysis.overhead import HEADER, slowdowns
-    from commscope.execute.runner import RunRequest, run_benchmarks
+    from commscope.execute.overhead import OverheadRequest, run_overhead
     from commscope.execute.wrap import parse_wrapper
     from commscope.output.views import rich_table
 
-    wrapper = parse_wrapper(wrap)
-    request = RunRequest(
-        targets=[benchmark],
+    request = OverheadRequest(
+        benchmark=benchmark,
+        wrapper=parse_wrapper(wrap),
+        repeat=repeat,
         np=np,
         launcher=launcher,
         label=label,
         system=system,
-        repeat=repeat,
         timeout=timeout,
         dry_run=dry_run,
-        extra_flags=ctx.meta.get("core_flags", []),
-        wrappers=((), wrapper),
+        core_flags=ctx.meta.get("core_flags", []),
     )
-    code = run_benchmarks(request, db)
+    code, runs = run_overhead(request, db)
     if dry_run or code == EXIT_INTERRUPTED:
         ctx.exit(code)
-    runs = _last_runs(db)
     try:
         rows = slowdowns([run for run in runs if run.status == "complete"])
     except UsageError as exc:
@@ -573,14 +351,6 @@ def overhead(ctx, benchmark, wrap, repeat, np, launcher, label, system, timeout,
     )
     console.print(rich_table(HEADER, [row.cells() for row in rows]))
     ctx.exit(code)
-
-
-def _last_runs(db: Path):
-    from commscope.store.db import Store
-    from commscope.store.selection import Selection, select_runs
-
-    with Store(db, create=False) as store:
-        return select_runs(store, Selection(last_invocation=True))
 
 
 #: `run hpl` and `run storage`: `run` hands its arguments to these commands (common.RunCommand).

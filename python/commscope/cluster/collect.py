@@ -19,7 +19,7 @@ from pathlib import Path
 from commscope.cluster import slurm
 from commscope.cluster.submit import folder_info
 from commscope.errors import CommscopeError
-from commscope.execute.runner import META, RESULT, run_from_files
+from commscope.execute.launch_files import META, RESULT, run_from_files
 from commscope.records.invocation import invocation
 from commscope.records.run import Run
 from commscope.store.db import Store

@@ -6,7 +6,8 @@ The input file is written from the machine: N from the memory fraction
 P x Q = ranks with P <= Q. The program runs in a temporary folder (hpcc reads
 hpccinf.txt and appends to hpccoutf.txt there, xhpl reads HPL.dat and writes
 HPL.out); the folder goes away afterwards, its output is kept as the run's raw
-output. Reading the output is the ingest readers' job.
+output. Reading the output is the ingest readers' job; judging it and storing the runs
+(kept as files when the store cannot take them) is this module's.
 """
 
 from __future__ import annotations
@@ -15,23 +16,25 @@ import math
 import os
 import subprocess
 import tempfile
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from commscope import ui
 from commscope.errors import UsageError
 from commscope.execute.core import MPICH, OPENMPI, core_mpi_flavour
+from commscope.execute.keep import Stored, storing
 from commscope.execute.launchers import LaunchSpec, hostfile_nodes, resolve_launcher
-from commscope.execute.tools import (
-    Finished,
-    cpu_model,
-    debian_package_of,
-    find_program,
-    memory_bytes,
-    run_program,
-    shared_libraries,
-)
+from commscope.execute.process import Finished, run_program
+from commscope.execute.provenance import default_system, job_id
+from commscope.execute.signals import StopSignals
+from commscope.execute.tools import find_program, machine_provenance, memory_bytes
+from commscope.ingest.importer import point_from_parsed
+from commscope.ingest.parse import ParseError
+from commscope.ingest.parse.hpl import read_hpcc, read_hpl_out
+from commscope.ingest.parse.text import decode, split_lines
 from commscope.records.invocation import now
+from commscope.records.run import Run
 
 HPCC_PACKAGE = "hpcc"
 DEFAULT_MEMORY_FRACTION = 0.8
@@ -43,7 +46,6 @@ _HPCC_EXTRA = [
     "0                      number of additional blocking sizes for PTRANS",
     "40 9 8 13 13 20 16 32 64   values of NB",
 ]
-_BLAS_NAMES = ("libblas", "libopenblas", "libblis", "libmkl", "libatlas", "libflexiblas", "libsci")
 
 
 @dataclass
@@ -214,61 +216,104 @@ def plan_hpl(request: HplRequest) -> HplPlan:
     )
 
 
-def blas_provenance(program: Path) -> dict[str, str]:
-    """Which BLAS the program really uses: the library ldd resolves, the Debian alternative
-    it goes through (libblas.so.3 is switched by update-alternatives) and its package."""
-    for name, path in shared_libraries(program).items():
-        if not name.startswith(_BLAS_NAMES):
-            continue
-        info = {"blas_soname": name, "blas_library": os.path.realpath(path)}
-        link = path
-        while os.path.islink(link):  # /lib/.../libblas.so.3 -> /etc/alternatives/NAME -> the real file
-            target = os.readlink(link)
-            link = target if os.path.isabs(target) else os.path.join(os.path.dirname(link), target)
-            if os.path.dirname(link) == "/etc/alternatives":
-                info["blas_alternative"] = os.path.basename(link)
-        package = debian_package_of(path)
-        if package:
-            info["blas_package"] = package
-        return info
-    return {}
-
-
-def mpi_of(program: Path) -> dict[str, str]:
-    flavour = core_mpi_flavour(program)
-    info = {"mpi_flavour": flavour} if flavour else {}
-    for name, path in shared_libraries(program).items():
-        if name.startswith(("libmpi", "libmpich")):
-            package = debian_package_of(path)
-            info["mpi_library_file"] = os.path.realpath(path)
-            if package:
-                info["mpi_package"] = package
-            break
-    return info
-
-
-def machine_provenance(program: Path) -> dict:
-    return {
-        "cpu_model": cpu_model(),
-        "cores": os.cpu_count(),
-        "memory_bytes": memory_bytes(),
-        "program": str(program),
-        "program_package": debian_package_of(str(program)),
-        **blas_provenance(program),
-        **mpi_of(program),
-    }
-
-
-def run_hpl(plan: HplPlan, timeout: float | None) -> HplOutcome:
-    """Run the planned HPL in a temporary folder; Ctrl-C stops it (KeyboardInterrupt passes
-    through after the ranks are gone and the folder is removed)."""
+def run_hpl(plan: HplPlan, timeout: float | None, signals: StopSignals) -> HplOutcome:
+    """Run the planned HPL in a temporary folder, removed afterwards whatever stopped it."""
     with tempfile.TemporaryDirectory(prefix="commscope-hpl-") as folder:
         (Path(folder) / plan.input_name).write_text(plan.input_text)
         started = now()
-        finished = run_program(plan.argv, cwd=Path(folder), env=plan.env, timeout=timeout)
+        finished = run_program(plan.argv, signals, cwd=Path(folder), env=plan.env, timeout=timeout)
         output_path = Path(folder) / plan.output_name
         output = output_path.read_bytes() if output_path.exists() else b""
         return HplOutcome(plan, finished, output, started, now(), machine_provenance(plan.program))
+
+
+def hpl_runs(outcome: HplOutcome, request: HplRequest, label: str | None, system: str | None) -> list[Run]:
+    """The runs of an HPL launch: hpl and hpcc's other tests from the output file, or one hpl
+    run saying why there are none (failed, or incomplete when a stop signal ended it)."""
+    plan, finished = outcome.plan, outcome.finished
+    raw = {
+        "stdout": finished.stdout,
+        "stderr": finished.stderr,
+        plan.output_name: outcome.output,
+        plan.input_name: plan.input_text.encode(),
+    }
+    hosts = [{"name": host.split(":")[0]} for host in request.hosts] or None
+    base = dict(
+        flags=[f"N={plan.n}", f"NB={plan.nb}", f"P={plan.p}", f"Q={plan.q}"],
+        ranks=request.np,
+        nodes=plan.nodes,
+        label=label,
+        started_at=outcome.started_at,
+        ended_at=outcome.ended_at,
+        launcher_argv=plan.argv,
+        cpu_model=outcome.provenance.get("cpu_model"),
+        job_id=job_id(),
+        system=system or default_system(),
+        hosts=hosts,
+        mpi_library={OPENMPI: "Open MPI", MPICH: "MPICH"}.get(outcome.provenance.get("mpi_flavour")),
+        options={
+            "memory_fraction": request.memory_fraction if not request.n else None,
+            "memory_per_node_GB": round(plan.memory_per_node / 1e9, 1),
+            "n": plan.n,
+            "nb": plan.nb,
+            "grid": f"{plan.p}x{plan.q}",
+        },
+        provenance=dict(outcome.provenance),
+        raw=raw,
+    )
+    interrupted = finished.stopped is not None and finished.stopped.startswith("interrupted")
+    problem = None
+    if finished.stopped:
+        problem = finished.stopped if interrupted else f"{plan.kind} {finished.stopped}"
+    elif finished.returncode != 0:
+        problem = f"{plan.kind} exited with status {finished.returncode}: {finished.stderr_tail(3) or 'no message'}"
+    parsed = []
+    if outcome.output and not interrupted:  # a stopped HPL has reported nothing yet
+        lines = split_lines(decode(outcome.output))
+        try:
+            parsed = (
+                read_hpcc(lines, plan.output_name) if plan.kind == "hpcc" else read_hpl_out(lines, plan.output_name)
+            )
+        except ParseError as exc:
+            problem = problem or f"its output cannot be read: {exc}"
+    elif problem is None:
+        problem = f"{plan.kind} wrote no {plan.output_name}: {finished.stderr_tail(3) or 'no message'}"
+    if not parsed:
+        status = "incomplete" if interrupted else "failed"
+        return [Run(benchmark="hpl", status=status, status_reason=problem, tool_name=plan.kind, **base)]
+    runs = []
+    for item in parsed:
+        run = Run(
+            benchmark=item.benchmark,
+            description=item.title,
+            tool_name=item.tool,
+            tool_version=item.tool_version,
+            notes=item.notes or None,
+            points=[point_from_parsed(point, None) for point in item.points],
+            **base,
+        )
+        run.provenance = {**run.provenance, **item.provenance}
+        failed = [str(point.size) for point in run.points if point.validation == "Fail"]
+        if problem:
+            run.status, run.status_reason = "failed", problem
+        elif failed:
+            run.status, run.status_reason = "failed", f"residual check FAILED at N={', '.join(failed)}"
+        elif item.provenance.get("hpcc_success") == "0":
+            run.status, run.status_reason = "failed", "hpcc's summary says Success=0"
+        runs.append(run)
+    return runs
+
+
+def execute_hpl(
+    plan: HplPlan, request: HplRequest, label: str | None, system: str | None, db: Path, argv: Sequence[str]
+) -> Stored:
+    """Run the planned HPL and store its runs (kept as files if the store cannot take them);
+    a stop signal stops it as it stops `commscope run`."""
+    with storing(db, "run", argv) as stored, StopSignals() as signals:
+        for run in hpl_runs(run_hpl(plan, request.timeout, signals), request, label, system):
+            stored.add(run)
+        stored.stopped_by = signals.received[0] if signals.received else None
+    return stored
 
 
 def launcher_version(program: str) -> str | None:

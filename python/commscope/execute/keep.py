@@ -1,4 +1,5 @@
-"""Storing a finished run, or keeping it in files when the store cannot take it.
+"""Storing a finished run, or keeping it in files when the store cannot take it; what every
+command that measures (run, run hpl, run storage, overhead) stored, and its exit code.
 
 A benchmark may run for hours; if the database is locked past the busy timeout, its disk
 is full, or it was damaged meanwhile, the measurement must not go with the temporary
@@ -9,12 +10,17 @@ it later: `commscope import FILE.jsonl`.
 
 from __future__ import annotations
 
+import contextlib
 import tempfile
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from commscope import ui
-from commscope.errors import StoreError
+from commscope.errors import EXIT_FAILED, EXIT_INTERRUPTED, EXIT_OK, EXIT_STORE, StoreError
 from commscope.records import unsaved
+from commscope.records.invocation import invocation
 from commscope.records.run import Run
 from commscope.store.db import Store
 
@@ -45,3 +51,60 @@ def store_or_keep(store: Store, run: Run, invocation_id: int, invocation: dict) 
     if not isinstance(reason, StoreError):
         raise reason
     return False
+
+
+@dataclass
+class Stored:
+    """What a command measured: the runs stored (or made, with no store to put them in), how
+    many it had to keep as files instead, and the stop signal that cut it short."""
+
+    store: Store | None = field(default=None, repr=False)
+    invocation_id: int | None = None
+    invoked: dict = field(default_factory=dict, repr=False)
+    runs: list[Run] = field(default_factory=list)
+    kept: int = 0
+    stopped_by: str | None = None
+
+    def add(self, run: Run) -> None:
+        """Store one run (with no store, just count it), or keep it as files."""
+        if self.store is None or store_or_keep(self.store, run, self.invocation_id, self.invoked):
+            self.runs.append(run)
+        else:
+            self.kept += 1
+
+
+@contextmanager
+def storing(db: Path | None, command: str, argv: Sequence[str]) -> Iterator[Stored]:
+    """The store of one command, opened before it measures: a database that cannot be
+    written is refused before anything runs (db None: nothing is stored)."""
+    with Store(db) if db is not None else contextlib.nullcontext() as store:
+        invoked = invocation(command, argv)
+        yield Stored(store, store.add_invocation(invoked) if store else None, invoked)
+
+
+def summary(stored: Stored, where: Path | None) -> int:
+    """Say what was stored where, and which runs did not complete; returns the exit code:
+    kept as files (4), stopped by a signal (3), a run not complete (1), else 0."""
+    runs = stored.runs
+    failed = [run for run in runs if run.status != "complete"]
+    ids = ", ".join(str(run.id) for run in runs if run.id is not None)
+    counted = f"{len(runs)} run{'s' if len(runs) != 1 else ''}"
+    if where is None:
+        ui.note(f"{counted} not stored (--no-store)")
+    else:
+        ui.note(f"{'stored' if ids else 'kept'} {counted} in {where}" + (f" (ids {ids})" if ids else ""))
+    if failed:
+        ui.warn(
+            f"{len(failed)} of {len(runs)} runs did not complete: "
+            + "; ".join(f"{f'run {run.id} ' if run.id else ''}{run.benchmark}: {run.status_reason}" for run in failed)
+        )
+    if stored.kept:
+        ui.warn(
+            f"{stored.kept} run{'s' if stored.kept > 1 else ''} could not be stored and "
+            f"{'are' if stored.kept > 1 else 'is'} kept as files (see above)"
+        )
+        return EXIT_STORE
+    if stored.stopped_by:
+        ui.warn(f"stopped by {stored.stopped_by}; nothing after it was run")
+        return EXIT_INTERRUPTED
+    return EXIT_FAILED if failed else EXIT_OK

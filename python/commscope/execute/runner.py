@@ -12,17 +12,12 @@ terminal, and rich's redirection of stdout would send it to stderr.
 
 from __future__ import annotations
 
-import contextlib
 import dataclasses
 import functools
 import itertools
-import json
 import os
-import select
-import signal
 import subprocess
 import sys
-import tempfile
 import time
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
@@ -30,25 +25,34 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from commscope import ui
-from commscope.errors import EXIT_FAILED, EXIT_INTERRUPTED, EXIT_OK, EXIT_STORE, CommscopeError, UsageError
+from commscope.errors import EXIT_OK, CommscopeError, UsageError
 from commscope.execute.core import MPICH, OPENMPI, core_mpi_flavour, find_core, list_benchmarks
-from commscope.execute.keep import store_or_keep
+from commscope.execute.keep import storing, summary
+from commscope.execute.launch_files import (
+    JSONL,
+    META,
+    RESULT,
+    STDERR,
+    STDOUT,
+    launch_folder,
+    run_from_files,
+    write_json,
+)
 from commscope.execute.launchers import Binding, Command, Launcher, LaunchSpec, hostfile_nodes, resolve_launcher
+from commscope.execute.outcome import FINALIZE_NOTE
+from commscope.execute.process import POLL_SECONDS, exit_waiter, start, stop_reason, terminate
 from commscope.execute.provenance import compiler_of, default_system, job_id
-from commscope.execute.signals import StopSignals as _StopSignals
+from commscope.execute.signals import StopSignals
 from commscope.execute.stream import CoreStream
-from commscope.execute.transports import TransportChoice, core_device, observed
+from commscope.execute.transports import TransportChoice, core_device
 from commscope.execute.transports import choose as choose_transport
-from commscope.records.invocation import invocation, now
-from commscope.records.run import Axes, Run, apply_header, point_from_core
+from commscope.records.invocation import now
+from commscope.records.run import Axes, Run
 from commscope.records.suite import Entry, expand, suite_path
 from commscope.records.text import precision_line
 from commscope.settings import seconds
-from commscope.store.db import Store
 
 DEFAULT_SUITE = "quick"
-POLL_SECONDS = 0.2
-TERMINATE_GRACE_SECONDS = 5.0
 #: Seconds a launcher may take to exit after the core wrote its end line. Every record is
 #: in the stream by then; a rank that never leaves MPI_Finalize (MPICH 4.0 over UCX's TCP
 #: transport: a rank still disconnecting while its peers wait in the process manager's
@@ -57,7 +61,6 @@ TERMINATE_GRACE_SECONDS = 5.0
 #: large job's MPI_Finalize takes its time.
 FINALIZE_GRACE_SECONDS = 30.0
 FINALIZE_GRACE_VARIABLE = "COMMSCOPE_FINALIZE_GRACE"
-FINALIZE_NOTE = "stopped after its results"
 #: What the dry run prints in place of the temporary JSONL file.
 JSONL_PLACEHOLDER = "JSONL"
 STDERR_TAIL_LINES = 15
@@ -132,136 +135,9 @@ def select_entries(targets: Sequence[str], suite_files: Sequence[str], benchmark
     return entries
 
 
-#: Bytes per element of the datatypes -T sweeps: a collective measures whole elements only.
-_ELEMENT_BYTES = {"MPI_CHAR": 1, "MPI_INT": 4, "MPI_FLOAT": 4, "MPI_DOUBLE": 8}
-
-
-def planned_records(header: dict) -> int:
-    """How many records the core will write: what its header says (planned_records), or,
-    from a core that does not say, what its options imply (sweep_length)."""
-    planned = header.get("planned_records")
-    return planned if isinstance(planned, int) else sweep_length(header["options"])
-
-
-def sweep_length(options: dict) -> int:
-    """How many records a core that does not state planned_records writes, from its header's
-    options: its size loop (cs_sizes), per datatype of -T (whole elements only: MPI_INT starts
-    at 4 bytes), window creation mode of -w, synchronisation mode of -s and window of -V."""
-    low, high = options["min_size"], options["max_size"]
-    sizes, size = [], low
-    while size <= high:
-        sizes.append(size)
-        size = size * 2 if size else 1
-    datatypes = options.get("datatypes") or [None]
-    per_datatype = [
-        sum(1 for size in sizes if size == 0 or size >= _ELEMENT_BYTES.get(datatype, 1)) for datatype in datatypes
-    ]
-    windows = 8 if options.get("vary_window") else 1  # -V: windows 1, 2, ..., 128
-    modes = len(options.get("window_creation") or [None]) * len(options.get("synchronization") or [None])
-    return sum(per_datatype) * windows * modes
-
-
-def stderr_summary(text: str) -> str | None:
-    """The line of a launch's stderr that most likely says what went wrong: the core's own
-    message if there is one (launchers wrap it in banners of dashes), else the last line."""
-    lines = [line.strip() for line in text.splitlines() if any(char.isalnum() for char in line)]
-    own = [line for line in lines if "commscope-bench" in line and not line.startswith("Try ")]
-    if own:
-        return own[0]
-    return lines[-1] if lines else None
-
-
-def _signal_name(returncode: int) -> str | None:
-    """The signal that ended a launch: a negative status for the process itself, or
-    128 + signal as launchers and shells report a rank killed by a signal."""
-    number = -returncode if returncode < 0 else returncode - 128
-    try:
-        return signal.Signals(number).name if number > 0 else None
-    except ValueError:
-        return None
-
-
-def judge(returncode: int, stream: CoreStream, stopped: str | None, stderr_text: str) -> tuple[str, str | None]:
-    """(status, reason) of a finished launch."""
-    measured = len(stream.records)
-    expected = planned_records(stream.header) if stream.header else None
-    progress = (
-        f"; {measured} of {expected} points measured" if expected is not None else f"; {measured} points measured"
-    )
-    problem = stderr_summary(stderr_text)
-    detail = f": {problem}" if problem else ""
-    if stopped is not None:
-        if stopped.startswith(FINALIZE_NOTE) and stream.records and (stream.end or {}).get("status") == "complete":
-            return "complete", stopped  # a hang after the last line takes nothing from the measurements
-        return "incomplete", f"{stopped}{progress}"
-    if stream.problem is not None:
-        return "incomplete", f"unreadable result stream ({stream.problem}){progress}"
-    if stream.end is None:
-        crash = _signal_name(returncode)
-        if crash:
-            return "incomplete", f"commscope-bench crashed ({crash}){progress}"
-        if stream.header is None:
-            return "failed", f"commscope-bench exited with status {returncode} before measuring anything{detail}"
-        return "incomplete", f"commscope-bench exited with status {returncode} without finishing{progress}{detail}"
-    status = stream.end["status"]
-    if not stream.records:
-        return "failed", f"commscope-bench ended ({status}) but wrote no result records{detail}"
-    if status == "validation_failed":
-        wrong = [
-            f"{r['size']} B ({r['validation']['errors']} wrong)"
-            for r in stream.records
-            if r.get("validation") and r["validation"]["errors"]
-        ]
-        return "failed", "validation failed" + (f" at {', '.join(wrong)}" if wrong else "")
-    if status == "error":
-        return "failed", f"commscope-bench reported an error{detail}"
-    if returncode != 0:
-        return "failed", f"commscope-bench finished its results but exited with status {returncode}{detail}"
-    return "complete", None
-
-
 def _where(record: dict) -> str:
     """Where a sweep is, for the progress bar: "4 B MPI_INT", "1 B allocate, fence"."""
     return " ".join(part for part in (f"{record['size']} B", Axes.of(record).label()) if part)
-
-
-def _group_alive(group: int) -> bool:
-    """Whether a process of the group still runs. Zombies do not count: ranks orphaned
-    by their launcher wait for init to reap them, which can take a while in containers."""
-    proc = Path("/proc")
-    if not proc.is_dir():
-        try:
-            os.killpg(group, 0)
-        except ProcessLookupError:
-            return False
-        return True
-    for stat in proc.glob("[0-9]*/stat"):
-        try:
-            text = stat.read_text()
-        except OSError:
-            continue  # it just ended
-        state, _parent, process_group = text[text.rindex(")") + 2 :].split()[:3]
-        if int(process_group) == group and state != "Z":
-            return True
-    return False
-
-
-def _terminate(process: subprocess.Popen, signals: _StopSignals) -> None:
-    """Stop the launcher and every process it started: it leads its own process group,
-    and ranks may outlive it. SIGTERM first, so mpirun/mpiexec/srun can take their
-    ranks down; SIGKILL after a grace period, or at once when another Ctrl-C comes."""
-    signals_seen = len(signals.received)
-    for signum in (signal.SIGTERM, signal.SIGKILL):
-        try:
-            os.killpg(process.pid, signum)
-        except ProcessLookupError:
-            pass
-        deadline = time.monotonic() + TERMINATE_GRACE_SECONDS
-        while time.monotonic() < deadline and len(signals.received) == signals_seen:
-            if process.poll() is not None and not _group_alive(process.pid):
-                return
-            time.sleep(POLL_SECONDS / 4)
-    process.wait()
 
 
 @contextmanager
@@ -288,43 +164,6 @@ def _progress_bar(description: str) -> Iterator[Callable[..., None]]:
         yield functools.partial(progress.update, task)
 
 
-@contextmanager
-def _exit_waiter(process: subprocess.Popen) -> Iterator[Callable[[float], bool]]:
-    """Yields a function that waits up to N seconds for the process to end and says whether
-    it did. On Linux it sleeps on a pidfd, which wakes it the moment the launcher exits:
-    subprocess's own timed wait polls with sleeps growing to 50 ms, a delay a short
-    benchmark would notice."""
-    try:
-        pidfd = os.pidfd_open(process.pid)
-    except (AttributeError, OSError):  # not Linux, or a kernel older than 5.3
-        pidfd = None
-    else:
-        exited = select.poll()
-        exited.register(pidfd, select.POLLIN)  # readable once the process has ended
-
-    def ended_within(seconds: float) -> bool:
-        if pidfd is None:
-            try:
-                process.wait(timeout=seconds)
-            except subprocess.TimeoutExpired:
-                return False
-            return True
-        exited.poll(seconds * 1000)
-        return process.poll() is not None
-
-    try:
-        yield ended_within
-    finally:
-        if pidfd is not None:
-            os.close(pidfd)
-
-
-#: The files of one launch in its folder (RunRequest.output_dir, else a temporary one):
-#: meta.json is written before the launch, so a job killed half-way still says what
-#: ran; result.json after it, so its absence means the launch never ended on its own.
-META, JSONL, STDOUT, STDERR, RESULT = "meta.json", "core.jsonl", "stdout", "stderr", "result.json"
-
-
 def combined_label(request_label: str | None, entry_label: str | None) -> str | None:
     """The run's label: the command's --label, then the suite entry's own."""
     if request_label and entry_label:
@@ -332,71 +171,10 @@ def combined_label(request_label: str | None, entry_label: str | None) -> str | 
     return request_label or entry_label
 
 
-def run_from_files(
-    meta: dict, folder: Path, returncode: int | None, stopped: str | None, ended_at: str | None = None
-) -> Run:
-    """The Run of one launch from its folder: meta.json's fields, the core's JSONL stream,
-    its stderr. `stopped` says why the launch was ended early (it makes the run
-    incomplete with the sizes measured); `returncode` is needed only when it was not."""
-    stream = CoreStream(folder / JSONL)
-    stream.poll()
-    read = lambda name: (folder / name).read_bytes() if (folder / name).exists() else b""  # noqa: E731
-    stderr = read(STDERR)
-    status, reason = judge(
-        returncode if returncode is not None else 0, stream, stopped, stderr.decode(errors="replace")
-    )
-    run = Run(
-        **meta["run"],
-        status=status,
-        status_reason=reason,
-        raw={"jsonl": stream.raw, "stdout": read(STDOUT), "stderr": stderr},
-    )
-    if stream.header is not None:
-        apply_header(run, stream.header)
-        metric = stream.header["benchmark"]["metric"]
-        run.points = [point_from_core(record, metric) for record in stream.records]
-    if "transport" in meta:  # asked for, and what rank 0's environment shows of it
-        run.provenance = {
-            **(run.provenance or {}),
-            "transport": {**meta.get("transport", {}), "observed": observed(run.environment)},
-        }
-    if meta.get("wrapper"):
-        run.provenance = {**(run.provenance or {}), "wrapper": meta["wrapper"]}
-    if meta.get("binding"):
-        run.provenance = {**(run.provenance or {}), "binding": meta["binding"]}
-    run.ended_at = stream.end["end_time"] if stream.end else (ended_at or now())
-    return run
-
-
-@contextmanager
-def _launch_folder(parent: Path | None, name: str) -> Iterator[Path]:
-    """A new folder for one launch's files: under `parent` (kept), or temporary."""
-    if parent is None:
-        with tempfile.TemporaryDirectory(prefix="commscope-") as folder:
-            yield Path(folder)
-        return
-    parent.mkdir(parents=True, exist_ok=True)
-    index = len([child for child in parent.iterdir() if child.is_dir()]) + 1
-    while True:  # a requeued job runs its script again into the same folder
-        folder = parent / f"{index:03d}-{name}"
-        try:
-            folder.mkdir()
-            break
-        except FileExistsError:
-            index += 1
-    yield folder
-
-
-def _write_json(path: Path, value: dict) -> None:
-    temporary = path.with_suffix(".tmp")
-    temporary.write_text(json.dumps(value, indent=1))
-    temporary.replace(path)  # whole or absent, never half written
-
-
 class Runner:
     """Launches planned benchmarks and turns what each measured into a Run."""
 
-    def __init__(self, core: Path, request: RunRequest, signals: _StopSignals) -> None:
+    def __init__(self, core: Path, request: RunRequest, signals: StopSignals) -> None:
         self.core = core
         self.request = request
         self.signals = signals
@@ -405,7 +183,7 @@ class Runner:
 
     def execute(self, planned: Planned, repeat_index: int) -> Run:
         keep = self.request.output_dir
-        with _launch_folder(keep, planned.entry.benchmark) as folder:
+        with launch_folder(keep, planned.entry.benchmark) as folder:
             jsonl = folder / JSONL
             argv = planned.command.with_args("--jsonl-out", str(jsonl)).argv
             meta = {
@@ -429,24 +207,14 @@ class Runner:
                 meta["wrapper"] = list(planned.wrapper)
             meta["binding"] = dataclasses.asdict(planned.binding)  # asked; the header says what each rank got
             if keep is not None:
-                _write_json(folder / META, meta)
+                write_json(folder / META, meta)
             begin = time.monotonic()
             with open(folder / STDOUT, "wb") as stdout, open(folder / STDERR, "wb") as stderr:
-                try:
-                    process = subprocess.Popen(
-                        argv,
-                        stdout=stdout,
-                        stderr=stderr,
-                        stdin=subprocess.DEVNULL,
-                        env={**os.environ, **planned.command.env},
-                        start_new_session=True,
-                    )
-                except OSError as exc:
-                    raise CommscopeError(f"cannot start {argv[0]}: {exc.strerror}") from exc
+                process = start(argv, stdout, stderr, planned.command.env)
                 stream = CoreStream(jsonl)
                 stopped = self._follow(process, stream, planned)
             if keep is not None:
-                _write_json(folder / RESULT, {"returncode": process.returncode, "stopped": stopped, "ended_at": now()})
+                write_json(folder / RESULT, {"returncode": process.returncode, "stopped": stopped, "ended_at": now()})
             run = run_from_files(meta, folder, process.returncode, stopped)
             self._report(run, run.raw["stderr"].decode(errors="replace"), time.monotonic() - begin)
             return run
@@ -459,29 +227,27 @@ class Runner:
         entry = planned.entry
         with (
             _progress_bar(f"{entry.benchmark} ({planned.spec.np} ranks)") as show,
-            _exit_waiter(process) as ended_within,
+            exit_waiter(process) as ended_within,
         ):
             while True:
                 if ended_within(POLL_SECONDS):
                     return None
                 if stream.poll() or stream.header is not None:
-                    total = planned_records(stream.header) if stream.header else None
+                    total = stream.output.planned_records if stream.output else None
                     size = _where(stream.records[-1]) if stream.records else "warming up"
                     show(completed=len(stream.records), total=total, size=size)
                 if stream.end is not None and ended_at is None:
                     ended_at = time.monotonic()
                 if ended_at is not None and time.monotonic() - ended_at > self.finalize_grace:
-                    _terminate(process, self.signals)
+                    terminate(process, self.signals)
                     return (
                         f"{FINALIZE_NOTE}: the launcher had not exited {self.finalize_grace:g} s after the "
                         "core's last line (a rank hung in MPI_Finalize)"
                     )
-                if self.signals.received:
-                    _terminate(process, self.signals)
-                    return f"interrupted by {self.signals.received[0]}"
-                if deadline is not None and time.monotonic() > deadline:
-                    _terminate(process, self.signals)
-                    return f"timed out after {self.request.timeout:g} s"
+                stopped = stop_reason(self.signals, deadline, self.request.timeout)
+                if stopped:
+                    terminate(process, self.signals)
+                    return stopped
 
     def _report(self, run: Run, stderr_text: str, seconds: float) -> None:
         table = run.raw["stdout"].decode(errors="replace")
@@ -549,8 +315,8 @@ def plan(
     return planned
 
 
-def run_benchmarks(request: RunRequest, db: Path) -> int:
-    """Carry out `commscope run`; returns the exit code."""
+def run_benchmarks(request: RunRequest, db: Path) -> tuple[int, list[Run]]:
+    """Carry out `commscope run`; returns the exit code and the runs it stored."""
     if request.hosts and request.hostfile:
         raise UsageError("give hosts either with --hosts or with --hostfile, not both")
     core = find_core()
@@ -586,47 +352,14 @@ def run_benchmarks(request: RunRequest, db: Path) -> int:
             repeats = f", {request.repeat} times" if request.repeat > 1 else ""
             print(f"# {item.entry.benchmark}: {item.spec.np} ranks, placement {item.entry.placement}{repeats}")
             print(item.command.with_args("--jsonl-out", JSONL_PLACEHOLDER).shell())
-        return EXIT_OK
+        return EXIT_OK, []
 
-    with Store(db) if request.store else contextlib.nullcontext() as store, _StopSignals() as signals:
-        invoked = invocation("run", request.argv)
-        invocation_id = store.add_invocation(invoked) if store else None
+    with storing(db if request.store else None, "run", request.argv) as stored, StopSignals() as signals:
         runner = Runner(core, request, signals)
-        stored: list[Run] = []
-        kept = 0
         for repeat_index, item in itertools.product(range(request.repeat), planned):
             if signals.received:
                 break
             ui.note(f"{item.entry.benchmark}: {item.command.shell()}")
-            run = runner.execute(item, repeat_index)
-            if store is None or store_or_keep(store, run, invocation_id, invoked):
-                stored.append(run)
-            else:
-                kept += 1
-    code = _summary(stored, signals, db if request.store else request.output_dir)
-    if kept:
-        ui.warn(
-            f"{kept} run{'s' if kept > 1 else ''} could not be stored and {'are' if kept > 1 else 'is'} kept "
-            "as files (see above)"
-        )
-        return EXIT_STORE
-    return code
-
-
-def _summary(stored: list[Run], signals: _StopSignals, where: Path | None) -> int:
-    failed = [run for run in stored if run.status != "complete"]
-    ids = ", ".join(str(run.id) for run in stored if run.id is not None)
-    runs = f"{len(stored)} run{'s' if len(stored) != 1 else ''}"
-    if where is None:
-        ui.note(f"{runs} not stored (--no-store)")
-    else:
-        ui.note(f"{'stored' if ids else 'kept'} {runs} in {where}" + (f" (ids {ids})" if ids else ""))
-    if failed:
-        ui.warn(
-            f"{len(failed)} of {len(stored)} runs did not complete: "
-            + "; ".join(f"{f'run {run.id} ' if run.id else ''}{run.benchmark}: {run.status_reason}" for run in failed)
-        )
-    if signals.received:
-        ui.warn(f"stopped by {signals.received[0]}; benchmarks after it were not run")
-        return EXIT_INTERRUPTED
-    return EXIT_FAILED if failed else EXIT_OK
+            stored.add(runner.execute(item, repeat_index))
+        stored.stopped_by = signals.received[0] if signals.received else None
+    return summary(stored, db if request.store else request.output_dir), stored.runs

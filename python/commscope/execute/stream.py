@@ -14,23 +14,12 @@ import json
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from commscope.records.run import AXES
+from commscope.records.core_record import DOCUMENT_ONLY, END_STATUSES, CoreOutput, RecordOrder
 
 if TYPE_CHECKING:
     import jsonschema
 
 SCHEMA_PATH = Path(__file__).parents[1] / "records" / "schema" / "result.schema.json"
-#: What tells a record's point from the others (with its pair, for the pairs benchmark): a
-#: second record with the same values is a broken stream, never a point to store twice.
-_POINT_AXES = ("size", "window", *AXES)
-
-
-def _pair_key(pair: dict | None) -> tuple | None:
-    return (pair["src"], pair["dst"], pair["metric"]) if pair else None
-
-
-# What only the complete document has; the stream's header lacks it.
-_DOCUMENT_ONLY = ("results", "end_time", "status")
 
 
 @functools.lru_cache(maxsize=None)
@@ -40,7 +29,7 @@ def _validators() -> tuple[jsonschema.Draft202012Validator, jsonschema.Draft2020
     import jsonschema
 
     schema = json.loads(SCHEMA_PATH.read_text())
-    header = {**schema, "required": [key for key in schema["required"] if key not in _DOCUMENT_ONLY]}
+    header = {**schema, "required": [key for key in schema["required"] if key not in DOCUMENT_ONLY]}
     record = {"$schema": schema["$schema"], "$defs": schema["$defs"], "$ref": "#/$defs/record"}
     return jsonschema.Draft202012Validator(header), jsonschema.Draft202012Validator(record)
 
@@ -68,7 +57,7 @@ class CoreStream:
         self._offset = 0
         self._pending = b""
         self._line = 0
-        self._seen: set[tuple] = set()
+        self._order = RecordOrder()
 
     def poll(self) -> list[dict]:
         """Read what was appended since the last call; returns the new records."""
@@ -88,6 +77,11 @@ class CoreStream:
                 if record is not None:
                     new.append(record)
         return new
+
+    @property
+    def output(self) -> CoreOutput | None:
+        """What was read so far as the core's output; None before its header."""
+        return CoreOutput(self.header, self.records, self.end) if self.header is not None else None
 
     @property
     def raw(self) -> bytes:
@@ -115,17 +109,13 @@ class CoreStream:
             problem = _schema_problem(record_validator, value)
             if problem:
                 return self._stop(f"record does not match result.schema.json: {problem}")
-            pair = _pair_key(value.get("pair"))
-            key = (*(value.get(axis) for axis in _POINT_AXES), pair)
-            if key in self._seen:
-                axes = ", ".join(f"{axis} {value[axis]}" for axis in _POINT_AXES[1:] if value.get(axis) is not None)
-                axes += (", " if axes else "") + (f"pair {pair[0]}->{pair[1]} {pair[2]}" if pair else "")
-                return self._stop(f"a second record for size {value['size']}" + (f" ({axes})" if axes else ""))
-            self._seen.add(key)
+            problem = self._order.problem(value)
+            if problem:
+                return self._stop(problem)
             self.records.append(value)
             return value
         elif kind == "end" and self.header is not None and self.end is None:
-            if not isinstance(value, dict) or value.get("status") not in ("complete", "validation_failed", "error"):
+            if not isinstance(value, dict) or value.get("status") not in END_STATUSES:
                 return self._stop(f"end line without a known status: {value!r}")
             self.end = value
         else:

@@ -1,22 +1,19 @@
-"""Running the programs of other projects (hpcc, xhpl, fio, wrappers): finding them with a
-message naming the Debian package, starting them in their own process group so a
-timeout or Ctrl-C takes down every process they started, and what ldd says they use."""
+"""The programs of other projects (hpcc, xhpl, fio, wrappers): finding them with a message
+naming the Debian package, and what they run on: ldd's libraries (BLAS, MPI), the
+machine's CPU and memory. Running them is execute/process.py's job."""
 
 from __future__ import annotations
 
 import os
 import re
 import shutil
-import signal
 import subprocess
-import time
-from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
 from pathlib import Path
 
-from commscope.errors import EXIT_INTERRUPTED, CommscopeError, UsageError
+from commscope.errors import CommscopeError, UsageError
+from commscope.execute.core import core_mpi_flavour
 
-TERMINATE_GRACE_SECONDS = 5.0
+_BLAS_NAMES = ("libblas", "libopenblas", "libblis", "libmkl", "libatlas", "libflexiblas", "libsci")
 
 
 def find_program(name: str, package: str, option: str | None = None, given: str | None = None) -> Path:
@@ -65,69 +62,6 @@ def debian_package_of(path: str) -> str | None:
     return first[0].split(":")[0] if done.returncode == 0 and first else None
 
 
-@dataclass
-class Finished:
-    """How a program ended: status, output, and why it was stopped early (None if it was not)."""
-
-    returncode: int
-    stdout: bytes
-    stderr: bytes
-    seconds: float
-    stopped: str | None = None
-
-    def stderr_tail(self, lines: int = 10) -> str:
-        return "\n".join(self.stderr.decode(errors="replace").strip().splitlines()[-lines:])
-
-
-class Interrupted(CommscopeError):
-    exit_code = EXIT_INTERRUPTED
-
-
-def _stop_group(process: subprocess.Popen) -> None:
-    """SIGTERM to the program's whole process group (launchers, ranks), SIGKILL after a grace period."""
-    for signum in (signal.SIGTERM, signal.SIGKILL):
-        try:
-            os.killpg(process.pid, signum)
-        except ProcessLookupError:
-            return
-        try:
-            process.wait(timeout=TERMINATE_GRACE_SECONDS)
-            return
-        except subprocess.TimeoutExpired:
-            continue
-
-
-def run_program(
-    argv: Sequence[str], cwd: Path | None = None, env: Mapping[str, str] | None = None, timeout: float | None = None
-) -> Finished:
-    """Run a program to its end (or `timeout`), its output captured. Ctrl-C stops its whole
-    process group and is raised again as KeyboardInterrupt, so callers clean up in `finally`."""
-    begin = time.monotonic()
-    try:
-        process = subprocess.Popen(
-            list(argv),
-            cwd=cwd,
-            env={**os.environ, **(env or {})},
-            stdin=subprocess.DEVNULL,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.PIPE,
-            start_new_session=True,
-        )
-    except OSError as exc:
-        raise CommscopeError(f"cannot start {argv[0]}: {exc.strerror}") from exc
-    stopped = None
-    try:
-        stdout, stderr = process.communicate(timeout=timeout)
-    except subprocess.TimeoutExpired:
-        _stop_group(process)
-        stdout, stderr = process.communicate()
-        stopped = f"timed out after {timeout:g} s"
-    except KeyboardInterrupt:
-        _stop_group(process)
-        raise
-    return Finished(process.returncode, stdout, stderr, time.monotonic() - begin, stopped)
-
-
 def memory_bytes() -> int:
     """This machine's memory (MemTotal)."""
     try:
@@ -147,3 +81,48 @@ def cpu_model() -> str | None:
     except OSError:
         pass
     return None
+
+
+def blas_provenance(program: Path) -> dict[str, str]:
+    """Which BLAS the program really uses: the library ldd resolves, the Debian alternative
+    it goes through (libblas.so.3 is switched by update-alternatives) and its package."""
+    for name, path in shared_libraries(program).items():
+        if not name.startswith(_BLAS_NAMES):
+            continue
+        info = {"blas_soname": name, "blas_library": os.path.realpath(path)}
+        link = path
+        while os.path.islink(link):  # /lib/.../libblas.so.3 -> /etc/alternatives/NAME -> the real file
+            target = os.readlink(link)
+            link = target if os.path.isabs(target) else os.path.join(os.path.dirname(link), target)
+            if os.path.dirname(link) == "/etc/alternatives":
+                info["blas_alternative"] = os.path.basename(link)
+        package = debian_package_of(path)
+        if package:
+            info["blas_package"] = package
+        return info
+    return {}
+
+
+def mpi_of(program: Path) -> dict[str, str]:
+    flavour = core_mpi_flavour(program)
+    info = {"mpi_flavour": flavour} if flavour else {}
+    for name, path in shared_libraries(program).items():
+        if name.startswith(("libmpi", "libmpich")):
+            package = debian_package_of(path)
+            info["mpi_library_file"] = os.path.realpath(path)
+            if package:
+                info["mpi_package"] = package
+            break
+    return info
+
+
+def machine_provenance(program: Path) -> dict:
+    return {
+        "cpu_model": cpu_model(),
+        "cores": os.cpu_count(),
+        "memory_bytes": memory_bytes(),
+        "program": str(program),
+        "program_package": debian_package_of(str(program)),
+        **blas_provenance(program),
+        **mpi_of(program),
+    }

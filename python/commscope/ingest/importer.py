@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import collections
 import contextlib
+import dataclasses
 import functools
 import multiprocessing
 import multiprocessing.connection
@@ -38,7 +39,7 @@ from commscope.records import unsaved
 from commscope.records.invocation import invocation
 from commscope.records.metrics import STATS
 from commscope.records.redact import redact_json_text, secret_names
-from commscope.records.run import AXES, ONE_SIDED_CALLS, Axes, Point, Run, apply_header
+from commscope.records.run import AXES, ONE_SIDED_CALLS, Axes, Point, Run
 from commscope.store.db import Store
 from commscope.store.rows import RunRows, rows_of
 from commscope.store.sources import make_source
@@ -148,6 +149,10 @@ def _read_capped(path: Path, limit: int) -> bytes | None:
 
 
 def run_from_parsed(parsed: ParsedRun, path: Path, label: str | None, system: str | None) -> Run:
+    if parsed.run is not None:  # the core's own records: read as `commscope run` reads them
+        return dataclasses.replace(
+            parsed.run, label=_label(label, parsed.label), source_file=str(path.resolve()), system=system
+        )
     window = parsed.parameters.get("window_size")
     axes = axes_of(parsed.parameters)
     points = [point_from_parsed(point, window if isinstance(window, int) else None, axes) for point in parsed.points]
@@ -168,14 +173,8 @@ def run_from_parsed(parsed: ParsedRun, path: Path, label: str | None, system: st
         points=points,
         raw={"table": parsed.text.encode()} if parsed.text else {},
     )
-    if parsed.source_format == "commscope-json":
-        # The document's own provenance is richer than what the reader summarised.
-        apply_header(run, parsed.provenance)
-    provenance = run.provenance or {}
     failed_sizes = [str(point.size) for point in points if point.validation == "Fail"]
-    if provenance.get("status") in ("validation_failed", "error"):
-        run.status, run.status_reason = "failed", f"the result file says: {provenance['status']}"
-    elif failed_sizes:
+    if failed_sizes:
         run.status, run.status_reason = "failed", f"validation failed at size {', '.join(failed_sizes)}"
     return run
 

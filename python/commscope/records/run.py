@@ -7,11 +7,10 @@ one shape.
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass, field, fields
 from typing import Any, NamedTuple
 
-from commscope.records.metrics import CORE_METRICS, STATS, percentile_metric
+from commscope.records.metrics import CORE_METRICS, STATS
 
 #: Run statuses. "incomplete": the sweep stopped early (crash, timeout,
 #: interrupt) and holds only the sizes measured before; "failed": the core
@@ -219,98 +218,3 @@ class Run:
 #: The Run fields that are columns of the `runs` table, in order.
 RUN_COLUMNS = tuple(f.name for f in fields(Run) if f.metadata.get("stored", True))
 RUN_JSON_COLUMNS = frozenset(f.name for f in fields(Run) if f.metadata.get("json"))
-
-
-def point_from_core(record: dict, metric_kind: str) -> Point:
-    """A Point from one commscope-bench result record (result.schema.json $defs/record).
-
-    `metric_kind` is the benchmark's metric ("latency" or "bandwidth"); it names
-    the -z percentiles the way the OMB readers do (p99_us, p99_MBps).
-    """
-    metrics = dict(record["metrics"])
-    suffix = "us" if metric_kind == "latency" else "MBps"
-    for percentile in record.get("percentiles", []):
-        metrics[percentile_metric(percentile["p"], suffix)] = percentile["value"]
-    precision = record.get("precision")
-    if precision:  # --precision: what the size reached and why it stopped (docs/precision.md)
-        metrics.update(
-            {
-                f"precision_{key}": precision[key]
-                for key in ("achieved_pct", "target_pct", "rounds", "stop")
-                if precision[key] is not None
-            }
-        )
-    stats = record["stats"]
-    validation = record.get("validation")
-    return Point(
-        size=record["size"],
-        window=record["window"],
-        axes=Axes.of(record),
-        iterations=record["iterations"],
-        warmup=record["warmup"],
-        batch=record["batch"],
-        samples=stats["samples"],
-        stats={key: stats[key] for key in STATS},
-        metrics=metrics,
-        validation_errors=validation["errors"] if validation is not None else None,
-        pair=Pair.of(record.get("pair")),
-    )
-
-
-# MPI_Get_library_version strings start differently for every library.
-_MPI_LIBRARIES = (
-    ("Open MPI", re.compile(r"Open MPI v(\d[\w.]*)")),
-    ("Cray MPICH", re.compile(r"CRAY MPICH version (\d[\w.]*)", re.IGNORECASE)),
-    ("MVAPICH", re.compile(r"MVAPICH\S*\s+Version\s*:?\s*(\d[\w.]*)", re.IGNORECASE)),
-    ("Intel MPI", re.compile(r"Intel\(R\) MPI Library (\d[\w.]*)")),
-    ("MPICH", re.compile(r"MPICH Version:\s*(\d[\w.]*)")),
-)
-
-
-def mpi_identity(library_version: str) -> tuple[str | None, str | None]:
-    """("Open MPI", "4.1.4") from an MPI_Get_library_version string; (first line, None) if unknown."""
-    for name, pattern in _MPI_LIBRARIES:
-        match = pattern.search(library_version)
-        if match:
-            return name, match.group(1)
-    first = library_version.strip().splitlines()[:1]
-    return (first[0] if first else None), None
-
-
-# Header keys that become Run fields; the rest (schema version, the core's argv,
-# the benchmark's pattern and metric, status) is kept in Run.provenance.
-_HEADER_FIELDS = ("tool", "options", "mpi", "hosts", "cpu_model", "start_time", "end_time", "environment")
-
-
-def provenance_from_header(header: dict) -> dict[str, Any]:
-    """Run fields from a commscope-bench JSON header (the result document without results;
-    a whole document works too)."""
-    mpi = header.get("mpi", {})
-    library, version = mpi_identity(mpi.get("library_version", ""))
-    tool = header.get("tool", {})
-    rest = {key: value for key, value in header.items() if key not in _HEADER_FIELDS and key != "results"}
-    return {
-        "description": header.get("benchmark", {}).get("description"),
-        "ranks": mpi.get("ranks"),
-        "nodes": len(header["hosts"]) if header.get("hosts") else None,
-        "started_at": header.get("start_time"),
-        "ended_at": header.get("end_time"),
-        "tool_name": tool.get("name"),
-        "tool_version": tool.get("version"),
-        "tool_git_commit": tool.get("git_commit"),
-        "mpi_library": library,
-        "mpi_version": version,
-        "mpi_library_version": mpi.get("library_version"),
-        "hosts": header.get("hosts"),
-        "cpu_model": header.get("cpu_model"),
-        "environment": header.get("environment"),
-        "options": header.get("options"),
-        "provenance": rest or None,
-    }
-
-
-def apply_header(run: Run, header: dict) -> None:
-    """Fill a run's provenance from a commscope-bench header; what the header lacks is kept."""
-    for key, value in provenance_from_header(header).items():
-        if value is not None:
-            setattr(run, key, value)

@@ -12,18 +12,24 @@ writer, disk full, read-only, damaged), it writes the run into the unsaved-resul
 
 `commscope import NAME.jsonl` reads the sidecar beside it and stores the run as `run`
 would have, from the same stream: nothing measured is lost.
+
+A run of another program (`run hpl`, `run storage`) has no stream: its NAME.jsonl is empty,
+the sidecar holds the whole run with its points (``"points"``), and each raw output the run
+keeps (hpccoutf.txt, fio's JSON...) is ``NAME.<its name>``, listed under ``"raw"``.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import os
 import re
 import time
 from pathlib import Path
 
+from commscope.records.core_record import CoreOutput, fill_run
 from commscope.records.redact import redact_json_text, secret_names
-from commscope.records.run import Run, apply_header, point_from_core
+from commscope.records.run import RUN_COLUMNS, Axes, Pair, Point, Run
 
 FORMAT = "commscope-unsaved"
 VERSION = 1
@@ -59,8 +65,8 @@ def sidecar_of(jsonl: Path) -> Path:
 
 
 def keep(run: Run, invocation: dict, folder: Path) -> Path:
-    """Write `run` (made by the runner: raw jsonl, stdout, stderr) into `folder`; returns the
-    JSONL file. The sidecar is written last, so a sidecar always has its stream."""
+    """Write `run` into `folder`; returns the JSONL file. The sidecar is written last, so a
+    sidecar always has its files."""
     folder.mkdir(parents=True, exist_ok=True)
     stamp = time.strftime("%Y%m%dT%H%M%SZ", time.gmtime())
     benchmark = re.sub(r"[^\w.-]", "_", run.benchmark)
@@ -68,17 +74,25 @@ def keep(run: Run, invocation: dict, folder: Path) -> Path:
     jsonl = folder / f"{stem}.jsonl"
     secrets = secret_names(run.environment)  # kept files are as clean as the store
     jsonl.write_bytes(redact_json_text(run.raw.get("jsonl", b""), secrets))
-    for kind in _RAW_KINDS:
-        (folder / f"{stem}.{kind}").write_bytes(redact_json_text(run.raw.get(kind, b""), secrets))
+    streamed = "jsonl" in run.raw
+    raw_names = _RAW_KINDS if streamed else tuple(run.raw)
+    for name in raw_names:
+        (folder / f"{stem}.{name}").write_bytes(redact_json_text(run.raw.get(name, b""), secrets))
     sidecar = {
         "format": FORMAT,
         "version": VERSION,
         "records": len(run.points),
-        "run": {name: getattr(run, name) for name in HARNESS_FIELDS},
+        "run": {name: getattr(run, name) for name in (HARNESS_FIELDS if streamed else (*RUN_COLUMNS, "system"))},
         "invocation": invocation,
     }
+    if not streamed:  # no stream to read the points back from
+        sidecar.update(points=[dataclasses.asdict(point) for point in run.points], raw=list(raw_names))
     sidecar_of(jsonl).write_text(json.dumps(sidecar, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
     return jsonl
+
+
+def _point(fields: dict) -> Point:
+    return Point(**{**fields, "axes": Axes(**fields["axes"]), "pair": Pair.of(fields["pair"])})
 
 
 class UnsavedError(ValueError):
@@ -93,6 +107,10 @@ def load(jsonl: Path, data: bytes) -> Run:
         raise UnsavedError(1, f"cannot read {sidecar_of(jsonl).name}: {exc}") from None
     if not isinstance(sidecar, dict) or sidecar.get("format") != FORMAT or sidecar.get("version") != VERSION:
         raise UnsavedError(1, f"{sidecar_of(jsonl).name} is not a {FORMAT} version {VERSION} file")
+    if "points" in sidecar:  # a run of another program: the sidecar holds all of it
+        run = Run(**sidecar["run"], points=[_point(point) for point in sidecar["points"]])
+        run.raw = {name: jsonl.with_suffix(f".{name}").read_bytes() for name in sidecar["raw"]}
+        return _noted(run, sidecar)
     fields = {name: sidecar["run"].get(name) for name in HARNESS_FIELDS}
     run = Run(**fields)
     run.raw = {"jsonl": data}
@@ -100,9 +118,9 @@ def load(jsonl: Path, data: bytes) -> Run:
         path = jsonl.with_suffix(f".{kind}")
         if path.exists():
             run.raw[kind] = path.read_bytes()
-    header, wanted = None, sidecar.get("records", 0)
+    header, records, wanted = None, [], sidecar.get("records", 0)
     for number, line in enumerate(data.split(b"\n"), 1):
-        if len(run.points) == wanted:
+        if len(records) == wanted:
             break
         if not line.strip():
             continue
@@ -112,14 +130,20 @@ def load(jsonl: Path, data: bytes) -> Run:
             raise UnsavedError(number, "not a line of commscope-bench's JSON stream") from None
         if kind == "header" and header is None:
             header = value
-            apply_header(run, header)
         elif kind == "record" and header is not None:
-            run.points.append(point_from_core(value, header["benchmark"]["metric"]))
-    if len(run.points) != wanted:
-        raise UnsavedError(1, f"holds {len(run.points)} records, its sidecar says {wanted}")
+            records.append(value)
+    if len(records) != wanted:
+        raise UnsavedError(1, f"holds {len(records)} records, its sidecar says {wanted}")
+    if header is not None:
+        fill_run(run, CoreOutput(header, records))
+    for name, value in fields.items():  # the values the runner ended with, after the header's
+        setattr(run, name, value)
+    return _noted(run, sidecar)
+
+
+def _noted(run: Run, sidecar: dict) -> Run:
+    """`run` with a note saying which command kept it unsaved, and when."""
     invocation = sidecar.get("invocation") or {}
     command = " ".join(invocation.get("argv") or []) or "commscope run"
     run.notes = [*(run.notes or []), f"kept unsaved by `{command}` at {invocation.get('started_at')}, imported later"]
-    for name, value in fields.items():  # the values the runner ended with, after the header's
-        setattr(run, name, value)
     return run

@@ -91,13 +91,17 @@ class CommscopeBenchmark(rfm.RunOnlyRegressionTest, pin_prefix=False):
 
     @run_before("performance")
     def set_perf_variables(self):
-        runs = self._runs()
+        (parsed,) = self._runs()
+        points = [point for point in parsed.run.points if self.metric in point.metrics]
+        windows = len({point.window for point in points}) > 1  # -V
+        axes = len({point.axes for point in points}) > 1  # -T, one-sided -w and -s
         self.perf_variables = {}
-        for run in runs:
-            suffix = f"_{run.label}" if len(runs) > 1 and run.label else ""
-            for size, value in run.series(self.metric):
-                name = f"{self.metric}_{size}{suffix}"
-                self.perf_variables[name] = sn.make_performance_function(sn.defer(value), unit_of(self.metric))
+        for point in points:
+            suffix = (f"_window {point.window}" if windows else "") + (f"_{point.axes.label()}" if axes else "")
+            name = f"{self.metric}_{point.size}{suffix}"
+            self.perf_variables[name] = sn.make_performance_function(
+                sn.defer(point.metrics[self.metric]), unit_of(self.metric)
+            )
         references = dict(self.reference_values) or self._baseline_values()
         if references:
             higher_worse = higher_is_worse(self.metric)

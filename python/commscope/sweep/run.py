@@ -47,7 +47,8 @@ from commscope.errors import EXIT_FAILED, EXIT_INTERRUPTED, EXIT_OK, CommscopeEr
 from commscope.execute.core import core_mpi_flavour, find_core
 from commscope.execute.cpu_topology import cpu_topology
 from commscope.execute.launchers import resolve_launcher
-from commscope.execute.runner import Runner, RunRequest, _StopSignals, finalize_grace_s, plan
+from commscope.execute.runner import Runner, RunRequest, finalize_grace_s, plan
+from commscope.execute.signals import StopSignals
 from commscope.output.sweep_view import flag_record, heatmap_files, intra_table, sweep_table, where_text
 from commscope.records.benchmarks import PAIRS_BENCHMARK
 from commscope.records.invocation import invocation
@@ -166,7 +167,7 @@ class Sweeper:
             )
         return run_request, item
 
-    def launch(self, flags: list[str], signals: _StopSignals) -> Run:
+    def launch(self, flags: list[str], signals: StopSignals) -> Run:
         run_request, item = self._planned(flags)
         ui.note(f"sweep: {item.command.shell()}")
         # rank 0 writes the core's JSONL stream, maybe on another host whose /tmp is its own
@@ -180,7 +181,7 @@ class Sweeper:
         schedule = "one-to-all:0" if self.request.mode == "one-to-all" else "all-pairs"
         return ["--schedule", schedule, "--metric", ",".join(self.request.metrics), *self.request.core_flags]
 
-    def retest(self, plan: RetestPlan, signals: _StopSignals, folder: Path) -> Run:
+    def retest(self, plan: RetestPlan, signals: StopSignals, folder: Path) -> Run:
         schedule = folder / "retest.pairs"
         schedule.write_text(
             "# suspects of the sweep, measured one at a time\n" + "".join(f"{a} {b}\n" for a, b in plan.all_pairs())
@@ -198,7 +199,7 @@ class Sweeper:
         return sweep_record(self.request.mode, self.request.policy, self.request.retest, cpus)
 
     def sweep(self, store: Store, invocation_id: int) -> SweepResult:
-        with _StopSignals() as signals:
+        with StopSignals() as signals:
             run = self.launch(self.schedule_flags(), signals)
             run.provenance = {**(run.provenance or {}), SWEEP_KEY: self.record(run)}
             run.id = store.add_run(run, invocation_id)
@@ -220,7 +221,7 @@ class Sweeper:
 
 
 class _Stopped(CommscopeError):
-    def __init__(self, run: Run, signals: _StopSignals) -> None:
+    def __init__(self, run: Run, signals: StopSignals) -> None:
         super().__init__(f"the sweep did not complete (run {run.id}: {run.status_reason or run.status})")
         self.exit_code = EXIT_INTERRUPTED if signals.received else EXIT_FAILED
 

@@ -20,16 +20,15 @@ from typing import Any
 
 from commscope.ingest.parse.errors import ParseError
 from commscope.ingest.parse.model import ParsedRun, Point
-from commscope.ingest.parse.series import append_point
 from commscope.records import benchmarks
-from commscope.records.metrics import percentile_metric, unit_of
-from commscope.records.run import AXES
+from commscope.records.core_record import CoreOutput, RecordOrder, fill_run, outcome
+from commscope.records.metrics import unit_of
+from commscope.records.run import Point as RunPoint
+from commscope.records.run import Run
 
 SCHEMA_NAME = "commscope-result"
 _SCHEMA_RESOURCE = ("records", "schema", "result.schema.json")
 
-# Bookkeeping copied from each record next to the metrics.
-_RECORD_COUNTS = ("iterations", "warmup", "batch")
 # Provenance: everything at the top level that is not the results themselves.
 _PROVENANCE_KEYS = (
     "schema_version",
@@ -138,79 +137,66 @@ def _json_path(path: tuple[Any, ...]) -> str:
 
 
 def _runs(document: dict[str, Any], lines: _LineFinder, source: str) -> list[ParsedRun]:
-    bench = document["benchmark"]
-    options = document["options"]
-    name = benchmarks.from_program(bench["name"])
-    percentile_unit = "MBps" if bench["unit"] == "MB/s" else "us"
-    provenance = {key: document[key] for key in _PROVENANCE_KEYS if key in document}
-
-    # A series per window (with -V) and per combination of the other sweep axes the records
-    # carry (-T datatypes, one-sided -w and -s): each grows in size, as a table does.
-    by_series: dict[tuple, list[tuple[int, dict[str, Any]]]] = {}
-    for index, record in enumerate(document["results"]):
-        axes = tuple((name, record[name]) for name in AXES if name in record)
-        by_series.setdefault((record["window"], axes), []).append((index, record))
-    # Without -V every record has the run's window; with it, each window is a series.
-    split = options["vary_window"] and len({window for window, _ in by_series}) > 1
-
-    runs = []
-    for (window, axes), records in by_series.items():
-        points: list[Point] = []
-        metrics: dict[str, str] = {}
-        for index, record in records:
-            values = _record_values(record, percentile_unit)
-            for metric in values:
-                metrics.setdefault(metric, unit_of(metric))
-            point = Point(
-                size=record["size"], values=values, line=lines.line_of(("results", index)), stats=dict(record["stats"])
-            )
-            append_point(points, point, source)
-        parameters: dict[str, Any] = {
-            "datatype": options["datatype"],
-            "window_size": window,
-            "pairs": options["pairs"],
-            "buffers": options["buffers"],
-            "send_mode": options["send_mode"],
-            **dict(axes),
-        }
-        if "memory" in options:  # GPU runs: where each side's buffers were (a run option, not an axis)
-            parameters.update(
-                accelerator=options["accelerator"], memory=f"{options['memory']['send']}/{options['memory']['recv']}"
-            )
-        runs.append(
-            ParsedRun(
-                benchmark=name,
-                source_format="commscope-json",
-                source=source,
-                line=1,
-                metrics=metrics,
-                points=points,
-                tool=document["tool"]["name"],
-                tool_version=document["tool"]["version"],
-                title=bench["description"],
-                label=f"window {window}" if split else None,
-                ranks=document["mpi"]["ranks"],
-                parameters=parameters,
-                provenance=dict(provenance),
-                notes=[] if document["status"] == "complete" else [f"status: {document['status']}"],
-            )
-        )
-    if not runs:
+    """The document's one run, read as `commscope run` reads the same records from the stream
+    (records/core_record.py), and its table view for the readers' neutral model."""
+    output = CoreOutput.of_document(document)
+    if not output.records:
         raise ParseError(source, lines.line_of(("results",)), "commscope result has no records")
-    return runs
+    order = RecordOrder()
+    for index, record in enumerate(output.records):
+        problem = order.problem(record)
+        if problem:
+            raise ParseError(source, lines.line_of(("results", index)), problem)
+    run = fill_run(Run(benchmark=benchmarks.from_program(output.header["benchmark"]["name"])), output)
+    run.status, run.status_reason = outcome(output)
+    run.source_format = "commscope-json"
+    points = [
+        _table_point(point, record, lines.line_of(("results", index)))
+        for index, (point, record) in enumerate(zip(run.points, output.records))
+    ]
+    options = document["options"]
+    parameters: dict[str, Any] = {
+        "datatype": options["datatype"],
+        "window_size": options["window"],
+        "pairs": options["pairs"],
+        "buffers": options["buffers"],
+        "send_mode": options["send_mode"],
+    }
+    if "memory" in options:  # GPU runs: where each side's buffers were (a run option, not an axis)
+        parameters.update(
+            accelerator=options["accelerator"], memory=f"{options['memory']['send']}/{options['memory']['recv']}"
+        )
+    return [
+        ParsedRun(
+            benchmark=run.benchmark,
+            source_format=run.source_format,
+            source=source,
+            line=1,
+            metrics={metric: unit_of(metric) for point in points for metric in point.values},
+            points=points,
+            tool=run.tool_name,
+            tool_version=run.tool_version,
+            title=run.description,
+            ranks=run.ranks,
+            parameters=parameters,
+            provenance={key: document[key] for key in _PROVENANCE_KEYS if key in document},
+            notes=[] if document["status"] == "complete" else [f"status: {document['status']}"],
+            run=run,
+        )
+    ]
 
 
-def _record_values(record: dict[str, Any], percentile_unit: str) -> dict[str, Any]:
-    values: dict[str, Any] = dict(record["metrics"])
-    for key in _RECORD_COUNTS:
-        values[key] = record[key]
-    for entry in record.get("percentiles", []):
-        values[percentile_metric(float(entry["p"]), percentile_unit)] = entry["value"]
-    validation = record["validation"]
-    if validation is not None:
-        values["validation"] = "Pass" if validation["errors"] == 0 else "Fail"
-        values["validation_errors"] = validation["errors"]
-    return values
+def _table_point(point: RunPoint, record: dict[str, Any], line: int) -> Point:
+    """A Point of the run as a row of values, as the readers of text tables give them."""
+    values: dict[str, Any] = {
+        **point.metrics,
+        "iterations": point.iterations,
+        "warmup": point.warmup,
+        "batch": point.batch,
+    }
+    if point.validation_errors is not None:
+        values.update(validation=point.validation, validation_errors=point.validation_errors)
+    return Point(size=point.size, values=values, line=line, stats=dict(record["stats"]))
 
 
 class _LineFinder:

@@ -5,6 +5,8 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
+from commscope.records.run import Run
+
 #: What a metric value can be: a number, or a status word such as "Pass"/"Fail".
 Value = float | int | str
 
@@ -66,6 +68,10 @@ class ParsedRun:
         text: the run's own table as the file has it (its title line, then
             its lines up to its last row), where it has one of its own (an
             OMB table; not a column of a side-by-side table).
+        run: the Run itself, where the file holds commscope-bench's own records
+            (a ``--format json`` document): read as `commscope run` reads them
+            (records/core_record.py), every axis kept; the points above are
+            its rows for those who read tables.
     """
 
     benchmark: str
@@ -84,6 +90,7 @@ class ParsedRun:
     provenance: dict[str, Any] = field(default_factory=dict)
     notes: list[str] = field(default_factory=list)
     text: str | None = None
+    run: Run | None = None
 
     @property
     def sizes(self) -> list[int | None]:

@@ -1,4 +1,4 @@
-"""`commscope run storage`: fio over 1..K processes, each with its own file, for the four
+"""`commscope run storage` through fio: fio over 1..K processes, each with its own file, for the four
 workloads of seed 001 (sequential write and read in large blocks, random write and read
 IOPS in small blocks), the page cache defeated.
 
@@ -20,6 +20,7 @@ the folder must then be one all hosts see (a shared file system: what is measure
 from __future__ import annotations
 
 import errno
+import json
 import mmap
 import os
 import shlex
@@ -33,8 +34,17 @@ from pathlib import Path
 
 from commscope import ui
 from commscope.errors import CommscopeError, UsageError
+from commscope.execute.keep import Stored, storing
 from commscope.execute.launchers import LaunchSpec, resolve_launcher
-from commscope.execute.tools import Finished, find_program, memory_bytes, run_program
+from commscope.execute.process import Finished, run_program
+from commscope.execute.provenance import default_system, job_id
+from commscope.execute.signals import StopSignals
+from commscope.execute.tools import find_program, machine_provenance, memory_bytes
+from commscope.ingest.importer import point_from_parsed
+from commscope.ingest.parse import ParseError
+from commscope.ingest.parse.storage import TITLE, fio_totals, json_start, storage_point
+from commscope.records.invocation import now
+from commscope.records.run import Run
 
 FIO_PACKAGE = "fio"
 DEFAULT_PROCS = (1, 2, 4, 8, 13)
@@ -299,7 +309,7 @@ def launched_argv(
     return command.argv, command.env
 
 
-def run_count(request: StorageRequest, fio: Path, space: Workspace, count: int) -> CountResult:
+def run_count(request: StorageRequest, fio: Path, space: Workspace, count: int, signals: StopSignals) -> CountResult:
     result = CountResult(count)
     file_size = per_process_size(request, count)
     try:
@@ -313,7 +323,7 @@ def run_count(request: StorageRequest, fio: Path, space: Workspace, count: int) 
             else:
                 argv, env = local_argv(fio, options, space, count), {}
             result.argv = argv
-            finished: Finished = run_program(argv, env=env, timeout=request.timeout)
+            finished: Finished = run_program(argv, signals, env=env, timeout=request.timeout)
             result.stderr += finished.stderr
             if finished.stopped or finished.returncode != 0:
                 result.problem = (
@@ -335,13 +345,108 @@ def run_count(request: StorageRequest, fio: Path, space: Workspace, count: int) 
             path.unlink(missing_ok=True)
 
 
-def run_storage(request: StorageRequest) -> Iterator[tuple[Workspace, CountResult]]:
-    """Each process count in turn; the caller stores what came before a Ctrl-C (which stops fio,
-    removes the files and passes on as KeyboardInterrupt)."""
+def execute_fio(
+    request: StorageRequest, label: str | None, system: str | None, db: Path, argv: Sequence[str]
+) -> Stored:
+    """Measure each process count in turn and store the run (kept as files if the store cannot
+    take it). A stop signal stops fio, removes its files, and the counts measured before it
+    are stored in a run marked incomplete, as `commscope run` keeps what it measured."""
     fio = find_program("fio", FIO_PACKAGE)
-    with workspace(request) as space:
-        for count in request.procs:
-            yield space, run_count(request, fio, space, count)
+    results: list[CountResult] = []
+    started = now()
+    with storing(db, "run", argv) as stored, StopSignals() as signals:
+        with workspace(request) as space:
+            for count in request.procs:
+                result = run_count(request, fio, space, count, signals)
+                if signals.received:
+                    ui.error("interrupted; the test files are removed, the counts measured before are stored")
+                    break
+                ui.note(f"storage: {count} process(es) done" + (f": {result.problem}" if result.problem else ""))
+                results.append(result)
+                if result.problem:
+                    break
+        stored.stopped_by = signals.received[0] if signals.received else None
+        if results:
+            stored.add(storage_run(request, results, space, label, system, stored.stopped_by, started))
+    return stored
+
+
+def storage_run(
+    request: StorageRequest,
+    results: list[CountResult],
+    space: Workspace,
+    label: str | None,
+    system: str | None,
+    stopped_by: str | None,
+    started: str,
+) -> Run:
+    """The storage run of the counts measured: a point per count from fio's JSON documents."""
+    points, problem = [], None
+    raw: dict[str, bytes] = {}
+    for result in results:
+        documents = []
+        for workload, outputs in result.documents.items():
+            for index, data in enumerate(outputs):
+                raw[f"fio-{result.count}-{workload}-{index}.json"] = data
+                text = data.decode(errors="replace")
+                try:
+                    documents.append(json.loads(text[json_start(text) :]))
+                except json.JSONDecodeError as exc:
+                    problem = f"fio's JSON for {workload} at {result.count} processes is unreadable: {exc.msg}"
+        if result.problem:
+            problem = result.problem
+            break
+        try:
+            _, totals, _ = fio_totals(documents, "fio")
+        except ParseError as exc:
+            problem = str(exc)
+            break
+        points.append(point_from_parsed(storage_point(result.count, totals, 0), None))
+    status, reason = "complete", None
+    if problem:
+        status, reason = "failed", problem
+    elif stopped_by:
+        measured = f"{len(points)} of {len(request.procs)} counts measured"
+        status, reason = "incomplete", f"interrupted by {stopped_by}; {measured}"
+    provenance = machine_provenance(find_program("fio", FIO_PACKAGE))
+    provenance.update(
+        {"directory": str(space.directory), "cache_policy": space.cache_policy, "space": "; ".join(space.notes)}
+    )
+    return Run(
+        benchmark="storage",
+        status=status,
+        status_reason=reason,
+        description=TITLE,
+        flags=[
+            f"--size={request.size}",
+            f"--block={request.block}",
+            f"--rand-block={request.rand_block}",
+            f"--procs={','.join(map(str, request.procs))}",
+            f"--runtime={request.runtime:g}",
+        ],
+        ranks=max(request.procs),
+        nodes=len(request.nodes) or 1,
+        label=label,
+        started_at=started,
+        launcher_argv=results[-1].argv if results else None,
+        ended_at=now(),
+        tool_name="fio",
+        tool_version=fio_version(),
+        cpu_model=provenance.get("cpu_model"),
+        job_id=job_id(),
+        system=system or default_system(),
+        options={
+            "axis": "processes",
+            "size": request.size,
+            "block": request.block,
+            "rand_block": request.rand_block,
+            "runtime_s": request.runtime,
+            "nodes": list(request.nodes) or None,
+        },
+        provenance=provenance,
+        points=points,
+        raw=raw,
+    )
 
 
 def fio_version() -> str | None:

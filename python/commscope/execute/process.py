@@ -1,0 +1,180 @@
+"""Starting, following and stopping the programs commscope launches: commscope-bench through
+its launcher, hpcc or xhpl, fio. Written once for all of them.
+
+A program starts in a process group of its own (a new session), so stopping it reaches
+every process it started: ranks may outlive their launcher. Stopping is SIGTERM to the
+group first, so mpirun/mpiexec/srun can take their ranks down, SIGKILL after a grace
+period, or at once when another stop signal comes (execute/signals.py). A stop signal or
+a timeout never kills commscope itself: the caller learns why the program was stopped
+and keeps what it measured.
+"""
+
+from __future__ import annotations
+
+import os
+import select
+import signal
+import subprocess
+import tempfile
+import time
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+from typing import IO
+
+from commscope.errors import CommscopeError
+from commscope.execute.signals import StopSignals
+
+POLL_SECONDS = 0.2
+TERMINATE_GRACE_SECONDS = 5.0
+
+
+def start(
+    argv: Sequence[str],
+    stdout: IO[bytes],
+    stderr: IO[bytes],
+    env: Mapping[str, str] | None = None,
+    cwd: Path | None = None,
+) -> subprocess.Popen:
+    """Start a program in a process group of its own, its output into the given files."""
+    try:
+        return subprocess.Popen(
+            list(argv),
+            cwd=cwd,
+            env={**os.environ, **(env or {})},
+            stdin=subprocess.DEVNULL,
+            stdout=stdout,
+            stderr=stderr,
+            start_new_session=True,
+        )
+    except OSError as exc:
+        raise CommscopeError(f"cannot start {argv[0]}: {exc.strerror}") from exc
+
+
+def group_alive(group: int) -> bool:
+    """Whether a process of the group still runs. Zombies do not count: ranks orphaned
+    by their launcher wait for init to reap them, which can take a while in containers."""
+    proc = Path("/proc")
+    if not proc.is_dir():
+        try:
+            os.killpg(group, 0)
+        except ProcessLookupError:
+            return False
+        return True
+    for stat in proc.glob("[0-9]*/stat"):
+        try:
+            text = stat.read_text()
+        except OSError:
+            continue  # it just ended
+        state, _parent, process_group = text[text.rindex(")") + 2 :].split()[:3]
+        if int(process_group) == group and state != "Z":
+            return True
+    return False
+
+
+def terminate(process: subprocess.Popen, signals: StopSignals) -> None:
+    """Stop the program and every process of its group: SIGTERM, then SIGKILL after a grace
+    period, or at once when another stop signal comes."""
+    signals_seen = len(signals.received)
+    for signum in (signal.SIGTERM, signal.SIGKILL):
+        try:
+            os.killpg(process.pid, signum)
+        except ProcessLookupError:
+            pass
+        deadline = time.monotonic() + TERMINATE_GRACE_SECONDS
+        while time.monotonic() < deadline and len(signals.received) == signals_seen:
+            if process.poll() is not None and not group_alive(process.pid):
+                return
+            time.sleep(POLL_SECONDS / 4)
+    process.wait()
+
+
+@contextmanager
+def exit_waiter(process: subprocess.Popen) -> Iterator[Callable[[float], bool]]:
+    """Yields a function that waits up to N seconds for the process to end and says whether
+    it did. On Linux it sleeps on a pidfd, which wakes it the moment the program exits:
+    subprocess's own timed wait polls with sleeps growing to 50 ms, a delay a short
+    benchmark would notice."""
+    try:
+        pidfd = os.pidfd_open(process.pid)
+    except (AttributeError, OSError):  # not Linux, or a kernel older than 5.3
+        pidfd = None
+    else:
+        exited = select.poll()
+        exited.register(pidfd, select.POLLIN)  # readable once the process has ended
+
+    def ended_within(seconds: float) -> bool:
+        if pidfd is None:
+            try:
+                process.wait(timeout=seconds)
+            except subprocess.TimeoutExpired:
+                return False
+            return True
+        exited.poll(seconds * 1000)
+        return process.poll() is not None
+
+    try:
+        yield ended_within
+    finally:
+        if pidfd is not None:
+            os.close(pidfd)
+
+
+def signal_name(returncode: int) -> str | None:
+    """The signal that ended a program: a negative status for the process itself, or
+    128 + signal as launchers and shells report a rank killed by a signal."""
+    number = -returncode if returncode < 0 else returncode - 128
+    try:
+        return signal.Signals(number).name if number > 0 else None
+    except ValueError:
+        return None
+
+
+def stop_reason(signals: StopSignals, deadline: float | None, timeout: float | None) -> str | None:
+    """Why a program that still runs must be stopped now: a stop signal came, or its time is up."""
+    if signals.received:
+        return f"interrupted by {signals.received[0]}"
+    if deadline is not None and time.monotonic() > deadline:
+        return f"timed out after {timeout:g} s"
+    return None
+
+
+@dataclass
+class Finished:
+    """How a program ended: status, output, and why it was stopped early (None if it was not)."""
+
+    returncode: int
+    stdout: bytes
+    stderr: bytes
+    seconds: float
+    stopped: str | None = None
+
+    def stderr_tail(self, lines: int = 10) -> str:
+        return "\n".join(self.stderr.decode(errors="replace").strip().splitlines()[-lines:])
+
+
+def run_program(
+    argv: Sequence[str],
+    signals: StopSignals,
+    cwd: Path | None = None,
+    env: Mapping[str, str] | None = None,
+    timeout: float | None = None,
+) -> Finished:
+    """Run a program to its end, or until `timeout` or a stop signal stops its whole group.
+    Its output goes to temporary files, not pipes: a pipe nobody reads while we wait would
+    fill and stall it."""
+    begin = time.monotonic()
+    deadline = begin + timeout if timeout else None
+    stopped = None
+    with tempfile.TemporaryFile() as stdout, tempfile.TemporaryFile() as stderr:
+        process = start(argv, stdout, stderr, env, cwd)
+        with exit_waiter(process) as ended_within:
+            while not ended_within(POLL_SECONDS):
+                stopped = stop_reason(signals, deadline, timeout)
+                if stopped:
+                    terminate(process, signals)
+                    break
+        stdout.seek(0)
+        stderr.seek(0)
+        return Finished(process.returncode, stdout.read(), stderr.read(), time.monotonic() - begin, stopped)

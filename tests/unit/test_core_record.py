@@ -1,0 +1,86 @@
+"""One reader of the core's records: the same measurement read from the JSON Lines stream
+`commscope run` follows and from the saved --format json document gives the same Run and
+Points, every axis kept (the core's own golden outputs, tests/c/golden)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from commscope.ingest.parse import ParseError, parse_file
+from commscope.records.invocation import invocation
+from commscope.records.run import Pair, Run
+from commscope.store.db import Store
+from core_roads import core_fields, from_document, from_stream
+from paths import REPO
+
+GOLDEN = REPO / "tests" / "c" / "golden"
+
+
+def stream_of(document: dict) -> bytes:
+    """The JSON Lines stream of a document's measurement, as the core writes it beside the
+    document (--jsonl-out): the header is the document less its records and end."""
+    header = {key: value for key, value in document.items() if key not in ("results", "end_time", "status")}
+    lines = [{"header": header}, *({"record": record} for record in document["results"])]
+    lines.append({"end": {"end_time": document["end_time"], "status": document["status"]}})
+    return b"".join(json.dumps(line).encode() + b"\n" for line in lines)
+
+
+def stored(run: Run, db: Path) -> Run:
+    with Store(db) as store:
+        run_id = store.add_run(run, store.add_invocation(invocation("test", ["test"])))
+        return store.run(run_id)
+
+
+def test_the_cores_latency_stream_and_document_give_the_same_run(tmp_path):
+    streamed = from_stream((GOLDEN / "latency.jsonl").read_bytes(), tmp_path / "launch", "latency")
+    imported = from_document(GOLDEN / "latency.json")
+    assert core_fields(streamed) == core_fields(imported)
+    assert streamed.status == "complete" and len(imported.points) == 4
+
+
+@pytest.mark.parametrize(
+    "name", ["pairs.json", "put_latency.json", "bw_gpu.json", "allreduce_full.json", "latency_full.json"]
+)
+def test_every_axis_is_the_same_on_both_roads(name, tmp_path):
+    document = json.loads((GOLDEN / name).read_text())
+    streamed = from_stream(stream_of(document), tmp_path / "launch", document["benchmark"]["name"])
+    imported = from_document(GOLDEN / name)
+    assert core_fields(streamed) == core_fields(imported)
+    assert [point.key for point in imported.points] == [point.key for point in streamed.points]
+    assert len(imported.points) == len(document["results"])
+    # and the store keeps them alike
+    assert stored(streamed, tmp_path / "a.sqlite").points == stored(imported, tmp_path / "b.sqlite").points
+
+
+def test_the_cores_pairs_document_imports_with_every_pair(cli, clean_env, db):
+    """`commscope import pairs.json` of the core's own pairs document stored nothing: its
+    reader split records by window only and found size 8 after size 8 (two pairs)."""
+    result = cli("import", GOLDEN / "pairs.json", "--db", db)
+    assert result.exit_code == 0, result.stderr
+    records = json.loads((GOLDEN / "pairs.json").read_text())["results"]
+    with Store(db, create=False) as store:
+        [summary] = store.summaries()
+        run = store.run(summary.id)
+    assert run.benchmark == "pairs" and run.status == "complete"
+    assert [point.pair for point in run.points] == [Pair.of(record["pair"]) for record in records]
+    assert [(point.size, point.window) for point in run.points] == [(r["size"], r["window"]) for r in records]
+
+
+def test_a_validation_failure_is_judged_alike_on_both_roads():
+    imported = from_document(GOLDEN / "latency_full.json")
+    assert imported.status == "failed" and imported.status_reason.startswith("validation failed at ")
+
+
+def test_a_second_record_of_a_point_is_refused_with_its_line(tmp_path):
+    document = json.loads((GOLDEN / "pairs.json").read_text())
+    document["results"].append(document["results"][0])
+    path = tmp_path / "pairs.json"
+    path.write_text(json.dumps(document, indent=1))
+    last_record = max(number for number, line in enumerate(path.read_text().splitlines(), 1) if line == "  {")
+    with pytest.raises(ParseError) as error:
+        parse_file(path)
+    assert error.value.message == "a second record for size 8 (window 1, pair 1->2 latency)"
+    assert error.value.line == last_record
