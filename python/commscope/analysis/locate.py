@@ -38,7 +38,10 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from commscope.analysis.sweep import LocateRules, MetricRule, Population, population, worse
+from commscope.analysis.sweep import VALUE_KEY, LocateRules, MetricRule, Policy, Population, population, worse
+from commscope.analysis.sweep_verdicts import record_of, stored_policy, sweep_record
+from commscope.errors import UsageError
+from commscope.records.run import Run
 
 #: The mode a locate sweep is recorded with (analysis.sweep_verdicts' "sweep" entry).
 LOCATE_MODE = "locate"
@@ -100,6 +103,7 @@ class LocateVerdict:
     cleared: list[int]
     undecided: list[int]
     reference: Population | None = None
+    round_summary: list[tuple[int, int, float]] = field(default_factory=list)  # pairs, slow, reference median
 
     @property
     def certain(self) -> bool:
@@ -267,6 +271,7 @@ class Locator:
             cleared=np.flatnonzero(self.healthy).tolist(),
             undecided=np.flatnonzero(self.undecided).tolist(),
             reference=last,
+            round_summary=[(len(r.pairs), int(r.slow.sum()), r.reference.median) for r in self.rounds],
         )
 
 
@@ -285,3 +290,48 @@ def replay(
         locator.record(pairs, values)
     locator.stop = stop
     return locator.verdict()
+
+
+# -- the record in the provenance, and a stored run judged again -----------------------
+
+
+def locate_record(policy: Policy, metric: str, stop: str, seed: int | None, oracle: str | None) -> dict:
+    """The run's "sweep" entry: the mode, the rules (the rules file's shape), and what
+    locate adds: its metric, why it stopped, the planner's seed, the oracle if any."""
+    record = sweep_record(LOCATE_MODE, policy, retest=False)
+    record["locate"] = {"metric": metric, "stop": stop, "seed": seed, "oracle": oracle}
+    return record
+
+
+def is_locate(run: Run) -> bool:
+    return record_of(run).get("mode") == LOCATE_MODE
+
+
+def stored_verdict(run: Run) -> tuple[LocateVerdict, list[str]]:
+    """A stored locate run judged again from its rounds and recorded rules; with the host
+    names by index (rank)."""
+    record = record_of(run)
+    entry = record.get("locate") if isinstance(record.get("locate"), dict) else {}
+    policy = stored_policy(run) or Policy()
+    metric = entry.get("metric")
+    points = [p for p in run.points if p.pair is not None and p.pair.metric == metric and p.pair.round is not None]
+    if metric not in VALUE_KEY or not points:
+        raise UsageError(f"run {run.id}: a locate sweep without its metric's pairs cannot be judged")
+    n = run.ranks or 1 + max(max(p.pair.src, p.pair.dst) for p in points)
+    labels = [str(rank) for rank in range(n)]
+    for host in run.hosts or []:
+        for rank in host.get("ranks", []):
+            if 0 <= rank < n:
+                labels[rank] = host["name"]
+    by_round: dict[int, list] = {}
+    for point in points:
+        by_round.setdefault(point.pair.round, []).append(point)
+    rounds = [
+        (
+            np.array([(p.pair.src, p.pair.dst) for p in found], dtype=np.int64),
+            np.array([p.metrics[VALUE_KEY[metric]] for p in found], dtype=np.float64),
+        )
+        for _, found in sorted(by_round.items())
+    ]
+    verdict = replay(n, metric, policy.rule(metric), policy.locate, rounds, entry.get("stop", ROUND_LIMIT))
+    return verdict, labels

@@ -106,6 +106,8 @@ def _sweep_suite(root: ET.Element, sweep: SweepCheck) -> tuple[int, int]:
     ]
     missing = [f"hosts of the baseline missing: {', '.join(sweep.missing_hosts)}"] if sweep.missing_hosts else []
     cases.append(("pairs hosts", missing))
+    if sweep.bad_nodes:
+        cases.append(("pairs bad nodes", [f"bad nodes named: {', '.join(sweep.bad_nodes)}"]))
     failed = 0
     for name, problems in cases:
         case = ET.SubElement(suite, "testcase", name=name, classname="commscope.pairs")
@@ -128,6 +130,7 @@ def _sweep_dict(sweep: SweepCheck) -> dict[str, Any]:
         "hosts": labels,
         "metrics": sweep.metrics,
         "missing_hosts": sweep.missing_hosts,
+        "bad_nodes": sweep.bad_nodes,
         "summary": sweep.summary(),
         "worse": [
             {
