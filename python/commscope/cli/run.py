@@ -225,7 +225,7 @@ def run(
 @launcher_option("How to start the ranks (as for `run`).")
 @bind_option("intra pins every rank whatever this says.")
 @label_system_options("Label stored with the sweep's runs.", "System (cluster) name stored with the runs.")
-@timeout_option("Stop a launch that runs longer.")
+@timeout_option("Stop a launch that runs longer (locate --oracle: a round, default 600 s).")
 @db_option()
 @click.pass_context
 def sweep(

@@ -276,7 +276,8 @@ def run_locate(request: SweepRequest, oracle: str | None, seed: int | None, db: 
                 raise Interrupted(number)
             measured = locator.record(pairs, values)
             ui.note(
-                f"locate: round {number}: {len(pairs):,} pairs at once, {int(measured.slow.sum()):,} slow "
+                f"locate: round {number}: {len(pairs):,} pair{'s' if len(pairs) != 1 else ''} at once, "
+                f"{int(measured.slow.sum()):,} slow "
                 f"(pairs' median {with_unit(measured.reference.median, metric)})"
             )
             if locator.stop:
