@@ -10,16 +10,14 @@ there are. The throttle, 20 Mbit/s (2.5 MB/s), is a few percent of a healthy pai
 
 from __future__ import annotations
 
-import json
 import re
-import subprocess
 
 import pytest
 
 from commscope.store.db import Store
 
 from .cluster_support import VCluster, shared_dir
-from .test_sweep import COMMSCOPE, CORE_FLAGS, environment, flavour  # noqa: F401 (flavour: the MPI fixture)
+from .test_sweep import flavour, sweep  # noqa: F401 (flavour: the MPI fixture)
 
 pytestmark = [pytest.mark.cluster, pytest.mark.timing]  # judges measured speeds
 
@@ -28,41 +26,24 @@ RULES = "bw: {margin: 0.25}\nlocate: {confirm: 3}\n"
 
 
 def test_locate_names_the_throttled_host_in_fewer_rounds_than_all_pairs(vcluster6: VCluster, flavour):  # noqa: F811
-    name = flavour[0]
     rules = shared_dir() / "locate-rules.yaml"
     rules.write_text(RULES)
-    out = shared_dir() / f"locate-{name}.json"
-    out.unlink(missing_ok=True)
     vcluster6.cli("throttle", "vnode3", RATE)
     try:
         through_vnode3 = vcluster6.veth_bytes("vnode3")
-        result = subprocess.run(
-            [
-                *COMMSCOPE,
-                "sweep",
-                "locate",
-                "--nodes",
-                "6",
-                "--bind",
-                "none",
-                "--rules",
-                str(rules),
-                "--json",
-                str(out),
-                "--",
-                *CORE_FLAGS,
-            ],
-            capture_output=True,
-            text=True,
-            timeout=600,
-            env=environment(vcluster6, flavour),
+        result, document = sweep(
+            vcluster6,
+            flavour,
+            "--rules",
+            str(rules),
+            hosts=["--nodes", "6", "--bind", "none"],
+            mode="locate",
+            metrics="bw",
         )
         crossed = vcluster6.veth_bytes("vnode3") - through_vnode3
     finally:
         vcluster6.cli("unthrottle", "vnode3")
-    assert "Traceback" not in result.stderr, result.stderr
     assert result.returncode == 1, result.stdout + result.stderr  # a bad node was named
-    document = json.loads(out.read_text())
     assert [node["host"] for node in document["bad_nodes"]] == ["vnode3"], document
     assert document["stop"] == "certain" and document["cleared"] == 5
     assert document["rounds"] < document["all_pairs_rounds"] == 5

@@ -56,19 +56,13 @@ class LocateSweep(LinkSweep):
         )
 
     def report(self, runs: Sequence[Run], context: ReportContext):
-        from commscope.output.report.content import ReportPart
         from commscope.output.report.locate import locate_section
 
         sections, headlines = [], {}
         for run in runs:
             section, headlines[run.id] = locate_section(run)
             sections.append(section)
-        return ReportPart(
-            sweeps=sections,
-            headlines=headlines,
-            small_latency=dict.fromkeys(headlines, "-"),
-            peak_bandwidth=dict.fromkeys(headlines, "-"),
-        )
+        return self.report_part(sections, headlines)
 
 
 LOCATE_SWEEP = LocateSweep()
