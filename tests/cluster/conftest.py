@@ -1,7 +1,7 @@
 """The virtual cluster (scripts/vcluster) as pytest fixtures, for every cluster test.
 
 `vcluster` gives a running 2-host cluster with Slurm (vnode1, vnode2), `vcluster4` one of
-four hosts; each is brought up when a test asks for it and the other one is not the one
+four hosts, `vcluster6` one of six; each is brought up when a test asks for it and the other one is not the one
 running, and taken down at the end of the session; a test that takes it down itself calls
 `mark_down()`, and the next test that asks for `vcluster` brings it up again.
 Without root, iproute2, util-linux, Slurm or munge the tests skip; with
@@ -56,6 +56,19 @@ def vcluster4(vcluster4_session) -> VCluster:
     one, and the next test that asks for `vcluster` brings that back (about 2 s each)."""
     vcluster4_session.ensure_up()
     return vcluster4_session
+
+
+@pytest.fixture(scope="session")
+def vcluster6_session():
+    yield from _cluster_for_the_session(VCluster(hosts=6))
+
+
+@pytest.fixture
+def vcluster6(vcluster6_session) -> VCluster:
+    """Six hosts with Slurm (vnode1..vnode6), for `sweep locate`: enough for round 1's
+    three pairs to single a slow one out. It replaces the cluster running, as vcluster4 does."""
+    vcluster6_session.ensure_up()
+    return vcluster6_session
 
 
 @pytest.fixture(scope="session")

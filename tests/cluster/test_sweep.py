@@ -80,10 +80,15 @@ def environment(cluster: VCluster, flavour) -> dict[str, str]:
 
 
 def sweep(
-    cluster: VCluster, flavour, *args: str, hosts: list[str] | None = None
+    cluster: VCluster,
+    flavour,
+    *args: str,
+    hosts: list[str] | None = None,
+    mode: str = "all-pairs",
+    metrics: str = "bw,bibw",
 ) -> tuple[subprocess.CompletedProcess, dict]:
-    """`commscope sweep all-pairs` over the four hosts started by the MPI's own launcher,
-    or as `hosts` says (e.g. --nodes 4)."""
+    """`commscope sweep MODE` (all-pairs) over the four hosts started by the MPI's own
+    launcher, or as `hosts` says (e.g. --nodes 4)."""
     name = flavour[0]
     out = shared_dir() / f"sweep-{name}.json"
     out.unlink(missing_ok=True)
@@ -91,10 +96,10 @@ def sweep(
         [
             *COMMSCOPE,
             "sweep",
-            "all-pairs",
+            mode,
             *(hosts or ["--hosts", ",".join(HOSTS4), "--launcher", shutil.which(MPI[name])]),
             "--metric",
-            "bw,bibw",
+            metrics,
             "--json",
             str(out),
             *args,

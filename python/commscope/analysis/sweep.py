@@ -57,12 +57,21 @@ DEFAULT_RULES: dict[str, MetricRule] = {
 
 
 @dataclass(frozen=True)
+class LocateRules:
+    """When `sweep locate` (analysis.locate) names a host bad, and how long it may look."""
+
+    confirm: int = 4  # distinct healthy partners a bad node was slow with (and that many more slow than normal)
+    max_rounds: int = 10
+
+
+@dataclass(frozen=True)
 class Policy:
     """The rules of all metrics plus how much to retest."""
 
     rules: Mapping[str, MetricRule] = field(default_factory=lambda: dict(DEFAULT_RULES))
     retest_per_node: int = 3  # pairs of a node candidate measured again alone
     max_retests: int = 64  # suspect pairs measured again alone, at most
+    locate: LocateRules = field(default_factory=LocateRules)
 
     def rule(self, metric: str) -> MetricRule:
         """The metric's rule; the default where a policy built by hand leaves it out."""

@@ -11,7 +11,7 @@ baseline that the new sweep lacks fails too: a sweep that left a node out must n
 from __future__ import annotations
 
 from collections.abc import Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from commscope.analysis.sweep import (
     PairChange,
@@ -33,10 +33,11 @@ class SweepCheck:
     metrics: list[str]  # the metrics both sweeps measured
     changes: list[PairChange]
     missing_hosts: list[str]
+    bad_nodes: list[str] = field(default_factory=list)  # a locate sweep's verdict (kinds.locate)
 
     @property
     def passed(self) -> bool:
-        return not self.changes and not self.missing_hosts
+        return not self.changes and not self.missing_hosts and not self.bad_nodes
 
     def margin(self, metric: str) -> float:
         return self.policy.rule(metric).margin

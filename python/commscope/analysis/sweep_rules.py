@@ -10,6 +10,9 @@
       margin: 2.0     # latency: above 2x the smallest of all pairs
     retest_per_node: 3
     max_retests: 64
+    locate:
+      confirm: 4      # sweep locate: a bad node is slow with 4 different healthy partners
+      max_rounds: 10  # ... and stops after 10 rounds at the latest
 
 Every key is optional; what is left out keeps its default (analysis.sweep.DEFAULT_RULES).
 Mistakes are reported as FILE:LINE: KEY: message, like suite files.
@@ -21,7 +24,7 @@ from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from commscope.analysis.sweep import DEFAULT_RULES, MetricRule, Policy
+from commscope.analysis.sweep import DEFAULT_RULES, LocateRules, MetricRule, Policy
 from commscope.errors import UsageError
 from commscope.records.suite import line_of as yaml_line_of  # one YAML-node-to-line walk for every file kind
 
@@ -34,6 +37,12 @@ class _Rule(BaseModel):
     )
 
 
+class _Locate(BaseModel):
+    model_config = ConfigDict(extra="forbid")
+    confirm: int = Field(default=LocateRules.confirm, ge=2, description="healthy partners a bad node is slow with")
+    max_rounds: int = Field(default=LocateRules.max_rounds, ge=1, description="rounds of sweep locate at most")
+
+
 class _RuleFile(BaseModel):
     model_config = ConfigDict(extra="forbid")
     latency: _Rule | None = None
@@ -41,6 +50,7 @@ class _RuleFile(BaseModel):
     bibw: _Rule | None = None
     retest_per_node: int = Field(default=3, ge=0)
     max_retests: int = Field(default=64, ge=0)
+    locate: _Locate = Field(default_factory=_Locate)
 
 
 class RulesError(UsageError):
@@ -65,7 +75,9 @@ def load_rules(path: Path) -> Policy:
         loader.dispose()
     if not isinstance(data, dict):
         line = root.start_mark.line + 1 if root is not None else 1
-        raise RulesError(f"{path}:{line}: a rules file is a mapping of latency, bw, bibw, retest_per_node, max_retests")
+        raise RulesError(
+            f"{path}:{line}: a rules file is a mapping of latency, bw, bibw, retest_per_node, max_retests, locate"
+        )
     try:
         checked = _RuleFile.model_validate(data)
     except ValidationError as exc:
@@ -82,6 +94,7 @@ def rules_mapping(policy: Policy) -> dict:
         **{metric: {"mad_k": rule.mad_k, "margin": rule.margin} for metric, rule in policy.rules.items()},
         "retest_per_node": policy.retest_per_node,
         "max_retests": policy.max_retests,
+        "locate": {"confirm": policy.locate.confirm, "max_rounds": policy.locate.max_rounds},
     }
 
 
@@ -89,7 +102,9 @@ def policy_of_mapping(data: object, where: str) -> Policy:
     """The policy of a mapping in the rules file's shape (a stored sweep's provenance); a
     mistake is reported as `where`: KEY: message."""
     if not isinstance(data, dict):
-        raise RulesError(f"{where}: sweep rules are a mapping of latency, bw, bibw, retest_per_node, max_retests")
+        raise RulesError(
+            f"{where}: sweep rules are a mapping of latency, bw, bibw, retest_per_node, max_retests, locate"
+        )
     try:
         checked = _RuleFile.model_validate(data)
     except ValidationError as exc:
@@ -104,12 +119,19 @@ def _problems(exc: ValidationError) -> list[tuple[tuple, str]]:
         loc = error["loc"]
         key = ".".join(str(part) for part in loc)
         message = (
-            "unknown key; allowed keys: " + ", ".join((_Rule if len(loc) > 1 else _RuleFile).model_fields)
+            "unknown key; allowed keys: " + ", ".join(_model_at(loc).model_fields)
             if error["type"] == "extra_forbidden"
             else error["msg"]
         )
         problems.append((loc, f"{key}: {message}"))
     return problems
+
+
+def _model_at(loc: tuple) -> type[BaseModel]:
+    """The model of the mapping a mistake's location is in."""
+    if len(loc) == 1:
+        return _RuleFile
+    return _Locate if loc[0] == "locate" else _Rule
 
 
 def _policy(checked: _RuleFile) -> Policy:
@@ -120,4 +142,5 @@ def _policy(checked: _RuleFile) -> Policy:
             mad_k=given.mad_k if given and given.mad_k is not None else default.mad_k,
             margin=given.margin if given and given.margin is not None else default.margin,
         )
-    return Policy(rules=rules, retest_per_node=checked.retest_per_node, max_retests=checked.max_retests)
+    locate = LocateRules(confirm=checked.locate.confirm, max_rounds=checked.locate.max_rounds)
+    return Policy(rules=rules, retest_per_node=checked.retest_per_node, max_retests=checked.max_retests, locate=locate)

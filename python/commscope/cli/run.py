@@ -164,7 +164,7 @@ def run(
 
 
 @click.command(cls=RunCommand, epilog=EXIT_STATUS_HELP)
-@click.argument("mode", type=click.Choice(["one-to-all", "all-pairs", "intra"]))
+@click.argument("mode", type=click.Choice(["one-to-all", "all-pairs", "intra", "locate"]))
 @hosts_options(
     "The hosts; one rank runs on each (intra: the one host, default this one).",
     "The hosts, one a line (first word; '#' comments).",
@@ -190,10 +190,8 @@ def run(
 @click.option(
     "--metric",
     "metrics",
-    default="latency,bw,bibw",
-    show_default=True,
     metavar="LIST",
-    help="What each pair measures: latency, bw, bibw (comma-separated).",
+    help="What each pair measures: latency, bw, bibw (comma-separated; default all). locate: one of them (default bw).",
 )
 @click.option(
     "--rules",
@@ -202,6 +200,15 @@ def run(
     help="YAML thresholds of the flags per metric (see docs/sweep.md).",
 )
 @click.option("--no-retest", is_flag=True, help="Flag the suspects as found, without measuring them again alone.")
+@click.option(
+    "--oracle",
+    metavar="'CMD ...'",
+    help="locate: measure each round by running CMD instead of commscope-bench: it reads "
+    '{"round": R, "metric": M, "pairs": [[H1, H2], ...]} on stdin and writes '
+    '{"values": [[H1, H2, VALUE], ...]} (MB/s or us) on stdout. `python -m commscope.sweep.simulate '
+    "NETWORK.json` simulates a network with planted faults. Split like a shell would, never run by one.",
+)
+@click.option("--seed", type=int, metavar="N", help="locate: the seed of the random pairing (default: a fresh one).")
 @click.option("--baseline", type=RunId(), metavar="RUN", help="A stored sweep to compare with, pair by pair.")
 @click.option(
     "--json",
@@ -219,7 +226,7 @@ def run(
 @launcher_option("How to start the ranks (as for `run`).")
 @bind_option("intra pins every rank whatever this says.")
 @label_system_options("Label stored with the sweep's runs.", "System (cluster) name stored with the runs.")
-@timeout_option("Stop a launch that runs longer.")
+@timeout_option("Stop a launch that runs longer (locate --oracle: a round, default 600 s).")
 @db_option()
 @click.pass_context
 def sweep(
@@ -235,6 +242,8 @@ def sweep(
     metrics,
     rules,
     no_retest,
+    oracle,
+    seed,
     baseline,
     json_out,
     plot,
@@ -245,12 +254,14 @@ def sweep(
     timeout,
     db,
 ) -> None:
-    """Measure every pair of hosts in one job and name the bad node or link.
+    """Measure every pair of hosts in one job and name the bad node or link; or
+    name the bad nodes in a few rounds (locate).
 
     \b
     one-to-all  the --from host (or the first) with every other host, one pair at a time
     all-pairs   every pair of hosts; a round's pairs at once (n-1 rounds)
     intra       every pair of cores of one host, ranks pinned
+    locate      bad nodes in a few rounds of disjoint pairs, one launch each
 
     The sweep is stored as one run, every pair a point. Suspect pairs (far from
     the other pairs by median and MAD, and beyond a margin: bandwidth below 90 %
@@ -266,15 +277,30 @@ def sweep(
     The rules and the retest run are recorded with the sweep run: `commscope
     report` and `commscope plot` show the stored sweep as judged here.
 
-    Exit status 1 when something is flagged (or worse than --baseline).
+    locate: round 1 pairs every host with a random partner, all pairs at
+    once; each later round pairs every undecided host with a host already seen
+    healthy. A host slow with several different healthy partners (the rules
+    file's locate.confirm, 4) is a bad node, never one on a single slow pair;
+    a slow pair of two otherwise healthy hosts is a suspect pair (contention,
+    or a bad link: only all-pairs can tell). It stops when every host is
+    cleared or named, or after locate.max_rounds (10) rounds, and is stored
+    as one run, its rounds and pairs.
+
+    Exit status 1 when something is flagged (or worse than --baseline; locate:
+    a bad node, or hosts left undecided).
     """
     from commscope.analysis.sweep import PAIR_METRICS, Policy
     from commscope.sweep.run import SweepRequest, check_nodes, run_sweep
 
+    locate = mode == "locate"
+    metrics = metrics or ("bw" if locate else ",".join(PAIR_METRICS))
     chosen = tuple(name.strip() for name in metrics.split(",") if name.strip())
     unknown = [name for name in chosen if name not in PAIR_METRICS]
     if unknown or not chosen:
         raise UsageError(f"--metric {metrics}: choose from {', '.join(PAIR_METRICS)}")
+    if locate and len(chosen) != 1:
+        raise UsageError(f"--metric {metrics}: locate judges one metric: latency, bw or bibw")
+    _only_for(mode, oracle=oracle, seed=seed, source=source, np=np, no_retest=no_retest, baseline=baseline, plot=plot)
     if rules is not None:
         from commscope.analysis.sweep_rules import load_rules
 
@@ -314,4 +340,28 @@ def sweep(
             salloc = salloc_argv(nodes, load_config(), partition, time)
             ctx.exit(run_in_allocation(salloc, [sys.executable, "-m", "commscope", *request.argv[1:]]))
         request = dataclasses.replace(request, hosts=tuple(allocation_hosts(nodes)))
+    if locate:
+        from commscope.sweep.locate import run_locate
+
+        ctx.exit(run_locate(request, oracle, seed, db))
     ctx.exit(run_sweep(request, db))
+
+
+#: What locate alone takes, and the link sweeps' options it has no use for.
+_LOCATE_ONLY = {"oracle": "--oracle", "seed": "--seed"}
+_NOT_LOCATE = {"source": "--from", "np": "--np", "no_retest": "--no-retest", "baseline": "--baseline", "plot": "--plot"}
+
+
+def _only_for(mode: str, **given) -> None:
+    for name, value in given.items():
+        if value in (None, False):
+            continue
+        if name in _LOCATE_ONLY and mode != "locate":
+            raise UsageError(f"{_LOCATE_ONLY[name]} applies to locate only")
+        if name in _NOT_LOCATE and mode == "locate":
+            raise UsageError(
+                f"{_NOT_LOCATE[name]} does not apply to locate (a stored locate run is compared with "
+                "`commscope check --baseline`)"
+                if name == "baseline"
+                else f"{_NOT_LOCATE[name]} does not apply to locate"
+            )

@@ -1,5 +1,5 @@
-"""Run kinds: the registry of what a run is (a curve over message sizes, a link sweep, HPL/hpcc, fio) and
-the commands' dispatch by kind.
+"""Run kinds: the registry of what a run is (a curve over message sizes, a link sweep, a locate
+sweep, HPL/hpcc, fio) and the commands' dispatch by kind.
 
 Each kind is one module beside this one saying how its runs are recognised, grouped as
 repeats, shown, compared, checked, plotted and reported (kinds.base names the
@@ -18,10 +18,12 @@ from commscope.kinds.curve import CURVE
 from commscope.kinds.fio import FIO
 from commscope.kinds.hpl import HPL_KIND
 from commscope.kinds.link_sweep import LINK_SWEEP
+from commscope.kinds.locate import LOCATE_SWEEP
 from commscope.records.run import Run
 
-#: Asked in this order; the curve, which takes every run, comes last.
-KINDS: tuple[RunKind, ...] = (LINK_SWEEP, HPL_KIND, FIO, CURVE)
+#: Asked in this order: a locate sweep before the link sweeps it is a pairs run of; the
+#: curve, which takes every run, last.
+KINDS: tuple[RunKind, ...] = (LOCATE_SWEEP, LINK_SWEEP, HPL_KIND, FIO, CURVE)
 
 
 def kind_of(run: Run) -> RunKind:

@@ -58,7 +58,10 @@ class LinkSweep(RunKind):
     def report(self, runs: Sequence[Run], context: ReportContext):
         from commscope.output.report import sweep
 
-        sections, headlines = sweep.sections(runs, context.retests)
+        return self.report_part(*sweep.sections(runs, context.retests))
+
+    def report_part(self, sections, headlines: dict[int, str]):
+        """The report's part of these sweep sections, each run's headline in the summary."""
         from commscope.output.report.content import ReportPart
 
         return ReportPart(

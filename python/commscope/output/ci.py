@@ -97,6 +97,8 @@ def _sweep_suite(sweep: SweepCheck) -> Table:
     ]
     missing = [f"hosts of the baseline missing: {', '.join(sweep.missing_hosts)}"] if sweep.missing_hosts else []
     cases.append(("pairs hosts", missing))
+    if sweep.bad_nodes:
+        cases.append(("pairs bad nodes", [f"bad nodes named: {', '.join(sweep.bad_nodes)}"]))
     rows = [
         case(name, "commscope.pairs", FAILURE, kind="regression", message=problems[0], text="\n".join(problems))
         if problems
@@ -115,6 +117,7 @@ def _sweep_dict(sweep: SweepCheck) -> dict[str, Any]:
         "hosts": labels,
         "metrics": sweep.metrics,
         "missing_hosts": sweep.missing_hosts,
+        "bad_nodes": sweep.bad_nodes,
         "summary": sweep_summary(sweep),
         "worse": [
             {

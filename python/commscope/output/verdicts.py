@@ -49,6 +49,8 @@ def sweep_summary(sweep: SweepCheck) -> str:
     ]
     if sweep.missing_hosts:
         parts.append(f"hosts missing: {', '.join(sweep.missing_hosts)}")
+    if sweep.bad_nodes:
+        parts.append(f"bad nodes named: {', '.join(sweep.bad_nodes)}")
     return ", ".join(parts)
 
 

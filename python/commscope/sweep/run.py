@@ -171,7 +171,7 @@ class Sweeper:
         run_request, item = self._planned(flags)
         ui.note(f"sweep: {item.command.shell()}")
         # rank 0 writes the core's JSONL stream, maybe on another host whose /tmp is its own
-        previous, tempfile.tempdir = tempfile.tempdir, _shared_tmp()
+        previous, tempfile.tempdir = tempfile.tempdir, shared_tmp()
         try:
             return _QuietRunner(self.core, run_request, signals).execute(item, 0)
         finally:
@@ -209,7 +209,7 @@ class Sweeper:
             plan = plan_retest(matrix, self.request.policy)
             retest_run, alone = None, {}
             if self.request.retest and plan:
-                with tempfile.TemporaryDirectory(prefix="commscope-sweep-", dir=_shared_tmp()) as folder:
+                with tempfile.TemporaryDirectory(prefix="commscope-sweep-", dir=shared_tmp()) as folder:
                     retest_run = self.retest(plan, signals, Path(folder))
                 retest_run.provenance = {**(retest_run.provenance or {}), SWEEP_KEY: {"retest_of": run.id}}
                 retest_run.id = store.add_run(retest_run, invocation_id)
@@ -226,7 +226,7 @@ class _Stopped(CommscopeError):
         self.exit_code = EXIT_INTERRUPTED if signals.received else EXIT_FAILED
 
 
-def _shared_tmp() -> str | None:
+def shared_tmp() -> str | None:
     """Where the core's result stream and the retest's schedule file go: rank 0 writes
     and reads them, maybe on another host, whose /tmp may be its own; the current folder
     is more likely shared (COMMSCOPE_SWEEP_TMP overrides)."""

@@ -51,6 +51,8 @@ class SweepSection:
     pairs: Table = field(default_factory=lambda: Table([], []))
     intra: Table | None = None
     heatmaps: list[Heatmap] = field(default_factory=list)
+    nothing_flagged: str = "Nothing flagged: no bad node, no bad link."
+    extra: list[tuple[str, Table]] = field(default_factory=list)  # (heading, table) after the cleared pairs
 
 
 def _title(run: Run, hosts: int) -> str:
@@ -77,7 +79,7 @@ def headline(run: Run, judgement: SweepJudgement | None) -> str:
     return f"sweep of {swept}: {len(flags)} flag{'s' if len(flags) != 1 else ''} ({'; '.join(named)})"
 
 
-def _pair_table(judgement: SweepJudgement) -> Table:
+def pair_table(judgement: SweepJudgement) -> Table:
     matrix, flags = judgement.matrix, judgement.flags()
     aggregated = matrix.n > MAX_HEATMAP_HOSTS
     header, rows = pair_rows(matrix, flags, only_flagged=aggregated)
@@ -101,7 +103,7 @@ def section(run: Run, retest: Run | None) -> tuple[SweepSection, SweepJudgement]
         )
     result.flagged = Table(FLAG_HEADER, flag_rows(judgement.flags(), labels))
     result.cleared = Table(CLEARED_HEADER, cleared_rows(judgement.cleared(), labels))
-    result.pairs = _pair_table(judgement)
+    result.pairs = pair_table(judgement)
     if record_of(run).get("mode") == "intra":
         topology = stored_topology(run)
         if topology is None:

@@ -1,0 +1,196 @@
+"""How a locate sweep's verdict reads (analysis.locate): lines for the terminal, the
+--json document, and the report's rows. Every bad node comes with the partners it was
+slow with; every suspect pair says that a few rounds cannot tell contention from a bad
+link; the last line compares the rounds with all-pairs'."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from commscope.analysis.locate import CERTAIN, NO_PARTNER, ROUND_LIMIT, BadNode, LocateVerdict, SuspectPair
+from commscope.analysis.sweep import UNIT, Flag, Policy, number
+from commscope.analysis.sweep_rules import rules_mapping
+
+NAMES = {"latency": "latency", "bw": "bandwidth", "bibw": "bidirectional bandwidth"}
+#: Suspect pairs printed one a line; the rest are counted (--json and the report list all).
+SHOWN_SUSPECTS = 10
+SUSPECT_NOTE = (
+    "a suspect pair was slow once and its hosts were fine with other partners: transient contention, "
+    "or a bad link between those two hosts; a few rounds cannot tell which, only `commscope sweep all-pairs` "
+    "measures every pair"
+)
+STOP_TEXT = {
+    CERTAIN: "certain: every host is cleared or named",
+    ROUND_LIMIT: "the round limit came first: the undecided hosts need more rounds (locate.max_rounds)",
+    NO_PARTNER: "no undecided host has a partner left it has not met",
+}
+
+
+def all_pairs_rounds(n: int) -> int:
+    """Rounds of `sweep all-pairs` (the circle method) over n hosts."""
+    return n - 1 if n % 2 == 0 else n
+
+
+def with_unit(value: float, metric: str) -> str:
+    return f"{number(value)} {UNIT[metric]}"
+
+
+def node_evidence(node: BadNode, metric: str, labels: Sequence[str]) -> str:
+    slow = [seen for seen in node.pairs if seen.slow]
+    partners = ", ".join(f"{labels[s.partner]} (round {s.round}, {with_unit(s.value, metric)})" for s in slow)
+    return (
+        f"{NAMES[metric]} {with_unit(node.value, metric)} (median over its {len(node.pairs)} pairs; pairs' median "
+        f"{with_unit(node.reference, metric)}), slow with {node.slow_with_healthy} different healthy partners "
+        f"of {len(slow)} slow pairs: {partners}"
+    )
+
+
+def suspect_evidence(pair: SuspectPair, metric: str) -> str:
+    return (
+        f"{NAMES[metric]} {with_unit(pair.value, metric)} in round {pair.round} "
+        f"(pairs' median {with_unit(pair.reference, metric)}), not reproduced"
+    )
+
+
+def summary(verdict: LocateVerdict) -> str:
+    n = verdict.n
+    bad = len(verdict.bad_nodes)
+    return (
+        f"locate: {verdict.rounds} round{'s' if verdict.rounds != 1 else ''}, {verdict.pairs_measured:,} pairs "
+        f"(all-pairs: {all_pairs_rounds(n):,} rounds, {n * (n - 1) // 2:,} pairs); {len(verdict.cleared):,} hosts "
+        f"cleared, {bad} bad node{'s' if bad != 1 else ''}, {len(verdict.suspect_pairs)} suspect pair"
+        f"{'s' if len(verdict.suspect_pairs) != 1 else ''}, {len(verdict.undecided)} undecided; "
+        f"{STOP_TEXT[verdict.stop]}"
+    )
+
+
+def locate_lines(verdict: LocateVerdict, labels: Sequence[str]) -> list[tuple[str, str]]:
+    """(level, text): "warn" for bad nodes and undecided hosts, "note" for the rest."""
+    metric = verdict.metric
+    lines = [
+        ("warn", f"bad node {labels[node.host]}: {node_evidence(node, metric, labels)}") for node in verdict.bad_nodes
+    ]
+    for pair in verdict.suspect_pairs[:SHOWN_SUSPECTS]:
+        a, b = pair.pair
+        lines.append(("note", f"suspect pair {labels[a]} <-> {labels[b]}: {suspect_evidence(pair, metric)}"))
+    if len(verdict.suspect_pairs) > SHOWN_SUSPECTS:
+        lines.append(("note", f"... and {len(verdict.suspect_pairs) - SHOWN_SUSPECTS} more suspect pairs (--json)"))
+    if verdict.suspect_pairs:
+        lines.append(("note", SUSPECT_NOTE))
+    if verdict.undecided:
+        shown = ", ".join(labels[host] for host in verdict.undecided[:SHOWN_SUSPECTS])
+        more = f" and {len(verdict.undecided) - SHOWN_SUSPECTS} more" if len(verdict.undecided) > SHOWN_SUSPECTS else ""
+        lines.append(("warn", f"undecided: {shown}{more}: {STOP_TEXT[verdict.stop]}"))
+    lines.append(("note", summary(verdict)))
+    return lines
+
+
+def locate_document(verdict: LocateVerdict, labels: Sequence[str], policy: Policy, run_id: int | None) -> dict:
+    """The --json verdict."""
+    metric = verdict.metric
+    return {
+        "schema": "commscope-locate",
+        "schema_version": 1,
+        "run_id": run_id,
+        "metric": metric,
+        "unit": UNIT[metric],
+        "hosts": verdict.n,
+        "rounds": verdict.rounds,
+        "pairs_measured": verdict.pairs_measured,
+        "all_pairs_rounds": all_pairs_rounds(verdict.n),
+        "stop": verdict.stop,
+        "certain": verdict.certain,
+        "bad_nodes": [
+            {
+                "host": labels[node.host],
+                "value": node.value,
+                "reference": node.reference,
+                "slow_with_healthy": node.slow_with_healthy,
+                "partners": [
+                    {"host": labels[seen.partner], "round": seen.round, "value": seen.value, "slow": seen.slow}
+                    for seen in node.pairs
+                ],
+                "evidence": node_evidence(node, metric, labels),
+            }
+            for node in verdict.bad_nodes
+        ],
+        "suspect_pairs": [
+            {
+                "hosts": [labels[i] for i in pair.pair],
+                "round": pair.round,
+                "value": pair.value,
+                "reference": pair.reference,
+            }
+            for pair in verdict.suspect_pairs
+        ],
+        "suspect_pairs_note": SUSPECT_NOTE,
+        "cleared": len(verdict.cleared),
+        "undecided": [labels[host] for host in verdict.undecided],
+        "rules": {metric: rules_mapping(policy)[metric], "locate": rules_mapping(policy)["locate"]},
+    }
+
+
+# -- the report's and `show`'s rows -------------------------------------------------
+
+BAD_NODE_HEADER = ["Host", "Value", "Pairs' median", "Healthy partners slow with", "Evidence"]
+SUSPECT_HEADER = ["Pair", "Round", "Value", "Pairs' median"]
+ROUND_HEADER = ["Round", "Pairs", "Slow", "Pairs' median"]
+
+
+def bad_node_rows(verdict: LocateVerdict, labels: Sequence[str]) -> list[list[str]]:
+    metric = verdict.metric
+    return [
+        [
+            labels[node.host],
+            with_unit(node.value, metric),
+            with_unit(node.reference, metric),
+            str(node.slow_with_healthy),
+            node_evidence(node, metric, labels),
+        ]
+        for node in verdict.bad_nodes
+    ]
+
+
+def suspect_rows(verdict: LocateVerdict, labels: Sequence[str]) -> list[list[str]]:
+    metric = verdict.metric
+    return [
+        [
+            f"{labels[pair.pair[0]]} <-> {labels[pair.pair[1]]}",
+            str(pair.round),
+            with_unit(pair.value, metric),
+            with_unit(pair.reference, metric),
+        ]
+        for pair in verdict.suspect_pairs
+    ]
+
+
+def round_rows(verdict: LocateVerdict) -> list[list[str]]:
+    return [
+        [str(k), f"{pairs:,}", f"{slow:,}", with_unit(median, verdict.metric)]
+        for k, (pairs, slow, median) in enumerate(verdict.round_summary, start=1)
+    ]
+
+
+def locate_text(verdict: LocateVerdict, labels: Sequence[str]) -> str:
+    """What `show` prints for a stored locate run: its rounds, then the verdict's lines."""
+    lines = [f"{'Round':>5}  {'Pairs':>8}  {'Slow':>6}  Pairs' median"]
+    lines += [f"{r[0]:>5}  {r[1]:>8}  {r[2]:>6}  {r[3]}" for r in round_rows(verdict)]
+    lines += [text for _, text in locate_lines(verdict, labels)]
+    return "\n".join(lines) + "\n"
+
+
+def node_flags(verdict: LocateVerdict) -> list[Flag]:
+    """The bad nodes as the link sweeps' flags, for their pair table and heatmaps."""
+    return [
+        Flag(
+            "node",
+            verdict.metric,
+            (node.host,),
+            node.value,
+            node.reference,
+            None,
+            partners_bad=sum(seen.slow for seen in node.pairs),
+            partners=len(node.pairs),
+        )
+        for node in verdict.bad_nodes
+    ]

@@ -1,0 +1,95 @@
+"""A simulated network for `commscope sweep locate --oracle`: the tests and
+performance/sweep/locate.py run the real locate code against it, and a site can write its
+own in the same protocol.
+
+    python -m commscope.sweep.simulate NETWORK.json < round.json > values.json
+
+The network file says what is wrong; every key is optional:
+
+    {"seed": 1,                      # the same seed and round give the same values
+     "base": {"bw": 12000, "bibw": 20000, "latency": 1.5},
+     "noise": 0.04,                  # log-normal: sigma of the log of every value
+     "contention": 0.01,             # share of each round's pairs slowed for that round only
+     "contention_factor": [0.3, 0.8],
+     "slow_nodes": {"cn00017": 0.5}, # a host's speed: every pair of it at 50 %
+     "bad_links": [["cn00001", "cn00002", 0.3]]}
+
+A round (stdin) is {"round": 1, "metric": "bw", "pairs": [["cn00001", "cn00417"], ...]};
+the answer (stdout) {"values": [["cn00001", "cn00417", 11873.2], ...]}: MB/s for bw and
+bibw, microseconds for latency. A pair runs at the speed of its slower host times its
+link's factor; contention and noise change from round to round, faults do not.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+import zlib
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+import numpy as np
+
+BASE = {"bw": 12000.0, "bibw": 20000.0, "latency": 1.5}
+
+
+@dataclass
+class Network:
+    seed: int = 0
+    base: dict[str, float] = field(default_factory=lambda: dict(BASE))
+    noise: float = 0.04
+    contention: float = 0.01
+    contention_factor: tuple[float, float] = (0.3, 0.8)
+    slow_nodes: dict[str, float] = field(default_factory=dict)
+    bad_links: dict[frozenset, float] = field(default_factory=dict)
+
+    @classmethod
+    def of(cls, document: dict) -> Network:
+        links = {frozenset((a, b)): float(factor) for a, b, factor in document.get("bad_links", [])}
+        return cls(
+            seed=int(document.get("seed", 0)),
+            base={**BASE, **document.get("base", {})},
+            noise=float(document.get("noise", 0.04)),
+            contention=float(document.get("contention", 0.01)),
+            contention_factor=tuple(document.get("contention_factor", (0.3, 0.8))),
+            slow_nodes={host: float(speed) for host, speed in document.get("slow_nodes", {}).items()},
+            bad_links=links,
+        )
+
+    def measure(self, round_number: int, metric: str, pairs: Sequence[Sequence[str]]) -> np.ndarray:
+        """The values of a round's pairs, in their order."""
+        rng = np.random.default_rng([self.seed, round_number, zlib.crc32(metric.encode())])
+        speed = np.array(
+            [
+                min(self.slow_nodes.get(a, 1.0), self.slow_nodes.get(b, 1.0))
+                * self.bad_links.get(frozenset((a, b)), 1.0)
+                for a, b in pairs
+            ]
+        )
+        speed *= np.exp(rng.normal(0.0, self.noise, len(pairs)))
+        busy = rng.random(len(pairs)) < self.contention
+        low, high = self.contention_factor
+        speed[busy] *= rng.uniform(low, high, int(busy.sum()))
+        base = self.base[metric]
+        return base / speed if metric == "latency" else base * speed
+
+
+def answer(network: Network, request: dict) -> dict:
+    pairs = request["pairs"]
+    values = network.measure(int(request["round"]), request["metric"], pairs)
+    return {"values": [[a, b, round(float(v), 4)] for (a, b), v in zip(pairs, values)]}
+
+
+def main(argv: Sequence[str]) -> int:
+    if len(argv) != 1:
+        print("usage: python -m commscope.sweep.simulate NETWORK.json < round.json", file=sys.stderr)
+        return 2
+    with open(argv[0], encoding="utf-8") as file:
+        network = Network.of(json.load(file))
+    json.dump(answer(network, json.load(sys.stdin)), sys.stdout)
+    sys.stdout.write("\n")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

@@ -1,0 +1,62 @@
+"""`commscope sweep locate` on six virtual hosts through Slurm (--nodes 6), under both MPI
+libraries: the host whose link is throttled is named as the bad node, and nothing else,
+in fewer rounds than all-pairs' n-1 = 5, each round's pairs crossing the veths.
+
+Six ranks float over the VM's two cores (--bind none: every slurmd counts the same cores
+as its own), so healthy pairs spread by up to 5x under load; the rules say what a fault
+is here: below a quarter of the pairs' median, and slow with 3 healthy partners of the 5
+there are. The throttle, 20 Mbit/s (2.5 MB/s), is a few percent of a healthy pair.
+"""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+
+from commscope.store.db import Store
+
+from .cluster_support import VCluster, shared_dir
+from .test_sweep import flavour, sweep  # noqa: F401 (flavour: the MPI fixture)
+
+pytestmark = [pytest.mark.cluster, pytest.mark.timing]  # judges measured speeds
+
+RATE = "20mbit"
+RULES = "bw: {margin: 0.25}\nlocate: {confirm: 3}\n"
+
+
+def test_locate_names_the_throttled_host_in_fewer_rounds_than_all_pairs(vcluster6: VCluster, flavour):  # noqa: F811
+    rules = shared_dir() / "locate-rules.yaml"
+    rules.write_text(RULES)
+    vcluster6.cli("throttle", "vnode3", RATE)
+    try:
+        through_vnode3 = vcluster6.veth_bytes("vnode3")
+        result, document = sweep(
+            vcluster6,
+            flavour,
+            "--rules",
+            str(rules),
+            hosts=["--nodes", "6", "--bind", "none"],
+            mode="locate",
+            metrics="bw",
+        )
+        crossed = vcluster6.veth_bytes("vnode3") - through_vnode3
+    finally:
+        vcluster6.cli("unthrottle", "vnode3")
+    assert result.returncode == 1, result.stdout + result.stderr  # a bad node was named
+    assert [node["host"] for node in document["bad_nodes"]] == ["vnode3"], document
+    assert document["stop"] == "certain" and document["cleared"] == 5
+    assert document["rounds"] < document["all_pairs_rounds"] == 5
+    node = document["bad_nodes"][0]
+    assert len({p["host"] for p in node["partners"] if p["slow"]}) >= 3
+    assert node["value"] < 0.25 * node["reference"]
+    # vnode3 was in a pair every round, 8 x 64 KiB windows 12 times each: over its veth
+    assert crossed > document["rounds"] * 5e6, crossed
+    assert "bad node vnode3" in result.stderr
+    assert (
+        len(re.findall(r"^sweep: .*srun .*commscope-bench pairs --schedule", result.stderr, re.M)) == document["rounds"]
+    )
+    with Store(shared_dir() / "sweep-tests.db") as store:
+        run = store.run(document["run_id"])
+    assert run.job_id == re.search(r"Granted job allocation (\d+)", result.stderr).group(1)
+    assert {point.pair.round for point in run.points} == set(range(document["rounds"]))
