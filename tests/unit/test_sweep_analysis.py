@@ -11,11 +11,11 @@ from commscope.analysis.sweep import (
     DEFAULT_RULES,
     MetricRule,
     Policy,
-    compare_to_baseline,
     find_suspects,
     judge,
     matrix_from_points,
 )
+from commscope.analysis.sweep_check import compare_to_baseline
 from commscope.analysis.sweep_rules import RulesError, load_rules
 from commscope.records.invocation import invocation
 from commscope.records.run import Pair, Point, Run

@@ -13,15 +13,48 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-from commscope.analysis.sweep import (
-    PairChange,
-    Policy,
-    SweepMatrix,
-    compare_to_baseline,
-    matrix_from_run,
-)
+import numpy as np
+
+from commscope.analysis.sweep import HIGHER_IS_WORSE, Policy, SweepMatrix, matrix_from_run
 from commscope.analysis.sweep_verdicts import retest_of, stored_policy
 from commscope.records.run import Run
+
+
+@dataclass(frozen=True)
+class PairChange:
+    metric: str
+    pair: tuple[int, int]
+    base: float
+    new: float
+
+    @property
+    def ratio(self) -> float:
+        return self.new / self.base if self.base else float("inf")
+
+
+def compare_to_baseline(base: SweepMatrix, new: SweepMatrix, policy: Policy) -> list[PairChange]:
+    """Pairs (matched by their host labels) that got worse than the baseline sweep by the
+    rule's margin: bandwidth below margin x its baseline value, latency above margin x it."""
+    index = {label: i for i, label in enumerate(base.labels)}
+    mapping = np.array([index.get(label, -1) for label in new.labels])
+    changes: list[PairChange] = []
+    for metric, matrix in new.values.items():
+        if metric not in base.values:
+            continue
+        rule = policy.rule(metric)
+        old = base.values[metric]
+        for i in range(new.n):
+            for j in range(i + 1, new.n):
+                a, b = mapping[i], mapping[j]
+                if a < 0 or b < 0 or np.isnan(matrix[i, j]) or np.isnan(old[a, b]):
+                    continue
+                value, reference = float(matrix[i, j]), float(old[a, b])
+                got_worse = (
+                    value > rule.margin * reference if HIGHER_IS_WORSE[metric] else value < rule.margin * reference
+                )
+                if got_worse:
+                    changes.append(PairChange(metric, (i, j), reference, value))
+    return changes
 
 
 @dataclass

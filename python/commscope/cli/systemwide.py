@@ -248,7 +248,8 @@ def storage(
       commscope run storage --dir /scratch/$USER/cs --size 8G --procs 1,2,4
       commscope run storage --dir /nfs/cs --nodes n1,n2,n3 --procs 1,2,3
     """
-    from commscope.execute.fio import StorageRequest, execute_fio
+    from commscope.execute.fio import execute_fio
+    from commscope.execute.fio_workspace import StorageRequest
     from commscope.execute.keep import summary
 
     request = StorageRequest(

@@ -13,7 +13,8 @@ from pathlib import Path
 
 import numpy as np
 
-from commscope.analysis.sweep import UNIT, Cleared, Flag, SweepMatrix, intra_groups, number
+from commscope.analysis.sweep import UNIT, Cleared, Flag, SweepMatrix, number
+from commscope.analysis.sweep_intra import intra_groups
 from commscope.errors import UsageError
 from commscope.execute.cpu_topology import Cpu, relation
 from commscope.records.run import Run

@@ -32,7 +32,8 @@ from pathlib import Path
 import numpy as np
 
 from commscope import ui
-from commscope.analysis.sweep import PAIR_METRICS, Policy, compare_to_baseline, matrix_from_run, number
+from commscope.analysis.sweep import PAIR_METRICS, Policy, matrix_from_run, number
+from commscope.analysis.sweep_check import compare_to_baseline
 from commscope.analysis.sweep_verdicts import (
     SWEEP_KEY,
     RetestPlan,
