@@ -333,3 +333,26 @@ def suite_file_option(help: str):
     return click.option(
         "--suite-file", "suite_files", multiple=True, type=click.Path(dir_okay=False), metavar="FILE", help=help
     )
+
+
+# -- what run hpl, run storage and overhead share--------------------------------------------
+
+
+def show_runs(runs) -> None:
+    from commscope.kinds import kind_of
+
+    for run in runs:
+        click.echo(kind_of(run).table_text(run, {}))
+
+
+def tool_run_options(command):
+    """--label, --system, --timeout, --dry-run and --db, as `run hpl`, `run storage` and `overhead` take them."""
+    command = db_option()(command)
+    command = click.option("--dry-run", is_flag=True, help="Print what would run and run nothing.")(command)
+    command = timeout_option("Stop the tool when one launch runs longer than this (the run is stored as failed).")(
+        command
+    )
+    return label_system_options(
+        "Label stored with every run.",
+        "System (cluster) the results belong to. Default: $COMMSCOPE_SYSTEM, the Slurm cluster name, or this host.",
+    )(command)

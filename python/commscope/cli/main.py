@@ -43,12 +43,12 @@ def main() -> None:
     """
 
 
-from commscope.cli import analysis, cluster, install, run, stored, systemwide  # noqa: E402  (they use the group's helpers)
+from commscope.cli import analysis, cluster, install, overhead, run, stored  # noqa: E402  (they use the group's helpers)
 
 for command in (
     run.run,
     run.sweep,
-    systemwide.overhead,
+    overhead.overhead,
     stored.list_,
     stored.show,
     stored.export,

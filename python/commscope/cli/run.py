@@ -22,12 +22,13 @@ from commscope.cli.common import (
     timeout_option,
     transport_option,
 )
-from commscope.cli.systemwide import DELEGATED_RUNS
+from commscope.cli.fio import storage
+from commscope.cli.hpl import hpl
 from commscope.errors import UsageError
 from commscope.records.suite import MAX_RANKS
 
 
-@click.command(cls=RunCommand, delegated=DELEGATED_RUNS, epilog=EXIT_STATUS_HELP)
+@click.command(cls=RunCommand, delegated={"hpl": hpl, "storage": storage}, epilog=EXIT_STATUS_HELP)
 @click.argument("targets", metavar="[SUITE|BENCH]...", nargs=-1)
 @click.option(
     "--np",
