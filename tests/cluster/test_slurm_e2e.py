@@ -97,6 +97,32 @@ def test_submit_quick_on_two_nodes_stores_both_hosts_the_job_and_tcp_latency(vcl
     assert len(runs_of(work["db"])) == 3
 
 
+def test_submit_hpl_runs_hpcc_across_the_allocation_and_collect_stores_it(vcluster, work):
+    """`submit hpl` is a Slurm job that runs `run hpl` on every task of the allocation (it was
+    once taken for `run hpl` with submit's options, and refused); collect stores its runs
+    with the job. HPL's options go after `--`, checked before the job is submitted."""
+    refused = commscope(vcluster, "submit", "hpl", "--nodes", "2", "--dry-run", "--", "--nb", "0", env=work["env"])
+    assert refused.returncode == 2 and "--nb" in refused.stderr, refused.stderr
+    before = {host: vcluster.veth_bytes(host) for host in HOSTS}
+    done = commscope(
+        vcluster,
+        *("submit", "hpl", "--nodes", "2", "--ntasks-per-node", "1", "--wait", "--label", "hpl job"),
+        *("--output-dir", work["folder"], "--", "--n", "600", "--nb", "60", "--grid", "1x2"),
+        env=work["env"],
+    )
+    assert done.returncode == 0, done.stdout + done.stderr
+    job_id = done.stdout.strip()
+    runs = {run.benchmark: run for run in runs_of(work["db"])}
+    hpl = runs["hpl"]
+    assert hpl.status == "complete", hpl.status_reason
+    assert hpl.job_id == job_id and hpl.provenance["slurm"]["node_list"] == "vnode[1-2]"
+    assert hpl.label == "hpl job" and hpl.ranks == 2
+    assert hpl.points[0].size == 600 and hpl.points[0].metrics["gflops"] > 0
+    assert {"hpcc_stream", "hpcc_beff"} <= set(runs), sorted(runs)  # hpcc's other tests, stored too
+    moved = {host: vcluster.veth_bytes(host) - before[host] for host in HOSTS}
+    assert all(count > 100_000 for count in moved.values()), f"HPL's ranks did not talk across the veths: {moved}"
+
+
 def _records(folder: Path) -> int:
     return sum(path.read_text().count('{"record"') for path in folder.glob("*/runs/*/core.jsonl"))
 

@@ -182,6 +182,33 @@ def test_dry_run_prints_the_script_and_makes_nothing(isolated):
     assert not (isolated / "jobs").exists()
 
 
+@pytest.mark.parametrize("tool, options", [("hpl", ["--n", "2000", "--nb", "80"]), ("storage", ["--dir", "/scratch/cs", "--size", "1G"])])
+def test_submit_of_a_tool_runs_it_on_every_task_of_the_allocation(isolated, tool, options):
+    result = invoke(
+        "submit", tool, "--nodes", "2", "--ntasks-per-node", "3", "--label", "x", "--dry-run", "--", *options
+    )
+    assert result.exit_code == 0, result.output
+    (command,) = [line for line in result.stdout.splitlines() if " -m commscope run " in line]
+    argv = command.split()
+    assert argv[argv.index("run") + 1 :][: 1 + len(options)] == [tool, *options]
+    assert argv[argv.index("--np") + 1] == "6" and "--no-store" in argv and "--output-dir" in argv
+
+
+@pytest.mark.parametrize(
+    "args, named",
+    [
+        (["hpl", "latency"], "runs hpl alone"),
+        (["hpl", "--repeat", "2"], "--repeat"),
+        (["storage", "--transport", "net"], "--transport"),
+        (["hpl", "--", "--np", "4"], "--np after --"),
+        (["hpl", "--", "--grid", "3"], "--grid"),
+    ],
+)
+def test_submit_of_a_tool_refuses_what_does_not_apply(isolated, args, named):
+    result = invoke("submit", "--dry-run", *args)
+    assert result.exit_code == 2 and named in result.stderr, result.output
+
+
 def test_bad_partition_value_is_one_usage_error(isolated):
     result = invoke("submit", "quick", "--partition", "a b", "--dry-run")
     assert result.exit_code == 2

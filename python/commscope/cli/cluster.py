@@ -19,7 +19,7 @@ from commscope.cli.common import (
     transport_option,
     utf8_text,
 )
-from commscope.errors import EXIT_FAILED, EXIT_OK
+from commscope.errors import EXIT_FAILED, EXIT_OK, UsageError
 
 SUBMIT_EPILOG = (
     """\b
@@ -151,6 +151,11 @@ def submit(
     measured: they are stored as incomplete runs.
 
     Flags after `--` go to every benchmark, as for `commscope run`.
+
+    `submit hpl` and `submit storage` run `commscope run hpl|storage` on the
+    allocation instead, on every task (--np: nodes x tasks per node); their own
+    options go after `--` (`submit hpl --nodes 4 --ntasks-per-node 48 -- --n
+    80000 --nb 192`), checked here before anything is submitted.
     """
     from commscope.cluster import config as site
     from commscope.cluster.script import render
@@ -158,6 +163,8 @@ def submit(
     from commscope.cluster.submit import submit as do_submit
 
     config = site.load()
+    core_flags = ctx.meta.get("core_flags", [])
+    tool = _tool_run(targets, suite_files, transport, repeat, core_flags)
     options = SubmitOptions(
         targets=targets,
         suite_files=suite_files,
@@ -179,7 +186,8 @@ def submit(
         repeat=repeat,
         timeout=timeout,
         output_dir=output_dir,
-        core_flags=ctx.meta.get("core_flags", []),
+        core_flags=() if tool else core_flags,
+        tool=tool,
     )
     request = build_request(options, config)
     script = render(request)
@@ -208,6 +216,28 @@ def submit(
     with Store(db) as store:
         outcome = collect(store, [job["job_id"]], sys.argv)
         ctx.exit(_report_collected(store, outcome))
+
+
+def _tool_run(targets, suite_files, transport, repeat, flags) -> tuple[str, ...]:
+    """(name, *options) when the job is to run `run hpl` or `run storage`, its options
+    checked as that command checks them; () for benchmarks and suites."""
+    from commscope.cli.run import TOOL_RUNS
+
+    if not targets or targets[0] not in TOOL_RUNS:
+        return ()
+    name = targets[0]
+    if len(targets) > 1 or suite_files:
+        raise UsageError(f"submit {name} runs {name} alone: give no other benchmark, suite or --suite-file")
+    for given, option in ((transport, "--transport"), (repeat > 1, "--repeat")):
+        if given:
+            raise UsageError(f"{option} applies to benchmarks, not to submit {name}")
+    taken = {"--np", "--launcher", "--no-store", "--output-dir", "--db", "--label", "--timeout", "--dry-run"}
+    clash = sorted({flag.split("=", 1)[0] for flag in flags} & taken)
+    if clash:
+        raise UsageError(f"{clash[0]} after -- is the job's to set: give submit's own option instead")
+    # the options as `run NAME` reads them: a mistake is a usage error now, not a failed job
+    TOOL_RUNS[name].make_context(f"commscope run {name}", list(flags))
+    return (name, *flags)
 
 
 def _report_collected(store, outcome) -> int:

@@ -328,6 +328,28 @@ def allow_failing_option(help: str = "A benchmark still passes with up to K fail
     )
 
 
+def keep_options(kept: str):
+    """--output-dir DIR and --no-store: what a batch job's command takes (run, run hpl, run
+    storage); `kept` says what DIR holds."""
+
+    def decorate(command):
+        command = click.option(
+            "--no-store",
+            "no_store",
+            is_flag=True,
+            help="Do not write the result database (e.g. on compute nodes; keep results with --output-dir).",
+        )(command)
+        return click.option(
+            "--output-dir",
+            type=click.Path(file_okay=False, path_type=Path),
+            metavar="DIR",
+            help=f"Keep {kept} under DIR. `commscope collect` stores them later; batch jobs made by "
+            "`commscope submit` use this with --no-store.",
+        )(command)
+
+    return decorate
+
+
 def suite_file_option(help: str):
     """--suite-file FILE, repeatable: suites from YAML files (run, submit)."""
     return click.option(

@@ -9,6 +9,7 @@ from pathlib import Path
 import click
 
 from commscope.cli.common import (
+    keep_options,
     launcher_option,
     show_runs,
     split_commas,
@@ -82,6 +83,7 @@ def _storage_option(name: str, default: str, parser_name: str, metavar: str, hel
     is_flag=True,
     help="Write into an existing folder that holds other files (they are never touched).",
 )
+@keep_options("every run as files (NAME.jsonl, NAME.run.json with its points, the tool's own output)")
 @tool_run_options
 @click.pass_context
 def storage(
@@ -100,6 +102,8 @@ def storage(
     timeout,
     dry_run,
     db,
+    output_dir,
+    no_store,
 ) -> None:
     """Measure a file system with fio: sequential write and read throughput
     (MB/s) and random write and read IOPS, per process and in total, at each
@@ -138,6 +142,6 @@ def storage(
             "sequential write/read, random write/read"
         )
         ctx.exit(EXIT_OK)
-    stored = execute_fio(request, label, system, db, sys.argv)
+    stored = execute_fio(request, label, system, None if no_store else db, sys.argv, output_dir)
     show_runs(stored.runs)
-    ctx.exit(summary(stored, db))
+    ctx.exit(summary(stored, None if no_store else db))

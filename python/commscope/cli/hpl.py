@@ -11,6 +11,7 @@ import click
 from commscope import ui
 from commscope.cli.common import (
     hosts_options,
+    keep_options,
     launcher_option,
     show_runs,
     tool_run_options,
@@ -62,10 +63,27 @@ def _grid(ctx, param, value):
 @hosts_options(
     "Hosts to run on (node1:4,node2:4); memory is counted on each.", "Hostfile in the launcher's own format."
 )
+@keep_options("every run as files (NAME.jsonl, NAME.run.json with its points, the tool's own output)")
 @tool_run_options
 @click.pass_context
 def hpl(
-    ctx, np, memory_fraction, n, nb, grid, xhpl, launcher, hosts, hostfile, label, system, timeout, dry_run, db
+    ctx,
+    np,
+    memory_fraction,
+    n,
+    nb,
+    grid,
+    xhpl,
+    launcher,
+    hosts,
+    hostfile,
+    label,
+    system,
+    timeout,
+    dry_run,
+    db,
+    output_dir,
+    no_store,
 ) -> None:
     """Run HPL (High-Performance Linpack) and store its Gflops.
 
@@ -112,6 +130,6 @@ def hpl(
         click.echo(Command(plan.argv, plan.env).shell())
         ctx.exit(EXIT_OK)
     ui.note(f"hpl: {' '.join(plan.argv)}")
-    stored = execute_hpl(plan, request, label, system, db, sys.argv)
+    stored = execute_hpl(plan, request, label, system, None if no_store else db, sys.argv, output_dir)
     show_runs(stored.runs)
-    ctx.exit(summary(stored, db))
+    ctx.exit(summary(stored, None if no_store else db))

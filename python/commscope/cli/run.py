@@ -15,6 +15,7 @@ from commscope.cli.common import (
     bind_option,
     db_option,
     hosts_options,
+    keep_options,
     label_system_options,
     launcher_option,
     repeat_option,
@@ -27,8 +28,12 @@ from commscope.cli.hpl import hpl
 from commscope.errors import UsageError
 from commscope.records.suite import MAX_RANKS
 
+#: Commands of their own that `run` hands its arguments to (`run hpl ...`), and that a
+#: batch job can run (`submit hpl ... -- HPL_OPTIONS`).
+TOOL_RUNS = {"hpl": hpl, "storage": storage}
 
-@click.command(cls=RunCommand, delegated={"hpl": hpl, "storage": storage}, epilog=EXIT_STATUS_HELP)
+
+@click.command(cls=RunCommand, delegated=TOOL_RUNS, epilog=EXIT_STATUS_HELP)
 @click.argument("targets", metavar="[SUITE|BENCH]...", nargs=-1)
 @click.option(
     "--np",
@@ -77,19 +82,8 @@ from commscope.records.suite import MAX_RANKS
     "shell would, never run by one; stored in the run's provenance. See `commscope overhead`.",
 )
 @suite_file_option("Run the suite in this YAML file (repeatable). See `commscope list suites` for the format.")
-@click.option(
-    "--output-dir",
-    type=click.Path(file_okay=False, path_type=Path),
-    metavar="DIR",
-    help="Keep every launch's files in a numbered folder under DIR: meta.json, the core's JSONL "
-    "(core.jsonl), stdout, stderr, result.json. `commscope collect` stores them later; batch "
-    "jobs made by `commscope submit` use this with --no-store.",
-)
-@click.option(
-    "--no-store",
-    "no_store",
-    is_flag=True,
-    help="Do not write the result database (e.g. on compute nodes; keep results with --output-dir).",
+@keep_options(
+    "every launch's files (meta.json, the core's JSONL core.jsonl, stdout, stderr, result.json) in a numbered folder"
 )
 @db_option()
 @click.pass_context

@@ -20,6 +20,7 @@ from commscope.cluster import slurm
 from commscope.cluster.submit import folder_info
 from commscope.errors import CommscopeError
 from commscope.execute.launch_files import META, RESULT, run_from_files
+from commscope.records import unsaved
 from commscope.records.invocation import invocation
 from commscope.records.run import Run
 from commscope.store.db import Store
@@ -122,6 +123,17 @@ def runs_of(job: dict, info: slurm.JobInfo) -> list[Run]:
         else:
             reason = f"{ended or 'the job ended'} (Slurm state {info.slurm_state}) while it ran"
             run = run_from_files(meta, launch, None, reason)
+        _add_job_context(run, job, provenance, tail, log)
+        runs.append(run)
+    for sidecar in sorted((folder / "runs").glob(f"*{unsaved.SIDECAR_SUFFIX}")):
+        # `run hpl` and `run storage` keep each run whole as files (records.unsaved)
+        jsonl = sidecar.with_name(sidecar.name.removesuffix(unsaved.SIDECAR_SUFFIX) + ".jsonl")
+        try:
+            run = unsaved.load(jsonl, jsonl.read_bytes(), imported=False)
+        except OSError as exc:
+            raise CommscopeError(f"job {job['job_id']}: cannot read {jsonl}: {exc.strerror or exc}") from None
+        except unsaved.UnsavedError as exc:
+            raise CommscopeError(f"job {job['job_id']}: {jsonl} line {exc.args[0]}: {exc.args[1]}") from None
         _add_job_context(run, job, provenance, tail, log)
         runs.append(run)
     if not runs:

@@ -68,6 +68,8 @@ class JobRequest:
     repeat: int = 1
     timeout: float | None = None
     core_flags: Sequence[str] = ()
+    #: A tool run instead of benchmarks (`run hpl`, `run storage`): its name and options.
+    tool: Sequence[str] = ()
     commscope: Sequence[str] = field(default_factory=lambda: [sys.executable, "-m", "commscope"])
     submitted_at: str = ""
 
@@ -77,6 +79,8 @@ class JobRequest:
 
     def run_command(self) -> list[str]:
         """The `commscope run` command line the job runs."""
+        if self.tool:
+            return self._tool_command()
         argv = [
             *self.commscope,
             "run",
@@ -99,6 +103,17 @@ class JobRequest:
             argv += ["--repeat", str(self.repeat)]
         if self.core_flags:
             argv += ["--", *self.core_flags]
+        return argv
+
+    def _tool_command(self) -> list[str]:
+        """`commscope run hpl|storage OPTIONS` on every task of the allocation, its runs kept
+        in runs/ for `commscope collect`."""
+        name, *options = self.tool
+        argv = [*self.commscope, "run", name, *options, "--no-store", "--output-dir", str(self.runs_dir)]
+        argv += ["--launcher", self.launcher, "--np", str(self.np or self.nodes * self.ntasks_per_node)]
+        for flag, value in (("--label", self.label), ("--timeout", self.timeout)):
+            if value is not None:
+                argv += [flag, f"{value:g}" if isinstance(value, float) else str(value)]
         return argv
 
 

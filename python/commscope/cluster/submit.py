@@ -53,6 +53,8 @@ class SubmitOptions:
     timeout: float | None = None
     output_dir: Path | None = None
     core_flags: Sequence[str] = ()
+    #: A tool run instead of benchmarks: its name and options (`submit hpl -- --n 2000`).
+    tool: Sequence[str] = ()
     argv: Sequence[str] = field(default_factory=lambda: list(sys.argv))
 
 
@@ -106,7 +108,7 @@ def job_folder(options: SubmitOptions, config: SiteConfig, names: Sequence[str])
 
 def build_request(options: SubmitOptions, config: SiteConfig) -> JobRequest:
     """The job from the command line over the configuration over the defaults."""
-    names, entries = entries_of(options.targets, options.suite_files)
+    names, entries = (options.tool[:1], []) if options.tool else entries_of(options.targets, options.suite_files)
     nodes, tasks = shape(entries, options.placement, options.nodes, options.ntasks_per_node)
     env = [
         *_env_pairs([f"{k}={v}" for k, v in config.env.items()], "env of the configuration"),
@@ -136,6 +138,7 @@ def build_request(options: SubmitOptions, config: SiteConfig) -> JobRequest:
         repeat=options.repeat,
         timeout=options.timeout,
         core_flags=options.core_flags,
+        tool=options.tool,
         commscope=commscope,
         submitted_at=now(),
     )

@@ -194,7 +194,12 @@ def run_count(request: StorageRequest, fio: Path, space: Workspace, count: int, 
 
 
 def execute_fio(
-    request: StorageRequest, label: str | None, system: str | None, db: Path, argv: Sequence[str]
+    request: StorageRequest,
+    label: str | None,
+    system: str | None,
+    db: Path | None,
+    argv: Sequence[str],
+    folder: Path | None = None,
 ) -> Stored:
     """Measure each process count in turn and store the run (kept as files if the store cannot
     take it). A stop signal stops fio, removes its files, and the counts measured before it
@@ -202,7 +207,7 @@ def execute_fio(
     fio = find_program("fio", FIO_PACKAGE)
     results: list[CountResult] = []
     started = now()
-    with storing(db, "run", argv) as stored, StopSignals() as signals:
+    with storing(db, "run", argv, folder) as stored, StopSignals() as signals:
         with workspace(request) as space:
             for count in request.procs:
                 result = run_count(request, fio, space, count, signals)

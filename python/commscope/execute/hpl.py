@@ -305,11 +305,17 @@ def hpl_runs(outcome: HplOutcome, request: HplRequest, label: str | None, system
 
 
 def execute_hpl(
-    plan: HplPlan, request: HplRequest, label: str | None, system: str | None, db: Path, argv: Sequence[str]
+    plan: HplPlan,
+    request: HplRequest,
+    label: str | None,
+    system: str | None,
+    db: Path | None,
+    argv: Sequence[str],
+    folder: Path | None = None,
 ) -> Stored:
     """Run the planned HPL and store its runs (kept as files if the store cannot take them);
     a stop signal stops it as it stops `commscope run`."""
-    with storing(db, "run", argv) as stored, StopSignals() as signals:
+    with storing(db, "run", argv, folder) as stored, StopSignals() as signals:
         for run in hpl_runs(run_hpl(plan, request.timeout, signals), request, label, system):
             stored.add(run)
         stored.stopped_by = signals.received[0] if signals.received else None

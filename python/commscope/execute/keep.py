@@ -64,9 +64,14 @@ class Stored:
     runs: list[Run] = field(default_factory=list)
     kept: int = 0
     stopped_by: str | None = None
+    #: Where every run is also written as files (`--output-dir`: a batch job's runs/ folder,
+    #: which `commscope collect` stores), in the unsaved-results format.
+    folder: Path | None = None
 
     def add(self, run: Run) -> None:
         """Store one run (with no store, just count it), or keep it as files."""
+        if self.folder is not None:
+            unsaved.keep(run, self.invoked, self.folder)
         if self.store is None or store_or_keep(self.store, run, self.invocation_id, self.invoked):
             self.runs.append(run)
         else:
@@ -74,12 +79,13 @@ class Stored:
 
 
 @contextmanager
-def storing(db: Path | None, command: str, argv: Sequence[str]) -> Iterator[Stored]:
+def storing(db: Path | None, command: str, argv: Sequence[str], folder: Path | None = None) -> Iterator[Stored]:
     """The store of one command, opened before it measures: a database that cannot be
-    written is refused before anything runs (db None: nothing is stored)."""
+    written is refused before anything runs (db None: nothing is stored); `folder` also
+    keeps every run as files."""
     with Store(db) if db is not None else contextlib.nullcontext() as store:
         invoked = invocation(command, argv)
-        yield Stored(store, store.add_invocation(invoked) if store else None, invoked)
+        yield Stored(store, store.add_invocation(invoked) if store else None, invoked, folder=folder)
 
 
 def summary(stored: Stored, where: Path | None) -> int:

@@ -99,8 +99,9 @@ class UnsavedError(ValueError):
     """The kept files cannot be read back; args: (line, message)."""
 
 
-def load(jsonl: Path, data: bytes) -> Run:
-    """The run kept as `jsonl` (whose bytes are `data`), as the runner made it."""
+def load(jsonl: Path, data: bytes, imported: bool = True) -> Run:
+    """The run kept as `jsonl` (whose bytes are `data`), as the runner made it; `imported`
+    notes that it was kept unsaved and stored later (not so for a batch job's runs/)."""
     try:
         sidecar = json.loads(sidecar_of(jsonl).read_text(encoding="utf-8"))
     except (OSError, ValueError) as exc:
@@ -110,7 +111,7 @@ def load(jsonl: Path, data: bytes) -> Run:
     if "points" in sidecar:  # a run of another program: the sidecar holds all of it
         run = Run(**sidecar["run"], points=[_point(point) for point in sidecar["points"]])
         run.raw = {name: jsonl.with_suffix(f".{name}").read_bytes() for name in sidecar["raw"]}
-        return _noted(run, sidecar)
+        return _noted(run, sidecar) if imported else run
     fields = {name: sidecar["run"].get(name) for name in HARNESS_FIELDS}
     run = Run(**fields)
     run.raw = {"jsonl": data}
@@ -138,7 +139,7 @@ def load(jsonl: Path, data: bytes) -> Run:
         fill_run(run, CoreOutput(header, records))
     for name, value in fields.items():  # the values the runner ended with, after the header's
         setattr(run, name, value)
-    return _noted(run, sidecar)
+    return _noted(run, sidecar) if imported else run
 
 
 def _noted(run: Run, sidecar: dict) -> Run:
