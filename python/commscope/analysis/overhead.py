@@ -23,7 +23,6 @@ from commscope.analysis.compare import points_by_key, sort_keys
 from commscope.analysis.stats import BOOTSTRAP_RESAMPLES, BOOTSTRAP_SEED
 from commscope.errors import UsageError
 from commscope.records.run import Point, Run
-from commscope.records.text import format_key
 
 CONFIDENCE = 0.95
 
@@ -51,20 +50,6 @@ class Slowdown:
     high: float | None
     method: str
     repeats: tuple[int, int]
-
-    def cells(self) -> list[str]:
-        interval = f"{self.low:.2f} .. {self.high:.2f}" if self.low is not None else "-"
-        return [
-            format_key(self.key),
-            f"{self.plain_us:.2f}",
-            f"{self.wrapped_us:.2f}",
-            f"{self.factor:.2f}x",
-            interval,
-            self.method,
-        ]
-
-
-HEADER = ["size", "plain (us)", "wrapped (us)", "slowdown", "95% interval", "method"]
 
 
 def _by_key(runs: Sequence[Run]) -> dict[tuple, list[tuple[float, Point]]]:

@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import click
 
-from commscope import ui
 from commscope.cli.common import (
     launcher_option,
     repeat_option,
@@ -55,10 +54,10 @@ def overhead(ctx, benchmark, wrap, repeat, np, launcher, label, system, timeout,
     Example:
       commscope overhead barrier --np 4 --wrap 'valgrind --tool=none' -- -i 100000
     """
-    from commscope.analysis.overhead import HEADER, slowdowns
+    from commscope.analysis.overhead import slowdowns
     from commscope.execute.overhead import OverheadRequest, run_overhead
     from commscope.execute.wrap import parse_wrapper
-    from commscope.output.views import rich_table
+    from commscope.output.views import show_overhead
 
     request = OverheadRequest(
         benchmark=benchmark,
@@ -79,12 +78,5 @@ def overhead(ctx, benchmark, wrap, repeat, np, launcher, label, system, timeout,
         rows = slowdowns([run for run in runs if run.status == "complete"])
     except UsageError as exc:
         raise CommscopeError(f"no overhead: {exc}") from None
-    console = ui.table_console()
-    console.print(
-        f"{benchmark} under {wrap}: slowdown, wrapped / plain time per operation "
-        f"({rows[0].repeats[0]} plain, {rows[0].repeats[1]} wrapped launches)",
-        markup=False,
-        highlight=False,
-    )
-    console.print(rich_table(HEADER, [row.cells() for row in rows]))
+    show_overhead(f"{benchmark} under {wrap}", rows)
     ctx.exit(code)

@@ -129,7 +129,6 @@ def show(run_id, raw, db: Path) -> None:
     imported OMB table, its lines as the file has them; otherwise it is
     rendered from the stored points.
     """
-    from commscope.analysis.repeats import repeat_groups
     from commscope.kinds import kind_of
     from commscope.output.views import provenance_lines, repeat_lines
     from commscope.records.text import precision_line
@@ -149,7 +148,7 @@ def show(run_id, raw, db: Path) -> None:
             if run.invocation_id
             else []
         )
-        group = repeat_groups([run, *same])[0]  # the group of the run shown comes first
+        group = kind_of(run).repeats([run, *same])[0]  # the group of the run shown comes first
     if raw:
         if raw not in outputs:
             raise UsageError(f"run {run_id} has no raw output {raw!r}; it has: {', '.join(outputs) or 'none'}")

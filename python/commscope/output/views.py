@@ -20,6 +20,7 @@ from commscope.store.runs import RunSummary
 
 if TYPE_CHECKING:  # the analysis modules import numpy/scipy; listings should not pay for that
     from commscope.analysis.model import Fit
+    from commscope.analysis.overhead import Slowdown
 
 
 def _with_commit(version: str | None, commit: str | None) -> str | None:
@@ -267,6 +268,34 @@ def show_fits(fitted: Sequence[tuple[Sequence[Run], Fit]]) -> None:
             console.print(f"  {key:<18} {value}", markup=False, highlight=False)
         console.print(rich_table(MODEL_HEADER, model_cells(result), left=2))
         console.print()
+
+
+OVERHEAD_HEADER = ["size", "plain (us)", "wrapped (us)", "slowdown", "95% interval", "method"]
+
+
+def show_overhead(title: str, rows: Sequence[Slowdown]) -> None:
+    """`overhead`'s table: per size the plain and wrapped time per operation and the slowdown."""
+    from commscope import ui
+
+    console = ui.table_console()
+    console.print(
+        f"{title}: slowdown, wrapped / plain time per operation "
+        f"({rows[0].repeats[0]} plain, {rows[0].repeats[1]} wrapped launches)",
+        markup=False,
+        highlight=False,
+    )
+    cells = [
+        [
+            format_key(row.key),
+            f"{row.plain_us:.2f}",
+            f"{row.wrapped_us:.2f}",
+            f"{row.factor:.2f}x",
+            f"{row.low:.2f} .. {row.high:.2f}" if row.low is not None else "-",
+            row.method,
+        ]
+        for row in rows
+    ]
+    console.print(rich_table(OVERHEAD_HEADER, cells))
 
 
 def repeat_lines(group: Sequence[Run]) -> list[str]:
