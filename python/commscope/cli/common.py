@@ -3,8 +3,10 @@ and the `run`-style command class."""
 
 from __future__ import annotations
 
+import functools
 import importlib
 import math
+import sys
 from pathlib import Path
 
 import click
@@ -378,3 +380,22 @@ def tool_run_options(command):
         "Label stored with every run.",
         "System (cluster) the results belong to. Default: $COMMSCOPE_SYSTEM, the Slurm cluster name, or this host.",
     )(command)
+
+
+def destination_options(kept: str):
+    """tool_run_options and keep_options, handed to the command as one `destination`
+    (execute.keep.Destination: the database unless --no-store, --output-dir, the command
+    line, --label and --system) beside `timeout` and `dry_run`."""
+
+    def decorate(command):
+        @functools.wraps(command)
+        def with_destination(*args, label, system, db, output_dir, no_store, **kwargs):
+            from commscope.execute.keep import Destination
+
+            folder = output_dir.absolute() if output_dir else None
+            destination = Destination(None if no_store else db, list(sys.argv), folder, label, system)
+            return command(*args, destination=destination, **kwargs)
+
+        return tool_run_options(keep_options(kept)(with_destination))
+
+    return decorate

@@ -3,17 +3,15 @@ hands `storage` to the command here (RunCommand's delegation)."""
 
 from __future__ import annotations
 
-import sys
 from pathlib import Path
 
 import click
 
 from commscope.cli.common import (
-    keep_options,
+    destination_options,
     launcher_option,
     show_runs,
     split_commas,
-    tool_run_options,
 )
 from commscope.errors import EXIT_OK
 
@@ -83,8 +81,7 @@ def _storage_option(name: str, default: str, parser_name: str, metavar: str, hel
     is_flag=True,
     help="Write into an existing folder that holds other files (they are never touched).",
 )
-@keep_options("every run as files (NAME.jsonl, NAME.run.json with its points, the tool's own output)")
-@tool_run_options
+@destination_options("every run as files (NAME.jsonl, NAME.run.json with its points, the tool's own output)")
 @click.pass_context
 def storage(
     ctx,
@@ -97,13 +94,9 @@ def storage(
     nodes,
     launcher,
     allow_nonempty,
-    label,
-    system,
     timeout,
     dry_run,
-    db,
-    output_dir,
-    no_store,
+    destination,
 ) -> None:
     """Measure a file system with fio: sequential write and read throughput
     (MB/s) and random write and read IOPS, per process and in total, at each
@@ -142,6 +135,6 @@ def storage(
             "sequential write/read, random write/read"
         )
         ctx.exit(EXIT_OK)
-    stored = execute_fio(request, label, system, None if no_store else db, sys.argv, output_dir)
+    stored = execute_fio(request, destination)
     show_runs(stored.runs)
-    ctx.exit(summary(stored, None if no_store else db))
+    ctx.exit(summary(stored, destination.db))

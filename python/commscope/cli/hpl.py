@@ -4,17 +4,15 @@
 from __future__ import annotations
 
 import os
-import sys
 
 import click
 
 from commscope import ui
 from commscope.cli.common import (
+    destination_options,
     hosts_options,
-    keep_options,
     launcher_option,
     show_runs,
-    tool_run_options,
 )
 from commscope.errors import EXIT_OK
 
@@ -63,8 +61,7 @@ def _grid(ctx, param, value):
 @hosts_options(
     "Hosts to run on (node1:4,node2:4); memory is counted on each.", "Hostfile in the launcher's own format."
 )
-@keep_options("every run as files (NAME.jsonl, NAME.run.json with its points, the tool's own output)")
-@tool_run_options
+@destination_options("every run as files (NAME.jsonl, NAME.run.json with its points, the tool's own output)")
 @click.pass_context
 def hpl(
     ctx,
@@ -77,13 +74,9 @@ def hpl(
     launcher,
     hosts,
     hostfile,
-    label,
-    system,
     timeout,
     dry_run,
-    db,
-    output_dir,
-    no_store,
+    destination,
 ) -> None:
     """Run HPL (High-Performance Linpack) and store its Gflops.
 
@@ -130,6 +123,6 @@ def hpl(
         click.echo(Command(plan.argv, plan.env).shell())
         ctx.exit(EXIT_OK)
     ui.note(f"hpl: {' '.join(plan.argv)}")
-    stored = execute_hpl(plan, request, label, system, None if no_store else db, sys.argv, output_dir)
+    stored = execute_hpl(plan, request, destination)
     show_runs(stored.runs)
-    ctx.exit(summary(stored, None if no_store else db))
+    ctx.exit(summary(stored, destination.db))

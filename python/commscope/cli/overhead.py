@@ -55,23 +55,25 @@ def overhead(ctx, benchmark, wrap, repeat, np, launcher, label, system, timeout,
       commscope overhead barrier --np 4 --wrap 'valgrind --tool=none' -- -i 100000
     """
     from commscope.analysis.overhead import slowdowns
-    from commscope.execute.overhead import OverheadRequest, run_overhead
+    from commscope.execute.runner import RunRequest, run_benchmarks
     from commscope.execute.wrap import parse_wrapper
     from commscope.output.views import show_overhead
 
-    request = OverheadRequest(
-        benchmark=benchmark,
-        wrapper=parse_wrapper(wrap),
-        repeat=repeat,
+    # plain and wrapped launches interleaved; the runs come back from the call that stored
+    # them, so the slowdown is computed from exactly these
+    request = RunRequest(
+        targets=[benchmark],
         np=np,
         launcher=launcher,
         label=label,
         system=system,
+        repeat=repeat,
         timeout=timeout,
         dry_run=dry_run,
-        core_flags=ctx.meta.get("core_flags", []),
+        extra_flags=ctx.meta.get("core_flags", []),
+        wrappers=((), parse_wrapper(wrap)),
     )
-    code, runs = run_overhead(request, db)
+    code, runs = run_benchmarks(request, db)
     if dry_run or code == EXIT_INTERRUPTED:
         ctx.exit(code)
     try:

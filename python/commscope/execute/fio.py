@@ -24,13 +24,12 @@ import os
 import shlex
 import shutil
 import subprocess
-from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from commscope import ui
 from commscope.execute.fio_workspace import FILE_PREFIX, StorageRequest, Workspace, workspace
-from commscope.execute.keep import Stored, storing
+from commscope.execute.keep import Destination, Stored, storing
 from commscope.execute.launchers import LaunchSpec, resolve_launcher
 from commscope.execute.process import Finished, run_program
 from commscope.execute.provenance import default_system, job_id
@@ -193,21 +192,14 @@ def run_count(request: StorageRequest, fio: Path, space: Workspace, count: int, 
             path.unlink(missing_ok=True)
 
 
-def execute_fio(
-    request: StorageRequest,
-    label: str | None,
-    system: str | None,
-    db: Path | None,
-    argv: Sequence[str],
-    folder: Path | None = None,
-) -> Stored:
+def execute_fio(request: StorageRequest, destination: Destination) -> Stored:
     """Measure each process count in turn and store the run (kept as files if the store cannot
     take it). A stop signal stops fio, removes its files, and the counts measured before it
     are stored in a run marked incomplete, as `commscope run` keeps what it measured."""
     fio = find_program("fio", FIO_PACKAGE)
     results: list[CountResult] = []
     started = now()
-    with storing(db, "run", argv, folder) as stored, StopSignals() as signals:
+    with storing(destination, "run") as stored, StopSignals() as signals:
         with workspace(request) as space:
             for count in request.procs:
                 result = run_count(request, fio, space, count, signals)
@@ -220,7 +212,7 @@ def execute_fio(
                     break
         stored.stopped_by = signals.received[0] if signals.received else None
         if results:
-            stored.add(storage_run(request, results, space, label, system, stored.stopped_by, started))
+            stored.add(storage_run(request, results, space, destination, stored.stopped_by, started))
     return stored
 
 
@@ -228,8 +220,7 @@ def storage_run(
     request: StorageRequest,
     results: list[CountResult],
     space: Workspace,
-    label: str | None,
-    system: str | None,
+    destination: Destination,
     stopped_by: str | None,
     started: str,
 ) -> Run:
@@ -279,7 +270,7 @@ def storage_run(
         ],
         ranks=max(request.procs),
         nodes=len(request.nodes) or 1,
-        label=label,
+        label=destination.label,
         started_at=started,
         launcher_argv=results[-1].argv if results else None,
         ended_at=now(),
@@ -287,7 +278,7 @@ def storage_run(
         tool_version=fio_version(),
         cpu_model=provenance.get("cpu_model"),
         job_id=job_id(),
-        system=system or default_system(),
+        system=destination.system or default_system(),
         options={
             "axis": "processes",
             "size": request.size,

@@ -16,14 +16,13 @@ import math
 import os
 import subprocess
 import tempfile
-from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from commscope import ui
 from commscope.errors import UsageError
 from commscope.execute.core import MPICH, OPENMPI, core_mpi_flavour
-from commscope.execute.keep import Stored, storing
+from commscope.execute.keep import Destination, Stored, storing
 from commscope.execute.launchers import LaunchSpec, hostfile_nodes, resolve_launcher
 from commscope.execute.process import Finished, run_program
 from commscope.execute.provenance import default_system, job_id
@@ -227,7 +226,7 @@ def run_hpl(plan: HplPlan, timeout: float | None, signals: StopSignals) -> HplOu
         return HplOutcome(plan, finished, output, started, now(), machine_provenance(plan.program))
 
 
-def hpl_runs(outcome: HplOutcome, request: HplRequest, label: str | None, system: str | None) -> list[Run]:
+def hpl_runs(outcome: HplOutcome, request: HplRequest, destination: Destination) -> list[Run]:
     """The runs of an HPL launch: hpl and hpcc's other tests from the output file, or one hpl
     run saying why there are none (failed, or incomplete when a stop signal ended it)."""
     plan, finished = outcome.plan, outcome.finished
@@ -242,13 +241,13 @@ def hpl_runs(outcome: HplOutcome, request: HplRequest, label: str | None, system
         flags=[f"N={plan.n}", f"NB={plan.nb}", f"P={plan.p}", f"Q={plan.q}"],
         ranks=request.np,
         nodes=plan.nodes,
-        label=label,
+        label=destination.label,
         started_at=outcome.started_at,
         ended_at=outcome.ended_at,
         launcher_argv=plan.argv,
         cpu_model=outcome.provenance.get("cpu_model"),
         job_id=job_id(),
-        system=system or default_system(),
+        system=destination.system or default_system(),
         hosts=hosts,
         mpi_library={OPENMPI: "Open MPI", MPICH: "MPICH"}.get(outcome.provenance.get("mpi_flavour")),
         options={
@@ -304,19 +303,11 @@ def hpl_runs(outcome: HplOutcome, request: HplRequest, label: str | None, system
     return runs
 
 
-def execute_hpl(
-    plan: HplPlan,
-    request: HplRequest,
-    label: str | None,
-    system: str | None,
-    db: Path | None,
-    argv: Sequence[str],
-    folder: Path | None = None,
-) -> Stored:
+def execute_hpl(plan: HplPlan, request: HplRequest, destination: Destination) -> Stored:
     """Run the planned HPL and store its runs (kept as files if the store cannot take them);
     a stop signal stops it as it stops `commscope run`."""
-    with storing(db, "run", argv, folder) as stored, StopSignals() as signals:
-        for run in hpl_runs(run_hpl(plan, request.timeout, signals), request, label, system):
+    with storing(destination, "run") as stored, StopSignals() as signals:
+        for run in hpl_runs(run_hpl(plan, request.timeout, signals), request, destination):
             stored.add(run)
         stored.stopped_by = signals.received[0] if signals.received else None
     return stored

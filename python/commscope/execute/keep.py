@@ -53,6 +53,19 @@ def store_or_keep(store: Store, run: Run, invocation_id: int, invocation: dict) 
     return False
 
 
+@dataclass(frozen=True)
+class Destination:
+    """Where a measuring command's runs go and the names they carry: the database (None:
+    --no-store), the folder that also keeps every run as files (--output-dir), the command
+    line that made them, and the label and system they are stored under."""
+
+    db: Path | None
+    argv: Sequence[str]
+    folder: Path | None = None
+    label: str | None = None
+    system: str | None = None
+
+
 @dataclass
 class Stored:
     """What a command measured: the runs stored (or made, with no store to put them in), how
@@ -79,13 +92,13 @@ class Stored:
 
 
 @contextmanager
-def storing(db: Path | None, command: str, argv: Sequence[str], folder: Path | None = None) -> Iterator[Stored]:
+def storing(destination: Destination, command: str) -> Iterator[Stored]:
     """The store of one command, opened before it measures: a database that cannot be
-    written is refused before anything runs (db None: nothing is stored); `folder` also
-    keeps every run as files."""
+    written is refused before anything runs (no database: nothing is stored)."""
+    db = destination.db
     with Store(db) if db is not None else contextlib.nullcontext() as store:
-        invoked = invocation(command, argv)
-        yield Stored(store, store.add_invocation(invoked) if store else None, invoked, folder=folder)
+        invoked = invocation(command, destination.argv)
+        yield Stored(store, store.add_invocation(invoked) if store else None, invoked, folder=destination.folder)
 
 
 def summary(stored: Stored, where: Path | None) -> int:

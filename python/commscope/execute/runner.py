@@ -27,7 +27,7 @@ from pathlib import Path
 from commscope import ui
 from commscope.errors import EXIT_OK, CommscopeError, UsageError
 from commscope.execute.core import MPICH, OPENMPI, core_mpi_flavour, find_core, list_benchmarks
-from commscope.execute.keep import storing, summary
+from commscope.execute.keep import Destination, storing, summary
 from commscope.execute.launch_files import (
     JSONL,
     META,
@@ -354,7 +354,8 @@ def run_benchmarks(request: RunRequest, db: Path) -> tuple[int, list[Run]]:
             print(item.command.with_args("--jsonl-out", JSONL_PLACEHOLDER).shell())
         return EXIT_OK, []
 
-    with storing(db if request.store else None, "run", request.argv) as stored, StopSignals() as signals:
+    destination = Destination(db if request.store else None, request.argv)
+    with storing(destination, "run") as stored, StopSignals() as signals:
         runner = Runner(core, request, signals)
         for repeat_index, item in itertools.product(range(request.repeat), planned):
             if signals.received:
