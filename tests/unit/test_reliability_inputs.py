@@ -115,6 +115,24 @@ def test_a_label_that_is_not_utf8_is_rejected_before_running(child_env, commscop
     assert not trace.exists()  # nothing ran, so nothing measured was lost
 
 
+@pytest.mark.parametrize("variable", ["COMMSCOPE_SYSTEM", "SLURM_CLUSTER_NAME"])
+@pytest.mark.parametrize("command", [["run", "latency", "--launcher", "mpirun"], ["run", "hpl", "--n", "100"]])
+def test_a_system_name_from_the_environment_that_is_not_utf8_is_rejected_before_running(
+    child_env, commscope_argv, db, tmp_path, variable, command
+):
+    """The system name comes from the environment too; the store cannot take one that is not
+    UTF-8, and the run used to find out after measuring (and keep a half-written file)."""
+    trace = tmp_path / "trace"
+    env = {key.encode(): value.encode() for key, value in child_env.items()}
+    env |= {b"FAKE_CORE_TRACE": str(trace).encode(), variable.encode(): b"caf\xe9"}
+    env.pop(b"COMMSCOPE_SYSTEM", None) if variable != "COMMSCOPE_SYSTEM" else None
+    done = subprocess.run([*commscope_argv, *command, "--db", str(db)], env=env, capture_output=True, timeout=60)
+    stderr = done.stderr.decode(errors="replace")
+    assert done.returncode == 2, stderr
+    assert f"${variable} is not valid UTF-8: 'caf\\xe9'" in stderr and "Traceback" not in stderr
+    assert not trace.exists() and not db.exists()  # nothing ran, nothing was written
+
+
 def test_an_import_label_that_is_not_utf8_is_rejected(child_env, commscope_argv, db):
     fixture = FIXTURES / "parse" / "omb5_bibw.txt"
     argv = [

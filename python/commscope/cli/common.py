@@ -391,9 +391,13 @@ def destination_options(kept: str):
         @functools.wraps(command)
         def with_destination(*args, label, system, db, output_dir, no_store, **kwargs):
             from commscope.execute.keep import Destination
+            from commscope.execute.provenance import default_system
 
             folder = output_dir.absolute() if output_dir else None
-            destination = Destination(None if no_store else db, list(sys.argv), folder, label, system)
+            # the system is named before measuring: a name the store refuses must not cost a run
+            destination = Destination(
+                None if no_store else db, list(sys.argv), folder, label, system or default_system()
+            )
             return command(*args, destination=destination, **kwargs)
 
         return tool_run_options(keep_options(kept)(with_destination))

@@ -37,8 +37,8 @@ def store_or_keep(store: Store, run: Run, invocation_id: int, invocation: dict) 
     for folder in (unsaved.unsaved_dir(), Path(tempfile.gettempdir()) / "commscope-unsaved"):
         try:
             jsonl = unsaved.keep(run, invocation, folder)
-        except OSError as exc:
-            ui.warn(f"cannot keep the results in {folder}: {exc.strerror or exc}")
+        except (OSError, ValueError) as exc:  # ValueError: text that cannot be written as UTF-8
+            ui.warn(f"cannot keep the results in {folder}: {getattr(exc, 'strerror', None) or exc}")
             continue
         ui.note(
             f"{run.benchmark}: the {len(run.points)} sizes it measured are kept in {jsonl} "

@@ -9,6 +9,8 @@ import socket
 from collections.abc import Mapping
 from pathlib import Path
 
+from commscope.errors import UsageError
+
 # Batch systems and the variable holding the job id, in the order they are tried.
 _JOB_ID_VARIABLES = ("SLURM_JOB_ID", "PBS_JOBID", "LSB_JOBID", "FLUX_JOB_ID", "COBALT_JOBID")
 
@@ -46,5 +48,15 @@ def job_id(environ: Mapping[str, str] = os.environ) -> str | None:
 
 
 def default_system(environ: Mapping[str, str] = os.environ) -> str:
-    """Name of the system results belong to: $COMMSCOPE_SYSTEM, the Slurm cluster, or this host."""
-    return environ.get("COMMSCOPE_SYSTEM") or environ.get("SLURM_CLUSTER_NAME") or socket.gethostname().split(".")[0]
+    """Name of the system results belong to: $COMMSCOPE_SYSTEM, the Slurm cluster, or this host.
+    A name the store could not take is refused here, before anything is measured."""
+    for variable in ("COMMSCOPE_SYSTEM", "SLURM_CLUSTER_NAME"):
+        value = environ.get(variable)
+        if value:
+            try:
+                value.encode("utf-8")
+            except UnicodeEncodeError:
+                shown = value.encode("utf-8", "surrogateescape").decode("utf-8", "backslashreplace")
+                raise UsageError(f"${variable} is not valid UTF-8: '{shown}'; give it in UTF-8") from None
+            return value
+    return socket.gethostname().split(".")[0]

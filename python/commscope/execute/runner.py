@@ -178,7 +178,7 @@ class Runner:
         self.core = core
         self.request = request
         self.signals = signals
-        self.system = request.system or default_system()
+        self.system = request.system
         self.finalize_grace = finalize_grace_s()
 
     def execute(self, planned: Planned, repeat_index: int) -> Run:
@@ -354,6 +354,8 @@ def run_benchmarks(request: RunRequest, db: Path) -> tuple[int, list[Run]]:
             print(item.command.with_args("--jsonl-out", JSONL_PLACEHOLDER).shell())
         return EXIT_OK, []
 
+    # the system is named before the store opens: a name it refuses must not cost a run
+    request = dataclasses.replace(request, system=request.system or default_system())
     destination = Destination(db if request.store else None, request.argv)
     with storing(destination, "run") as stored, StopSignals() as signals:
         runner = Runner(core, request, signals)

@@ -73,11 +73,8 @@ def keep(run: Run, invocation: dict, folder: Path) -> Path:
     stem = f"{stamp}-{benchmark}-{os.getpid()}-{run.repeat_index}"
     jsonl = folder / f"{stem}.jsonl"
     secrets = secret_names(run.environment)  # kept files are as clean as the store
-    jsonl.write_bytes(redact_json_text(run.raw.get("jsonl", b""), secrets))
     streamed = "jsonl" in run.raw
     raw_names = _RAW_KINDS if streamed else tuple(run.raw)
-    for name in raw_names:
-        (folder / f"{stem}.{name}").write_bytes(redact_json_text(run.raw.get(name, b""), secrets))
     sidecar = {
         "format": FORMAT,
         "version": VERSION,
@@ -87,7 +84,14 @@ def keep(run: Run, invocation: dict, folder: Path) -> Path:
     }
     if not streamed:  # no stream to read the points back from
         sidecar.update(points=[dataclasses.asdict(point) for point in run.points], raw=list(raw_names))
-    sidecar_of(jsonl).write_text(json.dumps(sidecar, indent=2, ensure_ascii=False) + "\n", encoding="utf-8")
+    # encoded before any file is written, so a value that cannot be written leaves no half run
+    sidecar_bytes = (json.dumps(sidecar, indent=2, ensure_ascii=False) + "\n").encode("utf-8")
+    jsonl.write_bytes(redact_json_text(run.raw.get("jsonl", b""), secrets))
+    for name in raw_names:
+        (folder / f"{stem}.{name}").write_bytes(redact_json_text(run.raw.get(name, b""), secrets))
+    written = sidecar_of(jsonl).with_suffix(".tmp")
+    written.write_bytes(sidecar_bytes)
+    written.replace(sidecar_of(jsonl))  # whole or absent: the sidecar says the run is complete
     return jsonl
 
 

@@ -20,6 +20,7 @@ judge it again as it was judged here (analysis.locate.stored_verdict).
 
 from __future__ import annotations
 
+import dataclasses
 import json
 import math
 import os
@@ -250,7 +251,7 @@ def oracle_run(request: SweepRequest, source: OracleRounds, locator: Locator, st
         tool_version=__version__,
         hosts=[{"name": host, "ranks": [rank]} for rank, host in enumerate(hosts)],
         points=points,
-        system=request.system or default_system(),
+        system=request.system,
     )
 
 
@@ -258,6 +259,8 @@ def run_locate(request: SweepRequest, oracle: str | None, seed: int | None, db: 
     from commscope.execute.signals import StopSignals
 
     hosts = locate_hosts(request)
+    # named before measuring: a system name the store refuses must not cost the rounds
+    request = dataclasses.replace(request, system=request.system or default_system())
     (metric,) = request.metrics
     policy = request.policy
     started = now()
