@@ -43,3 +43,8 @@ void cs_bench_iterations(const cs_bench_t *b, const cs_opts_t *o, size_t size, l
     *iterations = o->iterations_set ? o->iterations : iters[b->iter_class][large];
     *warmup = o->warmup_set ? o->warmup : skips[b->iter_class][large];
 }
+
+cs_send_mode_t cs_bench_send_mode(const cs_bench_t *b, const cs_opts_t *o)
+{
+    return b->persistent ? CS_SEND_PERSISTENT : o->send_mode;
+}

@@ -62,6 +62,10 @@ typedef struct cs_opts {
     bool in_place; /* -l */
     int num_tests; /* -t: MPI_Test calls during the dummy compute of non-blocking collectives */
     bool num_tests_set;
+    /* -t SEND[:RECV]: latency_mt's threads, latency_mp's forked processes (RECV = SEND when
+     * left out); workers_pair: typed with a colon, which only they take */
+    int workers[2];
+    bool workers_pair;
     bool busbw;             /* --busbw: algorithm and bus bandwidth columns */
     cs_nbr_kind_t nbr_kind; /* -N */
     int nbr_dims, nbr_radius;
