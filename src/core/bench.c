@@ -300,6 +300,7 @@ cs_status_t cs_bench_plan_world(const cs_bench_t *b, const cs_opts_t *o, const c
     CS_CHECK(check_applicable(b, o, err, errlen));
     CS_CHECK(check_ranks(b, o, w->nranks, p, err, errlen));
     CS_CHECK(plan_workers(b, o, p, err, errlen));
+    p->partitions = cs_opts_given(o, CS_OPT_PARTITIONS) ? o->partitions : CS_DEFAULT_PARTITIONS;
     CS_CHECK(plan_axes(b, o, w->nranks, p, err, errlen));
     CS_CHECK(plan_placement(b, o, w, p, err, errlen));
     size_t default_max = b->default_max_size ? b->default_max_size : CS_DEFAULT_MAX_SIZE;

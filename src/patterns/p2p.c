@@ -67,6 +67,7 @@ cs_status_t cs_pair_setup(cs_ctx_t *c)
     s->send_mode = cs_bench_send_mode(info->bench, info->opts);
     s->send_ops = cs_send_ops_for(s->send_mode);
     s->p2p.comm = c->comm;
+    s->p2p.partitions = info->plan->partitions;
     if (c->active && (info->bench->caps & CS_CAP_SEND_MODE))
         CS_CHECK(s->send_ops->setup(&s->p2p, info->plan->max_size));
     return CS_OK;
@@ -144,6 +145,7 @@ CS_HOT static cs_status_t pingpong_iterations(cs_ctx_t *c, long first, long iter
     case CS_SEND_READY: return round_trips(s, n, iterations, CS_SEND_READY);
     case CS_SEND_IMMEDIATE: return round_trips(s, n, iterations, CS_SEND_IMMEDIATE);
     case CS_SEND_PERSISTENT: return round_trips(s, n, iterations, CS_SEND_PERSISTENT);
+    case CS_SEND_PARTITIONED: return round_trips(s, n, iterations, CS_SEND_PARTITIONED);
     default: return round_trips(s, n, iterations, CS_SEND_STANDARD);
     }
 }

@@ -90,6 +90,21 @@ static cs_status_t persistent_end(cs_p2p_t *p)
     return CS_OK;
 }
 
+/* MPI-4 partitioned requests (OMB 7.5's osu_partitioned_latency): the message in
+ * p->partitions equal partitions of n / partitions elements (sizes are whole partitions). */
+#ifdef CS_HAVE_PARTITIONED
+static cs_status_t partitioned_begin(cs_p2p_t *p, const void *sbuf, void *rbuf, int n, int peer, bool initiator)
+{
+    (void)initiator;
+    MPI_Count per = n / p->partitions;
+    CS_MPI(MPI_Psend_init(sbuf, p->partitions, per, p->type, peer, CS_TAG_PING, p->comm, MPI_INFO_NULL, &p->psend));
+    CS_MPI(MPI_Precv_init(rbuf, p->partitions, per, p->type, peer, CS_TAG_PING, p->comm, MPI_INFO_NULL, &p->precv));
+    return CS_OK;
+}
+#else
+#define partitioned_begin no_begin /* the benchmark is unavailable (its descriptor says why) */
+#endif
+
 static const cs_send_ops_t modes[] = {
     [CS_SEND_STANDARD] = {no_setup, no_teardown, no_begin, no_end},
     [CS_SEND_SYNC] = {no_setup, no_teardown, no_begin, no_end},
@@ -97,6 +112,7 @@ static const cs_send_ops_t modes[] = {
     [CS_SEND_READY] = {no_setup, no_teardown, ready_begin, ready_end},
     [CS_SEND_IMMEDIATE] = {no_setup, no_teardown, no_begin, no_end},
     [CS_SEND_PERSISTENT] = {no_setup, no_teardown, persistent_begin, persistent_end},
+    [CS_SEND_PARTITIONED] = {no_setup, no_teardown, partitioned_begin, persistent_end},
 };
 
 const cs_send_ops_t *cs_send_ops_for(cs_send_mode_t mode) { return &modes[mode]; }

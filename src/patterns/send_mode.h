@@ -18,7 +18,8 @@ typedef struct cs_p2p {
     MPI_Datatype type;        /* -T: n counts elements of it (MPI_CHAR by default) */
     MPI_Request pending;      /* MPI_Rsend: the receive posted ahead of the peer's send */
     void *attached;           /* MPI_Bsend: the buffer attached to MPI */
-    MPI_Request psend, precv; /* persistent: the requests of this loop's two messages */
+    MPI_Request psend, precv; /* persistent, partitioned: the requests of this loop's two messages */
+    int partitions;           /* partitioned: partitions per message */
 } cs_p2p_t;
 
 typedef struct cs_send_ops {
@@ -55,16 +56,22 @@ CS_INLINE int cs_p2p_send(cs_send_mode_t mode, cs_p2p_t *p, const void *sbuf, vo
     case CS_SEND_PERSISTENT:
         rc = MPI_Start(&p->psend);
         return rc != MPI_SUCCESS ? rc : MPI_Wait(&p->psend, MPI_STATUS_IGNORE);
+#ifdef CS_HAVE_PARTITIONED
+    case CS_SEND_PARTITIONED:
+        rc = MPI_Start(&p->psend);
+        for (int i = 0; i < p->partitions && rc == MPI_SUCCESS; i++) rc = MPI_Pready(i, p->psend);
+        return rc != MPI_SUCCESS ? rc : MPI_Wait(&p->psend, MPI_STATUS_IGNORE);
+#endif
     default: return MPI_Send(sbuf, n, p->type, peer, CS_TAG_PING, p->comm);
     }
 }
 
-/* Receives one message (ready mode: completes the receive posted ahead; persistent: starts
- * and completes the loop's receive request). */
+/* Receives one message (ready mode: completes the receive posted ahead; persistent and
+ * partitioned: starts and completes the loop's receive request). */
 CS_INLINE int cs_p2p_recv(cs_send_mode_t mode, cs_p2p_t *p, void *rbuf, int n, int peer)
 {
     if (mode == CS_SEND_READY) return MPI_Wait(&p->pending, MPI_STATUS_IGNORE);
-    if (mode == CS_SEND_PERSISTENT) {
+    if (mode == CS_SEND_PERSISTENT || mode == CS_SEND_PARTITIONED) {
         int rc = MPI_Start(&p->precv);
         return rc != MPI_SUCCESS ? rc : MPI_Wait(&p->precv, MPI_STATUS_IGNORE);
     }

@@ -129,9 +129,10 @@ typedef struct cs_bench {
     /* set before MPI_Init unless the user set it: steers a library away from a known fault
      * this benchmark meets (NULL: none); libraries that do not know the name ignore it */
     const cs_env_setting_t *library_env;
-    /* point-to-point: persistent requests made once per size (MPI_Send_init / MPI_Recv_init)
-     * and started each iteration, as OMB's osu_*_persistent (--send-mode persistent) */
-    bool persistent;
+    /* point-to-point: the send mode it always runs with (CS_SEND_STANDARD: --send-mode's):
+     * persistent requests made once per size and started each iteration, as OMB's
+     * osu_*_persistent, or MPI-4 partitioned ones (osu_partitioned_latency) */
+    cs_send_mode_t send_mode;
 } cs_bench_t;
 
 #define CS_LARGE_MESSAGE_SIZE 8192u /* OMB's small/large split for iteration counts */
@@ -165,6 +166,7 @@ typedef struct cs_plan {
     long scheduled_pairs;
     /* latency_mt, latency_mp: threads or forked processes of rank 0 (the sender) and rank 1 */
     int workers[2];
+    int partitions; /* partitioned_latency: partitions per message (-q) */
 } cs_plan_t;
 
 /* The sweep for one datatype: OMB's sizes from MIN to MAX, starting no lower than one
@@ -176,7 +178,7 @@ size_t cs_bench_sizes(const cs_bench_t *b, const cs_plan_t *plan, cs_dtype_t t, 
  * states it ("planned_records"), so a reader knows how many to expect. */
 size_t cs_bench_planned_records(const cs_bench_t *b, const cs_opts_t *o, const cs_plan_t *plan);
 
-/* The send mode a point-to-point benchmark runs with: persistent for the persistent forms,
+/* The send mode a point-to-point benchmark runs with: its own (persistent, partitioned),
  * else --send-mode's. */
 cs_send_mode_t cs_bench_send_mode(const cs_bench_t *b, const cs_opts_t *o);
 

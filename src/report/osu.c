@@ -211,6 +211,7 @@ static void osu_begin(cs_reporter_t *r, const cs_run_info_t *info)
     if (b->caps & CS_CAP_THREADS)
         fprintf(out, "# Number of Sender threads: %d\n# Number of Receiver threads: %d\n", plan->workers[0],
                 plan->workers[1]);
+    if (b->caps & CS_CAP_PARTITIONED) fprintf(out, "# Number of partitions: %d\n", plan->partitions);
     if (b->caps & CS_CAP_FORKS)
         fprintf(out, "# Number of forked processes in sender: %d\n# Number of forked processes in receiver: %d\n",
                 plan->workers[0], plan->workers[1]);

@@ -563,6 +563,12 @@ static cs_status_t apply_option(int c, const char *arg, cs_opts_t *o, char *err,
     case 'k': return parse_root(arg, o, err, errlen);
     case 'l': o->in_place = true; return CS_OK;
     case 't': return parse_num_tests(arg, o, err, errlen);
+    case 'q':
+        if (!parse_long(arg, 1, CS_MAX_PARTITIONS, &v))
+            return cs_usage_error(err, errlen, "-q %s: give a number of partitions from 1 to %d", arg,
+                                  CS_MAX_PARTITIONS);
+        o->partitions = (int)v;
+        return CS_OK;
     case 'N': return parse_nbr(arg, o, err, errlen);
     case 'w':
         if (!parse_name_set(arg, win_option, CS_NWIN_MODES, &o->win_modes))

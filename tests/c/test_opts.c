@@ -38,7 +38,7 @@ static const struct bad_line {
     {"--gpu-device x: give a GPU index", {"latency", "--gpu-device", "x"}},
     {"--gpu-device 1024: give a GPU index", {"latency", "--gpu-device", "1024"}},
     /* options of every benchmark */
-    {"unknown option -q", {"latency", "-q"}},
+    {"unknown option -y", {"latency", "-y"}},
     {"unknown option --bogus", {"latency", "--bogus"}},
     {"option -m needs a value", {"latency", "-m"}},
     {"-m abc: not a message size", {"latency", "-m", "abc"}},

@@ -8,7 +8,7 @@
         .name = bench_name, .description = desc, .osu_title = title, .osu_value_label = label,                         \
         .osu_leading_blank = true, .pattern = pattern_, .metric = metric_, .iter_class = iters,                        \
         .caps = CS_CAP_TWO_RANKS | CS_CAP_DATATYPES | (caps_), .default_min_size = min_size, .directions = dirs,       \
-        .persistent = true                                                                                             \
+        .send_mode = CS_SEND_PERSISTENT                                                                                \
     }
 
 const cs_bench_t cs_bench_latency_persistent =
