@@ -89,7 +89,8 @@ static cs_status_t plan_axes(const cs_bench_t *b, const cs_opts_t *o, int nranks
 {
     p->ndtypes = 0;
     if (b->caps & CS_CAP_DATATYPES) {
-        unsigned dtypes = o->dtypes_all && b->dtypes_allowed ? o->dtypes & b->dtypes_allowed : o->dtypes;
+        unsigned typed = o->dtypes_set ? o->dtypes : CS_MASK(cs_bench_default_dtype(b));
+        unsigned dtypes = o->dtypes_all && b->dtypes_allowed ? typed & b->dtypes_allowed : typed;
         for (int t = 0; t < CS_DT_SELECTABLE; t++) {
             if (!(dtypes & CS_MASK(t))) continue;
             if (b->dtypes_allowed && !(b->dtypes_allowed & CS_MASK(t))) {

@@ -1,5 +1,6 @@
 #include "record/descriptor.h"
 
+#include "util/flow.h"
 #include "util/sizes.h"
 
 size_t cs_bench_sizes(const cs_bench_t *b, const cs_plan_t *plan, cs_dtype_t t, size_t *out, size_t cap)
@@ -48,4 +49,9 @@ void cs_bench_iterations(const cs_bench_t *b, const cs_opts_t *o, size_t size, l
 cs_send_mode_t cs_bench_send_mode(const cs_bench_t *b, const cs_opts_t *o)
 {
     return b->send_mode != CS_SEND_STANDARD ? b->send_mode : o->send_mode;
+}
+
+cs_dtype_t cs_bench_default_dtype(const cs_bench_t *b)
+{
+    return b->flow && b->flow->reduces && !(b->caps & CS_CAP_NCCL) ? CS_DT_INT : b->dtype;
 }

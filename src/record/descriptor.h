@@ -182,6 +182,11 @@ size_t cs_bench_planned_records(const cs_bench_t *b, const cs_opts_t *o, const c
  * else --send-mode's. */
 cs_send_mode_t cs_bench_send_mode(const cs_bench_t *b, const cs_opts_t *o);
 
+/* The datatype without -T: OMB 7.5's MPI_INT for the reductions (sums of MPI_CHAR are not
+ * defined by the standard, and saturate in some libraries), else the descriptor's
+ * (MPI_CHAR unless it says otherwise). */
+cs_dtype_t cs_bench_default_dtype(const cs_bench_t *b);
+
 /* Iterations and warm-up for one message size (OMB's defaults unless -i / -x). */
 void cs_bench_iterations(const cs_bench_t *b, const cs_opts_t *o, size_t size, long *iterations, long *warmup);
 

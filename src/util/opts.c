@@ -420,16 +420,25 @@ static cs_status_t parse_nbr(const char *arg, cs_opts_t *o, char *err, size_t er
     return CS_OK;
 }
 
+/* OMB's accelerators commscope has no backend for, as their users name them */
+static const char *accel_word(const char *arg)
+{
+    if (strcasecmp(arg, "rocm") == 0) return "ROCm";
+    return strcasecmp(arg, "sycl") == 0 ? "SYCL" : "OpenACC";
+}
+
 /* -d cuda|managed, OMB's spelling (case-insensitive, as OMB compares); OMB's other
- * accelerators are named so that the user knows why they are refused. */
+ * accelerators (rocm, openacc, and sycl since OMB 7.5) are named so that the user knows
+ * why they are refused. */
 static cs_status_t parse_accel(const char *arg, cs_opts_t *o, char *err, size_t errlen)
 {
     if (strcasecmp(arg, "cuda") == 0) o->accel = CS_ACCEL_CUDA;
     else if (strcasecmp(arg, "managed") == 0) o->accel = CS_ACCEL_MANAGED;
-    else if (strcasecmp(arg, "openacc") == 0 || strcasecmp(arg, "rocm") == 0)
+    else if (strcasecmp(arg, "openacc") == 0 || strcasecmp(arg, "rocm") == 0 || strcasecmp(arg, "sycl") == 0)
         return cs_usage_error(err, errlen,
-                              "-d %s: %s buffers are not supported by this build (commscope has cuda and managed)", arg,
-                              strcasecmp(arg, "rocm") == 0 ? "ROCm" : "OpenACC");
+                              "-d %s: %s buffers are not supported by this build (not built with %s; it has "
+                              "cuda and managed)",
+                              arg, accel_word(arg), accel_word(arg));
     else return cs_usage_error(err, errlen, "-d %s: choose cuda or managed", arg);
     o->accel_set = true;
     return CS_OK;

@@ -31,6 +31,7 @@ static const struct bad_line {
     /* -d and --gpu-device (issue 14) */
     {"-d openacc: OpenACC buffers are not supported by this build", {"latency", "-d", "openacc"}},
     {"-d rocm: ROCm buffers are not supported by this build", {"latency", "-d", "rocm", "D", "D"}},
+    {"-d sycl: SYCL buffers are not supported by this build (not built with SYCL", {"bw", "-d", "sycl", "D", "D"}},
     {"-d gpu: choose cuda or managed", {"latency", "-d", "gpu"}},
     {"-d : choose cuda or managed", {"latency", "-d", ""}},
     {"option -d needs a value", {"latency", "-d"}},
