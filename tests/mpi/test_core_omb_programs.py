@@ -7,12 +7,17 @@ set's command lines through OMB's get_local_rank wrapper."""
 
 from __future__ import annotations
 
+import json
 import os
 import subprocess
 
+import jsonschema
 import pytest
 
+from commscope.ingest.parse.commscope_json import load_schema
 from mpi_flavours import flavour_params, need
+
+SCHEMA = load_schema()
 
 #: program (without osu_), the OMB version that first installs it, the header lines it prints
 OMB_PROGRAMS = [
@@ -506,6 +511,30 @@ def test_omb_program_prints_omb_headers_or_refuses(mpi, name, version, header):
     column_headers = ("# Size", "# Avg Latency", "# Overall(us)")
     hashed = [line for line in lines if line.startswith("#") and not line.startswith(column_headers)]
     assert hashed == header, res.stdout
+
+
+NEW_PROGRAMS = [
+    "latency_persistent",
+    "bw_persistent",
+    "bibw_persistent",
+    "get_mbw",
+    "get_multi_lat",
+    "latency_mt",
+    "latency_mp",
+    "partitioned_latency",
+]
+
+
+@pytest.mark.parametrize("name", NEW_PROGRAMS)
+def test_new_programs_write_valid_json_and_validate(mpi, name):
+    """The records of the programs added for OMB 7.4/7.5 follow the result schema, and -c passes."""
+    if lacks(mpi, name):
+        pytest.skip(f"{mpi.name} lacks {lacks(mpi, name)} (refusal checked above)")
+    res = mpi.run(2, name, "-m", "1:4K", "-x", "2", "-i", "20", "-c", "--format", "json")
+    assert res.returncode == 0, res.stderr
+    doc = json.loads(res.stdout)
+    jsonschema.validate(doc, SCHEMA)
+    assert doc["results"] and all(r["validation"] == {"errors": 0} for r in doc["results"])
 
 
 # JUPITER's GPU procurement rule set (jubench-osu osu_gpu.xml, seed 004): OMB's get_local_rank
