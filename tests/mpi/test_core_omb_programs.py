@@ -15,7 +15,7 @@ import jsonschema
 import pytest
 
 from commscope.ingest.parse.commscope_json import load_schema
-from mpi_flavours import flavour_params, need
+from mpi_flavours import cuda_flavour_params, flavour_params, need
 
 SCHEMA = load_schema()
 
@@ -555,6 +555,26 @@ def test_jupiter_gpu_lines_through_get_local_rank_refuse_without_a_gpu(mpi, line
     assert res.stdout == ""
     refusals = [l for l in res.stderr.splitlines() if "-d cuda:" in l or "no NVIDIA GPU" in l]
     assert len(refusals) == 1, res.stderr
+
+
+@pytest.fixture(params=cuda_flavour_params())
+def cuda(request):
+    if request.param is None:
+        pytest.fail("nvcc is installed but make cuda-build left no CUDA build for this MPI library")
+    return request.param
+
+
+@pytest.mark.parametrize("line", JUPITER_GPU_LINES, ids=[line[0] for line in JUPITER_GPU_LINES])
+def test_jupiter_gpu_lines_on_the_cuda_build(cuda, line):
+    """The CUDA build chooses each rank's GPU from the launcher's local rank (LOCAL_RANK once
+    get_local_rank has exported it); with no GPU here, or an MPI that is not CUDA-aware, it
+    refuses once with exit 2 and writes no table."""
+    res = cuda.run(2, str(cuda.compat / line[0]), *line[1:], program=cuda.compat / "get_local_rank")
+    assert res.returncode == 2, res.stderr
+    assert res.stdout == ""
+    refusals = [l for l in res.stderr.splitlines() if l.startswith(str(cuda.compat / line[0]) + ": ")]
+    assert len(refusals) == 1, res.stderr
+    assert "no NVIDIA GPU" in refusals[0] or "not CUDA-aware" in refusals[0], refusals[0]
 
 
 def test_jupiter_cpu_line_runs_through_get_local_rank(mpi):
