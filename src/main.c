@@ -88,6 +88,7 @@ typedef struct cs_early_gpu {
 typedef struct cs_startup {
     double init_seconds; /* MPI_Init, timed from the first line of main (osu_init) */
     cs_early_gpu_t gpu;
+    int thread_level; /* what MPI_Init_thread provided (MPI_THREAD_SINGLE after MPI_Init) */
 } cs_startup_t;
 
 /* What the plan loaded from files: -N's neighbourhood, --schedule's pairs. */
@@ -229,27 +230,47 @@ static void select_gpu_early(int argc, char **argv, cs_early_gpu_t *g)
     g->status = cs_gpu_select(local, device, g->err, sizeof g->err);
 }
 
-/* Some benchmarks meet a known fault of some MPI library, which a setting read at MPI_Init
- * avoids (the descriptor's library_env). Set before MPI_Init, unless the user chose. */
-static void avoid_known_library_faults(int argc, char **argv)
+/* The benchmark the command line names, before MPI starts (NULL: none, or a usage error
+ * that is reported once MPI has started). */
+static const cs_bench_t *named_benchmark(int argc, char **argv)
 {
     cs_opts_t opts;
     char err[512];
-    if (parse_copy(argc, argv, &opts, err, sizeof err) != CS_OK || opts.bench_name == NULL) return;
-    const cs_bench_t *b = cs_registry_find(opts.bench_name);
+    if (parse_copy(argc, argv, &opts, err, sizeof err) != CS_OK || opts.bench_name == NULL) return NULL;
+    return cs_registry_find(opts.bench_name);
+}
+
+/* Some benchmarks meet a known fault of some MPI library, which a setting read at MPI_Init
+ * avoids (the descriptor's library_env). Set before MPI_Init, unless the user chose. */
+static void avoid_known_library_faults(const cs_bench_t *b)
+{
     if (b && b->library_env) setenv(b->library_env->name, b->library_env->value, 0);
+}
+
+static const char *thread_level_name(int level)
+{
+    switch (level) {
+    case MPI_THREAD_SINGLE: return "MPI_THREAD_SINGLE";
+    case MPI_THREAD_FUNNELED: return "MPI_THREAD_FUNNELED";
+    case MPI_THREAD_SERIALIZED: return "MPI_THREAD_SERIALIZED";
+    default: return "MPI_THREAD_MULTIPLE";
+    }
 }
 
 int main(int argc, char **argv, char **envp)
 {
     if (answered_without_mpi(argc, argv)) return 0;
-    avoid_known_library_faults(argc, argv);
-    cs_startup_t startup = {0};
+    const cs_bench_t *named = named_benchmark(argc, argv);
+    avoid_known_library_faults(named);
+    cs_startup_t startup = {.thread_level = MPI_THREAD_SINGLE};
     select_gpu_early(argc, argv, &startup.gpu);
-    /* the init benchmark times MPI_Init from here, as osu_init does */
+    /* the init benchmark times MPI_Init from here, as osu_init does; threaded benchmarks
+     * ask for MPI_THREAD_MULTIPLE (refused after start-up when not provided) */
     struct timespec before_init, after_init;
     clock_gettime(CLOCK_MONOTONIC, &before_init);
-    int init_rc = MPI_Init(&argc, &argv);
+    int init_rc = named && (named->caps & CS_CAP_THREADS)
+                      ? MPI_Init_thread(&argc, &argv, MPI_THREAD_MULTIPLE, &startup.thread_level)
+                      : MPI_Init(&argc, &argv);
     clock_gettime(CLOCK_MONOTONIC, &after_init);
     startup.init_seconds = seconds_between(&before_init, &after_init);
     if (init_rc != MPI_SUCCESS) {
@@ -377,6 +398,13 @@ static int run_parsed(MPI_Comm comm, int rank, int nranks, int argc, char **argv
     const cs_bench_t *bench = cs_registry_find(opts.bench_name);
     if (bench == NULL) {
         snprintf(err, sizeof err, "unknown benchmark '%s' (--list shows them)", opts.bench_name);
+        return usage_exit(rank, prog, err);
+    }
+    if ((bench->caps & CS_CAP_THREADS) && startup->thread_level < MPI_THREAD_MULTIPLE) {
+        snprintf(err, sizeof err,
+                 "%s needs MPI_THREAD_MULTIPLE, and this MPI library provides only %s; use a library built with "
+                 "thread support",
+                 bench->name, thread_level_name(startup->thread_level));
         return usage_exit(rank, prog, err);
     }
     cs_plan_t plan;

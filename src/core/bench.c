@@ -89,7 +89,8 @@ static cs_status_t plan_axes(const cs_bench_t *b, const cs_opts_t *o, int nranks
 {
     p->ndtypes = 0;
     if (b->caps & CS_CAP_DATATYPES) {
-        unsigned dtypes = o->dtypes_all && b->dtypes_allowed ? o->dtypes & b->dtypes_allowed : o->dtypes;
+        unsigned typed = o->dtypes_set ? o->dtypes : CS_MASK(cs_bench_default_dtype(b));
+        unsigned dtypes = o->dtypes_all && b->dtypes_allowed ? typed & b->dtypes_allowed : typed;
         for (int t = 0; t < CS_DT_SELECTABLE; t++) {
             if (!(dtypes & CS_MASK(t))) continue;
             if (b->dtypes_allowed && !(b->dtypes_allowed & CS_MASK(t))) {
@@ -146,7 +147,9 @@ static size_t buffer_blocks(const cs_bench_t *b, const cs_opts_t *o, const cs_wo
      * get), window, origin, result and comparand for the latency tests (the atomics) */
     if (b->caps & CS_CAP_RMA) return (b->caps & CS_CAP_WINDOW) ? 2 * (size_t)p->window : 4;
     if (b->caps & CS_CAP_FAN) return ((size_t)p->pairs + 1) * per_buffer_slots; /* the hub's, one per peer */
-    return 2 * per_buffer_slots;                                                /* send + receive */
+    if (b->caps & CS_CAP_THREADS) /* a send and a receive buffer per thread */
+        return 2 * (size_t)(p->workers[0] > p->workers[1] ? p->workers[0] : p->workers[1]);
+    return 2 * per_buffer_slots; /* send + receive */
 }
 
 static cs_status_t plan_memory(const cs_bench_t *b, const cs_opts_t *o, const cs_world_t *w, cs_plan_t *p, char *err,
@@ -236,6 +239,27 @@ static cs_status_t plan_placement(const cs_bench_t *b, const cs_opts_t *o, const
     return CS_OK;
 }
 
+/* -t SEND:RECV of latency_mt and latency_mp: OMB's defaults, 1 to 127 each; elsewhere -t
+ * counts MPI_Test calls and the colon form is refused */
+static cs_status_t plan_workers(const cs_bench_t *b, const cs_opts_t *o, cs_plan_t *p, char *err, size_t errlen)
+{
+    bool given = cs_opts_given(o, CS_OPT_NUM_TEST_CALLS);
+    if (!(b->caps & CS_CAP_WORKERS)) {
+        if (given && o->workers_pair)
+            return cs_usage_error(err, errlen, "-t %s: SEND:RECV counts are for latency_mt and latency_mp; %s takes N",
+                                  o->given_value[CS_OPT_NUM_TEST_CALLS], b->name);
+        return CS_OK;
+    }
+    p->workers[0] = given ? o->workers[0] : CS_DEFAULT_SEND_WORKERS;
+    p->workers[1] = given ? o->workers[1] : CS_DEFAULT_RECV_WORKERS;
+    for (int side = 0; side < 2; side++)
+        if (p->workers[side] < 1 || p->workers[side] > CS_MAX_WORKERS)
+            return cs_usage_error(err, errlen, "-t %s: %s %s must be 1 to %d", o->given_value[CS_OPT_NUM_TEST_CALLS],
+                                  side ? "receiver" : "sender", (b->caps & CS_CAP_THREADS) ? "threads" : "processes",
+                                  CS_MAX_WORKERS);
+    return CS_OK;
+}
+
 /* pairs: the schedule and the two sizes (-m does not apply); a FILE schedule's pairs are
  * counted once it is loaded (mpi/schedule_load.c). */
 static cs_status_t plan_pairs(const cs_opts_t *o, int nranks, cs_plan_t *p, char *err, size_t errlen)
@@ -276,6 +300,8 @@ cs_status_t cs_bench_plan_world(const cs_bench_t *b, const cs_opts_t *o, const c
         return cs_usage_error(err, errlen, "%s is not available in this build: %s", b->name, b->unavailable);
     CS_CHECK(check_applicable(b, o, err, errlen));
     CS_CHECK(check_ranks(b, o, w->nranks, p, err, errlen));
+    CS_CHECK(plan_workers(b, o, p, err, errlen));
+    p->partitions = cs_opts_given(o, CS_OPT_PARTITIONS) ? o->partitions : CS_DEFAULT_PARTITIONS;
     CS_CHECK(plan_axes(b, o, w->nranks, p, err, errlen));
     CS_CHECK(plan_placement(b, o, w, p, err, errlen));
     size_t default_max = b->default_max_size ? b->default_max_size : CS_DEFAULT_MAX_SIZE;

@@ -18,7 +18,7 @@ static const struct {
     {CS_OPT_PAPI, 0, NULL, "PAPI counters are not read"},
     {CS_OPT_SESSION, 0, NULL, "MPI is started with MPI_Init, not an MPI-4 session"},
     {CS_OPT_CUDA_TARGET, CS_CAP_OVERLAP, "cpu", "there is no dummy compute outside the non-blocking collectives"},
-    {CS_OPT_NUM_TEST_CALLS, CS_CAP_OVERLAP, NULL, "only non-blocking collectives make MPI_Test calls"},
+    {CS_OPT_NUM_TEST_CALLS, CS_CAP_OVERLAP | CS_CAP_WORKERS, NULL, "only non-blocking collectives make MPI_Test calls"},
     {CS_OPT_MESSAGE_SIZE, CS_CAP_SIZELESS, NULL, NULL}, /* inverted below: no size to set */
     {CS_OPT_BUFFER_NUM, CS_CAP_WINDOW, "multiple",
      "one message is in flight, so one buffer per window slot is a single buffer"},

@@ -324,6 +324,8 @@ const cs_pattern_t *cs_pattern_of(cs_pattern_id_t id)
 {
     static const cs_pattern_t *const patterns[CS_NPATTERNS] = {
         [CS_PATTERN_PINGPONG] = &cs_pattern_pingpong,
+        [CS_PATTERN_PINGPONG_THREADS] = &cs_pattern_pingpong_threads,
+        [CS_PATTERN_PINGPONG_FORKED] = &cs_pattern_pingpong_forked,
         [CS_PATTERN_MULTI_PINGPONG] = &cs_pattern_multi_pingpong,
         [CS_PATTERN_WINDOW_UNI] = &cs_pattern_window_uni,
         [CS_PATTERN_MULTI_WINDOW_UNI] = &cs_pattern_multi_window_uni,
@@ -333,6 +335,7 @@ const cs_pattern_t *cs_pattern_of(cs_pattern_id_t id)
         [CS_PATTERN_PERSISTENT] = &cs_pattern_persistent,
         [CS_PATTERN_RMA] = &cs_pattern_rma,
         [CS_PATTERN_RMA_BI] = &cs_pattern_rma_bi,
+        [CS_PATTERN_MULTI_RMA] = &cs_pattern_multi_rma,
         [CS_PATTERN_FAN_IN] = &cs_pattern_fan_in,
         [CS_PATTERN_FAN_OUT] = &cs_pattern_fan_out,
         [CS_PATTERN_INIT] = &cs_pattern_init,

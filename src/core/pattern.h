@@ -86,6 +86,8 @@ typedef struct cs_pattern {
 } cs_pattern_t;
 
 extern const cs_pattern_t cs_pattern_pingpong;
+extern const cs_pattern_t cs_pattern_pingpong_threads;
+extern const cs_pattern_t cs_pattern_pingpong_forked;
 extern const cs_pattern_t cs_pattern_multi_pingpong;
 extern const cs_pattern_t cs_pattern_window_uni;
 extern const cs_pattern_t cs_pattern_multi_window_uni;
@@ -95,6 +97,7 @@ extern const cs_pattern_t cs_pattern_nbc;
 extern const cs_pattern_t cs_pattern_persistent;
 extern const cs_pattern_t cs_pattern_rma;
 extern const cs_pattern_t cs_pattern_rma_bi;
+extern const cs_pattern_t cs_pattern_multi_rma;
 extern const cs_pattern_t cs_pattern_fan_in;
 extern const cs_pattern_t cs_pattern_fan_out;
 extern const cs_pattern_t cs_pattern_init;

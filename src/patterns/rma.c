@@ -147,11 +147,15 @@ static cs_status_t rma_setup(cs_ctx_t *c)
     if (r == NULL) return CS_TRACE(CS_ERR_RUNTIME);
     c->state = r;
     r->peer_group = MPI_GROUP_NULL;
-    r->peer = 1 - c->rank;
+    /* rank i (the origin) and rank i + pairs (the target); two ranks make one pair. Every
+     * rank is in a pair (CS_CAP_ALL_PAIRS), so fences, which involve every rank, match. */
+    int pairs = c->info->plan->pairs;
+    bool first_half = c->rank < pairs;
+    r->peer = first_half ? c->rank + pairs : c->rank - pairs;
     r->bidirectional = cs_pattern_of(c->info->bench->pattern)->direction == CS_DIR_BOTH;
-    r->origin_side = r->bidirectional || c->rank == 0;
+    r->origin_side = r->bidirectional || first_half;
     c->active = true;
-    c->timer = c->rank == 0;
+    c->timer = first_half;
     size_t max = c->info->plan->max_size ? c->info->plan->max_size : 1;
     r->bytes = max * (size_t)c->info->plan->window;
     /* at least a cache line: MPICH 4.0.2 lands atomics on the wrong rank's memory when
@@ -332,7 +336,7 @@ static cs_status_t rma_check(cs_ctx_t *c, long iteration, long *wrong)
         CS_CHECK(c->mem->to_host(r->staging, r->result, bytes));
         for (size_t i = 0; i < n; i++) *wrong += !cs_dtype_equals(c->dtype, r->staging, i, window_value(r->peer, i));
     }
-    bool target_side = r->bidirectional || c->rank == 1;
+    bool target_side = r->bidirectional || !r->origin_side;
     if (target_side) {
         CS_CHECK(c->mem->to_host(r->staging, r->win_base, bytes));
         for (size_t i = 0; i < n; i++)
@@ -341,12 +345,14 @@ static cs_status_t rma_check(cs_ctx_t *c, long iteration, long *wrong)
     return CS_OK;
 }
 
-#define RMA_PATTERN(name_, direction_)                                                                                 \
+#define RMA_PATTERN(name_, direction_, barrier)                                                                        \
     {                                                                                                                  \
-        .name = name_, .direction = direction_, .barrier_each_iteration = false, .time_divisor = 1.0,                  \
+        .name = name_, .direction = direction_, .barrier_each_iteration = barrier, .time_divisor = 1.0,                \
         .timers = CS_TIMERS_SOME, .setup = rma_setup, .teardown = rma_teardown, .begin = rma_begin,                    \
         .iterations = rma_iterations, .end = rma_end, .fill = rma_fill, .check = rma_check                             \
     }
 
-const cs_pattern_t cs_pattern_rma = RMA_PATTERN("one_sided", CS_DIR_OUT);
-const cs_pattern_t cs_pattern_rma_bi = RMA_PATTERN("one_sided_bidirectional", CS_DIR_BOTH);
+const cs_pattern_t cs_pattern_rma = RMA_PATTERN("one_sided", CS_DIR_OUT, false);
+const cs_pattern_t cs_pattern_rma_bi = RMA_PATTERN("one_sided_bidirectional", CS_DIR_BOTH, false);
+/* the multi-pair forms: every pair at once after a barrier, as OMB's multi-pair tests */
+const cs_pattern_t cs_pattern_multi_rma = RMA_PATTERN("multi_pair_one_sided", CS_DIR_OUT, true);

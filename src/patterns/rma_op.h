@@ -42,12 +42,19 @@ typedef struct cs_rma_op {
 
 /* syncs: the -s modes it takes; win_default and sync_default: OMB's -w and -s defaults for it */
 #define CS_RMA_BENCH(bench_name, title, desc, pattern_, op_, metric_, caps_, syncs, win_default, sync_default, dirs)   \
+    CS_RMA_BENCH_RANKS(CS_CAP_TWO_RANKS, bench_name, title, desc, pattern_, op_, metric_, caps_, syncs, win_default,   \
+                       sync_default, dirs)
+
+/* ... on ranks_caps' ranks: CS_CAP_TWO_RANKS, or CS_CAP_ALL_PAIRS for the multi-pair forms
+ * (rank i the origin of rank i + n/2's window) */
+#define CS_RMA_BENCH_RANKS(ranks_caps, bench_name, title, desc, pattern_, op_, metric_, caps_, syncs, win_default,     \
+                           sync_default, dirs)                                                                         \
     {                                                                                                                  \
         .name = bench_name, .description = desc, .osu_title = title,                                                   \
         .osu_value_label = (metric_) == CS_METRIC_LATENCY ? "Latency (us)" : "Bandwidth (MB/s)",                       \
         .osu_leading_blank = false, .pattern = pattern_, .metric = metric_,                                            \
         .iter_class = (metric_) == CS_METRIC_LATENCY ? CS_ITERS_LATENCY : CS_ITERS_BANDWIDTH,                          \
-        .caps = CS_CAP_TWO_RANKS | CS_CAP_RMA | CS_CAP_DATATYPES | (caps_), .default_min_size = 1, .directions = dirs, \
+        .caps = (ranks_caps) | CS_CAP_RMA | CS_CAP_DATATYPES | (caps_), .default_min_size = 1, .directions = dirs,     \
         .osu_layout = CS_OSU_POINT_TO_POINT, .rma = &op_, .rma_syncs = syncs, .default_win = win_default,              \
         .default_sync = sync_default                                                                                   \
     }

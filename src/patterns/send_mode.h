@@ -15,9 +15,11 @@
 
 typedef struct cs_p2p {
     MPI_Comm comm;
-    MPI_Datatype type;   /* -T: n counts elements of it (MPI_CHAR by default) */
-    MPI_Request pending; /* MPI_Rsend: the receive posted ahead of the peer's send */
-    void *attached;      /* MPI_Bsend: the buffer attached to MPI */
+    MPI_Datatype type;        /* -T: n counts elements of it (MPI_CHAR by default) */
+    MPI_Request pending;      /* MPI_Rsend: the receive posted ahead of the peer's send */
+    void *attached;           /* MPI_Bsend: the buffer attached to MPI */
+    MPI_Request psend, precv; /* persistent, partitioned: the requests of this loop's two messages */
+    int partitions;           /* partitioned: partitions per message */
 } cs_p2p_t;
 
 typedef struct cs_send_ops {
@@ -26,7 +28,7 @@ typedef struct cs_send_ops {
     cs_status_t (*teardown)(cs_p2p_t *p);
     /* around every loop (p->type set); begin is followed by a barrier, so a receive it
      * posts is in place before any peer sends */
-    cs_status_t (*begin)(cs_p2p_t *p, void *rbuf, int n, int peer, bool initiator);
+    cs_status_t (*begin)(cs_p2p_t *p, const void *sbuf, void *rbuf, int n, int peer, bool initiator);
     cs_status_t (*end)(cs_p2p_t *p);
 } cs_send_ops_t;
 
@@ -51,14 +53,28 @@ CS_INLINE int cs_p2p_send(cs_send_mode_t mode, cs_p2p_t *p, const void *sbuf, vo
     case CS_SEND_IMMEDIATE:
         rc = MPI_Isend(sbuf, n, p->type, peer, CS_TAG_PING, p->comm, &req);
         return rc != MPI_SUCCESS ? rc : MPI_Wait(&req, MPI_STATUS_IGNORE);
+    case CS_SEND_PERSISTENT:
+        rc = MPI_Start(&p->psend);
+        return rc != MPI_SUCCESS ? rc : MPI_Wait(&p->psend, MPI_STATUS_IGNORE);
+#ifdef CS_HAVE_PARTITIONED
+    case CS_SEND_PARTITIONED:
+        rc = MPI_Start(&p->psend);
+        for (int i = 0; i < p->partitions && rc == MPI_SUCCESS; i++) rc = MPI_Pready(i, p->psend);
+        return rc != MPI_SUCCESS ? rc : MPI_Wait(&p->psend, MPI_STATUS_IGNORE);
+#endif
     default: return MPI_Send(sbuf, n, p->type, peer, CS_TAG_PING, p->comm);
     }
 }
 
-/* Receives one message (ready mode: completes the receive posted ahead). */
+/* Receives one message (ready mode: completes the receive posted ahead; persistent and
+ * partitioned: starts and completes the loop's receive request). */
 CS_INLINE int cs_p2p_recv(cs_send_mode_t mode, cs_p2p_t *p, void *rbuf, int n, int peer)
 {
     if (mode == CS_SEND_READY) return MPI_Wait(&p->pending, MPI_STATUS_IGNORE);
+    if (mode == CS_SEND_PERSISTENT || mode == CS_SEND_PARTITIONED) {
+        int rc = MPI_Start(&p->precv);
+        return rc != MPI_SUCCESS ? rc : MPI_Wait(&p->precv, MPI_STATUS_IGNORE);
+    }
     return MPI_Recv(rbuf, n, p->type, peer, CS_TAG_PING, p->comm, MPI_STATUS_IGNORE);
 }
 

@@ -1,5 +1,6 @@
 #include "record/descriptor.h"
 
+#include "util/flow.h"
 #include "util/sizes.h"
 
 size_t cs_bench_sizes(const cs_bench_t *b, const cs_plan_t *plan, cs_dtype_t t, size_t *out, size_t cap)
@@ -12,6 +13,7 @@ size_t cs_bench_sizes(const cs_bench_t *b, const cs_plan_t *plan, cs_dtype_t t, 
     size_t n = cs_sizes(plan->min_size, plan->max_size, all, 64);
     if (n > 64) n = 64;
     size_t elem = (b->caps & CS_CAP_DATATYPES) ? cs_dtype_size(t) : 1, kept = 0;
+    if (b->caps & CS_CAP_PARTITIONED) elem *= (size_t)plan->partitions; /* whole partitions */
     for (size_t i = 0; i < n; i++) {
         /* whole elements, at least one: MPI_INT's sweep starts at 4 bytes (OMB prints 4, 8, ...) */
         size_t s = all[i] / elem * elem;
@@ -42,4 +44,14 @@ void cs_bench_iterations(const cs_bench_t *b, const cs_opts_t *o, size_t size, l
     int large = size > CS_LARGE_MESSAGE_SIZE;
     *iterations = o->iterations_set ? o->iterations : iters[b->iter_class][large];
     *warmup = o->warmup_set ? o->warmup : skips[b->iter_class][large];
+}
+
+cs_send_mode_t cs_bench_send_mode(const cs_bench_t *b, const cs_opts_t *o)
+{
+    return b->send_mode != CS_SEND_STANDARD ? b->send_mode : o->send_mode;
+}
+
+cs_dtype_t cs_bench_default_dtype(const cs_bench_t *b)
+{
+    return b->flow && b->flow->reduces && !(b->caps & CS_CAP_NCCL) ? CS_DT_INT : b->dtype;
 }

@@ -18,6 +18,8 @@
  * MPI), so descriptors stay plain data that MPI-free tests can read. */
 typedef enum cs_pattern_id {
     CS_PATTERN_PINGPONG,
+    CS_PATTERN_PINGPONG_THREADS, /* sender and receiver threads on both ranks (latency_mt) */
+    CS_PATTERN_PINGPONG_FORKED,  /* processes forked beside both ranks (latency_mp) */
     CS_PATTERN_MULTI_PINGPONG,
     CS_PATTERN_WINDOW_UNI,
     CS_PATTERN_MULTI_WINDOW_UNI,
@@ -27,6 +29,7 @@ typedef enum cs_pattern_id {
     CS_PATTERN_PERSISTENT,
     CS_PATTERN_RMA,
     CS_PATTERN_RMA_BI,
+    CS_PATTERN_MULTI_RMA, /* rank i the origin of rank i + n/2, a barrier before every iteration */
     CS_PATTERN_FAN_IN,
     CS_PATTERN_FAN_OUT,
     CS_PATTERN_INIT,
@@ -50,29 +53,39 @@ typedef enum cs_metric { CS_METRIC_LATENCY, CS_METRIC_BANDWIDTH } cs_metric_t;
 typedef enum cs_iter_class { CS_ITERS_LATENCY, CS_ITERS_BANDWIDTH, CS_ITERS_COLLECTIVE } cs_iter_class_t;
 
 enum cs_caps {
-    CS_CAP_TWO_RANKS = 1u << 0,   /* exactly two ranks */
-    CS_CAP_PAIRS = 1u << 1,       /* ranks i and i + pairs work together; -p applies */
-    CS_CAP_ALL_PAIRS = 1u << 2,   /* every rank is in a pair: needs an even rank count */
-    CS_CAP_WINDOW = 1u << 3,      /* -W, -b multiple apply */
-    CS_CAP_VARY_WINDOW = 1u << 4, /* -V applies */
-    CS_CAP_RATE = 1u << 5,        /* messages/s column; -R applies */
-    CS_CAP_SEND_MODE = 1u << 6,   /* --send-mode applies */
-    CS_CAP_COLLECTIVE = 1u << 7,  /* every rank times; -f Min/Max are across ranks; -M lowers MAX */
-    CS_CAP_ROOT = 1u << 8,        /* rooted collective: -k applies */
-    CS_CAP_IN_PLACE = 1u << 9,    /* -l applies */
-    CS_CAP_DATATYPES = 1u << 10,  /* -T applies: the driver sweeps datatypes */
-    CS_CAP_OVERLAP = 1u << 11,    /* non-blocking: overlap with a dummy compute; -t applies */
-    CS_CAP_SIZELESS = 1u << 12,   /* barrier, init: no message size (-m does not apply) */
-    CS_CAP_FIXED_SIZE = 1u << 13, /* one size only (atomics): -m does not apply */
-    CS_CAP_NEIGHBOR = 1u << 14,   /* neighbourhood collective: -N applies */
-    CS_CAP_RMA = 1u << 15,        /* one-sided: -w and -s apply */
-    CS_CAP_BUSBW = 1u << 16,      /* --busbw applies (nccl-tests defines it) */
-    CS_CAP_FAN = 1u << 17,        /* one hub and -p peers (fan-in/out) */
-    CS_CAP_STARTUP = 1u << 18,    /* init, hello: nothing is iterated */
-    CS_CAP_NO_MEASURE = 1u << 19, /* hello: no records at all */
-    CS_CAP_NCCL = 1u << 20,       /* NCCL: every buffer on the GPU, MPI only starts it */
-    CS_CAP_SCHEDULE = 1u << 21,   /* pairs: a schedule of rank pairs (--schedule ...), a record per pair */
+    CS_CAP_TWO_RANKS = 1u << 0,    /* exactly two ranks */
+    CS_CAP_PAIRS = 1u << 1,        /* ranks i and i + pairs work together; -p applies */
+    CS_CAP_ALL_PAIRS = 1u << 2,    /* every rank is in a pair: needs an even rank count */
+    CS_CAP_WINDOW = 1u << 3,       /* -W, -b multiple apply */
+    CS_CAP_VARY_WINDOW = 1u << 4,  /* -V applies */
+    CS_CAP_RATE = 1u << 5,         /* messages/s column; -R applies */
+    CS_CAP_SEND_MODE = 1u << 6,    /* --send-mode applies */
+    CS_CAP_COLLECTIVE = 1u << 7,   /* every rank times; -f Min/Max are across ranks; -M lowers MAX */
+    CS_CAP_ROOT = 1u << 8,         /* rooted collective: -k applies */
+    CS_CAP_IN_PLACE = 1u << 9,     /* -l applies */
+    CS_CAP_DATATYPES = 1u << 10,   /* -T applies: the driver sweeps datatypes */
+    CS_CAP_OVERLAP = 1u << 11,     /* non-blocking: overlap with a dummy compute; -t applies */
+    CS_CAP_SIZELESS = 1u << 12,    /* barrier, init: no message size (-m does not apply) */
+    CS_CAP_FIXED_SIZE = 1u << 13,  /* one size only (atomics): -m does not apply */
+    CS_CAP_NEIGHBOR = 1u << 14,    /* neighbourhood collective: -N applies */
+    CS_CAP_RMA = 1u << 15,         /* one-sided: -w and -s apply */
+    CS_CAP_BUSBW = 1u << 16,       /* --busbw applies (nccl-tests defines it) */
+    CS_CAP_FAN = 1u << 17,         /* one hub and -p peers (fan-in/out) */
+    CS_CAP_STARTUP = 1u << 18,     /* init, hello: nothing is iterated */
+    CS_CAP_NO_MEASURE = 1u << 19,  /* hello: no records at all */
+    CS_CAP_NCCL = 1u << 20,        /* NCCL: every buffer on the GPU, MPI only starts it */
+    CS_CAP_SCHEDULE = 1u << 21,    /* pairs: a schedule of rank pairs (--schedule ...), a record per pair */
+    CS_CAP_PINGPONG = 1u << 22,    /* a point-to-point ping-pong without --send-mode: -b applies (one slot) */
+    CS_CAP_THREADS = 1u << 23,     /* -t SEND:RECV threads per rank; needs MPI_THREAD_MULTIPLE (latency_mt) */
+    CS_CAP_FORKS = 1u << 24,       /* -t SEND:RECV processes forked beside each rank (latency_mp) */
+    CS_CAP_PARTITIONED = 1u << 25, /* -q partitions: MPI-4 partitioned communication */
 };
+#define CS_CAP_WORKERS (CS_CAP_THREADS | CS_CAP_FORKS) /* -t SEND:RECV applies */
+
+/* OMB's defaults of -t SEND:RECV for latency_mt and latency_mp, and its bounds */
+#define CS_DEFAULT_SEND_WORKERS 1
+#define CS_DEFAULT_RECV_WORKERS 2
+#define CS_MAX_WORKERS          127
 
 /* The osu reporter's table layouts (report_osu.c holds their columns). */
 typedef enum cs_osu_layout {
@@ -116,6 +129,10 @@ typedef struct cs_bench {
     /* set before MPI_Init unless the user set it: steers a library away from a known fault
      * this benchmark meets (NULL: none); libraries that do not know the name ignore it */
     const cs_env_setting_t *library_env;
+    /* point-to-point: the send mode it always runs with (CS_SEND_STANDARD: --send-mode's):
+     * persistent requests made once per size and started each iteration, as OMB's
+     * osu_*_persistent, or MPI-4 partitioned ones (osu_partitioned_latency) */
+    cs_send_mode_t send_mode;
 } cs_bench_t;
 
 #define CS_LARGE_MESSAGE_SIZE 8192u /* OMB's small/large split for iteration counts */
@@ -147,6 +164,9 @@ typedef struct cs_plan {
     /* pairs: what to measure, and how many pairs the schedule has (a FILE's once loaded) */
     cs_pairs_spec_t pairs_spec;
     long scheduled_pairs;
+    /* latency_mt, latency_mp: threads or forked processes of rank 0 (the sender) and rank 1 */
+    int workers[2];
+    int partitions; /* partitioned_latency: partitions per message (-q) */
 } cs_plan_t;
 
 /* The sweep for one datatype: OMB's sizes from MIN to MAX, starting no lower than one
@@ -157,6 +177,15 @@ size_t cs_bench_sizes(const cs_bench_t *b, const cs_plan_t *plan, cs_dtype_t t, 
  * creation x synchronisation, each datatype's sizes x windows (-V). The JSON header
  * states it ("planned_records"), so a reader knows how many to expect. */
 size_t cs_bench_planned_records(const cs_bench_t *b, const cs_opts_t *o, const cs_plan_t *plan);
+
+/* The send mode a point-to-point benchmark runs with: its own (persistent, partitioned),
+ * else --send-mode's. */
+cs_send_mode_t cs_bench_send_mode(const cs_bench_t *b, const cs_opts_t *o);
+
+/* The datatype without -T: OMB 7.5's MPI_INT for the reductions (sums of MPI_CHAR are not
+ * defined by the standard, and saturate in some libraries), else the descriptor's
+ * (MPI_CHAR unless it says otherwise). */
+cs_dtype_t cs_bench_default_dtype(const cs_bench_t *b);
 
 /* Iterations and warm-up for one message size (OMB's defaults unless -i / -x). */
 void cs_bench_iterations(const cs_bench_t *b, const cs_opts_t *o, size_t size, long *iterations, long *warmup);

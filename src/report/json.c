@@ -181,7 +181,7 @@ static void write_options(FILE *out, const cs_run_info_t *info)
     write_long(out, "pairs", info->plan->pairs, 0);
     write_bool(out, "vary_window", o->vary_window);
     cs_json_key(out, "send_mode", 0);
-    cs_json_string(out, cs_send_mode_name(o->send_mode));
+    cs_json_string(out, cs_send_mode_name(cs_bench_send_mode(info->bench, o)));
     cs_json_key(out, "buffers", 0);
     cs_json_string(out, o->buffers == CS_BUFFERS_SINGLE ? "single" : "multiple");
     write_bool(out, "validate", o->validate);

@@ -202,12 +202,19 @@ static void osu_begin(cs_reporter_t *r, const cs_run_info_t *info)
     if (plan->gpu && !(b->caps & (CS_CAP_COLLECTIVE | CS_CAP_NCCL)))
         fprintf(out, "# Send Buffer on %s and Receive Buffer on %s\n", buffer_word(plan->mem[0]),
                 buffer_word(plan->mem[1]));
-    if (b->caps & CS_CAP_PAIRS) {
+    if (b->caps & (CS_CAP_PAIRS | CS_CAP_ALL_PAIRS)) {
         if (info->opts->vary_window) fprintf(out, "# [ pairs: %d ] [ window size: Varied ]\n", plan->pairs);
         else if (b->caps & CS_CAP_WINDOW)
             fprintf(out, "# [ pairs: %d ] [ window size: %d ]\n", plan->pairs, plan->window);
     }
     if (b->caps & CS_CAP_FAN) fprintf(out, "# [ peers: %d ] [ window size: %d ]\n", plan->pairs, plan->window);
+    if (b->caps & CS_CAP_THREADS)
+        fprintf(out, "# Number of Sender threads: %d\n# Number of Receiver threads: %d\n", plan->workers[0],
+                plan->workers[1]);
+    if (b->caps & CS_CAP_PARTITIONED) fprintf(out, "# Number of partitions: %d\n", plan->partitions);
+    if (b->caps & CS_CAP_FORKS)
+        fprintf(out, "# Number of forked processes in sender: %d\n# Number of forked processes in receiver: %d\n",
+                plan->workers[0], plan->workers[1]);
     if (b->caps & CS_CAP_SEND_MODE && info->opts->send_mode != CS_SEND_STANDARD)
         fprintf(out, "# Send mode: %s\n", cs_send_mode_name(info->opts->send_mode));
     if (b->caps & CS_CAP_NEIGHBOR) print_neighbourhood(out, info);

@@ -20,9 +20,10 @@ static int whole_number(const char *s, int *out)
 int cs_env_local_rank(const char **from)
 {
     /* the MPI launchers' own first: inside a Slurm allocation mpirun's processes inherit
-     * the batch step's SLURM_LOCALID, which is not theirs */
-    static const char *const vars[] = {"OMPI_COMM_WORLD_LOCAL_RANK", "MPI_LOCALRANKID", "SLURM_LOCALID",
-                                       "MV2_COMM_WORLD_LOCAL_RANK"};
+     * the batch step's SLURM_LOCALID, which is not theirs; LOCAL_RANK last, as OMB reads it
+     * (its get_local_rank wrapper, compat/get_local_rank here, exports it) */
+    static const char *const vars[] = {"OMPI_COMM_WORLD_LOCAL_RANK", "MPI_LOCALRANKID",           "SLURM_LOCALID",
+                                       "MV2_COMM_WORLD_LOCAL_RANK",  "MVP_COMM_WORLD_LOCAL_RANK", "LOCAL_RANK"};
     for (size_t i = 0; i < sizeof vars / sizeof vars[0]; i++) {
         int v;
         if (whole_number(getenv(vars[i]), &v)) {

@@ -9,8 +9,10 @@
 #include "util/opts.h"
 
 /* The local rank the launcher exported, from the first of OMPI_COMM_WORLD_LOCAL_RANK (Open
- * MPI), MPI_LOCALRANKID (MPICH's Hydra), SLURM_LOCALID (srun), MV2_COMM_WORLD_LOCAL_RANK
- * (MVAPICH) that holds a whole number; -1 when none does. *from names the variable. */
+ * MPI), MPI_LOCALRANKID (MPICH's Hydra), SLURM_LOCALID (srun), MV2_COMM_WORLD_LOCAL_RANK and
+ * MVP_COMM_WORLD_LOCAL_RANK (MVAPICH), LOCAL_RANK (OMB's get_local_rank wrapper, or any
+ * launcher that exports it) that holds a whole number; -1 when none does. *from names the
+ * variable. */
 int cs_env_local_rank(const char **from);
 
 /* The GPU asked for: --gpu-device N, else COMMSCOPE_GPU, else -1 (the local rank's).

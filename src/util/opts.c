@@ -298,16 +298,45 @@ static cs_status_t parse_percentiles(const char *arg, cs_opts_t *o, char *err, s
     return CS_OK;
 }
 
+/* -t N: MPI_Test calls of the non-blocking collectives; -t SEND[:RECV] (OMB's latency_mt
+ * and latency_mp): sender and receiver threads or processes, whose range the plan checks */
+static cs_status_t parse_num_tests(const char *arg, cs_opts_t *o, char *err, size_t errlen)
+{
+    const char *colon = strchr(arg, ':');
+    char first[32];
+    size_t len = colon ? (size_t)(colon - arg) : strlen(arg);
+    long send = 0, recv = 0;
+    bool ok = len < sizeof first;
+    if (ok) {
+        memcpy(first, arg, len);
+        first[len] = '\0';
+        ok = parse_long(first, 0, 1 << 20, &send);
+    }
+    recv = send;
+    if (ok && colon && colon[1]) ok = parse_long(colon + 1, 0, 1 << 20, &recv);
+    if (!ok)
+        return cs_usage_error(err, errlen,
+                              "-t %s: give a number of MPI_Test calls (0 to 1048576), or SEND:RECV threads or "
+                              "processes (latency_mt, latency_mp)",
+                              arg);
+    o->num_tests = (int)send;
+    o->num_tests_set = true;
+    o->workers[0] = (int)send;
+    o->workers[1] = (int)recv;
+    o->workers_pair = colon != NULL;
+    return CS_OK;
+}
+
 static cs_status_t parse_send_mode(const char *arg, cs_opts_t *o, char *err, size_t errlen)
 {
-    for (int m = CS_SEND_STANDARD; m <= CS_SEND_IMMEDIATE; m++) {
+    for (int m = CS_SEND_STANDARD; m <= CS_SEND_PERSISTENT; m++) {
         if (strcmp(arg, cs_send_mode_name((cs_send_mode_t)m)) == 0) {
             o->send_mode = (cs_send_mode_t)m;
             o->send_mode_set = true;
             return CS_OK;
         }
     }
-    return cs_usage_error(err, errlen, "--send-mode %s: choose send, ssend, bsend, rsend or isend", arg);
+    return cs_usage_error(err, errlen, "--send-mode %s: choose send, ssend, bsend, rsend, isend or persistent", arg);
 }
 
 static cs_status_t parse_format(const char *arg, cs_opts_t *o, char *err, size_t errlen)
@@ -391,16 +420,25 @@ static cs_status_t parse_nbr(const char *arg, cs_opts_t *o, char *err, size_t er
     return CS_OK;
 }
 
+/* OMB's accelerators commscope has no backend for, as their users name them */
+static const char *accel_word(const char *arg)
+{
+    if (strcasecmp(arg, "rocm") == 0) return "ROCm";
+    return strcasecmp(arg, "sycl") == 0 ? "SYCL" : "OpenACC";
+}
+
 /* -d cuda|managed, OMB's spelling (case-insensitive, as OMB compares); OMB's other
- * accelerators are named so that the user knows why they are refused. */
+ * accelerators (rocm, openacc, and sycl since OMB 7.5) are named so that the user knows
+ * why they are refused. */
 static cs_status_t parse_accel(const char *arg, cs_opts_t *o, char *err, size_t errlen)
 {
     if (strcasecmp(arg, "cuda") == 0) o->accel = CS_ACCEL_CUDA;
     else if (strcasecmp(arg, "managed") == 0) o->accel = CS_ACCEL_MANAGED;
-    else if (strcasecmp(arg, "openacc") == 0 || strcasecmp(arg, "rocm") == 0)
+    else if (strcasecmp(arg, "openacc") == 0 || strcasecmp(arg, "rocm") == 0 || strcasecmp(arg, "sycl") == 0)
         return cs_usage_error(err, errlen,
-                              "-d %s: %s buffers are not supported by this build (commscope has cuda and managed)", arg,
-                              strcasecmp(arg, "rocm") == 0 ? "ROCm" : "OpenACC");
+                              "-d %s: %s buffers are not supported by this build (not built with %s; it has "
+                              "cuda and managed)",
+                              arg, accel_word(arg), accel_word(arg));
     else return cs_usage_error(err, errlen, "-d %s: choose cuda or managed", arg);
     o->accel_set = true;
     return CS_OK;
@@ -533,11 +571,12 @@ static cs_status_t apply_option(int c, const char *arg, cs_opts_t *o, char *err,
     }
     case 'k': return parse_root(arg, o, err, errlen);
     case 'l': o->in_place = true; return CS_OK;
-    case 't':
-        if (!parse_long(arg, 0, 1 << 20, &v))
-            return cs_usage_error(err, errlen, "-t %s: MPI_Test calls must be a whole number from 0 to 1048576", arg);
-        o->num_tests = (int)v;
-        o->num_tests_set = true;
+    case 't': return parse_num_tests(arg, o, err, errlen);
+    case 'q':
+        if (!parse_long(arg, 1, CS_MAX_PARTITIONS, &v))
+            return cs_usage_error(err, errlen, "-q %s: give a number of partitions from 1 to %d", arg,
+                                  CS_MAX_PARTITIONS);
+        o->partitions = (int)v;
         return CS_OK;
     case 'N': return parse_nbr(arg, o, err, errlen);
     case 'w':

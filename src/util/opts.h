@@ -62,6 +62,11 @@ typedef struct cs_opts {
     bool in_place; /* -l */
     int num_tests; /* -t: MPI_Test calls during the dummy compute of non-blocking collectives */
     bool num_tests_set;
+    /* -t SEND[:RECV]: latency_mt's threads, latency_mp's forked processes (RECV = SEND when
+     * left out); workers_pair: typed with a colon, which only they take */
+    int workers[2];
+    bool workers_pair;
+    int partitions;         /* -q */
     bool busbw;             /* --busbw: algorithm and bus bandwidth columns */
     cs_nbr_kind_t nbr_kind; /* -N */
     int nbr_dims, nbr_radius;
@@ -100,6 +105,8 @@ typedef struct cs_opts {
 #define CS_MIN_MEM_LIMIT             ((size_t)1 << 20)
 #define CS_DEFAULT_VALIDATION_WARMUP 5  /* OMB's VALIDATION_SKIP_DEFAULT */
 #define CS_MAX_VALIDATION_WARMUP     10 /* OMB's VALIDATION_SKIP_MAX */
+#define CS_DEFAULT_PARTITIONS        8  /* partitioned_latency's -q */
+#define CS_MAX_PARTITIONS            (1 << 16)
 
 void cs_opts_init(cs_opts_t *o);
 

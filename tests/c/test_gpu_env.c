@@ -4,8 +4,9 @@
 #include "check.h"
 #include "util/gpu_env.h"
 
-static const char *const vars[] = {"OMPI_COMM_WORLD_LOCAL_RANK", "MPI_LOCALRANKID", "SLURM_LOCALID",
-                                   "MV2_COMM_WORLD_LOCAL_RANK", "COMMSCOPE_GPU"};
+static const char *const vars[] = {
+    "OMPI_COMM_WORLD_LOCAL_RANK", "MPI_LOCALRANKID", "SLURM_LOCALID", "MV2_COMM_WORLD_LOCAL_RANK",
+    "MVP_COMM_WORLD_LOCAL_RANK",  "LOCAL_RANK",      "COMMSCOPE_GPU"};
 
 static void clear(void)
 {
@@ -17,6 +18,11 @@ int main(void)
     const char *from = "x";
     clear();
     CHECK(cs_env_local_rank(&from) == -1 && from == NULL);
+    /* OMB's get_local_rank exports LOCAL_RANK; read last, as OMB reads it */
+    setenv("LOCAL_RANK", "7", 1);
+    CHECK(cs_env_local_rank(&from) == 7 && strcmp(from, "LOCAL_RANK") == 0);
+    setenv("MVP_COMM_WORLD_LOCAL_RANK", "6", 1);
+    CHECK(cs_env_local_rank(&from) == 6 && strcmp(from, "MVP_COMM_WORLD_LOCAL_RANK") == 0);
     setenv("MV2_COMM_WORLD_LOCAL_RANK", "5", 1);
     CHECK(cs_env_local_rank(&from) == 5 && strcmp(from, "MV2_COMM_WORLD_LOCAL_RANK") == 0);
     setenv("SLURM_LOCALID", "4", 1);

@@ -64,6 +64,7 @@ static const char *value_of(char letter)
     case 'p': return "1";
     case 'R': return "0";
     case 'r': return "cpu";
+    case 'q': return "4";
     default: return NULL;
     }
 }

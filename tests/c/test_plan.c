@@ -38,6 +38,39 @@ static cs_status_t plan_line(const char *const *words, int nranks, cs_plan_t *p,
     return cs_bench_plan(bench(o.bench_name), &o, nranks, p, err, errlen);
 }
 
+/* -t SEND[:RECV] of latency_mt and latency_mp: OMB's defaults (1 sender, 2 receivers), RECV
+ * = SEND when left out, 1 to 127 each; the colon form nowhere else. */
+static void check_workers(void)
+{
+    static const struct {
+        const char *words[4];
+        int send, recv;
+        const char *refusal;
+    } lines[] = {
+        {{"latency_mt"}, 1, 2, NULL},
+        {{"latency_mp"}, 1, 2, NULL},
+        {{"latency_mt", "-t", "3"}, 3, 3, NULL},
+        {{"latency_mp", "-t", "4:1"}, 4, 1, NULL},
+        {{"latency_mt", "-t", "2:"}, 2, 2, NULL},
+        {{"latency_mt", "-t", "0:1"}, 0, 0, "-t 0:1: sender threads must be 1 to 127"},
+        {{"latency_mp", "-t", "1:128"}, 0, 0, "-t 1:128: receiver processes must be 1 to 127"},
+        {{"ibarrier", "-t", "2:3"}, 0, 0, "-t 2:3: SEND:RECV counts are for latency_mt and latency_mp"},
+        {{"latency_persistent", "-t", "2"}, 0, 0, "-t does not apply to latency_persistent"},
+    };
+    for (size_t i = 0; i < sizeof lines / sizeof lines[0]; i++) {
+        cs_plan_t p;
+        char err[256] = "";
+        cs_status_t st = plan_line(lines[i].words, 2, &p, err, sizeof err);
+        if (lines[i].refusal) {
+            CHECK(st == CS_ERR_USAGE);
+            CHECK_CONTAINS(err, lines[i].refusal);
+        } else {
+            CHECK(st == CS_OK);
+            CHECK(p.workers[0] == lines[i].send && p.workers[1] == lines[i].recv);
+        }
+    }
+}
+
 /* Options that only some benchmarks take (options.def's needs and excludes): where one does
  * not apply the plan refuses it, naming the option and the benchmark; elsewhere it plans. */
 static void check_options_by_capability(void)
@@ -130,10 +163,14 @@ static void check_issue3_families(void)
     cs_plan_t p;
     char err[256];
 
-    /* collectives: OMB's 1 B .. 1 MiB, 1000/100 and 100/10 iterations, one datatype by default */
+    /* collectives: OMB's 1 B .. 1 MiB, 1000/100 and 100/10 iterations, one datatype by default
+     * (OMB 7.5's MPI_INT for the reductions: its sweep starts at 4 B) */
     cs_opts_init(&o);
     CHECK(cs_bench_plan(bench("allreduce"), &o, 4, &p, err, sizeof err) == CS_OK);
-    CHECK(p.min_size == 1 && p.max_size == (size_t)1 << 20 && p.ndtypes == 1 && p.dtypes[0] == CS_DT_CHAR);
+    CHECK(p.min_size == 1 && p.max_size == (size_t)1 << 20 && p.ndtypes == 1 && p.dtypes[0] == CS_DT_INT);
+    CHECK(cs_bench_sizes(bench("allreduce"), &p, CS_DT_INT, NULL, 0) == 19); /* 4 B .. 1 MiB */
+    CHECK(cs_bench_plan(bench("bcast"), &o, 4, &p, err, sizeof err) == CS_OK && p.dtypes[0] == CS_DT_CHAR);
+    CHECK(cs_bench_plan(bench("allreduce"), &o, 4, &p, err, sizeof err) == CS_OK);
     CHECK(p.buffer_bytes == (size_t)2 << 20 && !p.max_size_clipped && p.root == 0 && p.nwin_modes == 0);
     long it, wu;
     cs_bench_iterations(bench("allreduce"), &o, 8192, &it, &wu);
@@ -297,13 +334,13 @@ static void check_gpu_placement(void)
     CHECK(PLAN_W("allreduce", plain) == CS_ERR_USAGE);
     CHECK_CONTAINS(err, "-d managed: GPU buffers are not supported by this build");
 
-    /* -d does not apply where OMB has no accelerator support */
+    /* -d does not apply where OMB has no accelerator support; OMB 7.5 has it for the
+     * neighbourhood collectives: every buffer on the GPU, as other collectives */
     cs_opts_init(&o);
     o.accel = CS_ACCEL_CUDA, o.accel_set = true;
     cs_opts_mark(&o, CS_OPT_ACCELERATOR, "cuda");
     cs_world_t three = {.nranks = 3, .cuda_built = true};
-    CHECK(PLAN_W("neighbor_allgather", three) == CS_ERR_USAGE);
-    CHECK_CONTAINS(err, "-d does not apply to neighbor_allgather");
+    CHECK(PLAN_W("neighbor_allgather", three) == CS_OK && p.gpu && p.mem[0] == CS_MEM_DEVICE);
     CHECK(PLAN_W("init", gpu) == CS_ERR_USAGE);
     CHECK_CONTAINS(err, "-d does not apply to init");
 #undef PLAN_W
@@ -393,5 +430,6 @@ int main(void)
     CHECK_NEAR(cs_bench_bytes_per_iteration(bench("mbw_mr"), 1000, 16, 4), 64000, 0);
     check_issue3_families();
     check_options_by_capability();
+    check_workers();
     return check_report("test_plan");
 }

@@ -80,8 +80,8 @@ def test_plain_build_ignores_placement_words_as_omb_without_accelerator(plain):
     assert "memory" not in doc["options"] and "gpus" not in doc  # host memory, as before
 
 
-def test_openacc_and_rocm_are_refused_by_name(plain):
-    for accel, name in (("openacc", "OpenACC"), ("rocm", "ROCm")):
+def test_openacc_rocm_and_sycl_are_refused_by_name(plain):
+    for accel, name in (("openacc", "OpenACC"), ("rocm", "ROCm"), ("sycl", "SYCL")):
         res = plain.run(2, "latency", "-d", accel, "D", "D")
         assert res.returncode == 2, res.stderr
         assert f"-d {accel}: {name} buffers are not supported by this build" in res.stderr

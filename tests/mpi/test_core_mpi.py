@@ -30,9 +30,14 @@ def mpi(request):
 @pytest.mark.parametrize("bench", POINT_TO_POINT)
 def test_every_benchmark_validates_on_two_ranks(mpi, bench):
     res = mpi.run(2, bench, "-m", "64K", "-c", *QUICK)
+    if bench == "partitioned_latency" and mpi.is_openmpi:
+        # Debian's Open MPI 4.1 has no MPI-4 partitioned communication: a clear usage error
+        assert res.returncode == 2 and res.stderr.count(f"{bench} is not available in this build") == 1
+        return
     assert res.returncode == 0, res.stderr
     table = rows(res.stdout)
-    expected_min = 0 if bench in ("latency", "multi_lat") else 1
+    pingpongs = ("latency", "multi_lat", "latency_persistent", "latency_mt", "latency_mp", "partitioned_latency")
+    expected_min = 0 if bench in pingpongs else 1
     assert sizes_of(res.stdout)[0] == expected_min
     assert sizes_of(res.stdout)[-1] == 65536
     assert all(r[-1] == "Pass" for r in table), res.stdout

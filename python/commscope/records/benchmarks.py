@@ -62,6 +62,7 @@ _POINT_TO_POINT = {
     "bandwidth persistent": "bw_persistent",
     "persistent bandwidth": "bw_persistent",
     "bi-directional bandwidth persistent": "bibw_persistent",
+    "partitioned latency": "partitioned_latency",
     "init": "init",
     "hello world": "hello",
     "fan-in bandwidth": "bw_fan_in",
@@ -88,6 +89,8 @@ def from_omb_description(description: str, one_sided_op: str | None = None) -> t
             return slug(f"{one_sided_op} {words}"), False
         if "bi-directional" in words or "bidirectional" in words:
             return f"{op}_bibw", True
+        if re.search(r"\bmulti(?:ple|-pair)?\b", words):  # osu_get_mbw, osu_get_multi_lat
+            return (f"{op}_mbw" if "bandwidth" in words else f"{op}_multi_lat"), True
         if "bandwidth" in words:
             return f"{op}_bw", True
         return f"{op}_latency", True
@@ -155,7 +158,7 @@ def primary_metric(benchmark: str) -> str:
 
 
 def _two_rank_benchmarks() -> frozenset[str]:
-    base = {"latency", "bw", "bibw", "latency_persistent", "bw_persistent", "bibw_persistent"}
+    base = {"latency", "bw", "bibw", "latency_persistent", "bw_persistent", "bibw_persistent", "partitioned_latency"}
     for op in _ONE_SIDED.values():
         base.update({f"{op}_latency", f"{op}_bw", f"{op}_bibw"})
     return frozenset(base)
