@@ -190,6 +190,14 @@ static void osu_begin(cs_reporter_t *r, const cs_run_info_t *info)
     FILE *out = r->out;
     const cs_bench_t *b = info->bench;
     const cs_plan_t *plan = info->plan;
+    /* OMB's multi-threaded and multi-process latency tests say how many threads or processes
+     * each side has before their title, the sender's line with a space before its newline */
+    if (b->caps & CS_CAP_THREADS)
+        fprintf(out, "# Number of Sender threads: %d \n# Number of Receiver threads: %d\n", plan->workers[0],
+                plan->workers[1]);
+    if (b->caps & CS_CAP_FORKS)
+        fprintf(out, "# Number of forked processes in sender: %d\n# Number of forked processes in receiver: %d\n",
+                plan->workers[0], plan->workers[1]);
     if (b->osu_leading_blank) fputc('\n', out);
     /* OMB's one-sided titles read "MPI_Put Latency Test"; with -d, "MPI-CUDA Latency Test"
      * (and "MPI-CUDA MANAGED"); NCCL's titles name NCCL themselves */
@@ -208,13 +216,7 @@ static void osu_begin(cs_reporter_t *r, const cs_run_info_t *info)
             fprintf(out, "# [ pairs: %d ] [ window size: %d ]\n", plan->pairs, plan->window);
     }
     if (b->caps & CS_CAP_FAN) fprintf(out, "# [ peers: %d ] [ window size: %d ]\n", plan->pairs, plan->window);
-    if (b->caps & CS_CAP_THREADS)
-        fprintf(out, "# Number of Sender threads: %d\n# Number of Receiver threads: %d\n", plan->workers[0],
-                plan->workers[1]);
     if (b->caps & CS_CAP_PARTITIONED) fprintf(out, "# Number of partitions: %d\n", plan->partitions);
-    if (b->caps & CS_CAP_FORKS)
-        fprintf(out, "# Number of forked processes in sender: %d\n# Number of forked processes in receiver: %d\n",
-                plan->workers[0], plan->workers[1]);
     if (b->caps & CS_CAP_SEND_MODE && info->opts->send_mode != CS_SEND_STANDARD)
         fprintf(out, "# Send mode: %s\n", cs_send_mode_name(info->opts->send_mode));
     if (b->caps & CS_CAP_NEIGHBOR) print_neighbourhood(out, info);

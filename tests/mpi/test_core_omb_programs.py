@@ -131,7 +131,7 @@ OMB_PROGRAMS = [
         "get_mbw",
         "7.4",
         [
-            "# commscope MPI_Get Multiple Bandwidth Test",
+            "# commscope MPI_Get Multiple Bandwidth Bandwidth Test",
             "# [ pairs: 1 ] [ window size: 64 ]",
             "# Window creation: MPI_Win_allocate",
             "# Synchronization: MPI_Win_flush",
@@ -336,9 +336,9 @@ OMB_PROGRAMS = [
         "latency_mp",
         "7.4",
         [
-            "# commscope MPI Multi-process Latency Test",
             "# Number of forked processes in sender: 1",
             "# Number of forked processes in receiver: 2",
+            "# commscope MPI Multi-process Latency Test",
             "# Datatype: MPI_CHAR.",
         ],
     ),
@@ -346,9 +346,9 @@ OMB_PROGRAMS = [
         "latency_mt",
         "7.4",
         [
-            "# commscope MPI Multi-threaded Latency Test",
-            "# Number of Sender threads: 1",
+            "# Number of Sender threads: 1 ",
             "# Number of Receiver threads: 2",
+            "# commscope MPI Multi-threaded Latency Test",
             "# Datatype: MPI_CHAR.",
         ],
     ),

@@ -17,6 +17,6 @@ const cs_bench_t cs_bench_get_multi_lat = CS_RMA_BENCH_RANKS(
     "multi-pair MPI_Get latency: rank i gets from rank i+n/2, mean over pairs (us); -w, -s", CS_PATTERN_MULTI_RMA, op,
     CS_METRIC_LATENCY, 0, CS_RMA_ALL_SYNCS, CS_WIN_ALLOCATE, CS_SYNC_FLUSH, 1);
 const cs_bench_t cs_bench_get_mbw = CS_RMA_BENCH_RANKS(
-    CS_CAP_ALL_PAIRS, "get_mbw", "MPI_Get Multiple Bandwidth Test",
+    CS_CAP_ALL_PAIRS, "get_mbw", "MPI_Get Multiple Bandwidth Bandwidth Test",
     "multi-pair MPI_Get bandwidth: rank i gets -W messages from rank i+n/2 per epoch, aggregate MB/s; -w, -s",
     CS_PATTERN_MULTI_RMA, op, CS_METRIC_BANDWIDTH, CS_CAP_WINDOW, CS_RMA_ALL_SYNCS, CS_WIN_ALLOCATE, CS_SYNC_FLUSH, 1);
