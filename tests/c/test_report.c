@@ -3,6 +3,8 @@
 #include <stdlib.h>
 
 #include "check.h"
+#include "core/bench.h"
+#include "core/registry.h"
 #include "util/flow.h"
 #include "report/report.h"
 #include "util/schedule.h"
@@ -227,6 +229,7 @@ static void issue3_goldens(cs_run_info_t info, cs_opts_t *o, cs_plan_t *plan)
         collective_record(4, CS_DT_INT, 1.08, 0, true), collective_record(8, CS_DT_INT, 1.09, 0, true)};
     golden("allreduce_full.osu", &cs_report_osu, &info, coll, 4, CS_RUN_COMPLETE);
     golden("allreduce_full.json", &cs_report_json, &info, coll, 4, CS_RUN_COMPLETE);
+    golden("allreduce_full.jsonl", &cs_report_jsonl, &info, coll, 4, CS_RUN_COMPLETE);
     golden("allreduce_full.csv", &cs_report_csv, &info, coll, 4, CS_RUN_COMPLETE);
 
     /* rooted, -z, no -f: OMB's plain table */
@@ -370,6 +373,44 @@ static void pairs_goldens(cs_run_info_t info, cs_opts_t *o, cs_plan_t *plan)
     golden("pairs.json", &cs_report_json, &info, recs, 6, CS_RUN_COMPLETE);
 }
 
+/* The runs the harness's tests replay in place of the core (tests/support/fakes/commscope-bench):
+ * each benchmark's command line parsed and planned as the program does it, for two ranks on one
+ * host, a record per size of its sweep: the stream, the table and the document of <name>_sizes. */
+static void replay_goldens(cs_run_info_t info, cs_opts_t *o, cs_plan_t *plan)
+{
+    static const struct {
+        const char *name, *pattern, *sizes;
+    } runs[] = {{"latency", "pingpong", "0:1024"},
+                {"bw", "window_uni", "1:1024"},
+                {"bibw", "window_bi", "1:1024"},
+                {"mbw_mr", "multi_pair_window", "1:1024"},
+                {"multi_lat", "multi_pair_pingpong", "0:1024"}};
+    int ranks[] = {0, 1};
+    cs_host_t host = {"node01", ranks, 2, 0, NULL};
+    info.hosts = &host, info.nhosts = 1, info.nranks = 2;
+    for (size_t i = 0; i < sizeof runs / sizeof runs[0]; i++) {
+        char *argv[] = {"commscope-bench", (char *)runs[i].name, "-m", (char *)runs[i].sizes};
+        char *words[] = {argv[0], argv[1], argv[2], argv[3]}; /* the parser may reorder its words */
+        char err[256], name[64];
+        CHECK(cs_opts_parse(4, words, NULL, o, err, sizeof err) == CS_OK);
+        info.bench = cs_registry_find(runs[i].name);
+        CHECK(info.bench != NULL && cs_bench_plan(info.bench, o, 2, plan, err, sizeof err) == CS_OK);
+        info.pattern_name = runs[i].pattern, info.argv = argv, info.argc = 4, info.opts = o, info.plan = plan;
+        size_t sizes[16];
+        size_t n = cs_bench_sizes(info.bench, plan, plan->dtypes[0], sizes, 16);
+        CHECK(n <= 16);
+        cs_record_t recs[16];
+        for (size_t k = 0; k < n && k < 16; k++)
+            recs[k] = make_record(sizes[k], plan->window, 0.25 + 0.01 * (double)k + (double)sizes[k] / 512, 0, false);
+        snprintf(name, sizeof name, "%s_sizes.jsonl", runs[i].name);
+        golden(name, &cs_report_jsonl, &info, recs, n, CS_RUN_COMPLETE);
+        snprintf(name, sizeof name, "%s_sizes.json", runs[i].name);
+        golden(name, &cs_report_json, &info, recs, n, CS_RUN_COMPLETE);
+        snprintf(name, sizeof name, "%s_sizes.osu", runs[i].name);
+        golden(name, &cs_report_osu, &info, recs, n, CS_RUN_COMPLETE);
+    }
+}
+
 int main(void)
 {
     int ranks0[] = {0}, ranks1[] = {1};
@@ -414,6 +455,7 @@ int main(void)
     lat[1].errors = 3;
     golden("latency_full.osu", &cs_report_osu, &info, lat, 2, CS_RUN_VALIDATION_FAILED);
     golden("latency_full.json", &cs_report_json, &info, lat, 2, CS_RUN_VALIDATION_FAILED);
+    golden("latency_full.jsonl", &cs_report_jsonl, &info, lat, 2, CS_RUN_VALIDATION_FAILED);
     golden("latency_full.csv", &cs_report_csv, &info, lat, 2, CS_RUN_VALIDATION_FAILED);
 
     cs_opts_init(&o);
@@ -457,5 +499,6 @@ int main(void)
     cs_opts_t o3;
     cs_plan_t plan3;
     issue3_goldens(info, &o3, &plan3);
+    replay_goldens(info, &o3, &plan3);
     return check_report("test_report");
 }

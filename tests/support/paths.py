@@ -10,3 +10,5 @@ FAKES = Path(__file__).resolve().parent / "fakes"
 FAKE_CORE = FAKES / "commscope-bench"
 #: The seeds beside the repository (what users do), read by the import tests.
 SEEDS = REPO.parent / "shared" / "seeds"
+#: The core's golden outputs (tests/c/golden), written by its reporters and checked by tests/c.
+CORE_GOLDEN = REPO / "tests" / "c" / "golden"

@@ -5,10 +5,12 @@ from __future__ import annotations
 import csv
 import io
 import json
+import re
 
 import click
 import pytest
 
+import core_golden
 from commscope.cli.main import main
 from commscope.store.db import Store
 
@@ -76,8 +78,9 @@ def test_list_suites_shows_the_format_and_the_suites(cli):
 def test_list_benchmarks_counts_stored_runs(cli, stored):
     result = cli("list", "benchmarks", "--db", stored)
     assert result.exit_code == 0
-    assert "latency    fake latency  [1 stored]\n" in result.stdout
-    assert "mbw_mr     fake mbw_mr\n" in result.stdout
+    described = {name: core_golden.header(name)["benchmark"]["description"] for name in ("latency", "mbw_mr")}
+    assert f"latency    {described['latency']}  [1 stored]\n" in result.stdout
+    assert f"mbw_mr     {described['mbw_mr']}\n" in result.stdout
 
 
 def test_list_runs(cli, stored):
@@ -101,16 +104,18 @@ def test_show_prints_provenance_then_the_table(cli, stored):
     lines = result.stdout.splitlines()
     assert lines[0] == "run 1: latency"
     text = result.stdout
-    for expected in (
-        "status    complete",
-        "label     base",
-        "MPI       MPICH 4.0.2",
-        "CPU       Fake CPU",
-        "hosts     fakehost (ranks 0,1)",
-        "flags     -m 1:4",
-        "harness   commscope 0.1.0",
-    ):
-        assert expected in text
+    header = core_golden.header("latency")
+    [host] = header["hosts"]
+    for label, value in (
+        ("status", "complete"),
+        ("label", "base"),
+        ("MPI", "MPICH 4.0.2"),
+        ("CPU", header["cpu_model"]),
+        ("hosts", f"{host['name']} (ranks {','.join(map(str, host['ranks']))})"),
+        ("flags", "-m 1:4"),
+        ("harness", "commscope 0.1.0"),
+    ):  # the column of the values is as wide as the longest label the run has
+        assert re.search(rf"^  {label} +{re.escape(value)}", text, re.MULTILINE), label
     assert "# Size       Avg Latency(us)" in lines
     assert lines[-1].startswith("4 ") and len(lines[-1]) == 28
     assert cli("show", "last", "--db", stored).stdout.splitlines()[0] == "run 2: bw"
@@ -120,7 +125,7 @@ def test_show_prints_the_cores_own_table(cli, stored):
     """The table of a commscope-bench run is the text the core printed, as stored."""
     with Store(stored) as store:
         core_text = store.raw_outputs(1)["stdout"].decode()
-    assert core_text.startswith("# commscope MPI fake latency Test")
+    assert core_text.startswith(core_golden.table_head("latency"))
     assert cli("show", "1", "--db", stored).stdout.endswith("\n\n" + core_text)
 
 

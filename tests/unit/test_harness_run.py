@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 
+import core_golden
 from commands import start_child
 from commscope.execute import core as bench_binary
 from commscope.execute import process
@@ -48,8 +49,11 @@ def test_progress_and_reason_count_against_the_cores_plan(cli, fake_core, db, cl
     cli("run", "latency", "--launcher", "mpirun", "--db", db, "--", "-m", "1:64")
     assert stored_runs(db)[0].status_reason.endswith("; 3 of 99 points measured")
     clean_env.setenv("FAKE_CORE_PLANNED", "none")
+    clean_env.setenv("FAKE_CORE_GOLDEN", "allreduce_full")
+    measured = len(core_golden.records("allreduce", 1, 8, stem="allreduce_full")) - 1  # over both datatypes
+    clean_env.setenv("FAKE_CORE_CRASH_AFTER", str(measured))
     cli("run", "allreduce", "--launcher", "mpirun", "--db", db, "--", "-m", "1:8", "-T", "mpi_char,mpi_int")
-    assert stored_runs(db)[1].status_reason.endswith("; 3 points measured")
+    assert stored_runs(db)[1].status_reason.endswith(f"; {measured} points measured")
 
 
 def test_success_stores_runs_points_and_provenance(cli, fake_core, db):
@@ -74,11 +78,12 @@ def test_success_stores_runs_points_and_provenance(cli, fake_core, db):
     assert (latency.benchmark, bw.benchmark) == ("latency", "bw")
     for run in (latency, bw):
         assert run.status == "complete" and run.status_reason is None
-        assert [point.size for point in run.points] == [1, 2, 4, 8]
+        header = core_golden.header(run.benchmark)
+        assert [point.size for point in run.points] == core_golden.sizes(run.benchmark, 1, 8)
         assert run.flags == ["-m", "1:8"] and run.label == "t1" and run.system == "testbed"
         assert (run.mpi_library, run.mpi_version) == ("MPICH", "4.0.2")
-        assert run.hosts == [{"name": "fakehost", "ranks": [0, 1]}] and run.nodes == 1 and run.ranks == 2
-        assert run.cpu_model == "Fake CPU" and run.tool_version == "0.0.0-fake"
+        assert run.hosts == header["hosts"] and run.nodes == len(header["hosts"]) and run.ranks == 2
+        assert run.cpu_model == header["cpu_model"] and run.tool_version == header["tool"]["version"]
         binding = (
             ["--bind-to", "core"] if len(os.sched_getaffinity(0)) >= 2 else ["--oversubscribe", "--bind-to", "none"]
         )
@@ -86,14 +91,16 @@ def test_success_stores_runs_points_and_provenance(cli, fake_core, db):
         assert run.launcher_argv[3 + len(binding) : 6 + len(binding)] == [str(FAKE_CORE), run.benchmark, "-m"]
         assert run.provenance["binding"]["requested"] == "core"
         assert run.launcher_argv[-4:-1] == ["--format", "osu", "--jsonl-out"]
-        assert run.commscope_version == "0.1.0" and run.options["max_size"] == 8
-        assert set(run.points[0].stats) == set(STATS) and run.points[0].iterations == 10
-    assert latency.points[2].metrics["latency_us"] == pytest.approx(1.0 + 4 / 1000 + 2 / 100)
+        assert run.commscope_version == "0.1.0" and run.options == header["options"]
+        first = core_golden.records(run.benchmark, 1, 8)[0]
+        assert set(run.points[0].stats) == set(STATS) and run.points[0].iterations == first["iterations"]
+    [four] = core_golden.records("latency", 4, 4)
+    assert latency.points[2].metrics["latency_us"] == pytest.approx(four["metrics"]["latency_us"])
     with Store(db) as store:
         raw = store.raw_outputs(latency.id)
         invocation = store.invocation(latency.invocation_id)
     assert raw["jsonl"].decode().splitlines()[-1].startswith('{"end"')
-    assert raw["stdout"].startswith(b"# commscope MPI fake latency Test")
+    assert raw["stdout"].decode().startswith(core_golden.table_head("latency"))
     assert invocation["command"] == "run" and invocation["cwd"] == os.getcwd()
 
 
@@ -116,9 +123,10 @@ def test_crash_midway_keeps_the_measured_sizes(cli, fake_core, db, clean_env):
     assert result.exit_code == 1
     latency, bw = stored_runs(db)  # the crash of the first did not stop the second
     for run in (latency, bw):
+        sizes = core_golden.sizes(run.benchmark, 1, 64)
         assert run.status == "incomplete"
-        assert run.status_reason == "commscope-bench crashed (SIGSEGV); 3 of 7 points measured"
-        assert [point.size for point in run.points] == [1, 2, 4]
+        assert run.status_reason == f"commscope-bench crashed (SIGSEGV); 3 of {len(sizes)} points measured"
+        assert [point.size for point in run.points] == sizes[:3]
     assert f"{4:<10d}{latency.points[2].metrics['latency_us']:>18.2f}" in result.stdout.splitlines()
     assert "2 of 2 runs did not complete" in result.stderr
 
@@ -142,7 +150,7 @@ def test_a_launch_hung_after_its_last_line_is_stopped_and_its_results_are_comple
     for run in runs:
         assert run.status == "complete"
         assert run.status_reason.startswith("stopped after its results: the launcher had not exited 1 s after")
-        assert [point.size for point in run.points] == [1, 2, 4, 8, 16, 32, 64]
+        assert [point.size for point in run.points] == core_golden.sizes(run.benchmark, 1, 64)
     assert "latency: stopped after its results" in result.stderr
     for pid in traced_pids(trace):
         assert_gone(pid)
@@ -171,10 +179,11 @@ def test_timeout_stops_the_benchmark_and_the_next_one_still_runs(cli, fake_core,
     runs = stored_runs(db)
     assert [run.benchmark for run in runs] == ["latency", "bw"]
     for run in runs:
+        planned = len(core_golden.sizes(run.benchmark, 1, 1024))
         assert run.status == "incomplete"
         assert run.status_reason.startswith("timed out after 1 s; ")
-        assert run.status_reason.endswith(" of 11 points measured")
-        assert 1 <= len(run.points) < 11
+        assert run.status_reason.endswith(f" of {planned} points measured")
+        assert 1 <= len(run.points) < planned
     for pid in traced_pids(trace):
         assert_gone(pid)
 
@@ -211,7 +220,7 @@ def test_signal_stores_what_was_measured_and_stops(commscope_argv, child_env, db
     [run] = stored_runs(db)  # bw never started
     assert run.benchmark == "latency" and run.status == "incomplete"
     assert run.status_reason.startswith(f"interrupted by {signum.name}; ")
-    assert 2 <= len(run.points) < 11
+    assert 2 <= len(run.points) < len(core_golden.sizes("latency", 1, 1024))
     assert f"stopped by {signum.name}" in stderr and "Traceback" not in stderr
     assert "# Size       Avg Latency(us)" in stdout
     for pid in traced_pids(trace):
@@ -301,13 +310,15 @@ def test_missing_core_says_how_to_build_it(cli, clean_env, db, tmp_path, monkeyp
 
 
 def test_validation_failure_fails_the_run(cli, fake_core, db, clean_env):
-    clean_env.setenv("FAKE_CORE_STATUS", "validation_failed")
-    result = cli("run", "latency", "--launcher", "mpirun", "--db", db, "--", "-m", "1:8", "-c")
+    clean_env.setenv("FAKE_CORE_GOLDEN", "latency_full")  # the core's run whose last size fails
+    result = cli("run", "latency", "--launcher", "mpirun", "--db", db, "--", "-m", "0:8", "-c")
     assert result.exit_code == 1
     [run] = stored_runs(db)
-    assert run.status == "failed" and run.status_reason == "validation failed at 8 B (3 wrong)"
+    failing = core_golden.records("latency", 0, 8, stem="latency_full")[-1]
+    reason = f"validation failed at {failing['size']} B ({failing['validation']['errors']} wrong)"
+    assert run.status == "failed" and run.status_reason == reason
     assert run.points[-1].validation == "Fail" and run.points[0].validation == "Pass"
-    assert result.stdout.splitlines()[-1].endswith("Fail")
+    assert "Fail" in result.stdout.splitlines()[-1].split()  # the table's Validation column
 
 
 def test_core_usage_error_is_stored_as_failed_with_its_message(cli, fake_core, db, clean_env):
@@ -355,5 +366,6 @@ def test_suite_flags_come_before_extra_flags_and_np_overrides_ranks(cli, fake_co
 def test_inter_node_suite_on_one_host_warns(cli, fake_core, db):
     result = cli("run", "procurement", "--launcher", "mpirun", "--db", db, "--", "-m", "1:1")
     assert result.exit_code == 0
-    assert "asks for inter-node placement but all ranks ran on fakehost" in result.stderr
+    [host] = core_golden.header("latency")["hosts"]
+    assert f"asks for inter-node placement but all ranks ran on {host['name']}" in result.stderr
     assert {run.placement for run in stored_runs(db)} == {"inter-node"}

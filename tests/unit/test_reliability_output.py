@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pytest
 
+import core_golden
 from commscope.store.db import Store
 from paths import FIXTURES
 
@@ -43,7 +44,8 @@ def test_secrets_in_the_environment_are_redacted_everywhere(cli, fake_core, db, 
         [row] = store.summaries()
         run = store.run(row.id)
         raw = store.raw_outputs(run.id)
-    assert run.environment == {"FAKE": "1", **HARMLESS, **{name: "<redacted>" for name in SECRETS}}
+    replayed = core_golden.header("latency")["environment"]
+    assert run.environment == {**replayed, **HARMLESS, **{name: "<redacted>" for name in SECRETS}}
     assert_no_secret(raw["jsonl"])
     assert_no_secret(raw["stdout"])
     assert json.loads(raw["jsonl"].splitlines()[0])["header"]["environment"]["UCX_TOKEN"] == "<redacted>"

@@ -16,6 +16,7 @@ from pathlib import Path
 
 import pytest
 
+import core_golden
 from commands import start_child
 from commscope.errors import EXIT_STORE, StoreError
 from commscope.store.db import Store
@@ -129,10 +130,11 @@ def assert_kept_and_importable(cli, tmp_path: Path, stderr: str, db: Path) -> No
     assert result.exit_code == 0, result.output
     [run] = [run for run in stored_runs(db) if run.label == "kept"]
     assert run.benchmark == "latency" and run.status == "complete" and run.system == "sys1"
-    assert [point.size for point in run.points] == [1, 2, 4, 8]
+    assert [point.size for point in run.points] == core_golden.sizes("latency", 1, 8)
     assert run.flags == ["-m", "1:8"] and run.repeat_index == 0 and run.ranks == 2
     assert run.launcher_argv[0].endswith("mpirun") and "--jsonl-out" in run.launcher_argv
-    assert run.tool_version == "0.0.0-fake" and run.hosts == [{"name": "fakehost", "ranks": [0, 1]}]
+    header = core_golden.header("latency")
+    assert run.tool_version == header["tool"]["version"] and run.hosts == header["hosts"]
     with Store(db) as store:
         raw = store.raw_outputs(run.id)
     kept_stdout = jsonl[0].with_suffix(".stdout").read_bytes()
