@@ -43,7 +43,7 @@ def main() -> None:
     """
 
 
-from commscope.cli import analysis, cluster, install, run, stored, systemwide  # noqa: E402  (they use the group's helpers)
+from commscope.cli import analysis, cluster, history, install, run, stored, systemwide  # noqa: E402  (they use the group's helpers)
 
 for command in (
     run.run,
@@ -60,6 +60,7 @@ for command in (
     analysis.model,
     analysis.plot,
     analysis.report,
+    history.history,
     cluster.submit,
     cluster.status,
     cluster.collect,
