@@ -166,3 +166,20 @@ def test_bad_input_is_one_line_and_exit_2(cli, db, argv, message):
     result = cli("history", *argv, "--db", db)
     assert result.exit_code == 2 and message in result.output, result.output
     assert "Traceback" not in result.output
+
+
+def test_report_has_a_timeline_per_headline_series_with_its_change_points(cli, db, tmp_path):
+    runs = _latency_runs([(6, 1.0), (6, 2.0)])
+    for index, run in enumerate(runs):
+        run.provenance = {"transport": {"requested": "shm" if index < 6 else "net"}}
+    _nightly(db, runs)
+    html, md = tmp_path / "r.html", tmp_path / "r.md"
+    result = cli("report", "--all", "-o", html, "--markdown", md, "--db", db)
+    assert result.exit_code == 0, result.output
+    page = html.read_text()
+    timeline = page[page.index('<h2 id="timelines">') : page.index('<h2 id="provenance">')]
+    assert "latency (vm, nightly) at 0-8 B" in timeline and "REGRESSION" in timeline
+    assert 'src="data:image/svg+xml;base64,' in timeline and "transport shm → net" in timeline
+    text = md.read_text()
+    assert "## Over time" in text and "](r-figures/timeline-1.svg)" in text
+    assert (tmp_path / "r-figures" / "timeline-1.svg").read_bytes().startswith(b"<?xml")

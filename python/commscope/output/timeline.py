@@ -1,6 +1,6 @@
 """A series over time as a figure: a dot per run, each level's median as a line across its
-runs, and a vertical line at each change point (red where worse, green where better) with
-what changed written beside it."""
+runs, and a dashed line at each change point (red where worse, green where better),
+numbered above the plot with its ratio and the first thing that changed."""
 
 from __future__ import annotations
 
@@ -14,8 +14,8 @@ from commscope.output.history import difference_text
 from commscope.output.plot import figure_style
 from commscope.records.metrics import direction_text, metric_title
 
-#: The differences written beside a change point; the table below the figure has them all.
-_SHOWN_DIFFERENCES = 2
+#: The differences written at a change point; the table below the figure has them all.
+_SHOWN_DIFFERENCES = 1
 #: Values spanning more than this factor get a logarithmic axis.
 _LOG_SPAN = 10
 
@@ -44,21 +44,25 @@ def _figure(series: Series) -> Figure:
         axis.plot(
             [times[level.start], times[level.end - 1]], [level.median] * 2, color="black", linewidth=1.5, label=None
         )
-    for point in series.changes:
+    for number, point in enumerate(series.changes, start=1):
         colour = "tab:red" if point.change.worse else "tab:green"
-        axis.axvline(times[point.change.index], color=colour, linestyle="--", linewidth=1)
+        # halfway between the last run before and the first after: the change came between them
+        at = times[point.change.index - 1] + (times[point.change.index] - times[point.change.index - 1]) / 2
+        axis.axvline(at, color=colour, linestyle="--", linewidth=1)
         ratio = point.change.ratio
-        lines = [f"x{ratio:.2f}" if ratio is not None else "changed"]
-        lines += [difference_text(found) for found in point.differences[:_SHOWN_DIFFERENCES]]
+        text = [f"{number}: x{ratio:.2f}" if ratio is not None else f"{number}: changed"]
+        text += [difference_text(found) for found in point.differences[:_SHOWN_DIFFERENCES]]
         if len(point.differences) > _SHOWN_DIFFERENCES:
-            lines.append(f"+{len(point.differences) - _SHOWN_DIFFERENCES} more")
+            text.append(f"+{len(point.differences) - _SHOWN_DIFFERENCES} more")
+        # above the plot, where no run's dot is hidden by it
         axis.annotate(
-            "\n".join(lines),
-            (times[point.change.index], 1),
+            ", ".join(text),
+            (at, 1),
             xycoords=("data", "axes fraction"),
-            xytext=(4, -4),
+            xytext=(0, 3),
             textcoords="offset points",
-            va="top",
+            ha="center",
+            va="bottom",
             fontsize=7,
             color=colour,
         )
@@ -68,7 +72,7 @@ def _figure(series: Series) -> Figure:
     axis.set_ylabel(metric_title(series.metric))
     axis.set_xlabel("run start (UTC)" if isinstance(times[0], datetime) else "run, in order")
     axis.grid(True, alpha=0.3)
-    axis.set_title(f"{series.name}, {direction_text(series.metric)}", fontsize=10)
+    axis.set_title(f"{series.name}, {direction_text(series.metric)}", fontsize=10, pad=16)
     for label in axis.get_xticklabels():
         label.set_rotation(30)
     return fig
