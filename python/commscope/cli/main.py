@@ -43,7 +43,7 @@ def main() -> None:
     """
 
 
-from commscope.cli import analysis, cluster, history, install, run, stored, systemwide  # noqa: E402  (they use the group's helpers)
+from commscope.cli import analysis, cluster, history, install, run, schedule, stored, systemwide  # noqa: E402  (they use the group's helpers)
 
 for command in (
     run.run,
@@ -65,6 +65,7 @@ for command in (
     cluster.status,
     cluster.collect,
     cluster.config,
+    schedule.schedule,
     install.info,
     install.modulefile,
 ):
