@@ -10,7 +10,7 @@ import pytest
 
 from commscope.analysis.changepoints import Rule, find_changes
 from commscope.analysis.check import Policy
-from commscope.analysis.history import headline, history
+from commscope.analysis.history import headline, history, sizes_to_load
 from commscope.analysis.provenance_diff import Difference, differences
 from commscope.records.invocation import invocation
 from commscope.records.run import Run
@@ -183,3 +183,18 @@ def test_report_has_a_timeline_per_headline_series_with_its_change_points(cli, d
     text = md.read_text()
     assert "## Over time" in text and "](r-figures/timeline-1.svg)" in text
     assert (tmp_path / "r-figures" / "timeline-1.svg").read_bytes().startswith(b"<?xml")
+
+
+def test_loading_only_the_sizes_history_needs_gives_the_same_series(db):
+    latency = _latency_runs([(4, 1.0), (4, 2.0)])
+    bandwidth = [run_of({size: 1000.0 + size / 1000 for size in SIZES[3:12]}, metric="bandwidth_MBps", benchmark="bw")]
+    bandwidth += [run_of({size: 900.0 for size in SIZES[3:14]}, metric="bandwidth_MBps", benchmark="bw")]
+    ids = _nightly(db, [*latency, *bandwidth])
+    with Store(db) as store:
+        whole = history([store.run(run_id) for run_id in ids])
+        wanted = sizes_to_load(store.point_sizes(ids), None, False)
+        part = history(store.runs_at_sizes(ids, wanted))
+    assert [(s.name, [x.value for x in s.samples]) for s in part.series] == [
+        (s.name, [x.value for x in s.samples]) for s in whole.series
+    ]
+    assert [s.where.text for s in part.series] == ["0-8 B", "4 KiB"]

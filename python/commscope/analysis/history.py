@@ -122,12 +122,13 @@ def headline(benchmark: str, metric: str, sizes: set[int | None], newest: set[in
     return Where.at(small[0] if small else known[0])
 
 
-def _samples(runs: Sequence[Run], metric: str, axes: Axes, names: tuple[str, ...], where: Where):
-    """The runs' values at `where` (and axis combination), and the runs without one there."""
+def _samples(runs: Sequence[Run], values_of: dict, metric: str, axes: Axes, names: tuple[str, ...], where: Where):
+    """The runs' values at `where` (and axis combination), and the runs without one there;
+    `values_of` holds each run's series of the metric, by run id."""
     samples, lacking = [], []
     per_size = len(where.sizes) == 1 and time_relation(metric) != 0
     for run in runs:
-        values = {key.size: value for key, value in series(run, metric, names).items() if key.axes == axes}
+        values = {key.size: value for key, value in values_of[run.id].items() if key.axes == axes}
         found = [values[size] for size in where.sizes if size in values]
         if not found:
             lacking.append(run)
@@ -185,8 +186,9 @@ def history(
         if higher_is_worse(chosen) is None:
             raise UsageError(f"{chosen} has no known better direction: history cannot tell a regression")
         names = varying_axes(members)
-        keys = {key for run in members for key in series(run, chosen, names)}
-        newest = {key.size for key in series(members[-1], chosen, names)}
+        values_of = {run.id: series(run, chosen, names) for run in members}
+        keys = {key for values in values_of.values() for key in values}
+        newest = {key.size for key in values_of[members[-1].id]}
         for axes in combinations(sorted(keys, key=lambda key: (key.size is not None, key.size or 0))):
             sizes = {key.size for key in keys if key.axes == axes}
             if size is not None:
@@ -196,11 +198,34 @@ def history(
             else:
                 wheres = [headline(benchmark, chosen, sizes, newest)]
             for where in wheres:
-                samples, lacking = _samples(members, chosen, axes, names, where)
+                samples, lacking = _samples(members, values_of, chosen, axes, names, where)
                 one = Series(benchmark, chosen, system, label, axes, where, samples, lacking=lacking)
                 one.changes = _change_points(samples, chosen, policy)
                 found.append(one)
     if not found:
-        held = sorted({key.size for run in runs for key in points_by_key(run)} - {None})
-        raise UsageError(f"no selected run has size {size} B; they have {', '.join(map(str, held)) or 'no sizes'}")
+        raise _no_such_size(size, {key.size for run in runs for key in points_by_key(run)})
     return History(found, policy)
+
+
+def _no_such_size(size: int | None, held: set[int | None]) -> UsageError:
+    known = sorted(each for each in held if each is not None)
+    return UsageError(f"no selected run has size {size} B; they have {', '.join(map(str, known)) or 'no sizes'}")
+
+
+def sizes_to_load(sizes_by_run: dict[int, set[int | None]], size: int | None, all_sizes: bool) -> set | None:
+    """The message sizes history() needs of runs holding `sizes_by_run` (None: all of
+    them): `size`; or every headline candidate, so that headline() decides as it would with
+    every point: the small sizes, a collective's key size, each run's smallest and largest.
+    Raises UsageError for a size no run has."""
+    held = set().union(*sizes_by_run.values())
+    if size is not None:
+        if size not in held:
+            raise _no_such_size(size, held)
+        return {size}
+    if all_sizes:
+        return None
+    wanted = {each for each in held if each is None or each <= SMALL_MESSAGE_LIMIT} | {COLLECTIVE_KEY_SIZE}
+    for sizes in sizes_by_run.values():
+        known = [each for each in sizes if each is not None]
+        wanted |= {min(known), max(known)} if known else set()
+    return wanted

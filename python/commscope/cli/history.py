@@ -85,11 +85,15 @@ def history(
     """
     from commscope.analysis.check import Policy
     from commscope.analysis.history import history as follow
+    from commscope.analysis.history import sizes_to_load
     from commscope.output import history as shown
-    from commscope.store.selection import select_runs
+    from commscope.store.selection import select_run_ids
 
     with analysis_store(db) as store:
-        runs = select_runs(store, selection_of(selectors, benchmark, since, last_invocation))
+        ids = select_run_ids(store, selection_of(selectors, benchmark, since, last_invocation))
+        # thousands of runs, a few sizes each looked at: only those points are loaded
+        wanted = sizes_to_load(store.point_sizes(ids), size, sizes == "all")
+        runs = [store.run(run_id) for run_id in ids] if wanted is None else store.runs_at_sizes(ids, wanted)
     found = follow(runs, Policy(tolerance, floor), metric, size, all_sizes=sizes == "all")
     if fmt == "json":
         click.echo(shown.to_json(found), nl=False)
