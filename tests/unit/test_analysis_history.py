@@ -11,7 +11,7 @@ import pytest
 from commscope.analysis.changepoints import Rule, find_changes
 from commscope.analysis.check import Policy
 from commscope.analysis.history import headline, history, sizes_to_load
-from commscope.analysis.provenance_diff import Difference, differences
+from commscope.analysis.provenance_diff import Difference, aspects, changed_at, lasting_differences
 from commscope.records.invocation import invocation
 from commscope.records.run import Run
 from commscope.store.db import Store
@@ -86,17 +86,29 @@ def _latency_runs(levels: list[tuple[int, float]], spread: float = 0.03, **prove
     return runs
 
 
-def test_differences_name_what_changed_and_leave_out_per_job_variables():
-    before, after = Run("latency"), Run("latency")
-    before.environment = {"UCX_TLS": "sm,self", "SLURM_JOB_ID": "1", "OMP_NUM_THREADS": "1"}
-    after.environment = {"UCX_TLS": "tcp,self", "SLURM_JOB_ID": "2", "MPIR_CVAR_NOLOCAL": "1", "OMP_NUM_THREADS": "1"}
-    before.provenance = {"transport": {"requested": "shm"}, "kernel": "6.1.0-18"}
-    after.provenance = {"transport": {"requested": "net"}, "kernel": "6.1.0-21"}
-    before.mpi_library = after.mpi_library = "MPICH"
-    before.mpi_version, after.mpi_version = "4.0.2", "4.1.1"
-    before.hosts = [{"name": "n1", "ranks": [0, 1]}]
-    after.hosts = [{"name": "n2", "ranks": [0, 1]}]
-    assert differences(before, after) == [
+def _described(**changes) -> dict:
+    """aspects() of a run on n1 with MPICH 4.0.2 over shared memory, as `changes` change it."""
+    run = Run("latency", mpi_library="MPICH", mpi_version="4.0.2", hosts=[{"name": "n1", "ranks": [0, 1]}])
+    run.environment = {"UCX_TLS": "sm,self", "OMP_NUM_THREADS": "1"}
+    run.provenance = {"transport": {"requested": "shm"}, "kernel": "6.1.0-18"}
+    for name, value in changes.items():
+        setattr(run, name, value)
+    return aspects(run)
+
+
+def test_lasting_differences_name_what_changed_and_leave_out_what_changes_every_launch():
+    upgraded = {
+        "mpi_version": "4.1.1",
+        "hosts": [{"name": "n2", "ranks": [0, 1]}],
+        "provenance": {"transport": {"requested": "net"}, "kernel": "6.1.0-21"},
+    }
+    series = [
+        _described(job_id="1", environment={"UCX_TLS": "sm,self", "SLURM_JOB_ID": "1", "TMP_SESSION": "a"}),
+        _described(environment={"UCX_TLS": "sm,self", "SLURM_JOB_ID": "2", "TMP_SESSION": "b"}),
+        _described(**upgraded, environment={"UCX_TLS": "tcp,self", "MPIR_CVAR_NOLOCAL": "1", "TMP_SESSION": "c"}),
+        _described(**upgraded, environment={"UCX_TLS": "tcp,self", "MPIR_CVAR_NOLOCAL": "1", "TMP_SESSION": "d"}),
+    ]
+    assert lasting_differences(series, 2) == [
         Difference("MPI", "MPICH 4.0.2", "MPICH 4.1.1"),
         Difference("transport", "shm", "net"),
         Difference("hosts", "n1", "n2"),
@@ -104,6 +116,16 @@ def test_differences_name_what_changed_and_leave_out_per_job_variables():
         Difference("UCX_TLS", "sm,self", "tcp,self"),
         Difference("MPIR_CVAR_NOLOCAL", None, "1"),
     ]
+    assert changed_at(series) == {2}
+
+
+def test_a_change_point_one_run_from_a_change_of_environment_moves_to_it():
+    values = noisy([(8, 1.0), (8, 2.0)], 0.03)
+    values[7] = 2.1  # the last run before the upgrade met a busy neighbour
+    [change] = find_changes(values, LATENCY)
+    assert change.index == 7
+    [change] = find_changes(values, LATENCY, changed={8})
+    assert change.index == 8 and change.worse
 
 
 def test_headline_sizes():

@@ -20,7 +20,7 @@ until every one left stands.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from dataclasses import dataclass
 
 import numpy as np
@@ -113,11 +113,15 @@ def find_changes(
     rule: Rule,
     boundaries: Sequence[int] | None = None,
     summaries: Sequence[Summary | None] = (),
+    changed: Collection[int] = (),
 ) -> list[Change]:
     """The change points of `values` (in time order) that stand, oldest first. `boundaries`
     are the indices where a new repeat group starts (default: every index); `summaries`, one
     per value where each is one size's value of a time-derived metric, let a level of one run
-    be tested as `check` tests one run (Welch on the sample statistics)."""
+    be tested as `check` tests one run (Welch on the sample statistics). `changed` are the
+    indices where the environment changed: a change point one run away from one moves there
+    when it still stands, since one noisy run may sit on either side of a step, the
+    environment's change cannot."""
     series = np.asarray(values, dtype=float)
     boundaries = list(range(1, len(series))) if boundaries is None else list(boundaries)
     cuts = candidates(series, boundaries)
@@ -126,8 +130,26 @@ def find_changes(
         judged = [_judge(series, summaries, edges[i], cut, edges[i + 2], rule) for i, cut in enumerate(cuts)]
         failing = [(abs(np.log(change.ratio or 1)), i) for i, (change, stands) in enumerate(judged) if not stands]
         if not failing:
-            return [change for change, _ in judged]
+            return [
+                _to_change(series, summaries, edges, i, rule, changed) or change for i, (change, _) in enumerate(judged)
+            ]
         cuts.pop(min(failing)[1])
+
+
+def _to_change(
+    series: np.ndarray, summaries, edges: list[int], i: int, rule: Rule, changed: Collection[int]
+) -> Change | None:
+    """The change point between edges[i] and edges[i + 2] moved by one run to where the
+    environment changed, if it is not there already and stands there; else None."""
+    cut = edges[i + 1]
+    if cut in changed:
+        return None
+    for moved in (cut - 1, cut + 1):
+        if moved in changed and edges[i] + MIN_LEVEL_RUNS <= moved <= edges[i + 2] - MIN_LEVEL_RUNS:
+            change, stands = _judge(series, summaries, edges[i], moved, edges[i + 2], rule)
+            if stands:
+                return change
+    return None
 
 
 def levels(values: Sequence[float], changes: Sequence[Change]) -> list[Level]:

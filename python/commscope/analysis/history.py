@@ -18,7 +18,7 @@ from dataclasses import dataclass, field
 from commscope.analysis.changepoints import Change, Level, Rule, find_changes, levels
 from commscope.analysis.check import Policy
 from commscope.analysis.compare import combinations, common_metric, points_by_key, series, varying_axes
-from commscope.analysis.provenance_diff import Difference, differences
+from commscope.analysis.provenance_diff import Difference, aspects, changed_at, lasting_differences
 from commscope.analysis.repeats import repeat_groups
 from commscope.analysis.stats import Summary
 from commscope.errors import UsageError
@@ -148,16 +148,16 @@ def _change_points(samples: Sequence[Sample], metric: str, policy: Policy) -> li
         index += len(group)
         starts.append(index)
     summaries = [sample.summary for sample in samples]
+    described = [aspects(run) for run in runs]
     changes = find_changes(
         [sample.value for sample in samples],
         Rule(bool(higher_is_worse(metric)), policy.tolerance, policy.floor_for(metric)),
         starts,
         summaries if all(summaries) else (),
+        changed_at(described),
     )
     return [
-        ChangePoint(
-            change, runs[change.index - 1], runs[change.index], differences(runs[change.index - 1], runs[change.index])
-        )
+        ChangePoint(change, runs[change.index - 1], runs[change.index], lasting_differences(described, change.index))
         for change in changes
     ]
 

@@ -1,4 +1,4 @@
-"""What differs between the provenance of two runs: the environment a change point is
+"""What differs between the provenance of consecutive runs: the environment a change point is
 explained by (MPI library and version, transport and its variables, hosts, kernel, driver,
 firmware where a source recorded them, the core's and commscope's versions, the core's
 flags and the MPI variables of rank 0's environment)."""
@@ -6,6 +6,7 @@ flags and the MPI variables of rank 0's environment)."""
 from __future__ import annotations
 
 import shlex
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 from commscope.records.run import Run
@@ -66,12 +67,27 @@ def aspects(run: Run) -> dict[str, str]:
     return {aspect: str(value) for aspect, value in found.items() if value}
 
 
-def differences(before: Run, after: Run) -> list[Difference]:
-    """Every aspect whose value differs between `before` and `after` (one side may lack
-    it), in aspects()'s order, the before run's first."""
-    old, new = aspects(before), aspects(after)
-    return [
+def lasting_differences(described: Sequence[dict[str, str]], index: int) -> list[Difference]:
+    """What changed between the runs at `index - 1` and `index` of a series (`described`:
+    each run's aspects(), in order) and lasted: the aspect had its old value on the run
+    before too and keeps its new value on the run after, where there are such runs. What a
+    launcher sets anew for every launch (Open MPI's session folders and job ids, a Slurm job
+    id) changes at every run and explains nothing. In aspects()'s order, the older run's first."""
+    old, new = described[index - 1], described[index]
+    earlier = described[index - 2] if index >= 2 else old
+    later = described[index + 1] if index + 1 < len(described) else new
+    found = [
         Difference(aspect, old.get(aspect), new.get(aspect))
         for aspect in dict.fromkeys([*old, *new])
         if old.get(aspect) != new.get(aspect)
+        and earlier.get(aspect) == old.get(aspect)
+        and later.get(aspect) == new.get(aspect)
     ]
+    # the library's whole version string says more only where name and version stayed
+    renamed = any(difference.aspect == "MPI" for difference in found)
+    return [difference for difference in found if not (renamed and difference.aspect == "MPI library")]
+
+
+def changed_at(described: Sequence[dict[str, str]]) -> set[int]:
+    """The indices of a series where something lasting changed in the environment."""
+    return {index for index in range(1, len(described)) if lasting_differences(described, index)}
