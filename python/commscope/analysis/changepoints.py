@@ -15,7 +15,8 @@ level before it (analysis.check's rule): the medians differ by more than max(tol
 before, floor), and the test `check` uses for that many runs (analysis.stats.worse_evidence;
 two-sided, so alpha/2 in the direction seen) finds the difference significant. The weakest
 change point that fails is dropped, its two levels merged, and the others judged again,
-until every one left stands.
+until every one left stands. Last, a change point one run away from where the environment
+changed (analysis.provenance_diff) moves there when it stands there too.
 """
 
 from __future__ import annotations
@@ -137,7 +138,12 @@ def find_changes(
 
 
 def _to_change(
-    series: np.ndarray, summaries, edges: list[int], i: int, rule: Rule, changed: Collection[int]
+    series: np.ndarray,
+    summaries: Sequence[Summary | None],
+    edges: list[int],
+    i: int,
+    rule: Rule,
+    changed: Collection[int],
 ) -> Change | None:
     """The change point between edges[i] and edges[i + 2] moved by one run to where the
     environment changed, if it is not there already and stands there; else None."""

@@ -141,14 +141,17 @@ def _samples(runs: Sequence[Run], values_of: dict, metric: str, axes: Axes, name
     return samples, lacking
 
 
-def _change_points(samples: Sequence[Sample], metric: str, policy: Policy) -> list[ChangePoint]:
+def _change_points(
+    samples: Sequence[Sample], metric: str, policy: Policy, aspects_of: dict[int, dict[str, str]]
+) -> list[ChangePoint]:
+    """The series' change points; `aspects_of` holds each run's provenance aspects, by run id."""
     runs = [sample.run for sample in samples]
     starts, index = [], 0
     for group in repeat_groups(runs)[:-1]:
         index += len(group)
         starts.append(index)
     summaries = [sample.summary for sample in samples]
-    described = [aspects(run) for run in runs]
+    described = [aspects_of[run.id] for run in runs]
     changes = find_changes(
         [sample.value for sample in samples],
         Rule(bool(higher_is_worse(metric)), policy.tolerance, policy.floor_for(metric)),
@@ -187,6 +190,7 @@ def history(
             raise UsageError(f"{chosen} has no known better direction: history cannot tell a regression")
         names = varying_axes(members)
         values_of = {run.id: series(run, chosen, names) for run in members}
+        aspects_of = {run.id: aspects(run) for run in members}  # once, for every series of the group
         keys = {key for values in values_of.values() for key in values}
         newest = {key.size for key in values_of[members[-1].id]}
         for axes in combinations(sorted(keys, key=lambda key: (key.size is not None, key.size or 0))):
@@ -200,7 +204,7 @@ def history(
             for where in wheres:
                 samples, lacking = _samples(members, values_of, chosen, axes, names, where)
                 one = Series(benchmark, chosen, system, label, axes, where, samples, lacking=lacking)
-                one.changes = _change_points(samples, chosen, policy)
+                one.changes = _change_points(samples, chosen, policy, aspects_of)
                 found.append(one)
     if not found:
         raise _no_such_size(size, {key.size for run in runs for key in points_by_key(run)})
