@@ -8,8 +8,15 @@ import click
 import platformdirs
 
 from commscope import ui
-from commscope.cli.cluster import _env_option
-from commscope.cli.common import CONTEXT, RunCommand, analysis_store, bind_option, db_option, transport_option
+from commscope.cli.common import (
+    CONTEXT,
+    RunCommand,
+    analysis_store,
+    bind_option,
+    db_option,
+    name_value_pairs,
+    transport_option,
+)
 from commscope.errors import CommscopeError, UsageError
 
 SCHEDULE_EPILOG = """\b
@@ -59,7 +66,7 @@ def _slurm_options(name, nodes, ntasks_per_node, partition, time, account, qos, 
 @transport_option("As for `commscope run`.")
 @bind_option()
 @click.option(
-    "--env", "env", multiple=True, metavar="K=V", callback=_env_option, help="Export K=V for the run (repeatable)."
+    "--env", "env", multiple=True, metavar="K=V", callback=name_value_pairs, help="Export K=V for the run (repeatable)."
 )
 @click.option(
     "--scheduler",
