@@ -412,7 +412,7 @@ def report(
             if not candidates:
                 raise UsageError(f"every run reported on is part of baseline {baseline_name!r}: nothing to check")
             result = judge(baseline_name, base_runs, candidates, Policy(tolerance, floor, allow_failing))
-    content = build(runs, str(db), result, title=title, retests=retests)
+    content = build(runs, str(db), result, title, retests, Policy(tolerance, floor, allow_failing))
     write_output(Path(output), render_html(content))
     written = [output]
     if markdown:

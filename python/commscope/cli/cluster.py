@@ -13,6 +13,7 @@ from commscope.cli.common import (
     EXIT_STATUS_HELP,
     RunCommand,
     db_option,
+    name_value_pairs,
     repeat_option,
     suite_file_option,
     timeout_option,
@@ -36,13 +37,6 @@ from the configuration file: see `commscope config`. A flag wins over it.
 """
     + EXIT_STATUS_HELP
 )
-
-
-def _env_option(ctx, param, value):
-    for item in value:
-        if "=" not in item or item.startswith("="):
-            raise click.BadParameter(f"{item!r}: give NAME=VALUE", ctx, param)
-    return value
 
 
 @click.command(cls=RunCommand, epilog=SUBMIT_EPILOG)
@@ -80,7 +74,7 @@ def _env_option(ctx, param, value):
     "env",
     multiple=True,
     metavar="K=V",
-    callback=_env_option,
+    callback=name_value_pairs,
     help="Export K=V in the job (repeatable); values are quoted, never run.",
 )
 @click.option(

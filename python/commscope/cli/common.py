@@ -252,6 +252,14 @@ def write_output(path: Path, data: bytes | str, make_folder: bool = True) -> Non
 # -- options that measuring commands share ----------------------------------------------
 
 
+def name_value_pairs(ctx: click.Context, param: click.Parameter, value: tuple[str, ...]) -> tuple[str, ...]:
+    """--env K=V, repeatable (submit, schedule): each must name a variable."""
+    for item in value:
+        if "=" not in item or item.startswith("="):
+            raise click.BadParameter(f"{item!r}: give NAME=VALUE", ctx, param)
+    return value
+
+
 def split_commas(ctx: click.Context, param: click.Parameter, value: str | None) -> tuple[str, ...]:
     return tuple(value.split(",")) if value else ()
 

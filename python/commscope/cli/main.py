@@ -43,7 +43,7 @@ def main() -> None:
     """
 
 
-from commscope.cli import analysis, cluster, install, overhead, run, stored  # noqa: E402  (they use the group's helpers)
+from commscope.cli import analysis, cluster, history, install, overhead, run, schedule, stored  # noqa: E402  (they use the group's helpers)
 
 for command in (
     run.run,
@@ -60,10 +60,12 @@ for command in (
     analysis.model,
     analysis.plot,
     analysis.report,
+    history.history,
     cluster.submit,
     cluster.status,
     cluster.collect,
     cluster.config,
+    schedule.schedule,
     install.info,
     install.modulefile,
 ):

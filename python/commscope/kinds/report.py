@@ -4,8 +4,10 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 
+from commscope.analysis.check import Policy
 from commscope.kinds import by_kind
 from commscope.kinds.base import ReportContext
+from commscope.kinds.curve import CURVE
 from commscope.records.run import Run
 
 
@@ -15,11 +17,16 @@ def build(
     check=None,
     title: str = "commscope report",
     retests: Mapping[int, Run] | None = None,
+    policy: Policy = Policy(),
 ):
     """The report of `runs` (output.report.content.Report). `retests` holds the retest runs
-    of the sweeps among them, by the sweep run's id, so sweeps are judged as they were."""
+    of the sweeps among them, by the sweep run's id, so sweeps are judged as they were.
+    The curves' headline series get a timeline each, their change points judged by
+    `policy` as `commscope history` judges them."""
     from commscope.output.report.content import assemble
+    from commscope.output.report.timeline import timelines
 
     context = ReportContext(check, retests or {})
-    parts = [kind.report(found, context) for kind, found in by_kind(runs).items()]
-    return assemble(runs, parts, database, check, title)
+    kinds = by_kind(runs)
+    parts = [kind.report(found, context) for kind, found in kinds.items()]
+    return assemble(runs, parts, database, check, title, timelines(kinds.get(CURVE, []), policy))

@@ -46,7 +46,7 @@ MAX_LEGEND_LINES = 16
 _SVG_METADATA = {"Date": None}
 
 
-def _style() -> dict:
+def figure_style() -> dict:
     """rc settings of every figure: the font list with whatever fallback fonts exist."""
     installed = {entry.name for entry in font_manager.fontManager.ttflist}
     return {
@@ -99,7 +99,7 @@ def figure(
     title: str | None = None,
 ) -> Figure:
     """The figure of `runs` (and `ratio_to`, drawn first as the reference)."""
-    with matplotlib.rc_context(_style()):
+    with matplotlib.rc_context(figure_style()):
         return _figure(runs, metric, band, ratio_to, tolerance, floor, title)
 
 
@@ -218,7 +218,7 @@ def _ratio_panel(
 def render(fig: Figure, fmt: str) -> bytes:
     """The figure as PNG or SVG bytes."""
     buffer = io.BytesIO()
-    with matplotlib.rc_context(_style()), warnings.catch_warnings():
+    with matplotlib.rc_context(figure_style()), warnings.catch_warnings():
         # Characters no installed font has are drawn as boxes; saying so per glyph is noise.
         warnings.filterwarnings("ignore", message="Glyph .* missing from font", category=UserWarning)
         fig.savefig(buffer, format=fmt, dpi=120, metadata=_SVG_METADATA if fmt == "svg" else None)

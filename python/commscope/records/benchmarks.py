@@ -114,6 +114,13 @@ def from_omb_description(description: str, one_sided_op: str | None = None) -> t
     return slug(words), False
 
 
+def is_collective(benchmark: str) -> bool:
+    """Whether a normalised name is a collective: blocking, non-blocking (``iallreduce``),
+    neighbourhood or persistent."""
+    match = re.fullmatch(r"i?(?:neighbor_)?(?P<operation>\w+?)(?:_persistent)?", benchmark)
+    return match is not None and match["operation"] in _COLLECTIVES.values()
+
+
 def from_program(program: str) -> str:
     """Normalised name of a program such as ``osu_bibw`` or ``/opt/omb/osu_bw``."""
     name = program.strip().strip("`").rsplit("/", 1)[-1].lower()

@@ -190,6 +190,17 @@ class Store:
         return stored_runs.run(self.conn, self.path, run_id)
 
     @_store_errors("read")
+    def runs_at_sizes(self, run_ids: Sequence[int], sizes: Iterable[int | None]) -> list[Run]:
+        """Runs with only their points at these message sizes (None: points without one), for
+        commands that look at a few sizes of thousands of runs (history)."""
+        return stored_runs.runs_at_sizes(self.conn, self.path, run_ids, sizes)
+
+    @_store_errors("read")
+    def point_sizes(self, run_ids: Sequence[int]) -> dict[int, set[int | None]]:
+        """The message sizes each run has points at."""
+        return stored_runs.point_sizes(self.conn, run_ids)
+
+    @_store_errors("read")
     def runs_from_source(self, sha256: str) -> list[int]:
         """Ids of the runs imported from a file with these bytes (SHA-256 in hex)."""
         return stored_runs.runs_from_source(self.conn, sha256)

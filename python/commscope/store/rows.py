@@ -87,7 +87,7 @@ def rows_of(run: Run, source: Source | None = None) -> RunRows:
     )
 
 
-def point_from_row(row: sqlite3.Row) -> Point:
+def point_from_row(row: sqlite3.Row | dict) -> Point:
     metrics = {name: row[name] for name in CORE_METRICS if row[name] is not None}
     metrics.update(from_json(row["other_metrics"]) or {})
     stats = {key: row[column] for key, column in zip(STATS, TIME_COLUMNS) if row[column] is not None}

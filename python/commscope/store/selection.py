@@ -90,6 +90,11 @@ def _named_by(store: Store, selector: str) -> list[RunSummary]:
 
 def select_runs(store: Store, selection: Selection) -> list[Run]:
     """The selected runs, in selector order (oldest first within one selector)."""
+    return [store.run(run_id) for run_id in select_run_ids(store, selection)]
+
+
+def select_run_ids(store: Store, selection: Selection) -> list[int]:
+    """The ids of the selected runs, in selector order (oldest first within one selector)."""
     if selection.last_invocation:
         invocation_id = store.last_invocation_id("run")
         if invocation_id is None:
@@ -108,4 +113,4 @@ def select_runs(store: Store, selection: Selection) -> list[Run]:
     ids = list(dict.fromkeys(summary.id for summary in chosen))
     if not ids:
         raise UsageError(f"no stored run matches {selection.describe()} in {store.path}")
-    return [store.run(run_id) for run_id in ids]
+    return ids

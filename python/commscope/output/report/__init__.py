@@ -81,10 +81,15 @@ def render_markdown(report: Report, markdown_path: Path) -> dict[Path, bytes]:
             files[path] = heatmap.svg
             paths.append((heatmap.metric, Markup(f"{folder.name}/{path.name}")))
         sweep_figures.append(paths)
+    timeline_figures = []
+    for index, timeline in enumerate(report.timelines, start=1):
+        path = folder / f"timeline-{index}.svg"
+        files[path] = timeline.figure_svg
+        timeline_figures.append(Markup(f"{folder.name}/{path.name}"))
     text = (
         _markdown_environment()
         .get_template("report.md.j2")
-        .render(report=report, figures=figures, sweep_figures=sweep_figures)
+        .render(report=report, figures=figures, sweep_figures=sweep_figures, timeline_figures=timeline_figures)
     )
     return {markdown_path: text.encode(), **files}
 

@@ -16,6 +16,7 @@ from commscope.output.comparison import caption, text_cells
 from commscope.output.report import sweep, warnings
 from commscope.output.report.compute import SystemSection
 from commscope.output.report.table import Table
+from commscope.output.report.timeline import Timeline
 from commscope.output.verdicts import VERDICT_HEADER, curve_summary, verdict_cells
 from commscope.output.views import (
     MODEL_HEADER,
@@ -85,6 +86,7 @@ class Report:
     unmatched: list[str] = field(default_factory=list)
     system_sections: list[SystemSection] = field(default_factory=list)
     sweeps: list[sweep.SweepSection] = field(default_factory=list)
+    timelines: list[Timeline] = field(default_factory=list)
 
     @property
     def passed(self) -> bool | None:
@@ -179,10 +181,15 @@ def network_sections(runs: Sequence[Run], check: CheckResult | None) -> ReportPa
 
 
 def assemble(
-    runs: Sequence[Run], parts: Sequence[ReportPart], database: str, check: CheckResult | None, title: str
+    runs: Sequence[Run],
+    parts: Sequence[ReportPart],
+    database: str,
+    check: CheckResult | None,
+    title: str,
+    timelines: Sequence[Timeline] = (),
 ) -> Report:
     """The report of `runs` from their kinds' parts: the summary table in the runs' order,
-    the sections of each part, the warnings and every run's provenance."""
+    the sections of each part, the timelines, the warnings and every run's provenance."""
     names = {run.id: run.label or run.system or "" for run in runs}
     merged = ReportPart()
     for part in parts:
@@ -224,6 +231,7 @@ def assemble(
         ],
         system_sections=merged.system_sections,
         sweeps=merged.sweeps,
+        timelines=list(timelines),
     )
     if check is not None:
         report.baseline = check.baseline

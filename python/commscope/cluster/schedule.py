@@ -1,0 +1,213 @@
+"""`commscope schedule`: health checks at fixed times, through the scheduler the site has.
+
+An entry runs a suite and gates it with `check --baseline`: `commscope run SUITE ... &&
+commscope check --last-invocation --baseline NAME`, its results stored like any run's.
+With Slurm it is a `scrontab` entry: Slurm starts it as a batch job on an allocation of
+the size its `#SCRON` lines ask for (sbatch's options), so `run` launches with srun there,
+and a failing check leaves the job FAILED where `sacct` and mail show it. Without
+`scrontab`, a `crontab` entry runs the same on this machine.
+
+commscope's entries live in one marked block of the table; everything outside it (the
+user's own entries) is read and written back unchanged. Neither scheduler passes the
+user's environment on, so an entry sets what commscope needs: PATH, the database and
+core, the system name, and the variables given with --env.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import shlex
+import shutil
+import subprocess
+import sys
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from commscope.errors import CommscopeError, UsageError
+
+BEGIN = "# >>> commscope schedule: the entries up to the end mark are managed by `commscope schedule` >>>"
+END = "# <<< commscope schedule <<<"
+_ENTRY = re.compile(r"# commscope-entry (?P<name>[A-Za-z0-9_.-]+): (?P<about>.*)")
+_EVERY = re.compile(r"(?P<count>\d+)(?P<unit>[mhdw])")
+_AT = re.compile(r"(?P<hour>[01]?\d|2[0-3]):(?P<minute>[0-5]\d)")
+#: Variables an entry carries from the shell that wrote it, when they are set there.
+CARRIED = ("PATH", "COMMSCOPE_BENCH", "COMMSCOPE_SYSTEM", "COMMSCOPE_CONFIG", "LD_LIBRARY_PATH")
+#: Seconds scrontab or crontab may take: scrontab asks the Slurm controller.
+COMMAND_TIMEOUT = 60.0
+
+
+#: A period of minutes must divide the hour and one of hours the day: cron counts from
+#: the hour's or the day's start.
+_DIVIDES = {"m": 60, "h": 24}
+#: A weekly check runs on Mondays: it sees the week's changes before the next one.
+_WEEKDAY = 1
+
+
+def cron_times(every: str, at: str = "02:00") -> str:
+    """The five cron time fields of `--every` (30m, 6h, 1d, 2d, 1w) starting `--at` HH:MM
+    (its minute only, for hours; unused for minutes). Raises UsageError."""
+    match, when = _EVERY.fullmatch(every.strip()), _AT.fullmatch(at.strip())
+    if not match or int(match["count"]) == 0:
+        raise UsageError(f"--every {every!r}: give a period such as 30m, 6h, 1d or 1w")
+    if not when:
+        raise UsageError(f"--at {at!r}: give a time of day such as 02:00")
+    count, unit = int(match["count"]), match["unit"]
+    minute, hour = int(when["minute"]), int(when["hour"])
+    if (unit in _DIVIDES and _DIVIDES[unit] % count) or (unit == "d" and count > 31) or (unit == "w" and count > 1):
+        raise UsageError(
+            f"--every {every!r}: cron repeats periods that divide the hour (30m) or the day (6h), "
+            "days up to 31d, and 1w"
+        )
+    return {
+        "m": f"*/{count} * * * *",
+        "h": f"{minute} */{count} * * *",
+        "d": f"{minute} {hour} {'*' if count == 1 else f'*/{count}'} * *",
+        "w": f"{minute} {hour} * * {_WEEKDAY}",
+    }[unit]
+
+
+@dataclass
+class Entry:
+    """One scheduled health check."""
+
+    name: str
+    suite: str
+    every: str
+    times: str  # cron's five time fields
+    baseline: str
+    database: Path
+    label: str
+    slurm_options: list[str] = field(default_factory=list)  # sbatch options, #SCRON lines
+    run_options: list[str] = field(default_factory=list)  # more options of `commscope run`
+    core_flags: list[str] = field(default_factory=list)
+    env: list[tuple[str, str]] = field(default_factory=list)
+    directory: Path = field(default_factory=Path.cwd)
+    log: Path | None = None  # cron: where the output goes (scrontab: #SCRON --output)
+
+    def command(self) -> str:
+        """The shell line both schedulers run (sh -c)."""
+        commscope = shlex.join([sys.executable, "-m", "commscope"])
+        carried = [(name, os.environ[name]) for name in CARRIED if os.environ.get(name)]
+        exports = [*carried, ("COMMSCOPE_DB", str(self.database)), *self.env]
+        run = [*shlex.split(commscope), "run", self.suite, "--label", self.label, *self.run_options]
+        run += ["--", *self.core_flags] if self.core_flags else []
+        check = [*shlex.split(commscope), "check", "--last-invocation", "--baseline", self.baseline]
+        line = (
+            f"cd {shlex.quote(str(self.directory))} && export "
+            + " ".join(f"{name}={shlex.quote(value)}" for name, value in exports)
+            + f" && {shlex.join(run)} && {shlex.join(check)}"
+        )
+        if self.log is not None:
+            line = f"{{ {line}; }} >> {shlex.quote(str(self.log))} 2>&1"
+        if "%" in line or "\n" in line:
+            raise UsageError("a scheduled command cannot hold % or a line break (cron reads them as line ends)")
+        return line
+
+    def lines(self, slurm: bool) -> list[str]:
+        about = f"{self.suite} every {self.every}, gated by baseline {self.baseline}, label {self.label}"
+        header = [f"# commscope-entry {self.name}: {about}"]
+        directives = [f"#SCRON {option}" for option in self.slurm_options] if slurm else []
+        return [*header, *directives, f"{self.times} {self.command()}"]
+
+
+def _split(table: str) -> tuple[list[str], dict[str, list[str]], list[str]]:
+    """The lines before commscope's block, its entries by name (each its lines), the lines
+    after it. A table without the block has it empty, at its end."""
+    lines = table.splitlines()
+    if BEGIN not in lines:
+        return lines, {}, []
+    start = lines.index(BEGIN)
+    end = lines.index(END, start) if END in lines[start:] else len(lines)
+    entries: dict[str, list[str]] = {}
+    name = None
+    for line in lines[start + 1 : end]:
+        match = _ENTRY.fullmatch(line)
+        if match:
+            name = match["name"]
+            entries[name] = []
+        if name is not None:
+            entries[name].append(line)
+    return lines[:start], entries, lines[end + 1 :]
+
+
+def _join(before: list[str], entries: dict[str, list[str]], after: list[str]) -> str:
+    block = [BEGIN, *(line for lines in entries.values() for line in lines), END] if entries else []
+    lines = [*before, *block, *after]
+    return "\n".join(lines) + "\n" if lines else ""
+
+
+def with_entry(table: str, name: str, lines: Sequence[str]) -> str:
+    """The table with entry `name` added, or replaced where it was."""
+    before, entries, after = _split(table)
+    entries[name] = list(lines)
+    return _join(before, entries, after)
+
+
+def without_entry(table: str, name: str) -> str:
+    before, entries, after = _split(table)
+    if name not in entries:
+        raise UsageError(f"no scheduled check {name!r}" + (f"; there are: {', '.join(entries)}" if entries else ""))
+    del entries[name]
+    return _join(before, entries, after)
+
+
+def entries(table: str) -> dict[str, list[str]]:
+    """commscope's entries of a table, by name, each with its lines."""
+    return _split(table)[1]
+
+
+def block(table: str) -> str:
+    """commscope's block of a table, marks and all ("" without entries)."""
+    return _join([], entries(table), [])
+
+
+@dataclass(frozen=True)
+class Scheduler:
+    """scrontab or crontab: both read a table with -l, take one on stdin with -, and
+    forget it with -r."""
+
+    program: str
+
+    @property
+    def slurm(self) -> bool:
+        return Path(self.program).name == "scrontab"
+
+    def _call(self, *args: str, text: str | None = None) -> subprocess.CompletedProcess:
+        try:
+            return subprocess.run(
+                [self.program, *args], input=text, capture_output=True, text=True, timeout=COMMAND_TIMEOUT
+            )
+        except subprocess.TimeoutExpired:
+            raise CommscopeError(
+                f"`{self.program} {' '.join(args)}` did not answer within {COMMAND_TIMEOUT:g} s"
+            ) from None
+        except OSError as exc:
+            raise CommscopeError(f"cannot run {self.program}: {exc.strerror}") from None
+
+    def read(self) -> str:
+        done = self._call("-l")
+        if done.returncode != 0:
+            if "no crontab" in (done.stderr + done.stdout).lower():
+                return ""
+            raise CommscopeError(f"{self.program} -l failed: {done.stderr.strip() or done.returncode}")
+        return done.stdout
+
+    def write(self, table: str) -> None:
+        done = self._call("-r") if not table.strip() else self._call("-", text=table)
+        if done.returncode != 0 and not (not table.strip() and "no crontab" in done.stderr.lower()):
+            raise CommscopeError(f"{self.program} refused the table: {done.stderr.strip() or done.returncode}")
+
+
+def scheduler(choice: str = "auto") -> Scheduler:
+    """scrontab where Slurm's is installed, else crontab; `choice` scrontab or cron forces one."""
+    wanted = {"auto": ("scrontab", "crontab"), "scrontab": ("scrontab",), "cron": ("crontab",)}[choice]
+    for program in wanted:
+        found = shutil.which(program)
+        if found:
+            return Scheduler(found)
+    raise CommscopeError(
+        f"no {' or '.join(wanted)} on PATH: scheduled checks need Slurm's scrontab "
+        "(ScronParameters=enable in slurm.conf) or cron"
+    )
