@@ -86,9 +86,11 @@ class RunKind:
 
     def table_text(self, run: Run, outputs: Mapping[str, bytes]) -> str:
         """The table `show` prints below a run's provenance."""
+        from commscope.output.links_view import peak_line
         from commscope.output.views import osu_text
 
-        return osu_text(run, outputs)
+        text, line = osu_text(run, outputs), peak_line(run)
+        return text if line is None else f"{text.rstrip()}\n# {line}\n"
 
     # -- compare ------------------------------------------------------------------
 
@@ -100,9 +102,15 @@ class RunKind:
         comparison = build(runs, request.metric, ratio=request.ratio, pdiff=request.pdiff)
 
         def show() -> None:
+            from commscope.output.links_view import peak_line
+
             console = ui.table_console()
             console.print(terminal(caption(comparison)), markup=False, highlight=False)
             console.print(comparison_table(comparison))
+            for column, name in zip(comparison.groups, comparison.names):
+                line = peak_line(column[0]) if column else None
+                if line:
+                    console.print(terminal(f"{name}: {line}"), markup=False, highlight=False)
 
         return Compared(
             show,

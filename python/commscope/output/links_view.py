@@ -103,3 +103,26 @@ def links_text(inventory: Mapping) -> str:
         tail.append(f"# virtual interfaces (no device, no line rate): {', '.join(inventory['virtual_interfaces'])}")
     tail += [f"# unknown: {item}" for item in inventory.get("unknown", [])]
     return "\n".join([*lines, body, *tail]) + "\n"
+
+
+def best_bandwidth(run) -> float | None:
+    values = [p.metrics.get("bandwidth_MBps") for p in run.points]
+    values = [value for value in values if isinstance(value, (int, float))]
+    return max(values) if values else None
+
+
+def peak_line(run) -> str | None:
+    """ "theoretical peak 25.0 GB/s (mlx5_0 ...): best 23,500 MB/s = 94 % of it" for a run
+    with bandwidth; None for runs without."""
+    from commscope.analysis.peaks import run_peak
+
+    best = best_bandwidth(run)
+    if best is None:
+        return None
+    peak = run_peak(run)
+    if not peak.known:
+        return f"theoretical peak: {peak_text(peak)}"
+    limit = peak.for_benchmark(run.benchmark)
+    return (
+        f"theoretical peak {limit:,.0f} MB/s ({peak.basis}): best {best:,.0f} MB/s = {percent_cell(best, limit)} of it"
+    )
