@@ -21,7 +21,7 @@ import re
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
-from commscope.records.benchmarks import bidirectional
+from commscope.records.benchmarks import bidirectional, primary_metric
 from commscope.records.run import Run
 
 #: PCIe: GT/s per lane and the share of the bits that are data, by generation.
@@ -216,3 +216,65 @@ def run_peak(run: Run) -> Peak:
     if pair:
         return Peak(None, f"no link inventory of {hosts[0]}")
     return Peak(None, "within one node through shared memory: no link peak (memory-bound)")
+
+
+# -- seed 004's rule ------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class LowestPeak:
+    """Seed 004's intra-node answer for one benchmark: of the GPU pairs measured, those with
+    the lowest theoretical peak, and the rule's figure for them (maximum bandwidth or
+    minimum latency; where several pairs tie, the worst of theirs)."""
+
+    benchmark: str
+    host: str
+    metric: str  # bandwidth_MBps | latency_us
+    by: str  # "peak" | "path type"
+    measured: dict[tuple[int, int], float]  # every pair's best value (pairs that measured nothing are left out)
+    lowest: list[PairPeak]
+    value: float | None
+    pair: tuple[int, int] | None  # the pair the value comes from
+
+
+def _best(run: Run, metric: str) -> float | None:
+    values = [p.metrics.get(metric) for p in run.points if isinstance(p.metrics.get(metric), (int, float))]
+    if not values:
+        return None
+    return max(values) if metric == "bandwidth_MBps" else min(values)
+
+
+def lowest_peak(runs: Sequence[Run]) -> list[LowestPeak]:
+    """For every benchmark with runs of GPU pairs on one host (gpu_pairs: one-to-all): the
+    pairs ranked by theoretical peak from that host's stored inventory, and the rule's value
+    for the lowest-peak pair."""
+    groups: dict[tuple[str, str], list[Run]] = {}
+    for run in runs:
+        pair = (run.provenance or {}).get("gpu_pair")
+        hosts = set(host.get("name") for host in run.hosts or []) or set(inventories(run))  # failed: the launcher's
+        if pair and len(hosts) == 1:
+            groups.setdefault((run.benchmark, hosts.pop()), []).append(run)
+    results = []
+    for (benchmark, host), group in groups.items():
+        metric = (
+            "latency_us" if any("latency_us" in p.metrics for run in group for p in run.points) else "bandwidth_MBps"
+        )
+        if metric == "bandwidth_MBps" and not any(p.metrics for run in group for p in run.points):
+            metric = primary_metric(benchmark)
+        better = max if metric == "bandwidth_MBps" else min
+        run_pairs: set[tuple[int, int]] = set()
+        measured: dict[tuple[int, int], float] = {}
+        for run in group:
+            key = tuple(sorted(run.provenance["gpu_pair"]))
+            run_pairs.add(key)
+            value = _best(run, metric)
+            if value is not None:
+                measured[key] = value if key not in measured else better(measured[key], value)
+        inventory = next((inventories(run)[host] for run in group if host in inventories(run)), {})
+        lowest = rank(pair for pair in gpu_pairs(inventory.get("gpus", {})) if (pair.a, pair.b) in run_pairs)
+        values = {(p.a, p.b): measured[(p.a, p.b)] for p in lowest.lowest if (p.a, p.b) in measured}
+        worst = (min if metric == "bandwidth_MBps" else max)(values, key=values.get) if values else None
+        results.append(
+            LowestPeak(benchmark, host, metric, lowest.by, measured, lowest.lowest, values.get(worst), worst)
+        )
+    return results
