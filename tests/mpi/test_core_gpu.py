@@ -243,3 +243,38 @@ def test_gpu_document_keeps_memory_and_gpus_when_imported():
     runs = read_commscope_json(path.read_text(), str(path))
     assert runs[0].parameters["memory"] == "device/host" and runs[0].parameters["accelerator"] == "cuda"
     assert runs[0].provenance["gpus"][1]["pci_bus_id"] == "0000:65:00.0"
+
+
+def test_seed_004_gpu_pairs_run_every_pair_and_the_cuda_build_refuses(cuda, tmp_path):
+    """Seed 004's intra-node rule on a recorded 4-GPU NVLink node (its `nvidia-smi topo -m`,
+    tests/support/fixtures/links): one launch per pair GPU0-GPUk, each stored with its pair
+    and the node's inventory; here the CUDA build refuses each (no GPU, MPI not CUDA-aware),
+    and the report's rule section says which pair has the lowest peak and that no figure
+    was measured."""
+    from paths import FIXTURES
+
+    suite = tmp_path / "rule.yaml"
+    suite.write_text(
+        'description: r\nbenchmarks:\n  - benchmark: bw\n    flags: ["-m", "64M:64M"]\n'
+        "    device: cuda\n    buffers: [D, D]\n    placement: intra-node\n    gpu_pairs: one-to-all\n"
+    )
+    env = {"COMMSCOPE_NVIDIA_SMI": str(FIXTURES / "links" / "h100-4gpu-nvlink" / "nvidia-smi")}
+    db = tmp_path / "db.sqlite"
+    res = cuda.commscope(db, "run", "--suite-file", str(suite), "--launcher", cuda.launcher, env=env)
+    out = res.stdout + res.stderr
+    assert res.returncode != 0 and "Traceback" not in out
+    for k in (1, 2, 3):
+        assert f"CUDA_VISIBLE_DEVICES=0,{k} " in out
+    assert "not CUDA-aware" in out or "no NVIDIA GPU" in out
+    listed = cuda.commscope(db, "export", "1", "2", "3", "--format", "json", env=env)
+    runs = json.loads(listed.stdout)["runs"]
+    assert [(run["label"], run["provenance"]["gpu_pair"], run["status"]) for run in runs] == [
+        ("GPU0-GPU1", [0, 1], "failed"),
+        ("GPU0-GPU2", [0, 2], "failed"),
+        ("GPU0-GPU3", [0, 3], "failed"),
+    ]
+    report = tmp_path / "report.md"
+    done = cuda.commscope(db, "report", "--all", "-o", str(tmp_path / "r.html"), "--markdown", str(report), env=env)
+    assert done.returncode == 0, done.stderr
+    text = report.read_text()
+    assert "Seed 004: the combination with the lowest theoretical peak" in text

@@ -103,11 +103,15 @@ class Flavour:
             cwd=cwd,
         )
 
-    def commscope(self, db: Path, *args: str, timeout: float = 300) -> subprocess.CompletedProcess:
+    def commscope(
+        self, db: Path, *args: str, timeout: float = 300, env: dict[str, str] | None = None
+    ) -> subprocess.CompletedProcess:
         """`commscope ARGS` on database `db` with this build as its core (for `run`, add
-        --launcher self.launcher); the caller's COMMSCOPE_* and SLURM_* settings are left out."""
+        --launcher self.launcher); the caller's COMMSCOPE_* and SLURM_* settings are left out
+        (`env` adds the test's own)."""
+        own = env or {}
         env = {key: value for key, value in os.environ.items() if not key.startswith(("COMMSCOPE_", "SLURM_"))}
-        env.update(COMMSCOPE_BENCH=str(self.bench), COMMSCOPE_DB=str(db), PYTHONPATH=str(REPO / "python"))
+        env.update(COMMSCOPE_BENCH=str(self.bench), COMMSCOPE_DB=str(db), PYTHONPATH=str(REPO / "python"), **own)
         return subprocess.run(
             [sys.executable, "-m", "commscope", *args],
             env=self._waiting(env, 2),

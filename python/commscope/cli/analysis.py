@@ -43,9 +43,16 @@ from commscope.errors import EXIT_FAILED, EXIT_OK, CommscopeError, UsageError
     metavar="GFLOPS",
     help="HPL runs: the theoretical peak of one core (Gflop/s); adds the peak and the efficiency.",
 )
+@click.option(
+    "--reference",
+    metavar="NAME|list",
+    help="Place the runs among a published system's OSU figures (same benchmark, placement, "
+    "host or GPU buffers and size): theirs, yours and the ratio, with the source. "
+    "`--reference list` lists the published references commscope ships.",
+)
 @db_option()
 def compare(
-    selectors, benchmark, since, last_invocation, metric, ratio, pdiff, fmt, output, peak_per_core, db: Path
+    selectors, benchmark, since, last_invocation, metric, ratio, pdiff, fmt, output, peak_per_core, reference, db: Path
 ) -> None:
     """Compare runs side by side: a row per message size, a column per run
     (headed by its label, else its system).
@@ -60,9 +67,11 @@ def compare(
     from commscope import kinds
     from commscope.store.selection import select_runs
 
-    with analysis_store(db) as store:
-        runs = select_runs(store, selection_of(selectors, benchmark, since, last_invocation))
-    compared = kinds.compare(runs, kinds.CompareRequest(metric, ratio, pdiff, peak_per_core))
+    runs = []
+    if reference != "list":
+        with analysis_store(db) as store:
+            runs = select_runs(store, selection_of(selectors, benchmark, since, last_invocation))
+    compared = kinds.compare(runs, kinds.CompareRequest(metric, ratio, pdiff, peak_per_core, reference))
     _show_compared(fmt, output, compared.show, lambda: compared.text(fmt))
 
 

@@ -22,14 +22,31 @@ from commscope.errors import CommscopeError, UsageError
     help="Print only the compat folder, for scripts: export PATH=$(commscope info --compat):$PATH. "
     "Exit status 1 when the core has none.",
 )
-def info(fmt: str, compat_only: bool) -> None:
+@click.option(
+    "--links",
+    "links_only",
+    is_flag=True,
+    help="Print this host's links instead: network adapters and their line rate, PCIe link "
+    "and NUMA node; CPU sockets, NUMA nodes and caches; GPUs and the path between every pair "
+    "with its theoretical peak (lowest first). What cannot be read is shown as unknown. "
+    "COMMSCOPE_SYSFS=DIR reads a recorded sysfs tree, COMMSCOPE_NVIDIA_SMI=PROGRAM runs "
+    "another nvidia-smi (a recorded one).",
+)
+def info(fmt: str, compat_only: bool, links_only: bool) -> None:
     """Where the harness and the core are, which MPI the core was built with, and the
     folder of osu_* programs to put on PATH for job scripts written for the OSU
-    Micro-Benchmarks.
+    Micro-Benchmarks; with --links, the links of this host (every run stores them).
 
     The core is found as `commscope run` finds it: $COMMSCOPE_BENCH, the one installed
     with the harness (pip install .), PATH, the repository's build/default.
     """
+    if links_only:
+        from commscope.execute.links import inventory
+        from commscope.output.links_view import links_text
+
+        found = inventory()
+        click.echo(json.dumps(found, indent=2) if fmt == "json" else links_text(found), nl=fmt == "json")
+        return
     from commscope.execute.core import compat_dir, core_version, find_core
 
     core = find_core()

@@ -110,6 +110,7 @@ class Planned:
     transport: TransportChoice
     binding: Binding
     wrapper: tuple[str, ...] = ()  # a profiler or tracer between the launcher and the core (--wrap)
+    gpu_pair: tuple[int, int] | None = None  # gpu_pairs entries: the two GPUs (CUDA_VISIBLE_DEVICES)
 
 
 def select_entries(targets: Sequence[str], suite_files: Sequence[str], benchmarks: dict[str, str]) -> list[Entry]:
@@ -180,6 +181,7 @@ class Runner:
         self.signals = signals
         self.system = request.system
         self.finalize_grace = finalize_grace_s()
+        self.links = host_links()
 
     def execute(self, planned: Planned, repeat_index: int) -> Run:
         keep = self.request.output_dir
@@ -192,7 +194,12 @@ class Runner:
                     "flags": planned.flags,
                     "ranks": planned.spec.np,
                     "placement": planned.entry.placement,
-                    "label": combined_label(self.request.label, planned.entry.label),
+                    "label": combined_label(
+                        self.request.label,
+                        combined_label(
+                            planned.entry.label, planned.gpu_pair and "GPU{}-GPU{}".format(*planned.gpu_pair)
+                        ),
+                    ),
                     "repeat_index": repeat_index,
                     "started_at": now(),
                     "launcher_argv": argv,
@@ -205,6 +212,9 @@ class Runner:
             }
             if planned.wrapper:
                 meta["wrapper"] = list(planned.wrapper)
+            meta["links"] = {"hosts": {self.links["host"]: self.links}}
+            if planned.gpu_pair:
+                meta["gpu_pair"] = list(planned.gpu_pair)
             meta["binding"] = dataclasses.asdict(planned.binding)  # asked; the header says what each rank got
             if keep is not None:
                 write_json(folder / META, meta)
@@ -308,11 +318,38 @@ def plan(
         spec = dataclasses.replace(where, np=request.np or entry.ranks, placement=entry.placement)
         flags = [*entry.core_flags(request.extra_flags), *request.extra_flags]
         transport = choose_transport(request.transport or entry.transport or "auto", core_flavour, device)
-        for wrapper in request.wrappers:
+        for wrapper, pair in itertools.product(request.wrappers, gpu_pairs_of(entry)):
             command = launcher.command(spec, [*wrapper, str(core), entry.benchmark, *flags, "--format", "osu"])
-            command = Command(command.argv, {**command.env, **transport.env})
-            planned.append(Planned(entry, spec, flags, command, transport, launcher.binding(spec), tuple(wrapper)))
+            visible = {"CUDA_VISIBLE_DEVICES": f"{pair[0]},{pair[1]}"} if pair else {}
+            command = Command(command.argv, {**command.env, **transport.env, **visible})
+            binding = launcher.binding(spec)
+            planned.append(Planned(entry, spec, flags, command, transport, binding, tuple(wrapper), pair))
     return planned
+
+
+@functools.cache
+def host_links() -> dict:
+    """This host's link inventory (execute.links), read once per command."""
+    from commscope.execute.links import inventory
+
+    return inventory()
+
+
+def gpu_pairs_of(entry: Entry) -> list[tuple[int, int] | None]:
+    """The GPU pairs an entry runs on: with `gpu_pairs: one-to-all`, GPU 0 with each other
+    GPU of this node (seed 004's intra-node rule); otherwise one launch on the GPUs the
+    launcher's local ranks pick ([None])."""
+    if entry.gpu_pairs is None:
+        return [None]
+    gpus = host_links()["gpus"]
+    indexes = sorted(device["index"] for device in gpus.get("devices", []))
+    if len(indexes) < 2:
+        ui.warn(
+            f"{entry.benchmark}: gpu_pairs one-to-all: the GPUs of this node are unknown "
+            f"({gpus.get('reason') or f'{len(indexes)} GPU found'}); running it once on the GPUs the ranks pick"
+        )
+        return [None]
+    return [(indexes[0], other) for other in indexes[1:]]
 
 
 def run_benchmarks(request: RunRequest, db: Path) -> tuple[int, list[Run]]:

@@ -48,6 +48,10 @@ def one_kind(runs: Sequence[Run], command: str) -> RunKind:
 
 
 def compare(runs: Sequence[Run], request: CompareRequest) -> Compared:
+    if request.reference == "list":
+        from commscope.kinds.base import against_reference
+
+        return against_reference([], "list")
     kind = one_kind(runs, "compare")
     stray = [name for name in request.given() if name not in kind.compare_options]
     if stray:

@@ -13,7 +13,13 @@ from commscope.records.run import Run
 from commscope.records.textsafe import terminal
 
 #: `compare`'s options that apply to some kinds only, as the command line spells them.
-COMPARE_OPTIONS = {"metric": "--metric", "ratio": "--ratio", "pdiff": "--pdiff", "peak_per_core": "--peak-per-core"}
+COMPARE_OPTIONS = {
+    "metric": "--metric",
+    "ratio": "--ratio",
+    "pdiff": "--pdiff",
+    "peak_per_core": "--peak-per-core",
+    "reference": "--reference",
+}
 
 
 @dataclass(frozen=True)
@@ -24,6 +30,7 @@ class CompareRequest:
     ratio: bool = False
     pdiff: bool = False
     peak_per_core: float | None = None
+    reference: str | None = None  # a published reference's name (records.references)
 
     def given(self) -> list[str]:
         return [name for name in COMPARE_OPTIONS if getattr(self, name)]
@@ -69,7 +76,7 @@ class RunKind:
     #: What the runs are called in messages ("HPL and hpcc runs").
     plural = ""
     #: The CompareRequest options that apply to this kind's runs (COMPARE_OPTIONS).
-    compare_options: tuple[str, ...] = ("metric", "ratio", "pdiff")
+    compare_options: tuple[str, ...] = ("metric", "ratio", "pdiff", "reference")
 
     def recognises(self, run: Run) -> bool:
         raise NotImplementedError
@@ -86,9 +93,11 @@ class RunKind:
 
     def table_text(self, run: Run, outputs: Mapping[str, bytes]) -> str:
         """The table `show` prints below a run's provenance."""
+        from commscope.output.links_view import peak_line
         from commscope.output.views import osu_text
 
-        return osu_text(run, outputs)
+        text, line = osu_text(run, outputs), peak_line(run)
+        return text if line is None else f"{text.rstrip()}\n# {line}\n"
 
     # -- compare ------------------------------------------------------------------
 
@@ -97,12 +106,20 @@ class RunKind:
         from commscope.output.comparison import FORMATS, caption
         from commscope.output.views import comparison_table
 
+        if request.reference:
+            return against_reference(runs, request.reference)
         comparison = build(runs, request.metric, ratio=request.ratio, pdiff=request.pdiff)
 
         def show() -> None:
+            from commscope.output.links_view import peak_line
+
             console = ui.table_console()
             console.print(terminal(caption(comparison)), markup=False, highlight=False)
             console.print(comparison_table(comparison))
+            for column, name in zip(comparison.groups, comparison.names):
+                line = peak_line(column[0]) if column else None
+                if line:
+                    console.print(terminal(f"{name}: {line}"), markup=False, highlight=False)
 
         return Compared(
             show,
@@ -146,3 +163,31 @@ class RunKind:
 
     def __repr__(self) -> str:
         return f"<run kind {self.name}>"
+
+
+def tables_compared(tables) -> Compared:
+    """Seed 001-style tables (analysis.system_tables) as a comparison: aligned text on the
+    terminal, Markdown, CSV or JSON on request."""
+    from commscope.output.system_tables import FORMATS, text_table
+
+    def show() -> None:
+        ui.out.print(terminal("\n".join(text_table(table) for table in tables)), markup=False, highlight=False)
+
+    return Compared(show, {fmt: (lambda write=write: write(tables)) for fmt, write in FORMATS.items()})
+
+
+def against_reference(runs: Sequence[Run], name: str) -> Compared:
+    """`compare --reference NAME`: the runs' figures beside a published system's;
+    `--reference list`: the published references."""
+    from commscope.analysis.published import place
+    from commscope.output.references_view import figures_table, placed_table, references_table
+    from commscope.records.references import load, named
+
+    if name == "list":
+        return tables_compared([references_table(load())])
+    reference = named(name)
+    placed = place(runs, [reference])
+    table = placed_table(placed, f"against {reference.name}")
+    if not placed:
+        table.caption = "no run here measured a benchmark, placement, memory kind and size this reference has"
+    return tables_compared([table, figures_table(reference)])

@@ -19,8 +19,11 @@ class Curve(RunKind):
 
     def report(self, runs: Sequence[Run], context: ReportContext):
         from commscope.output.report.content import network_sections
+        from commscope.output.report.peaks import published_section, rule_section
 
-        return network_sections(runs, context.check)
+        part = network_sections(runs, context.check)
+        part.system_sections += rule_section(runs) + published_section(runs)
+        return part
 
 
 CURVE = Curve()

@@ -10,6 +10,7 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Sequence
 
+from commscope.analysis.peaks import percent_of_peak, run_peak
 from commscope.output.export.csv import csv_text
 from commscope.output.export.json import json_text
 from commscope.output.export.table import Cell, Column, Table
@@ -54,6 +55,11 @@ def to_json(runs: Sequence[Run]) -> str:
         document = dataclasses.asdict(run)
         del document["raw"]
         document["environment"] = redact_environment(run.environment)  # runs stored before redaction
+        peak = run_peak(run)
+        limit = peak.for_benchmark(run.benchmark)
+        document["peak"] = {"GBps_one_way": peak.gbs, "MBps_for_benchmark": limit, "basis": peak.basis}
+        for point in document["points"]:
+            point["percent_of_peak"] = percent_of_peak(point["metrics"].get("bandwidth_MBps"), limit)
         documents.append(document)
     return json_text({"format": EXPORT_FORMAT, "version": EXPORT_VERSION, "runs": documents})
 

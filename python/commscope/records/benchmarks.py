@@ -184,3 +184,9 @@ def ranks_of(benchmark: str, parameters: dict) -> int | None:
     if benchmark in ("mbw_mr", "multi_lat") and isinstance(pairs, int):
         return 2 * pairs
     return None
+
+
+def bidirectional(benchmark: str) -> bool:
+    """Whether a benchmark's bandwidth counts both directions at once (bibw, put_bibw,
+    nccl_bibw): its theoretical peak is twice a link's one-way rate (analysis.peaks)."""
+    return re.search(r"(?:^|_)bibw(?:_|$)", benchmark) is not None

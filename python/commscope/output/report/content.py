@@ -10,9 +10,11 @@ from commscope import __version__
 from commscope.analysis.check import CheckResult
 from commscope.analysis.compare import compare, primary, series
 from commscope.analysis.model import fits as fit_model
+from commscope.analysis.peaks import run_peak
 from commscope.errors import UsageError
 from commscope.output import plot
 from commscope.output.comparison import caption, text_cells
+from commscope.output.links_view import percent_cell
 from commscope.output.report import sweep, warnings
 from commscope.output.report.compute import SystemSection
 from commscope.output.report.table import Table
@@ -107,7 +109,9 @@ def peak_bandwidth(run: Run) -> str:
     if not values:
         return "-"
     key = max(values, key=values.get)
-    return f"{format_bandwidth(values[key])} MB/s at {format_size(key[0])}"
+    limit = run_peak(run).for_benchmark(run.benchmark)
+    share = f" ({percent_cell(values[key], limit)} of {format_bandwidth(limit)} MB/s peak)" if limit else ""
+    return f"{format_bandwidth(values[key])} MB/s at {format_size(key[0])}{share}"
 
 
 def _fit(run: Run, name: str) -> tuple[list[ModelFit], str]:
