@@ -23,6 +23,7 @@ from pathlib import Path
 import platformdirs
 
 from commscope.errors import UsageError
+from commscope.records import yamlfile
 
 ENV_VAR = "COMMSCOPE_CONFIG"
 FILE_NAME = "config.yaml"
@@ -84,24 +85,13 @@ def _model():
 
 def load(path: Path | None = None) -> SiteConfig:
     """The site configuration; an empty one when the file does not exist."""
-    import yaml
     from pydantic import ValidationError
-
-    from commscope.records.suite import line_of
 
     path = path or config_path()
     if not path.exists():
         return SiteConfig()
-    try:
-        text = path.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as exc:
-        raise UsageError(f"cannot read configuration {path}: {exc}") from exc
-    try:
-        root = yaml.compose(text, Loader=yaml.SafeLoader)
-        data = yaml.safe_load(text)
-    except yaml.MarkedYAMLError as exc:
-        mark = exc.problem_mark or exc.context_mark
-        raise UsageError(f"{path}:{mark.line + 1 if mark else 1}: invalid YAML: {exc.problem}") from exc
+    document = yamlfile.load(path, "configuration")
+    data, root = document.data, document.root
     if data is None:
         return SiteConfig()
     if not isinstance(data, dict):
@@ -112,7 +102,7 @@ def load(path: Path | None = None) -> SiteConfig:
         error = exc.errors()[0]
         key = ".".join(str(part) for part in error["loc"])
         message = f"unknown key; known keys: {', '.join(KEYS)}" if error["type"] == "extra_forbidden" else error["msg"]
-        raise UsageError(f"{path}:{line_of(root, error['loc'])}: {key}: {message}") from exc
+        raise UsageError(f"{path}:{yamlfile.line_of(root, error['loc'])}: {key}: {message}") from exc
     return SiteConfig(**checked.model_dump())
 
 

@@ -35,10 +35,12 @@ from commscope.ingest.dedupe import SeenSources
 from commscope.ingest.parse import ParsedRun, ParseError, parse_bytes
 from commscope.ingest.parse.model import Point as ParsedPoint
 from commscope.records import unsaved
+from commscope.records.inputs import read_capped
 from commscope.records.invocation import invocation
 from commscope.records.metrics import STATS
 from commscope.records.redact import redact_json_text, secret_names
 from commscope.records.run import AXES, ONE_SIDED_CALLS, Axes, Point, Run, apply_header
+from commscope.records.text import format_size
 from commscope.store.db import RunRows, Store, rows_of
 from commscope.store.sources import make_source
 
@@ -58,7 +60,6 @@ MAX_WORKERS = 4
 #: The largest file read by default (OMB and IMB outputs are kilobytes; a few MB of
 #: concatenated tables is already a lot).
 DEFAULT_MAX_SIZE = 64 * 2**20
-_READ_CHUNK = 2**20
 _UNITS = {"": 1, "K": 2**10, "M": 2**20, "G": 2**30}
 
 _Item = TypeVar("_Item")
@@ -126,26 +127,6 @@ def parse_size(text: str) -> int:
     return int(number) * _UNITS[unit]
 
 
-def format_size(size: int) -> str:
-    for unit in ("G", "M", "K"):
-        if size % _UNITS[unit] == 0:
-            return f"{size // _UNITS[unit]} {unit}iB"
-    return f"{size} bytes"
-
-
-def _read_capped(path: Path, limit: int) -> bytes | None:
-    """The file's bytes, or None when it holds more than `limit` (only limit + 1 are read)."""
-    chunks, total = [], 0
-    with open(path, "rb") as handle:
-        while total <= limit:
-            chunk = handle.read(min(_READ_CHUNK, limit + 1 - total))
-            if not chunk:
-                return b"".join(chunks)
-            chunks.append(chunk)
-            total += len(chunk)
-    return None
-
-
 def run_from_parsed(parsed: ParsedRun, path: Path, label: str | None, system: str | None) -> Run:
     window = parsed.parameters.get("window_size")
     axes = axes_of(parsed.parameters)
@@ -186,7 +167,7 @@ def read_file(
     imported."""
     path = Path(name)
     try:
-        data = _read_capped(path, max_size)
+        data = read_capped(path, max_size)
     except OSError as exc:
         return f"{name}: cannot read: {exc.strerror or exc}"
     if data is None:
