@@ -166,6 +166,62 @@ def test_an_endless_input_file_is_refused_at_the_limit(commscope_argv, child_env
     assert "Traceback" not in done.stderr
 
 
+# -- the site configuration -----------------------------------------------------------
+
+BAD_CONFIG_VALUES = [
+    ("commscope", "'x", "No closing quotation"),
+    ("commscope", "  ", "no command"),
+    ("jobs_dir", "~nouser/x", "no user nouser"),
+    ("transport", "carrier", "'auto', 'shm' or 'net'"),
+    ("launcher", "carrier", "'auto', 'srun', 'mpirun' or 'mpiexec'"),
+    ("start_timeout", "nan", "finite number"),
+    ("start_timeout", "inf", "finite number"),
+    ("start_timeout", "-1", "greater than or equal to 0"),
+]
+
+
+@pytest.mark.parametrize("key, value, message", BAD_CONFIG_VALUES)
+def test_config_set_refuses_a_value_submit_cannot_use(cli, clean_env, tmp_path, key, value, message):
+    config = tmp_path / "config.yaml"
+    config.write_text("partition: cpu\n")
+    clean_env.setenv("COMMSCOPE_CONFIG", str(config))
+    result = cli("config", "set", "--", key, value)
+    assert result.exit_code == 2, result.output
+    assert f"{key} {value!r}:" in result.stderr and message in result.stderr, result.stderr
+    no_traceback(result)
+    assert config.read_text() == "partition: cpu\n"
+
+
+@pytest.mark.parametrize("key, value, message", BAD_CONFIG_VALUES)
+def test_a_config_file_value_submit_cannot_use_is_named_with_file_and_line(
+    cli, clean_env, tmp_path, key, value, message
+):
+    import yaml
+
+    config = tmp_path / "config.yaml"
+    config.write_text("partition: cpu\n" + yaml.safe_dump({key: float(value) if key == "start_timeout" else value}))
+    clean_env.setenv("COMMSCOPE_CONFIG", str(config))
+    result = cli("submit", "quick", "--dry-run")
+    assert result.exit_code == 2, result.output
+    assert f"{config}:2: {key}" in result.stderr and message in result.stderr, result.stderr
+    no_traceback(result)
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["--np", "1000001"],
+        ["--np", "99999999999999999999"],
+        ["--start-timeout", "nan"],
+        ["--wait", "--start-timeout", "inf"],
+    ],
+)
+def test_submit_numbers_are_bounded_like_run(cli, clean_env, tmp_path, argv):
+    clean_env.setenv("COMMSCOPE_CONFIG", str(tmp_path / "none.yaml"))
+    result = cli("submit", "quick", "--dry-run", *argv)
+    assert result.exit_code == 2 and argv[-2] in result.stderr, result.output
+
+
 # -- run options ------------------------------------------------------------------------
 
 

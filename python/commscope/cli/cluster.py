@@ -13,6 +13,7 @@ from commscope.cli.common import (
     EXIT_STATUS_HELP,
     RunCommand,
     db_option,
+    finite_seconds,
     repeat_option,
     suite_file_option,
     timeout_option,
@@ -20,6 +21,7 @@ from commscope.cli.common import (
     utf8_text,
 )
 from commscope.errors import EXIT_FAILED, EXIT_OK
+from commscope.records.suite import MAX_RANKS
 
 SUBMIT_EPILOG = (
     """\b
@@ -91,7 +93,10 @@ def _env_option(ctx, param, value):
 @transport_option("As for `commscope run`: how ranks sharing a node talk.")
 @click.option("--label", metavar="TEXT", callback=utf8_text, help="Label for the runs the job stores.")
 @click.option(
-    "--np", type=click.IntRange(min=1), metavar="N", help="MPI ranks for every benchmark (default: the suite's)."
+    "--np",
+    type=click.IntRange(min=1, max=MAX_RANKS),
+    metavar="N",
+    help=f"MPI ranks for every benchmark (default: the suite's; at most {MAX_RANKS:,}, as for `run`).",
 )
 @repeat_option("Run the list K times in the job.")
 @timeout_option("Stop one benchmark that runs longer than this (its sizes are kept).")
@@ -106,6 +111,7 @@ def _env_option(ctx, param, value):
 @click.option(
     "--start-timeout",
     type=click.FloatRange(min=0),
+    callback=finite_seconds,
     metavar="SECONDS",
     help="With --wait: give up waiting when the job has not started after this long (default: the "
     "configuration's start_timeout, else 600). The job is left queued; collect it later.",

@@ -86,7 +86,7 @@ def utf8_text(ctx: click.Context, param: click.Parameter, value: str | None) -> 
 
 def finite_seconds(ctx: click.Context, param: click.Parameter, value: float | None) -> float | None:
     if value is not None and not math.isfinite(value):
-        raise click.BadParameter(f"{value} is not a number of seconds; leave --timeout out for no limit", ctx, param)
+        raise click.BadParameter(f"{value} is not a number of seconds", ctx, param)
     return value
 
 
