@@ -41,6 +41,7 @@ from commscope.records.metrics import STATS
 from commscope.records.redact import redact_json_text, secret_names
 from commscope.records.run import AXES, ONE_SIDED_CALLS, Axes, Point, Run, apply_header
 from commscope.records.text import format_size
+from commscope.records.textsafe import file_name
 from commscope.store.db import RunRows, Store, rows_of
 from commscope.store.sources import make_source
 
@@ -143,7 +144,7 @@ def run_from_parsed(parsed: ParsedRun, path: Path, label: str | None, system: st
         provenance=parsed.provenance or None,
         notes=parsed.notes or None,
         source_format=parsed.source_format,
-        source_file=str(path.resolve()),
+        source_file=file_name(path.resolve()),
         system=system,
         points=points,
         raw={"table": parsed.text.encode()} if parsed.text else {},
