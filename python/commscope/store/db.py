@@ -661,6 +661,17 @@ class Store:
             )
         ]
 
+    def runs_with_provenance(self, key: str, values: set[str]) -> dict[str, list[int]]:
+        """Ids of the runs whose provenance has `key` set to one of `values`, by value."""
+        found: dict[str, list[int]] = {}
+        for value, run_id in self.conn.execute(
+            "SELECT json_extract(provenance, '$.' || ?) AS value, id FROM runs WHERE value IN "
+            f"({', '.join('?' * len(values))}) ORDER BY id",
+            (key, *values),
+        ):
+            found.setdefault(value, []).append(run_id)
+        return found
+
     def raw_outputs(self, run_id: int) -> dict[str, bytes]:
         outputs = {
             row["kind"]: zlib.decompress(row["data"])

@@ -66,6 +66,10 @@ class ParsedRun:
         text: the run's own table as the file has it (its title line, then
             its lines up to its last row), where it has one of its own (an
             OMB table; not a column of a side-by-side table).
+        job_id: the scheduler's job ids of the run, comma-separated, when the source tells.
+        system: the system (cluster) the source says it ran on.
+        rejected_rows: (line, problem) of rows of the run's table that could not be read
+            (a job that failed and left empty cells), on the table's first run.
     """
 
     benchmark: str
@@ -84,6 +88,9 @@ class ParsedRun:
     provenance: dict[str, Any] = field(default_factory=dict)
     notes: list[str] = field(default_factory=list)
     text: str | None = None
+    job_id: str | None = None
+    system: str | None = None
+    rejected_rows: list[tuple[int, str]] = field(default_factory=list)
 
     @property
     def sizes(self) -> list[int | None]:
