@@ -219,17 +219,9 @@ def _describe(nodes: int | None, per_node: int | None, tasks: int | None, parame
 
 
 @dataclass
-class _Curve:
-    """A run being read: its sizes so far, so that a size seen again starts a repeat at
-    once (looking through the run's points for it made a long sweep quadratic)."""
-
-    run: ParsedRun
-    sizes: set[int] = field(default_factory=set)
-    job_ids: list[str] = field(default_factory=list)
-
-
-@dataclass
 class _Row:
+    """One row of a table, read and checked."""
+
     program: str
     benchmark: str
     metric: str
