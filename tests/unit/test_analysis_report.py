@@ -35,7 +35,7 @@ def test_report_sections_summary_and_warnings(cli, stored, tmp_path):
     assert "α 1.00 µs, β 5,000 MB/s" in html  # the model of the hand-made Hockney runs
     warnings = html[html.index('id="warnings"') : html.index('id="bench-1"')]
     assert "run 10 (latency, cut short) is incomplete: timed out after 5 s" in warnings
-    assert "run 9 (latency, shaky): 24 unstable size(s)" in warnings
+    assert "<td>9</td><td>latency, shaky</td><td>24 of 24</td>" in warnings
     assert f"{socket.gethostname()} ran {os.cpu_count() + 1} ranks on {os.cpu_count()} CPUs" in warnings
     assert "far" not in warnings  # 1 rank on 1 CPU is fine
     # Provenance of every run, in collapsible blocks.

@@ -34,7 +34,7 @@ def stored(db, clean_env, cli):
 
 
 def test_junit_has_a_case_per_size_and_the_failures_with_evidence(cli, stored, tmp_path):
-    report = tmp_path / "ci" / "check.xml"
+    report = tmp_path / "check.xml"
     result = cli("check", "slow", "--baseline", "ref", "--junit", report, "--db", stored)
     assert result.exit_code == 1 and "FAIL against baseline 'ref'" in result.stdout  # the table is still printed
     SCHEMA.validate(str(report))  # raises with the offending element when the shape is wrong

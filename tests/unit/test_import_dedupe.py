@@ -59,3 +59,34 @@ def test_a_database_from_before_the_sources_table_gains_it(cli, db, clean_env):
     assert "already imported" in cli("import", LATENCY, "--db", db).stderr
     tables = [row[0] for row in sqlite3.connect(db).execute("SELECT name FROM sqlite_master WHERE type = 'table'")]
     assert "sources" in tables
+
+
+JUBE = FIXTURES / "jube"
+
+
+def test_jube_result_a_prints_each_table_twice_and_its_rows_are_stored_once(cli, db, clean_env):
+    """`jube result -a` prints the pretty table and the csv one of the same rows."""
+    result = cli("import", JUBE / "jube_result_commscope.txt", "--db", db)
+    assert result.exit_code == 0, result.output
+    assert run_count(db) == 2
+    assert "2 of its runs repeat the rows of others in it" in result.stderr
+
+
+def test_the_pretty_table_after_the_csv_one_is_already_imported(cli, db, clean_env, tmp_path):
+    csv_table = tmp_path / "result.csv"
+    csv_table.write_text(
+        "nodes,taskspernode,osu_exe,msg_size,runtime[sec],size,result,job_id\n"
+        "1,2,osu_bw,1,0.5,1,2.5,11\n1,2,osu_bw,65536,0.55,65536,21467.14,12\n"
+    )
+    pretty = tmp_path / "result.dat"
+    pretty.write_text(
+        "result:\n| nodes | taskspernode | osu_exe | msg_size | runtime[sec] | size | result | job_id |\n"
+        "|---|---|---|---|---|---|---|---|\n"
+        "| 1 | 2 | osu_bw | 1 | 0.5 | 1 | 2.5 | 11 |\n| 1 | 2 | osu_bw | 65536 | 0.55 | 65536 | 21467.14 | 12 |\n"
+    )
+    assert cli("import", csv_table, "--db", db).exit_code == 0
+    again = cli("import", pretty, "--db", db)
+    assert again.exit_code == 0, again.output
+    assert f"{pretty}: already imported (the same rows as run 1)" in again.stderr
+    assert run_count(db) == 1
+    assert cli("import", pretty, "--force", "--db", db).exit_code == 0 and run_count(db) == 2

@@ -4,6 +4,7 @@ MPICH build and hand-made prefixes (test_install.py installs for real)."""
 from __future__ import annotations
 
 import json
+import subprocess
 from pathlib import Path
 
 import pytest
@@ -58,20 +59,20 @@ def test_tcl_and_lua_modulefiles_of_a_virtual_environment(cli, tmp_path):
     prefix = _prefix(tmp_path, venv=True)
     tcl = cli("modulefile", "--prefix", prefix).stdout
     assert tcl.startswith("#%Module1.0\n") and "conflict osu-micro-benchmarks" in tcl
-    assert tcl.index(f"prepend-path PATH {{{prefix}/libexec/commscope/compat}}") < tcl.index(
-        f"prepend-path PATH {{{prefix}/bin}}"
+    assert tcl.index(f'prepend-path PATH [commscope_path "{prefix}/libexec/commscope/compat"]') < tcl.index(
+        f'prepend-path PATH [commscope_path "{prefix}/bin"]'
     )  # bin ends up first on PATH
     assert "PYTHONPATH" not in tcl
     out = tmp_path / "modules" / "commscope" / "0.1.0.lua"
     result = cli("modulefile", "--prefix", prefix, "--output", out)
     assert result.exit_code == 0 and f"wrote {out}" in result.stderr
-    assert f'prepend_path("PATH", [==[{prefix}/bin]==])' in out.read_text()
+    assert f'prepend_path("PATH", "{prefix}/bin")' in out.read_text()
 
 
 def test_a_pip_prefix_install_also_needs_its_site_packages(cli, tmp_path):
     prefix = _prefix(tmp_path, venv=False)
     text = cli("modulefile", "--prefix", prefix, "--format", "lua").stdout
-    assert f'prepend_path("PYTHONPATH", [==[{prefix}/lib/python3.11/site-packages]==])' in text
+    assert f'prepend_path("PYTHONPATH", "{prefix}/lib/python3.11/site-packages")' in text
 
 
 def test_a_prefix_without_commscope_is_warned_about(cli, tmp_path):
@@ -93,3 +94,59 @@ def test_the_easyconfig_is_for_this_version():
 
     easyconfig = REPO / "contrib" / "easybuild" / f"commscope-{__version__}.eb"
     assert f"version = '{__version__}'" in easyconfig.read_text()
+
+
+LMOD_INIT = Path("/usr/share/lmod/lmod/init/bash")
+
+
+def _load_with_lmod(module_dir: Path, tmp_path: Path) -> tuple[list[str], subprocess.CompletedProcess]:
+    """PATH after `module load commscope` under Debian's Lmod, and the shell's result."""
+    script = f'source {LMOD_INIT}\nmodule use {module_dir}\nmodule load commscope\nprintf "%s" "$PATH"\n'
+    done = subprocess.run(
+        ["bash", "--noprofile", "--norc", "-c", script],
+        capture_output=True,
+        text=True,
+        env={"PATH": "/usr/bin:/bin", "HOME": str(tmp_path)},
+        cwd=tmp_path,
+        timeout=60,
+    )
+    return done.stdout.split(":"), done
+
+
+HOSTILE_PREFIXES = [
+    '/x]==]..os.execute("touch PWNED")..[==[',
+    '/x]]..os.execute("touch PWNED")..[[',
+    '/x"..os.execute("touch PWNED").."',
+    "/x{a}b",
+    "/x}b",
+    "/x{b",
+    '/x"b',
+    "/x\\b\\",
+    "/x[exec touch PWNED]$HOME",
+    "/x $(touch PWNED) `touch PWNED` 'b",
+]
+
+
+@pytest.mark.parametrize("fmt", ["lua", "tcl"])
+@pytest.mark.parametrize("prefix", HOSTILE_PREFIXES, ids=range(len(HOSTILE_PREFIXES)))
+def test_a_prefix_with_quotes_or_brackets_loads_as_written(cli, tmp_path, fmt, prefix):
+    """The prefix is data in either language: Lmod loads the module, puts exactly that
+    prefix's folders first on PATH and runs nothing written in it."""
+    if not LMOD_INIT.exists():
+        pytest.skip("Lmod is not installed (apt-get install lmod)")
+    module_dir = tmp_path / "modulefiles"
+    name = "0.1.0.lua" if fmt == "lua" else "0.1.0"
+    result = cli("modulefile", "--prefix", prefix, "--format", fmt, "--output", module_dir / "commscope" / name)
+    assert result.exit_code == 0, result.output
+    path, done = _load_with_lmod(module_dir, tmp_path)
+    assert not (tmp_path / "PWNED").exists()
+    assert path[:2] == [f"{prefix}/bin", f"{prefix}/libexec/commscope/compat"], done.stderr
+
+
+@pytest.mark.parametrize("prefix", ["/x\ntouch PWNED", "/x\rb", "/x:/y"])
+def test_a_prefix_that_path_cannot_hold_is_a_usage_error(cli, prefix):
+    """A newline reaches the shell code Lmod writes unquoted (a line of it runs as a
+    command); a colon splits the folder into two PATH entries."""
+    result = cli("modulefile", "--prefix", prefix)
+    assert result.exit_code == 2 and "--prefix" in result.stderr and "Traceback" not in result.output
+    assert result.stdout == ""

@@ -81,14 +81,99 @@ def test_rows_of_one_setup_make_a_size_sweep_and_a_size_seen_again_a_repeat():
         ("1,2,osu_bw,65536,0.55,65536", 3, "JUBE table row has 6 cells, its header 7"),
         ("1,2,osu_bw,65536,0.55,65536,fast", 3, "column 'result': 'fast' is not a number"),
         ("1,2,osu_bw,65536,0.55,65536,", 3, "column 'result' is empty"),
-        ("1,2,osu_bw,65536,0.55,64.5,1.0", 3, "column 'size': '64.5' is not a whole number"),
+        ("1,2,osu_bw,65536,0.55,64.5,1.0", 3, "column 'size': '64.5' is not a message size"),
     ],
 )
-def test_bad_rows_name_the_line(row, line, message):
+def test_a_bad_row_is_left_out_and_named_with_its_line(row, line, message):
     text = "nodes,taskspernode,osu_exe,msg_size,runtime[sec],size,result\n1,2,osu_bw,65536,0.55,65536,21467.14\n"
+    (run,) = parse_text(text + row + "\n", "bad.csv")
+    assert run.sizes == [65536]
+    [(rejected_line, rejected)] = run.rejected_rows
+    assert rejected_line == line and message in rejected
+
+
+def test_a_table_of_bad_rows_alone_is_refused_at_its_first():
+    text = "nodes,taskspernode,osu_exe,size,result\n1,2,osu_bw,,\n1,2,osu_bw,8,\n"
     with pytest.raises(ParseError) as raised:
-        parse_text(text + row + "\n", "bad.csv")
-    assert raised.value.line == line and message in raised.value.message
+        parse_text(text, "failed.csv")
+    assert raised.value.line == 2 and "column 'size' is empty" in raised.value.message
+
+
+# The columns of the JUPITER rule set's published tables (JUBE's csv); the numbers are made up.
+JOBS = """\
+system,mpi,nodes,taskspernode,osu_exe,msg_size,runtime[sec],size,result,job_id,status,exit_code
+SYS,ompi,1,2,osu_bw,1,1.2,1,5.1,100,COMPLETED,0:0
+SYS,ompi,1,2,osu_bw,16,1.2,16,82.9,101,COMPLETED,0:0
+SYS,ompi,1,2,osu_bw,1048576,1.3,1048576,23057.8,102,COMPLETED,0:0
+SYS,ompi,2,1,osu_bw,1,4.2,1,2.4,103,COMPLETED,0:0
+SYS,ompi,2,1,osu_bw,16,4.1,16,38.8,104,COMPLETED,0:0
+SYS,ompi,2,1,osu_bw,1048576,4.2,1048576,24595.6,105,COMPLETED,0:0
+SYS,ompi,1,2,osu_latency,0,1.3,0,0.4,106,COMPLETED,0:0
+SYS,ompi,2,1,osu_latency,0,2.5,0,1.79,107,COMPLETED,0:0
+"""
+
+
+def test_job_columns_belong_to_the_run_and_a_size_sweep_stays_one_run():
+    """job_id, status and exit_code say how each row's job went, not what was measured: they
+    split nothing. The job ids and the system go to the run."""
+    runs = parse_text(JOBS, "jobs.csv")
+    assert [(run.benchmark, run.nodes, run.sizes) for run in runs] == [
+        ("bw", 1, [1, 16, 1048576]),
+        ("bw", 2, [1, 16, 1048576]),
+        ("latency", 1, [0]),
+        ("latency", 2, [0]),
+    ]
+    assert runs[0].job_id == "100,101,102" and runs[3].job_id == "107"
+    assert runs[0].system == "SYS"
+    assert runs[0].label == "1 node, 2 tasks/node, mpi=ompi"
+    assert not {"job_id", "status", "exit_code", "system"} & set(runs[0].parameters)
+
+
+def test_gpu_buffer_columns_are_the_buffer_placement():
+    text = (
+        "nodes,taskspernode,cuda_dev,osu_exe,msg_size,buffer,target,size,result,job_id\n"
+        "1,2,0;1,osu_bw,1,cuda,D D,1,0.5,1\n1,2,0;1,osu_bw,16,cuda,D D,16,7.7,2\n"
+        "1,2,0;2,osu_bw,1,cuda,D D,1,0.5,3\n1,2,0;2,osu_bw,16,cuda,D D,16,8.6,4\n"
+    )
+    first, second = parse_text(text, "gpu.csv")
+    assert first.sizes == second.sizes == [1, 16]
+    assert first.parameters["accelerator"] == "cuda"
+    assert (first.parameters["send_buffer"], first.parameters["recv_buffer"]) == ("D", "D")
+    assert first.parameters["cuda_dev"] == "0;1" and second.parameters["cuda_dev"] == "0;2"
+
+
+@pytest.mark.parametrize(
+    "cells, message",
+    [
+        ("99999999999999999999999,5.1", "column 'size': 99999999999999999999999 is too large"),
+        ("16,-5.1", "column 'result': -5.1 is negative"),
+        ("16,nan", "column 'result': 'nan' is not a number"),
+        ("16,inf", "column 'result': 'inf' is not a number"),
+        ("16,1e999", "column 'result': '1e999' is not a finite number"),
+    ],
+)
+def test_sizes_and_results_that_cannot_be_are_refused_with_the_line(cells, message):
+    text = "nodes,taskspernode,osu_exe,size,result\n1,2,osu_bw,1,5.0\n" + f"1,2,osu_bw,{cells}\n"
+    (run,) = parse_text(text, "bad.csv")
+    [(line, problem)] = run.rejected_rows
+    assert run.sizes == [1] and line == 3 and message in problem
+
+
+@pytest.mark.timing
+def test_a_long_size_sweep_is_read_in_linear_time():
+    """Ten times the rows of one sweep take about ten times as long, not a hundred: each row
+    looked its size up among all the run's points before (15 s for 32,000 rows)."""
+    import time
+
+    def seconds(rows: int) -> float:
+        text = "nodes,taskspernode,osu_exe,msg_size,size,result\n"
+        text += "".join(f"2,1,osu_bw,{size},{size},1.5\n" for size in range(rows))
+        began = time.perf_counter()
+        (run,) = parse_text(text, "long.csv")
+        assert len(run.points) == rows
+        return time.perf_counter() - began
+
+    assert seconds(40_000) < 25 * seconds(4_000)
 
 
 def test_import_stores_jube_runs_with_nodes_and_ranks(cli, db, clean_env):
@@ -100,15 +185,25 @@ def test_import_stores_jube_runs_with_nodes_and_ranks(cli, db, clean_env):
     assert "2.43" in shown
 
 
-def test_a_bad_jube_file_stores_nothing(cli, db, clean_env, tmp_path):
-    bad = tmp_path / "result.csv"
-    bad.write_text(
+def test_a_failed_job_leaves_out_its_row_not_the_table(cli, db, clean_env, tmp_path):
+    """Two jobs failed (empty size and result): the other rows are stored, both bad lines are
+    named, the exit status is 1; --strict stores nothing from the file."""
+    table = tmp_path / "result.csv"
+    table.write_text(
         "nodes,taskspernode,osu_exe,msg_size,runtime[sec],size,result\n"
-        "1,2,osu_bw,65536,0.55,65536,21467.14\n1,2,osu_latency,0,0.66,0,n/a\n"
+        "1,2,osu_bw,1,0.55,1,2.5\n1,2,osu_bw,16,0.61,,\n1,2,osu_bw,65536,0.55,65536,21467.14\n"
+        "1,2,osu_latency,0,0.66,0,n/a\n1,2,osu_latency,8,0.66,8,0.3\n"
     )
-    result = cli("import", bad, "--db", db)
-    assert result.exit_code == 1 and f"{bad}:3: column 'result': 'n/a' is not a number" in result.stderr
+    strict = cli("import", table, "--strict", "--db", db)
+    assert strict.exit_code == 1 and f"{table}:3: column 'size' is empty" in strict.stderr
+    assert f"{table}:5: column 'result': 'n/a' is not a number" in strict.stderr
     assert "no runs" in cli("list", "runs", "--db", db).stderr
+    result = cli("import", table, "--db", db)
+    assert result.exit_code == 1, result.output
+    assert f"{table}:3: column 'size' is empty" in result.stderr and f"{table}:5:" in result.stderr
+    assert "2 row(s) not imported" in result.stderr and "stored 2 run(s)" in result.stderr
+    shown = cli("show", "1", "--db", db).stdout
+    assert "21467.14" in shown and "2.50" in shown
 
 
 @pytest.mark.skipif(

@@ -50,6 +50,178 @@ def test_a_duplicate_key_in_a_suite_file_is_rejected_with_file_line_and_key(cli,
     assert f"{suite}:5: benchmarks[0].ranks: duplicate key" in result.stderr
 
 
+# -- YAML files: suites, sweep rules, the site configuration ---------------------------
+
+#: Twelve lines whose aliases stand for 9**11 strings once expanded.
+ALIAS_BOMB = "a0: &a0 [x, x, x, x, x, x, x, x, x]\n" + "".join(
+    f"a{n}: &a{n} [{', '.join([f'*a{n - 1}'] * 9)}]\n" for n in range(1, 12)
+)
+
+
+def _yaml_command(kind: str, path: Path, db: Path, env: dict[str, str]) -> list[str]:
+    """The command that reads a YAML file of `kind` (a suite, sweep rules, the site
+    configuration, set in `env`) before it does anything else."""
+    if kind == "suite":
+        return ["run", "--suite-file", str(path), "--dry-run", "--db", str(db)]
+    if kind == "rules":
+        return ["sweep", "all-pairs", "--hosts", "a,b", "--rules", str(path), "--db", str(db)]
+    env["COMMSCOPE_CONFIG"] = str(path)
+    return ["config", "--show"]
+
+
+YAML_KINDS = ["suite", "rules", "config"]
+
+
+@pytest.mark.parametrize("kind", YAML_KINDS)
+def test_a_yaml_alias_bomb_is_refused_at_once(commscope_argv, child_env, db, tmp_path, kind):
+    path = tmp_path / "bomb.yaml"
+    path.write_text(("description: x\nbenchmarks: []\n" if kind == "suite" else "") + ALIAS_BOMB)
+    env = dict(child_env)
+    argv = [*commscope_argv, *_yaml_command(kind, path, db, env)]
+    started = time.monotonic()
+    done = subprocess.run(argv, capture_output=True, text=True, env=env, timeout=60)
+    assert time.monotonic() - started < 30
+    assert done.returncode == 2, done.stderr
+    message = done.stderr.replace(str(path), "FILE")  # the test's folder is named after the test
+    assert "FILE:" in message and "alias" in message and "Traceback" not in message
+
+
+@pytest.mark.parametrize("kind", YAML_KINDS)
+@pytest.mark.parametrize(
+    "content, line, message",
+    [
+        (b"retest_per_node: 3\nmax_retests: " + b"[" * 5000 + b"\n", 2, "nested"),
+        (b"retest_per_node: 3\nmax_retests: " + b"[" * 70 + b"]" * 70 + b"\n", 2, "nested"),
+        (b"retest_per_node: 3\nmax_retests: 6\x004\n", 2, "NUL"),
+        (b"retest_per_node: 3\nmax_retests: 6\nretest_per_node: 4\n", 3, "retest_per_node: duplicate key"),
+    ],
+    ids=["nested thousands deep", "nested past the limit", "NUL byte", "duplicate key"],
+)
+def test_yaml_files_refuse_what_yaml_should_not_hold_with_file_and_line(
+    cli, fake_core, clean_env, db, tmp_path, kind, content, line, message
+):
+    path = tmp_path / "bad.yaml"
+    path.write_bytes(content)
+    env: dict[str, str] = {}
+    argv = _yaml_command(kind, path, db, env)
+    for name, value in env.items():
+        clean_env.setenv(name, value)
+    result = cli(*argv)
+    assert result.exit_code == 2, result.output
+    assert f"{path}:{line}:" in result.stderr and message in result.stderr, result.stderr
+    no_traceback(result)
+
+
+def test_a_few_yaml_aliases_are_still_read(cli, fake_core, db, tmp_path):
+    suite = tmp_path / "shared.yaml"
+    suite.write_text(
+        "description: x\nbenchmarks:\n  - {benchmark: latency, flags: &few [-m, '1:8']}\n"
+        "  - {benchmark: bw, flags: *few}\n"
+    )
+    result = cli("run", "--suite-file", suite, "--dry-run", "--db", db)
+    assert result.exit_code == 0, result.output
+    assert result.stdout.count("-m 1:8") == 2
+
+
+# -- input files are read up to a limit ------------------------------------------------
+
+
+def _capped_memory() -> None:
+    """In the child: 3 GiB of address space, so a reader without a limit fails with
+    MemoryError instead of taking the machine's memory."""
+    import resource
+
+    resource.setrlimit(resource.RLIMIT_AS, (3 * 2**30, 3 * 2**30))
+
+
+@pytest.mark.parametrize(
+    "argv, what",
+    [
+        (["sweep", "all-pairs", "--hostfile", "/dev/zero"], "hostfile"),
+        (["run", "latency", "--hostfile", "/dev/zero", "--launcher", "mpirun", "--dry-run"], "hostfile"),
+        (["sweep", "all-pairs", "--hosts", "a,b", "--rules", "/dev/zero"], "rules file"),
+        (["config", "--show"], "configuration"),
+        (["run", "--suite-file", "SPARSE", "--dry-run"], "suite file"),
+    ],
+    ids=["sweep --hostfile", "run --hostfile", "sweep --rules", "COMMSCOPE_CONFIG", "suite file"],
+)
+def test_an_endless_input_file_is_refused_at_the_limit(commscope_argv, child_env, db, tmp_path, argv, what):
+    from commscope.records.inputs import SETTINGS_LIMIT
+
+    sparse = tmp_path / "huge.yaml"  # a suite must be a file named .yaml: one of 4 GiB, on no disk
+    with open(sparse, "wb") as handle:
+        handle.truncate(4 * 2**30)
+    env = {**child_env, "COMMSCOPE_CONFIG": "/dev/zero"}
+    argv = [str(sparse) if arg == "SPARSE" else arg for arg in argv]
+    done = subprocess.run(
+        [*commscope_argv, *argv, *(["--db", str(db)] if argv[0] != "config" else [])],
+        capture_output=True,
+        text=True,
+        env=env,
+        timeout=120,
+        preexec_fn=_capped_memory,
+    )
+    assert done.returncode == 2, done.stderr[-2000:]
+    assert f"larger than the limit of {SETTINGS_LIMIT >> 20} MiB for a {what}" in done.stderr
+    assert "Traceback" not in done.stderr
+
+
+# -- the site configuration -----------------------------------------------------------
+
+BAD_CONFIG_VALUES = [
+    ("commscope", "'x", "No closing quotation"),
+    ("commscope", "  ", "no command"),
+    ("jobs_dir", "~nouser/x", "no user nouser"),
+    ("transport", "carrier", "'auto', 'shm' or 'net'"),
+    ("launcher", "carrier", "'auto', 'srun', 'mpirun' or 'mpiexec'"),
+    ("start_timeout", "nan", "finite number"),
+    ("start_timeout", "inf", "finite number"),
+    ("start_timeout", "-1", "greater than or equal to 0"),
+]
+
+
+@pytest.mark.parametrize("key, value, message", BAD_CONFIG_VALUES)
+def test_config_set_refuses_a_value_submit_cannot_use(cli, clean_env, tmp_path, key, value, message):
+    config = tmp_path / "config.yaml"
+    config.write_text("partition: cpu\n")
+    clean_env.setenv("COMMSCOPE_CONFIG", str(config))
+    result = cli("config", "set", "--", key, value)
+    assert result.exit_code == 2, result.output
+    assert f"{key} {value!r}:" in result.stderr and message in result.stderr, result.stderr
+    no_traceback(result)
+    assert config.read_text() == "partition: cpu\n"
+
+
+@pytest.mark.parametrize("key, value, message", BAD_CONFIG_VALUES)
+def test_a_config_file_value_submit_cannot_use_is_named_with_file_and_line(
+    cli, clean_env, tmp_path, key, value, message
+):
+    import yaml
+
+    config = tmp_path / "config.yaml"
+    config.write_text("partition: cpu\n" + yaml.safe_dump({key: float(value) if key == "start_timeout" else value}))
+    clean_env.setenv("COMMSCOPE_CONFIG", str(config))
+    result = cli("submit", "quick", "--dry-run")
+    assert result.exit_code == 2, result.output
+    assert f"{config}:2: {key}" in result.stderr and message in result.stderr, result.stderr
+    no_traceback(result)
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["--np", "1000001"],
+        ["--np", "99999999999999999999"],
+        ["--start-timeout", "nan"],
+        ["--wait", "--start-timeout", "inf"],
+    ],
+)
+def test_submit_numbers_are_bounded_like_run(cli, clean_env, tmp_path, argv):
+    clean_env.setenv("COMMSCOPE_CONFIG", str(tmp_path / "none.yaml"))
+    result = cli("submit", "quick", "--dry-run", *argv)
+    assert result.exit_code == 2 and argv[-2] in result.stderr, result.output
+
+
 # -- run options ------------------------------------------------------------------------
 
 

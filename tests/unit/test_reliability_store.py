@@ -334,6 +334,82 @@ def test_an_unknown_run_exits_the_same_in_every_command(cli, filled, command):
     assert "no run 7" in result.stderr
 
 
+@pytest.mark.parametrize(
+    "command",
+    [
+        ("show", "last"),
+        ("export", "last", "--format", "json"),
+        ("delete", "last"),
+        ("compare", "last"),
+        ("check", "last", "--baseline", "b"),
+        ("model", "last"),
+        ("plot", "last", "-o", "p.png"),
+        ("report", "last", "-o", "r.html"),
+    ],
+    ids=" ".join,
+)
+def test_last_in_an_empty_database_is_the_same_usage_error_in_every_command(cli, tmp_path, command):
+    empty = tmp_path / "empty.db"
+    Store(empty).close()
+    result = cli(*command, "--db", empty)
+    assert result.exit_code == 2, result.output
+    assert "no run" in result.stderr and str(empty) in result.stderr and "Traceback" not in result.output
+
+
+@pytest.mark.parametrize("name", ["", "   ", "\t"])
+def test_a_baseline_needs_a_name(cli, filled, name):
+    result = cli("baseline", "set", name, "1", "--db", filled)
+    assert result.exit_code == 2 and "baseline name" in result.stderr, result.output
+    with Store(filled) as store:
+        assert store.baseline_run_ids(name) is None
+
+
+def test_check_junit_into_a_missing_folder_is_refused_and_makes_no_folder(cli, filled, tmp_path):
+    assert cli("import", FIXTURE, "--force", "--db", filled).exit_code == 0
+    assert cli("baseline", "set", "b", "1", "--db", filled).exit_code == 0
+    junit = tmp_path / "missing" / "j.xml"
+    result = cli("check", "2", "--baseline", "b", "--junit", junit, "--db", filled)
+    assert result.exit_code == 2, result.output
+    assert f"--junit {junit}" in result.stderr and "Traceback" not in result.output
+    assert not junit.parent.exists()
+
+
+def test_a_file_name_that_is_not_utf8_is_imported_under_a_readable_name(cli, db, tmp_path):
+    """A name the file system holds but UTF-8 cannot: the run is stored, the name kept with
+    the odd byte written as \\xff."""
+    odd = Path(os.fsdecode(bytes(tmp_path) + b"/r\xff.txt"))
+    odd.write_bytes(FIXTURE.read_bytes())
+    result = cli("import", odd, "--db", db)
+    assert result.exit_code == 0, result.output
+    assert "r\\xff.txt" in cli("show", "last", "--db", db).stdout
+
+
+def test_report_on_constant_values_prints_no_numeric_warning(commscope_argv, child_env, tmp_path):
+    """Every size the same value, every run the same: no spread, no slope, nothing to fit. The
+    analysis must say so in words, not let numpy, scipy or matplotlib warn on stderr."""
+    table = tmp_path / "constant.txt"
+    table.write_text(
+        "# OSU MPI Latency Test v5.6.3\n# Size          Latency (us)\n"
+        + "".join(f"{1 << power:<8d}{1.0:>20.2f}\n" for power in range(8))
+    )
+    db = tmp_path / "constant.db"
+    env = {**child_env, "PYTHONWARNINGS": "always"}
+
+    def commscope(*args) -> subprocess.CompletedProcess:
+        done = subprocess.run(
+            [*commscope_argv, *map(str, args), "--db", str(db)], capture_output=True, text=True, env=env
+        )
+        assert "Warning" not in done.stderr, (args, done.stderr)
+        return done
+
+    for _ in range(4):
+        commscope("import", table, "--force")
+    commscope("baseline", "set", "b", "1", "2")
+    commscope("report", "3", "4", "--baseline", "b", "-o", tmp_path / "r.html", "--markdown", tmp_path / "r.md")
+    commscope("model", "1")
+    commscope("compare", "1", "2", "3", "4")
+
+
 # -- one copy of each imported file ----------------------------------------------------------
 
 

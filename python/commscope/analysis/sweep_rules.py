@@ -26,7 +26,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from commscope.analysis.sweep import DEFAULT_RULES, LocateRules, MetricRule, Policy
 from commscope.errors import UsageError
-from commscope.records.suite import line_of as yaml_line_of  # one YAML-node-to-line walk for every file kind
+from commscope.records import yamlfile
 
 
 class _Rule(BaseModel):
@@ -58,31 +58,18 @@ class RulesError(UsageError):
 
 
 def load_rules(path: Path) -> Policy:
-    import yaml
-
-    try:
-        text = path.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as exc:
-        raise RulesError(f"cannot read rules file {path}: {exc}") from exc
-    loader = yaml.SafeLoader(text)
-    try:
-        root = loader.get_single_node()
-        data = loader.construct_document(root) if root is not None else {}
-    except yaml.MarkedYAMLError as exc:
-        mark = exc.problem_mark or exc.context_mark
-        raise RulesError(f"{path}:{mark.line + 1 if mark else 1}: invalid YAML: {exc.problem}") from exc
-    finally:
-        loader.dispose()
+    document = yamlfile.load(path, "rules file")
+    data, root = document.data if document.data is not None else {}, document.root
     if not isinstance(data, dict):
-        line = root.start_mark.line + 1 if root is not None else 1
         raise RulesError(
-            f"{path}:{line}: a rules file is a mapping of latency, bw, bibw, retest_per_node, max_retests, locate"
+            f"{path}:{yamlfile.line_of(root, ())}: a rules file is a mapping of latency, bw, bibw, "
+            "retest_per_node, max_retests, locate"
         )
     try:
         checked = _RuleFile.model_validate(data)
     except ValidationError as exc:
         raise RulesError(
-            "\n".join(f"{path}:{yaml_line_of(root, loc)}: {text}" for loc, text in _problems(exc))
+            "\n".join(f"{path}:{yamlfile.line_of(root, loc)}: {text}" for loc, text in _problems(exc))
         ) from exc
     return _policy(checked)
 

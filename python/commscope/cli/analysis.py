@@ -18,6 +18,7 @@ from commscope.cli.common import (
     policy_options,
     selection_of,
     selection_options,
+    utf8_text,
     write_output,
 )
 from commscope.errors import EXIT_FAILED, EXIT_OK, CommscopeError, UsageError
@@ -95,8 +96,15 @@ def baseline() -> None:
     """Name sets of runs that `commscope check` compares new runs against."""
 
 
+def _baseline_name(ctx: click.Context, param: click.Parameter, value: str) -> str:
+    """A name `check --baseline` can be given: not empty, not only blanks."""
+    if not value.strip():
+        raise click.BadParameter(f"{value!r}: a baseline name needs a character that is not blank", ctx, param)
+    return utf8_text(ctx, param, value)
+
+
 @baseline.command(name="set", epilog=SELECTORS_HELP)
-@click.argument("name")
+@click.argument("name", callback=_baseline_name)
 @selection_options()
 @db_option()
 def baseline_set(name, selectors, benchmark, since, last_invocation, db: Path) -> None:
@@ -184,8 +192,8 @@ Exit status:
 @click.option(
     "--junit",
     metavar="FILE",
-    help="Also write JUnit XML: a test case per benchmark x size, failing sizes as failures with "
-    "their evidence (GitLab, Jenkins and GitHub show it as a test report).",
+    help="Also write JUnit XML (its folder must exist): a test case per benchmark x size, failing sizes "
+    "as failures with their evidence (GitLab, Jenkins and GitHub show it as a test report).",
 )
 @db_option()
 @click.pass_context
@@ -239,7 +247,7 @@ def check(
     if junit:
         from commscope.output.ci import junit_xml
 
-        write_output(Path(junit), junit_xml(result))
+        write_output(Path(junit), junit_xml(result), make_folder=False, what="--junit")
     if fmt == "json":
         from commscope.output.ci import check_json
 

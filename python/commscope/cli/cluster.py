@@ -13,6 +13,7 @@ from commscope.cli.common import (
     EXIT_STATUS_HELP,
     RunCommand,
     db_option,
+    finite_seconds,
     name_value_pairs,
     repeat_option,
     suite_file_option,
@@ -21,6 +22,7 @@ from commscope.cli.common import (
     utf8_text,
 )
 from commscope.errors import EXIT_FAILED, EXIT_OK, UsageError
+from commscope.records.suite import MAX_RANKS
 
 SUBMIT_EPILOG = (
     """\b
@@ -85,7 +87,10 @@ from the configuration file: see `commscope config`. A flag wins over it.
 @transport_option("As for `commscope run`: how ranks sharing a node talk.")
 @click.option("--label", metavar="TEXT", callback=utf8_text, help="Label for the runs the job stores.")
 @click.option(
-    "--np", type=click.IntRange(min=1), metavar="N", help="MPI ranks for every benchmark (default: the suite's)."
+    "--np",
+    type=click.IntRange(min=1, max=MAX_RANKS),
+    metavar="N",
+    help=f"MPI ranks for every benchmark (default: the suite's; at most {MAX_RANKS:,}, as for `run`).",
 )
 @repeat_option("Run the list K times in the job.")
 @timeout_option("Stop one benchmark that runs longer than this (its sizes are kept).")
@@ -100,6 +105,7 @@ from the configuration file: see `commscope config`. A flag wins over it.
 @click.option(
     "--start-timeout",
     type=click.FloatRange(min=0),
+    callback=finite_seconds,
     metavar="SECONDS",
     help="With --wait: give up waiting when the job has not started after this long (default: the "
     "configuration's start_timeout, else 600). The job is left queued; collect it later.",

@@ -12,7 +12,7 @@ from pathlib import Path
 import click
 import platformdirs
 
-from commscope.errors import CommscopeError, UsageError
+from commscope.errors import UsageError
 
 EXIT_STATUS_HELP = """\b
 Exit status:
@@ -68,7 +68,7 @@ def resolve_run(store, run_id) -> int:
         return run_id
     last = store.last_run_id()
     if last is None:
-        raise CommscopeError(f"no runs stored in {store.path} yet")
+        raise UsageError(f"no run last in {store.path}: no runs stored there yet")
     return last
 
 
@@ -88,7 +88,7 @@ def utf8_text(ctx: click.Context, param: click.Parameter, value: str | None) -> 
 
 def finite_seconds(ctx: click.Context, param: click.Parameter, value: float | None) -> float | None:
     if value is not None and not math.isfinite(value):
-        raise click.BadParameter(f"{value} is not a number of seconds; leave --timeout out for no limit", ctx, param)
+        raise click.BadParameter(f"{value} is not a number of seconds", ctx, param)
     return value
 
 
@@ -236,8 +236,9 @@ def analysis_store(db: Path, write: bool = False):
     return Store(db, create=False, readonly=not write)
 
 
-def write_output(path: Path, data: bytes | str, make_folder: bool = True) -> None:
-    """Write an output file, creating its folder; a path that cannot be written is a usage error."""
+def write_output(path: Path, data: bytes | str, make_folder: bool = True, what: str = "") -> None:
+    """Write an output file, creating its folder unless told not to; a path that cannot be
+    written is a usage error, naming the option it came with (`what`) when given."""
     try:
         if make_folder:
             path.parent.mkdir(parents=True, exist_ok=True)
@@ -246,7 +247,7 @@ def write_output(path: Path, data: bytes | str, make_folder: bool = True) -> Non
         else:
             path.write_bytes(data)
     except OSError as exc:
-        raise UsageError(f"cannot write {path}: {exc.strerror or exc}") from None
+        raise UsageError(f"cannot write {what + ' ' if what else ''}{path}: {exc.strerror or exc}") from None
 
 
 # -- options that measuring commands share ----------------------------------------------

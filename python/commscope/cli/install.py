@@ -9,7 +9,7 @@ from pathlib import Path
 import click
 
 from commscope import __version__, ui
-from commscope.cli.common import format_option
+from commscope.cli.common import format_option, utf8_text
 from commscope.errors import CommscopeError, UsageError
 
 
@@ -84,10 +84,21 @@ def info(fmt: str, compat_only: bool, links_only: bool) -> None:
     click.echo(f"  export PATH={compat}:$PATH")
 
 
+def _path_folder(ctx: click.Context, param: click.Parameter, value: Path) -> Path:
+    """A folder PATH can hold: no colon (it would split it in two) and no control character
+    (Lmod writes the value into shell code unquoted: a line after a newline runs as a command),
+    in UTF-8, which a modulefile is written in."""
+    text = utf8_text(ctx, param, str(value))
+    if ":" in text or any(not char.isprintable() for char in text):
+        raise click.BadParameter(f"{text!r} cannot be a folder on PATH (a colon or a control character)", ctx, param)
+    return value
+
+
 @click.command()
 @click.option(
     "--prefix",
     type=click.Path(file_okay=False, path_type=Path),
+    callback=_path_folder,
     default=lambda: Path(sys.prefix),
     show_default="this installation's prefix",
     metavar="PREFIX",

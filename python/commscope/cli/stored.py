@@ -244,9 +244,15 @@ def delete(run_ids, db: Path) -> None:
     is_flag=True,
     help="Import files whose content is already stored (by SHA-256 of the bytes), storing their runs again.",
 )
+@click.option(
+    "--strict",
+    is_flag=True,
+    help="Refuse a file any of whose table rows cannot be read (a failed job's empty cells); "
+    "without it the good rows are stored, the others listed, and the exit status is 1.",
+)
 @db_option()
 @click.pass_context
-def import_(ctx: click.Context, files, label, system, max_size, force, db: Path) -> None:
+def import_(ctx: click.Context, files, label, system, max_size, force, strict, db: Path) -> None:
     """Import result files: OSU Micro-Benchmarks output (5.x-7.x), Intel MPI
     Benchmarks output, OMB tables pasted into Markdown/reStructuredText, JUBE
     result tables (`jube result`, pretty or csv), and commscope-bench JSON
@@ -254,7 +260,9 @@ def import_(ctx: click.Context, files, label, system, max_size, force, db: Path)
 
     A file that cannot be read is reported as FILE:LINE: problem and nothing
     from it is stored; the other files are still imported, and the exit
-    status is 1.
+    status is 1. A row of a JUBE table that cannot be read (a failed job's
+    empty cells) is reported the same way and left out, the table's other
+    rows stored (--strict refuses the file).
 
     FILE may also be a run that `commscope run` measured but could not store:
     the .jsonl file it names in the unsaved-results folder, read with the
@@ -267,13 +275,20 @@ def import_(ctx: click.Context, files, label, system, max_size, force, db: Path)
     from commscope.store.db import Store
 
     with Store(db) as store:
-        result = import_files(store, files, label, system, sys.argv, max_size, force=force)
+        result = import_files(store, files, label, system, sys.argv, max_size, force=force, strict=strict)
     for name, ids in result.stored.items():
         ui.note(f"{name}: stored {len(ids)} run(s): {', '.join(map(str, ids))}")
     for name, earlier in result.skipped.items():
-        ui.note(f"{name}: already imported (same content as {earlier}); not stored again (--force stores it)")
+        ui.note(f"{name}: already imported ({earlier}); not stored again (--force stores it)")
+    for name, earlier in result.repeated.items():
+        ui.note(f"{name}: {earlier}; those not stored again (--force stores them)")
     for problem in result.errors:
         ui.error(problem)
+    for row in result.rejected_rows:
+        ui.error(f"{row} (row not imported)")
     if result.errors:
         ui.note(f"{len(result.errors)} of {len(files)} file(s) not imported")
+    if result.rejected_rows:
+        ui.note(f"{len(result.rejected_rows)} row(s) not imported (--strict refuses their files)")
+    if result.errors or result.rejected_rows:
         ctx.exit(EXIT_FAILED)

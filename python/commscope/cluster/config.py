@@ -16,13 +16,16 @@ Problems are reported as FILE:LINE: KEY: problem, like suite files.
 
 from __future__ import annotations
 
+import functools
 import os
+import shlex
 from dataclasses import dataclass, field, fields
 from pathlib import Path
 
 import platformdirs
 
 from commscope.errors import UsageError
+from commscope.records import yamlfile
 
 ENV_VAR = "COMMSCOPE_CONFIG"
 FILE_NAME = "config.yaml"
@@ -64,12 +67,45 @@ def config_path(environ=os.environ) -> Path:
     return platformdirs.user_config_path("commscope") / FILE_NAME
 
 
+def _command(value: str | None) -> str | None:
+    """`commscope:` is split into words as a shell would, on every submit."""
+    if value is not None:
+        try:
+            words = shlex.split(value)
+        except ValueError as exc:
+            raise ValueError(f"not shell words: {exc}") from None
+        if not words:
+            raise ValueError("no command in it")
+    return value
+
+
+def _folder(value: str | None) -> str | None:
+    """`jobs_dir:` may start with ~ or ~USER, which must name a user of this machine."""
+    if value is not None:
+        try:
+            Path(value).expanduser()
+        except RuntimeError:
+            user = value[1:].split("/", 1)[0]
+            raise ValueError(f"no user {user} on this machine" if user else "no home folder to put for ~") from None
+    return value
+
+
+@functools.cache
 def _model():
-    from pydantic import ConfigDict, create_model
+    from typing import Annotated, Literal
+
+    from pydantic import AfterValidator, ConfigDict, Field, create_model
+
+    from commscope.cluster.script import LAUNCHERS
+    from commscope.records.suite import Transport
 
     kinds = {
         "exclusive": (bool | None, None),
-        "start_timeout": (float | None, None),
+        "launcher": (Literal[LAUNCHERS] | None, None),
+        "transport": (Transport | None, None),
+        "start_timeout": (float | None, Field(default=None, ge=0, allow_inf_nan=False)),
+        "commscope": (Annotated[str | None, AfterValidator(_command)], None),
+        "jobs_dir": (Annotated[str | None, AfterValidator(_folder)], None),
         "modules": (list[str], []),
         "sbatch": (list[str], []),
         "setup": (list[str], []),
@@ -82,26 +118,23 @@ def _model():
     )
 
 
+def _mistake(error: dict) -> str:
+    """KEY 'VALUE': what is wrong, from one of pydantic's errors."""
+    key = ".".join(str(part) for part in error["loc"])
+    if error["type"] == "extra_forbidden":
+        return f"{key}: unknown key; known keys: {', '.join(KEYS)}"
+    return f"{key} {error['input']!r}: {error['msg'].removeprefix('Value error, ')}"
+
+
 def load(path: Path | None = None) -> SiteConfig:
     """The site configuration; an empty one when the file does not exist."""
-    import yaml
     from pydantic import ValidationError
-
-    from commscope.records.suite import line_of
 
     path = path or config_path()
     if not path.exists():
         return SiteConfig()
-    try:
-        text = path.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as exc:
-        raise UsageError(f"cannot read configuration {path}: {exc}") from exc
-    try:
-        root = yaml.compose(text, Loader=yaml.SafeLoader)
-        data = yaml.safe_load(text)
-    except yaml.MarkedYAMLError as exc:
-        mark = exc.problem_mark or exc.context_mark
-        raise UsageError(f"{path}:{mark.line + 1 if mark else 1}: invalid YAML: {exc.problem}") from exc
+    document = yamlfile.load(path, "configuration")
+    data, root = document.data, document.root
     if data is None:
         return SiteConfig()
     if not isinstance(data, dict):
@@ -110,9 +143,7 @@ def load(path: Path | None = None) -> SiteConfig:
         checked = _model().model_validate(data)
     except ValidationError as exc:
         error = exc.errors()[0]
-        key = ".".join(str(part) for part in error["loc"])
-        message = f"unknown key; known keys: {', '.join(KEYS)}" if error["type"] == "extra_forbidden" else error["msg"]
-        raise UsageError(f"{path}:{line_of(root, error['loc'])}: {key}: {message}") from exc
+        raise UsageError(f"{path}:{yamlfile.line_of(root, error['loc'])}: {_mistake(error)}") from None
     return SiteConfig(**checked.model_dump())
 
 
@@ -150,5 +181,5 @@ def set_key(config: SiteConfig, key: str, values: list[str]) -> SiteConfig:
     try:
         checked = _model().model_validate(data)
     except ValidationError as exc:
-        raise UsageError(f"{key}: {exc.errors()[0]['msg']}") from exc
+        raise UsageError(_mistake(exc.errors()[0])) from None
     return SiteConfig(**checked.model_dump())

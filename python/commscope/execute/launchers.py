@@ -25,6 +25,7 @@ from typing import ClassVar
 
 from commscope.errors import CommscopeError, UsageError
 from commscope.execute.core import MPICH, OPENMPI
+from commscope.records.inputs import read_text
 
 SLURM = "slurm"
 PLACEMENTS = ("intra-node", "inter-node", "any")
@@ -131,10 +132,7 @@ def _hosts_argv(
 
 def hostfile_nodes(path: str) -> int:
     """Number of distinct hosts in a hostfile (first word of each non-comment line)."""
-    try:
-        lines = Path(path).read_text().splitlines()
-    except OSError as exc:
-        raise UsageError(f"cannot read hostfile {path}: {exc.strerror}") from exc
+    lines = read_text(Path(path), "hostfile").splitlines()
     names = {line.split("#", 1)[0].split()[0] for line in lines if line.split("#", 1)[0].strip()}
     if not names:
         raise UsageError(f"hostfile {path} names no hosts")

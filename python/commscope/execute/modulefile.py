@@ -9,6 +9,7 @@ and by Lmod; Lua by Lmod only.
 from __future__ import annotations
 
 import glob
+import re
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -59,7 +60,29 @@ def layout(prefix: Path) -> Layout:
 
 
 def _tcl_quote(text: str) -> str:
-    return "{" + text.replace("{", "\\{").replace("}", "\\}") + "}"
+    """A Tcl word that is `text` and nothing else: double quotes with every character Tcl
+    substitutes or ends a word at escaped, control characters as \\uNNNN (always 4 digits,
+    where \\x's digit count changed between Tcl releases). Braces would keep a backslash
+    before an unbalanced brace as part of the text."""
+    return '"' + re.sub(r'[\\"$\[\]{}\x00-\x1f\x7f]', _tcl_escape, text) + '"'
+
+
+def _tcl_escape(match: re.Match[str]) -> str:
+    char = match.group()
+    return "\\" + char if char.isprintable() else f"\\u{ord(char):04x}"
+
+
+# Lmod (8.6) reads a Tcl modulefile by running it and writing each prepend-path as a Lua
+# call with the value between double quotes as it is: a quote in the value ends the Lua
+# string and what follows runs as Lua. Under Lmod the value is given already escaped for
+# Lua; Lmod sets ModuleTool, Environment Modules gets the value as it is.
+_TCL_LMOD_PATH = r"""proc commscope_path {path} {
+    global ModuleTool
+    if {[info exists ModuleTool] && $ModuleTool eq "Lmod"} {
+        return [string map [list \\ \\\\ \" \\\" \n \\n \r \\r] $path]
+    }
+    return $path
+}"""
 
 
 def _module(where: Layout, head: list[str], prepend: Callable[[str, Path], str]) -> str:
@@ -80,12 +103,22 @@ def render_tcl(where: Layout) -> str:
         "}",
         f"module-whatis {_tcl_quote(f'{_WHAT} (version {__version__})')}",
         "conflict osu-micro-benchmarks",
+        _TCL_LMOD_PATH,
     ]
-    return _module(where, head, lambda variable, path: f"prepend-path {variable} {_tcl_quote(str(path))}")
+    return _module(
+        where, head, lambda variable, path: f"prepend-path {variable} [commscope_path {_tcl_quote(str(path))}]"
+    )
 
 
 def _lua_quote(text: str) -> str:
-    return "[==[" + text + "]==]"
+    """A Lua string literal that is `text`: double quotes, backslash and quote escaped, control
+    characters as decimal \\ddd. A long bracket [==[...]==] ends at the first ]==] in the text."""
+    return '"' + re.sub(r'[\\"\x00-\x1f\x7f]', _lua_escape, text) + '"'
+
+
+def _lua_escape(match: re.Match[str]) -> str:
+    char = match.group()
+    return "\\" + char if char.isprintable() else f"\\{ord(char):03d}"
 
 
 def render_lua(where: Layout) -> str:

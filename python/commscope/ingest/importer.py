@@ -36,10 +36,13 @@ from commscope.ingest.dedupe import SeenSources
 from commscope.ingest.parse import ParsedRun, ParseError, parse_bytes
 from commscope.ingest.parse.model import Point as ParsedPoint
 from commscope.records import unsaved
+from commscope.records.inputs import read_capped
 from commscope.records.invocation import invocation
 from commscope.records.metrics import STATS
 from commscope.records.redact import redact_json_text, secret_names
 from commscope.records.run import AXES, ONE_SIDED_CALLS, Axes, Point, Run
+from commscope.records.text import format_size
+from commscope.records.textsafe import file_name
 from commscope.store.db import Store
 from commscope.store.rows import RunRows, rows_of
 from commscope.store.sources import make_source
@@ -60,7 +63,6 @@ MAX_WORKERS = 4
 #: The largest file read by default (OMB and IMB outputs are kilobytes; a few MB of
 #: concatenated tables is already a lot).
 DEFAULT_MAX_SIZE = 64 * 2**20
-_READ_CHUNK = 2**20
 _UNITS = {"": 1, "K": 2**10, "M": 2**20, "G": 2**30}
 
 _Item = TypeVar("_Item")
@@ -72,6 +74,8 @@ class ImportResult:
     stored: dict[str, list[int]] = field(default_factory=dict)  # file -> run ids
     errors: list[str] = field(default_factory=list)  # "file:line: message"
     skipped: dict[str, str] = field(default_factory=dict)  # file -> what already holds its bytes
+    rejected_rows: list[str] = field(default_factory=list)  # "file:line: message" of rows left out
+    repeated: dict[str, str] = field(default_factory=dict)  # file -> what holds some of its runs' rows
 
 
 def _label(user_label: str | None, own_label: str | None) -> str | None:
@@ -128,26 +132,6 @@ def parse_size(text: str) -> int:
     return int(number) * _UNITS[unit]
 
 
-def format_size(size: int) -> str:
-    for unit in ("G", "M", "K"):
-        if size % _UNITS[unit] == 0:
-            return f"{size // _UNITS[unit]} {unit}iB"
-    return f"{size} bytes"
-
-
-def _read_capped(path: Path, limit: int) -> bytes | None:
-    """The file's bytes, or None when it holds more than `limit` (only limit + 1 are read)."""
-    chunks, total = [], 0
-    with open(path, "rb") as handle:
-        while total <= limit:
-            chunk = handle.read(min(_READ_CHUNK, limit + 1 - total))
-            if not chunk:
-                return b"".join(chunks)
-            chunks.append(chunk)
-            total += len(chunk)
-    return None
-
-
 def run_from_parsed(parsed: ParsedRun, path: Path, label: str | None, system: str | None) -> Run:
     if parsed.run is not None:  # the core's own records: read as `commscope run` reads them
         return dataclasses.replace(
@@ -168,8 +152,9 @@ def run_from_parsed(parsed: ParsedRun, path: Path, label: str | None, system: st
         provenance=parsed.provenance or None,
         notes=parsed.notes or None,
         source_format=parsed.source_format,
-        source_file=str(path.resolve()),
-        system=system,
+        source_file=file_name(path.resolve()),
+        system=system or parsed.system,
+        job_id=parsed.job_id,
         points=points,
         raw={"table": parsed.text.encode()} if parsed.text else {},
     )
@@ -180,32 +165,36 @@ def run_from_parsed(parsed: ParsedRun, path: Path, label: str | None, system: st
 
 
 def read_file(
-    name: str, label: str | None, system: str | None, max_size: int = DEFAULT_MAX_SIZE
-) -> list[RunRows] | str:
+    name: str, label: str | None, system: str | None, max_size: int = DEFAULT_MAX_SIZE, strict: bool = False
+) -> tuple[list[RunRows] | str, list[str]]:
     """The runs of one result file as rows to store, or the message saying why it cannot be
-    imported."""
+    imported; and FILE:LINE: problem of each row a table left out (a failed job's), which
+    with `strict` refuse the whole file instead."""
     path = Path(name)
     try:
-        data = _read_capped(path, max_size)
+        data = read_capped(path, max_size)
     except OSError as exc:
-        return f"{name}: cannot read: {exc.strerror or exc}"
+        return f"{name}: cannot read: {exc.strerror or exc}", []
     if data is None:
         return (
             f"{name}: larger than the import limit of {format_size(max_size)} "
             "(--max-size or COMMSCOPE_IMPORT_MAX_SIZE raise it)"
-        )
+        ), []
     if path.suffix == ".jsonl":
-        return _read_unsaved(path, data)
+        return _read_unsaved(path, data), []
     try:
         parsed = parse_bytes(data, os.fspath(path))
     except ParseError as exc:
-        return str(exc)
+        return str(exc), []
     if not parsed:
-        return f"{name}: no benchmark results found"
+        return f"{name}: no benchmark results found", []
+    rejected = [f"{run.source}:{line}: {message}" for run in parsed for line, message in run.rejected_rows]
+    if strict and rejected:
+        return "\n".join(rejected) + f"\n{name}: --strict: nothing stored from it", []
     runs = [run_from_parsed(run, path, label, system) for run in parsed]
     secrets = {name for run in runs for name in secret_names(run.environment)}
     source = make_source(redact_json_text(data, secrets))  # once for all the runs it holds
-    return [rows_of(run, source) for run in runs]
+    return [rows_of(run, source) for run in runs], rejected
 
 
 def _read_unsaved(path: Path, data: bytes) -> list[RunRows] | str:
@@ -223,10 +212,10 @@ def _read_unsaved(path: Path, data: bytes) -> list[RunRows] | str:
 
 
 def _read_batch(
-    names: Sequence[str], label: str | None, system: str | None, max_size: int
-) -> list[tuple[str, list[RunRows] | str]]:
+    names: Sequence[str], label: str | None, system: str | None, max_size: int, strict: bool
+) -> list[tuple[str, list[RunRows] | str, list[str]]]:
     """read_file() for each file: what a worker does."""
-    return [(name, read_file(name, label, system, max_size)) for name in names]
+    return [(name, *read_file(name, label, system, max_size, strict)) for name in names]
 
 
 def import_files(
@@ -237,6 +226,7 @@ def import_files(
     argv: Sequence[str],
     max_size: int = DEFAULT_MAX_SIZE,
     force: bool = False,
+    strict: bool = False,
 ) -> ImportResult:
     """Import the files; one whose bytes are already stored is skipped (named in
     result.skipped) unless `force`."""
@@ -244,13 +234,15 @@ def import_files(
     seen = SeenSources(store)
     invocation_id = store.add_invocation(invocation("import", argv))
     batches = [paths[start : start + FILES_PER_TRANSACTION] for start in range(0, len(paths), FILES_PER_TRANSACTION)]
-    read = functools.partial(_read_batch, label=label, system=system, max_size=max_size)
+    read = functools.partial(_read_batch, label=label, system=system, max_size=max_size, strict=strict)
     with contextlib.closing(_map_in_workers(read, batches)) as read_batches:
         for batch in read_batches:
-            readable = [(name, rows) for name, rows in batch if not isinstance(rows, str)]
-            result.errors += [rows for _, rows in batch if isinstance(rows, str)]
+            readable = [(name, rows) for name, rows, _ in batch if not isinstance(rows, str)]
+            result.errors += [rows for _, rows, _ in batch if isinstance(rows, str)]
+            result.rejected_rows += [row for _, _, rejected in batch for row in rejected]
             if not force:
                 readable = _new_sources(readable, seen, result)
+            readable = _new_rows(readable, seen, result, force)
             ids = store.add_run_groups([rows for _, rows in readable], invocation_id)
             result.stored.update(zip((name for name, _ in readable), ids))
     return result
@@ -272,6 +264,23 @@ def _new_sources(
             new.append((name, rows))
         else:
             result.skipped[name] = earlier
+    return new
+
+
+def _new_rows(
+    readable: list[tuple[str, list[RunRows]]], seen: SeenSources, result: ImportResult, force: bool
+) -> list[tuple[str, list[RunRows]]]:
+    """The files with the runs whose rows are not stored yet (JUBE); a file left with none
+    goes to result.skipped, one left with some says so in result.repeated."""
+    new = []
+    for name, rows in readable:
+        kept, earlier = seen.new_rows(name, rows, force)
+        if not kept:
+            result.skipped[name] = earlier or ""
+            continue
+        if earlier:
+            result.repeated[name] = earlier
+        new.append((name, kept))
     return new
 
 

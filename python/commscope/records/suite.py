@@ -38,6 +38,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Literal
 
 from commscope.errors import UsageError
+from commscope.records import yamlfile
 
 if TYPE_CHECKING:
     import yaml
@@ -170,17 +171,8 @@ def _file_models() -> tuple[type[BaseModel], type[BaseModel]]:
     return suite, entry
 
 
-class SuiteError(UsageError):
+class SuiteError(yamlfile.YamlFileError):
     """A suite file that cannot be used; `problems` holds (path, line, key, message)."""
-
-    def __init__(self, problems: list[tuple[str, int, str, str]]) -> None:
-        self.problems = problems
-        super().__init__(
-            "\n".join(
-                f"{path}:{line}: {key}: {message}" if key else f"{path}:{line}: {message}"
-                for path, line, key, message in problems
-            )
-        )
 
 
 def builtin_suites() -> dict[str, Path]:
@@ -199,38 +191,13 @@ def find_suite(name: str, near: Path | None = None) -> Path | None:
 
 def load_suite_file(path: Path) -> Suite:
     """Read and validate one suite file (its includes are not followed)."""
-    import yaml
     from pydantic import ValidationError
 
     try:
-        text = path.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as exc:
-        raise UsageError(f"cannot read suite file {path}: {exc}") from exc
-    loader = None
-    try:
-        loader = yaml.SafeLoader(text)  # checks every character: a NUL byte fails here
-        root = loader.get_single_node()
-        duplicate = _duplicate_key(root, ()) if root is not None else None
-        if duplicate is not None:
-            line, key = duplicate
-            raise SuiteError([(str(path), line, key, "duplicate key (YAML would silently keep the last one)")])
-        data = loader.construct_document(root) if root is not None else None
-    except yaml.MarkedYAMLError as exc:
-        mark = exc.problem_mark or exc.context_mark
-        raise SuiteError([(str(path), mark.line + 1 if mark else 1, "", f"invalid YAML: {exc.problem}")]) from exc
-    except yaml.reader.ReaderError as exc:
-        line = text[: exc.position].count("\n") + 1
-        what = "a NUL byte" if exc.character in (0, "\0") else f"the control character {exc.character!r}"
-        raise SuiteError([(str(path), line, "", f"invalid YAML: {what}, which YAML does not allow")]) from None
-    except yaml.YAMLError as exc:
-        raise SuiteError([(str(path), 1, "", f"invalid YAML: {exc}")]) from exc
-    except RecursionError:
-        raise SuiteError(
-            [(str(path), loader.get_mark().line + 1, "", "invalid suite file: lists or mappings nested too deeply")]
-        ) from None
-    finally:
-        if loader is not None:
-            loader.dispose()
+        document = yamlfile.load(path, "suite file")
+    except yamlfile.YamlFileError as exc:
+        raise SuiteError(exc.problems) from None
+    data, root = document.data, document.root
     if not isinstance(data, dict):
         line = root.start_mark.line + 1 if root is not None else 1
         raise SuiteError([(str(path), line, "", "a suite file is a mapping with 'description' and 'benchmarks'")])
@@ -255,36 +222,9 @@ def load_suite_file(path: Path) -> Suite:
     )
 
 
-def _duplicate_key(node: yaml.Node, loc: tuple) -> tuple[int, str] | None:
-    """(line, key path) of the first key a mapping repeats, in `node` or below it."""
-    import yaml
-
-    children: list[tuple[object, yaml.Node]] = []
-    if isinstance(node, yaml.MappingNode):
-        seen = set()
-        for key_node, value_node in node.value:
-            key = key_node.value if isinstance(key_node, yaml.ScalarNode) else id(key_node)
-            if key in seen:
-                return key_node.start_mark.line + 1, _key_path((*loc, key))
-            seen.add(key)
-            children.append((key, value_node))
-    elif isinstance(node, yaml.SequenceNode):
-        children = list(enumerate(node.value))
-    for part, child in children:
-        found = _duplicate_key(child, (*loc, part))
-        if found is not None:
-            return found
-    return None
-
-
-def _key_path(loc: tuple) -> str:
-    """benchmarks[0].ranks, the way problems name keys."""
-    return "".join(f"[{part}]" if isinstance(part, int) else f".{part}" for part in loc).lstrip(".")
-
-
 def _problem(path: Path, root: yaml.Node, error: dict) -> tuple[str, int, str, str]:
     loc = error["loc"]
-    key = _key_path(loc)
+    key = yamlfile.key_path(loc)
     message = error["msg"]
     if error["type"] == "extra_forbidden":
         suite_model, entry_model = _file_models()
@@ -292,29 +232,7 @@ def _problem(path: Path, root: yaml.Node, error: dict) -> tuple[str, int, str, s
         message = f"unknown key; allowed keys: {', '.join(model.model_fields)}"
     elif error["type"] == "missing":
         message = "required key is missing"
-    return str(path), line_of(root, loc), key, message
-
-
-def line_of(root: yaml.Node, loc: tuple) -> int:
-    """1-based line of the YAML node at `loc`; the deepest existing node if `loc` leads nowhere
-    (a missing key is reported at the mapping that lacks it)."""
-    import yaml
-
-    node = root
-    for part in loc:
-        child = None
-        if isinstance(node, yaml.MappingNode):
-            for key_node, value_node in node.value:
-                if key_node.value == part:
-                    # The key's own line: for an unknown key, and for a value on the next line.
-                    child = key_node if part == loc[-1] else value_node
-                    break
-        elif isinstance(node, yaml.SequenceNode) and isinstance(part, int) and part < len(node.value):
-            child = node.value[part]
-        if child is None:
-            break
-        node = child
-    return node.start_mark.line + 1
+    return str(path), yamlfile.line_of(root, loc), key, message
 
 
 def expand(path: Path, _seen: tuple[Path, ...] = ()) -> list[Entry]:

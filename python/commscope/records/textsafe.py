@@ -7,6 +7,7 @@ an escape sequence rewrites the terminal, a leading "=" runs a formula in a spre
 
 from __future__ import annotations
 
+import os
 import re
 
 # C0 controls but newline and tab, DEL and the C1 controls (ESC's 8-bit cousins).
@@ -46,3 +47,9 @@ def markdown_cell(text: str) -> str:
     text = text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;").replace("|", "\\|")
     text = re.sub(r"\r\n|\r|\n", "<br>", text)
     return one_line(text)
+
+
+def file_name(path: os.PathLike[str] | str) -> str:
+    """A file's name as text that can be stored and shown: bytes that are not UTF-8 (which
+    Python carries as lone surrogates and SQLite refuses) written as \\xNN."""
+    return os.fsencode(path).decode("utf-8", "backslashreplace")

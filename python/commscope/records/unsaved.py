@@ -27,7 +27,9 @@ import re
 import time
 from pathlib import Path
 
+from commscope.errors import UsageError
 from commscope.records.core_record import CoreOutput, fill_run
+from commscope.records.inputs import read_text
 from commscope.records.redact import redact_json_text, secret_names
 from commscope.records.run import RUN_COLUMNS, Axes, Pair, Point, Run
 
@@ -107,8 +109,10 @@ def load(jsonl: Path, data: bytes, imported: bool = True) -> Run:
     """The run kept as `jsonl` (whose bytes are `data`), as the runner made it; `imported`
     notes that it was kept unsaved and stored later (not so for a batch job's runs/)."""
     try:
-        sidecar = json.loads(sidecar_of(jsonl).read_text(encoding="utf-8"))
-    except (OSError, ValueError) as exc:
+        sidecar = json.loads(read_text(sidecar_of(jsonl), "sidecar"))
+    except UsageError as exc:  # names the file already
+        raise UnsavedError(1, str(exc)) from None
+    except ValueError as exc:
         raise UnsavedError(1, f"cannot read {sidecar_of(jsonl).name}: {exc}") from None
     if not isinstance(sidecar, dict) or sidecar.get("format") != FORMAT or sidecar.get("version") != VERSION:
         raise UnsavedError(1, f"{sidecar_of(jsonl).name} is not a {FORMAT} version {VERSION} file")

@@ -206,6 +206,11 @@ class Store:
         return stored_runs.runs_from_source(self.conn, sha256)
 
     @_store_errors("read")
+    def runs_with_provenance(self, key: str, values: set[str]) -> dict[str, list[int]]:
+        """Ids of the runs whose provenance has `key` set to one of `values`, by value."""
+        return stored_runs.runs_with_provenance(self.conn, key, values)
+
+    @_store_errors("read")
     def raw_outputs(self, run_id: int) -> dict[str, bytes]:
         return stored_runs.raw_outputs(self.conn, run_id)
 

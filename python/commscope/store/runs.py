@@ -284,6 +284,17 @@ def runs_from_source(conn: sqlite3.Connection, sha256: str) -> list[int]:
     ]
 
 
+def runs_with_provenance(conn: sqlite3.Connection, key: str, values: set[str]) -> dict[str, list[int]]:
+    found: dict[str, list[int]] = {}
+    for value, run_id in conn.execute(
+        "SELECT json_extract(provenance, '$.' || ?) AS value, id FROM runs WHERE value IN "
+        f"({', '.join('?' * len(values))}) ORDER BY id",
+        (key, *values),
+    ):
+        found.setdefault(value, []).append(run_id)
+    return found
+
+
 def raw_outputs(conn: sqlite3.Connection, run_id: int) -> dict[str, bytes]:
     outputs = {
         row["kind"]: zlib.decompress(row["data"])

@@ -52,6 +52,7 @@ from commscope.execute.runner import Runner, RunRequest, finalize_grace_s, plan
 from commscope.execute.signals import StopSignals
 from commscope.output.sweep_view import flag_record, heatmap_files, intra_table, sweep_table, where_text
 from commscope.records.benchmarks import PAIRS_BENCHMARK
+from commscope.records.inputs import read_text
 from commscope.records.invocation import invocation
 from commscope.records.run import Run
 from commscope.records.suite import Entry
@@ -91,10 +92,7 @@ def hosts_of(request: SweepRequest) -> list[str]:
     if request.hosts and request.hostfile:
         raise UsageError("give hosts either with --hosts or with --hostfile, not both")
     if request.hostfile:
-        try:
-            lines = Path(request.hostfile).read_text().splitlines()
-        except OSError as exc:
-            raise UsageError(f"cannot read hostfile {request.hostfile}: {exc.strerror}") from exc
+        lines = read_text(Path(request.hostfile), "hostfile").splitlines()
         names = [line.split("#", 1)[0].split()[0] for line in lines if line.split("#", 1)[0].strip()]
         hosts = list(dict.fromkeys(name.split(":")[0] for name in names))
     else:

@@ -11,17 +11,21 @@ A table is JUBE's when its header names the executable (osu_exe, or a column who
 every value is an osu_* program), the measured size (size, else msg_size) and the
 result (result, or a reduction such as result_avg). Each row is one point: its size
 and result (latency in us or bandwidth in MB/s, by benchmark), and the job's runtime.
-Rows of the same executable with the same other parameters (nodes, tasks per node,
-anything else but the size, runtime and JUBE's ids) are one run, a size sweep, with
-its node and task counts; a size seen again in such a group starts a repeat run.
+Columns the run has a place for go there: the system, the job ids (job_id: one run may
+span a job per size), nodes and tasks per node, and GPU buffers (buffer: cuda, target:
+D D, as OMB's -d cuda D D). How each job ended (status, exit_code) and JUBE's own ids
+are bookkeeping. Rows of the same executable with the same remaining parameters
+(anything else but the size and runtime) are one run, a size sweep; a size seen again
+in such a group starts a repeat run.
 """
 
 from __future__ import annotations
 
+import functools
 import re
 from dataclasses import dataclass, field
 
-from commscope.ingest.parse.columns import clean_cell
+from commscope.ingest.parse.columns import FLOAT, SIZE, Column, clean_cell, read_cell
 from commscope.ingest.parse.errors import ParseError
 from commscope.ingest.parse.model import ParsedRun, Point
 from commscope.ingest.parse.table_blocks import TableBlock, find_tables
@@ -51,13 +55,19 @@ _TASKS = {"tasks", "ntasks", "np", "ranks", "nprocs", "numtasks"}
 _SIZE = {"size", "sizelast", "sizefirst", "sizemax", "sizemin"}
 _MSG_SIZE = {"msgsize", "messagesize", "msgsizes"}
 _IDS = {"id", "jubebenchmarkid", "jubewpid", "jubewpiteration", "wpid", "workpackage", "jubebenchmarkname"}
+_JOB_ID = {"jobid", "slurmjobid"}
+# How each row's job ended: bookkeeping of the batch system, not a setting of the measurement.
+_JOB_STATE = {"status", "state", "jobstate", "exitcode"}
+_SYSTEM = {"system", "systemname", "machine", "cluster"}
+_ACCELERATOR = {"buffer", "device"}  # OMB's -d cuda
+_PLACEMENT = {"target", "buffers"}  # OMB's words after the flags: D D, H D
 
 
 def _norm(header: str) -> str:
     return re.sub(r"[^a-z0-9]", "", header.lower())
 
 
-@dataclass
+@dataclass(frozen=True)
 class _Columns:
     exe: int
     size: int
@@ -67,10 +77,20 @@ class _Columns:
     tasks: int | None = None
     msg_size: int | None = None
     runtime: int | None = None
-    ids: set[int] = field(default_factory=set)
+    job_id: int | None = None
+    system: int | None = None
+    accelerator: int | None = None
+    placement: int | None = None
+    ids: frozenset[int] = frozenset()  # JUBE's own ids and the job's state: no run parameter
+
+    @functools.cache
+    def others(self, count: int) -> list[int]:
+        """The columns of a row of `count` cells that have no role: the run's parameters."""
+        return [index for index in range(count) if index not in self.roles()]
 
     def roles(self) -> set[int]:
         named = {self.exe, self.size, self.result, self.nodes, self.per_node, self.tasks, self.msg_size, self.runtime}
+        named |= {self.job_id, self.system, self.accelerator, self.placement}
         return {index for index in named if index is not None} | self.ids
 
 
@@ -110,7 +130,11 @@ def _columns(header: list[str], rows: list[list[str]]) -> _Columns | None:
         tasks=_first(names, _TASKS),
         msg_size=msg_size,
         runtime=runtime,
-        ids={index for index, name in enumerate(names) if name in _IDS},
+        job_id=_first(names, _JOB_ID),
+        system=_first(names, _SYSTEM),
+        accelerator=_first(names, _ACCELERATOR),
+        placement=_first(names, _PLACEMENT),
+        ids=frozenset(index for index, name in enumerate(names) if name in _IDS | _JOB_STATE),
     )
 
 
@@ -147,16 +171,21 @@ def _blocks(lines: list[str], claimed: set[int]) -> list[TableBlock]:
     return sorted(blocks, key=lambda block: block.first_line)
 
 
-def _number(text: str, source: str, line: int, header: str) -> float:
+def _cell(text: str, column: Column, source: str, line: int) -> float | int:
+    """A number of a row, checked as OMB tables' are (finite, never negative where the unit
+    cannot be, sizes SQLite can store); JUBE prints thousands with commas."""
     try:
-        return float(text.replace(",", "") if text.count(",") and "." in text else text)
-    except ValueError:
-        raise ParseError(source, line, f"column {header!r}: {text!r} is not a number") from None
+        value = read_cell(text.replace(",", "") if text.count(",") and "." in text else text, column)
+    except ValueError as exc:
+        raise ParseError(source, line, str(exc)) from None
+    assert not isinstance(value, str)  # only STATUS columns give words
+    return value
 
 
-def _integer(text: str, source: str, line: int, header: str) -> int:
-    value = _number(text, source, line, header)
-    if not value.is_integer() or value < 0:
+def _count(text: str, header: str, source: str, line: int) -> int:
+    """Nodes, tasks: a whole number, written 2 or 2.0."""
+    value = _cell(text, Column(header, "count", FLOAT), source, line)
+    if not float(value).is_integer() or value < 0:
         raise ParseError(source, line, f"column {header!r}: {text!r} is not a whole number")
     return int(value)
 
@@ -189,75 +218,157 @@ def _describe(nodes: int | None, per_node: int | None, tasks: int | None, parame
     return ", ".join(words)
 
 
-def _read_block(lines: list[str], block: TableBlock, columns: _Columns, source: str) -> list[ParsedRun]:
-    header = block.header
-    extra = [index for index in range(len(header)) if index not in columns.roles()]
-    table = _table_name(lines, block)
-    runs: dict[tuple, list[ParsedRun]] = {}
-    order: list[ParsedRun] = []
-    for line, cells in block.rows:
-        if not any(cells):
-            continue
-        if len(cells) != len(header):
-            raise ParseError(source, line, f"JUBE table row has {len(cells)} cells, its header {len(header)}")
-        cells = [clean_cell(cell) for cell in cells]
+@dataclass
+class _Row:
+    """One row of a table, read and checked."""
 
-        def optional(index: int | None, kind=_integer) -> int | None:
-            return kind(cells[index], source, line, header[index]) if index is not None and cells[index] else None
+    program: str
+    benchmark: str
+    metric: str
+    size: int
+    values: dict[str, float | int | str]
+    nodes: int | None
+    per_node: int | None
+    tasks: int | None
+    system: str | None
+    job_id: str | None
+    msg_size: str | None  # JUBE's parameter, beside the measured size
+    settings: dict[str, str]  # GPU buffers
+    parameters: dict[str, str]  # the other columns, which tell runs apart
 
-        program = cells[columns.exe]
-        if not program:
-            raise ParseError(source, line, f"column {header[columns.exe]!r} is empty: which benchmark ran?")
-        benchmark = from_program(program)
-        if not cells[columns.result]:
+
+def _read_row(cells: list[str], line: int, header: list[str], columns: _Columns, source: str) -> _Row:
+    if len(cells) != len(header):
+        raise ParseError(source, line, f"JUBE table row has {len(cells)} cells, its header {len(header)}")
+    cells = [clean_cell(cell) for cell in cells]
+
+    def text(index: int | None) -> str | None:
+        return cells[index] or None if index is not None else None
+
+    def count(index: int | None) -> int | None:
+        return _count(cells[index], header[index], source, line) if index is not None and cells[index] else None
+
+    program = cells[columns.exe]
+    if not program:
+        raise ParseError(source, line, f"column {header[columns.exe]!r} is empty: which benchmark ran?")
+    benchmark = from_program(program)
+    for role in (columns.size, columns.result):
+        if not cells[role]:
             raise ParseError(
                 source,
                 line,
-                f"column {header[columns.result]!r} is empty: the job left no result "
+                f"column {header[role]!r} is empty: the job left no result "
                 "(did it fail? `jube analyse` again once it finished)",
             )
-        metric = primary_metric(benchmark)
-        values: dict[str, float | int | str] = {
-            metric: _number(cells[columns.result], source, line, header[columns.result])
-        }
-        runtime = optional(columns.runtime, _number)
-        if runtime is not None:
-            values["runtime_s"] = runtime * _seconds_per(header[columns.runtime])
-        size = _integer(cells[columns.size], source, line, header[columns.size])
-        nodes, per_node, tasks = optional(columns.nodes), optional(columns.per_node), optional(columns.tasks)
-        parameters = {header[index]: cells[index] for index in extra}
-        key = (benchmark, nodes, per_node, tasks, tuple(parameters.items()))
-        group = runs.setdefault(key, [])
-        if not group or size in group[-1].sizes:  # a size seen again: a repeat
-            ranks = nodes * per_node if nodes is not None and per_node is not None else tasks
-            run_parameters: dict[str, object] = dict(parameters)
-            if columns.msg_size is not None:
-                run_parameters[header[columns.msg_size]] = cells[columns.msg_size]
-            group.append(
-                ParsedRun(
-                    benchmark=benchmark,
-                    source_format=SOURCE_FORMAT,
-                    source=source,
-                    line=line,
-                    metrics={metric: "MB/s" if metric == "bandwidth_MBps" else "us", "runtime_s": "s"},
-                    points=[],
-                    title=f"JUBE {f'table {table}' if table else 'result'}: {program}",
-                    label=_describe(nodes, per_node, tasks, parameters) or None,
-                    ranks=ranks if ranks is not None else ranks_of(benchmark, {}),
-                    nodes=nodes,
-                    parameters={**run_parameters, **({"tasks_per_node": per_node} if per_node is not None else {})},
-                    provenance={"harness": "JUBE", **({"jube_table": table} if table else {}), "program": program},
-                )
-            )
-            order.append(group[-1])
+    metric = primary_metric(benchmark)
+    values: dict[str, float | int | str] = {
+        metric: _cell(cells[columns.result], Column(header[columns.result], metric, FLOAT), source, line)
+    }
+    if columns.runtime is not None and cells[columns.runtime]:
+        runtime = Column(header[columns.runtime], "runtime_s", FLOAT)
+        values["runtime_s"] = _cell(cells[columns.runtime], runtime, source, line) * _seconds_per(runtime.header)
+    return _Row(
+        program=program,
+        benchmark=benchmark,
+        metric=metric,
+        size=int(_cell(cells[columns.size], Column(header[columns.size], "size", SIZE), source, line)),
+        values=values,
+        nodes=count(columns.nodes),
+        per_node=count(columns.per_node),
+        tasks=count(columns.tasks),
+        system=text(columns.system),
+        job_id=text(columns.job_id),
+        msg_size=cells[columns.msg_size] if columns.msg_size is not None else None,
+        settings=_settings(text(columns.accelerator), text(columns.placement)),
+        parameters={header[index]: cells[index] for index in columns.others(len(header))},
+    )
+
+
+@dataclass
+class _Curve:
+    """A run being read: its sizes so far, so that a size seen again starts a repeat at
+    once (looking through the run's points for it made a long sweep quadratic)."""
+
+    run: ParsedRun
+    sizes: set[int] = field(default_factory=set)
+    job_ids: list[str] = field(default_factory=list)
+
+
+def _read_block(lines: list[str], block: TableBlock, columns: _Columns, source: str) -> list[ParsedRun]:
+    """The runs of one table. A row that cannot be read (a job that failed and left empty
+    cells) is left out and named on the first run; a table of such rows alone is refused."""
+    header = block.header
+    table = _table_name(lines, block)
+    curves: dict[tuple, _Curve] = {}
+    order: list[_Curve] = []
+    rejected: list[ParseError] = []
+    for line, cells in block.rows:
+        if not any(cells):
+            continue
+        try:
+            row = _read_row(cells, line, header, columns, source)
+        except ParseError as exc:
+            rejected.append(exc)
+            continue
+        key = (row.benchmark, row.nodes, row.per_node, row.tasks, row.system) + tuple(row.settings.items())
+        key += tuple(row.parameters.items())
+        curve = curves.get(key)
+        if curve is None or row.size in curve.sizes:  # a size seen again: a repeat
+            curve = curves[key] = _Curve(_new_run(row, line, table, header, columns, source))
+            order.append(curve)
         elif columns.msg_size is not None:
-            group[-1].parameters.pop(header[columns.msg_size], None)  # a sweep: the size says it per point
-        group[-1].points.append(Point(size, values, line))
-    for run in order:
+            curve.run.parameters.pop(header[columns.msg_size], None)  # a sweep: the size says it per point
+        curve.sizes.add(row.size)
+        if row.job_id is not None and row.job_id not in curve.job_ids:
+            curve.job_ids.append(row.job_id)
+        curve.run.points.append(Point(row.size, row.values, line))
+    if not order and rejected:
+        raise rejected[0]
+    for curve in order:
+        run = curve.run
         run.points.sort(key=lambda point: point.size)
+        run.job_id = ",".join(curve.job_ids) or None
         if run.metrics.get("runtime_s") and not any("runtime_s" in point.values for point in run.points):
             del run.metrics["runtime_s"]
-    return order
+    if order:
+        order[0].run.rejected_rows = [(exc.line or block.header_line, exc.message) for exc in rejected]
+    return [curve.run for curve in order]
+
+
+def _new_run(row: _Row, line: int, table: str | None, header: list[str], columns: _Columns, source: str) -> ParsedRun:
+    ranks = row.nodes * row.per_node if row.nodes is not None and row.per_node is not None else row.tasks
+    parameters: dict[str, object] = {**row.parameters, **row.settings}
+    if columns.msg_size is not None:
+        parameters[header[columns.msg_size]] = row.msg_size
+    if row.per_node is not None:
+        parameters["tasks_per_node"] = row.per_node
+    return ParsedRun(
+        benchmark=row.benchmark,
+        source_format=SOURCE_FORMAT,
+        source=source,
+        line=line,
+        metrics={row.metric: "MB/s" if row.metric == "bandwidth_MBps" else "us", "runtime_s": "s"},
+        points=[],
+        title=f"JUBE {f'table {table}' if table else 'result'}: {row.program}",
+        label=_describe(row.nodes, row.per_node, row.tasks, row.parameters) or None,
+        ranks=ranks if ranks is not None else ranks_of(row.benchmark, {}),
+        nodes=row.nodes,
+        system=row.system,
+        parameters=parameters,
+        provenance={"harness": "JUBE", **({"jube_table": table} if table else {}), "program": row.program},
+    )
+
+
+def _settings(accelerator: str | None, placement: str | None) -> dict[str, str]:
+    """GPU buffers as the OMB reader names them: `buffer: cuda` is OMB's -d cuda, `target:
+    D D` the sender's and the receiver's buffer placement."""
+    settings = {"accelerator": accelerator} if accelerator else {}
+    words = placement.split() if placement else []
+    if len(words) == 2:
+        settings.update(send_buffer=words[0].upper(), recv_buffer=words[1].upper())
+    elif placement:
+        settings["buffers"] = placement
+    return settings
 
 
 def read_jube_tables(lines: list[str], claimed: set[int], source: str) -> tuple[list[ParsedRun], set[int]]:

@@ -72,6 +72,10 @@ class ParsedRun:
             (a ``--format json`` document): read as `commscope run` reads them
             (records/core_record.py), every axis kept; the points above are
             its rows for those who read tables.
+        job_id: the scheduler's job ids of the run, comma-separated, when the source tells.
+        system: the system (cluster) the source says it ran on.
+        rejected_rows: (line, problem) of rows of the run's table that could not be read
+            (a job that failed and left empty cells), on the table's first run.
     """
 
     benchmark: str
@@ -91,6 +95,9 @@ class ParsedRun:
     notes: list[str] = field(default_factory=list)
     text: str | None = None
     run: Run | None = None
+    job_id: str | None = None
+    system: str | None = None
+    rejected_rows: list[tuple[int, str]] = field(default_factory=list)
 
     @property
     def sizes(self) -> list[int | None]:

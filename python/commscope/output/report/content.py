@@ -81,7 +81,7 @@ class Report:
     database: str
     runs: list[RunSummary]
     sections: list[Section]
-    warnings: list[str]
+    warnings: warnings.Warnings
     provenance: list[tuple[str, list[tuple[str, str]]]]
     baseline: str | None = None
     verdicts: list[Verdict] = field(default_factory=list)

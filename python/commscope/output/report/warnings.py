@@ -6,6 +6,7 @@ from __future__ import annotations
 import os
 import socket
 from collections.abc import Sequence
+from dataclasses import dataclass
 
 from commscope.analysis.stats import stability
 from commscope.records.run import Run
@@ -24,8 +25,6 @@ CV_LIMIT = 0.25
 RESOLUTION_US = 0.03
 #: The clock tick (µs) a sample's resolution is at worst divided by its batch.
 CLOCK_TICK_US = 0.001
-#: Unstable sizes named in one warning; the rest are counted.
-_LISTED = 6
 # Keys under which a host record may carry its CPU count (none of the readers or
 # the core write one yet; the local machine's count is used for its own name).
 _CPU_KEYS = ("cpus", "cpu_count", "nproc")
@@ -57,63 +56,75 @@ def is_unstable(point) -> bool:
     return wide or scattered
 
 
-def advice(run: Run) -> str:
-    """What to do about unstable numbers, most telling first for this run."""
+def advice(runs: Sequence[Run]) -> str:
+    """What to do about numbers less certain than asked, said once for all the runs, most
+    telling first."""
     steps = []
-    binding = (run.provenance or {}).get("binding") or {}
-    if binding.get("asked") == "none":
-        steps.append(
-            f"bind ranks to cores (this run was not: {binding.get('reason') or 'unbound'}; "
-            "`commscope run --bind core`, with no more ranks than cores)"
-        )
-    if oversubscribed(run):
-        steps.append("use no more ranks than CPUs")
+    for run in runs:
+        binding = (run.provenance or {}).get("binding") or {}
+        if binding.get("asked") == "none":
+            steps.append(
+                f"bind ranks to cores (run {run.id} was not: {binding.get('reason') or 'unbound'}; "
+                "`commscope run --bind core`, with no more ranks than cores)"
+            )
+        if oversubscribed(run):
+            steps.append("use no more ranks than CPUs")
     steps += [
         "measure longer (`-- --precision 2 --max-time 2`, or a larger -i)",
         "repeat the launch and compare medians (`commscope run --repeat 5`)",
         "run on a quieter machine (nothing else busy, no other jobs on the node)",
     ]
-    if not binding:
-        steps.insert(2, "bind ranks to cores (`commscope run` does by default)")
-    return "what helps: " + "; ".join(steps)
+    if any(not (run.provenance or {}).get("binding") for run in runs):
+        steps.insert(len(steps) - 1, "bind ranks to cores (`commscope run` does by default)")
+    return "what helps: " + "; ".join(dict.fromkeys(steps))
 
 
-def unstable(run: Run) -> str | None:
-    flagged = []
-    for point in run.points:
-        if is_unstable(point):
-            measure = stability(point)
-            flagged.append(
-                f"{format_size(point.size)} (CI {100 * (measure.ci_width or 0):.0f}% of the mean, "
-                f"CV {100 * (measure.cv or 0):.0f}%)"
-            )
-    if not flagged:
-        return None
-    more = f" and {len(flagged) - _LISTED} more" if len(flagged) > _LISTED else ""
-    return (
-        f"{_name(run)}: {len(flagged)} unstable size(s), with a 95% confidence interval wider than "
-        f"{100 * CI_WIDTH_LIMIT:g}% of the mean or a coefficient of variation above {100 * CV_LIMIT:g}% "
-        f"(spreads under {1000 * RESOLUTION_US:g} ns per operation are the clock's, not counted): "
-        f"{'; '.join(flagged[:_LISTED])}{more}. {advice(run)}"
-    )
+@dataclass(frozen=True)
+class OffTarget:
+    """A run whose sizes are less certain than asked: a 95 % confidence interval or a
+    spread beyond the limits above, or a --precision target not reached. The spread is
+    said as the widest interval's half-width in % of the mean; the samples' coefficient of
+    variation is left out: a sample is a batch of sub-microsecond operations, whose
+    scatter in percent says more about the clock than about the machine."""
+
+    run_id: int | None
+    run: str  # benchmark and label
+    count: int  # sizes off target
+    total: int
+    sizes: str  # "1 B .. 4 MiB"
+    widest: str  # "±27% at 1 KiB", or "-" without sample statistics
+    target: str  # the --precision target, "-" without one
 
 
-def precision_missed(run: Run) -> str | None:
-    """Sizes measured with --precision that ran out of time (or samples) before the target."""
-    missed = [point for point in run.points if point.metrics.get("precision_stop") not in (None, "target")]
+def _half_width_pct(point) -> float | None:
+    """The 95 % interval's half-width in % of the mean: what --precision measures."""
+    reached = point.metrics.get("precision_achieved_pct")
+    if isinstance(reached, (int, float)):
+        return float(reached)
+    width = stability(point).ci_width
+    return 50 * width if width is not None else None
+
+
+def off_target(run: Run) -> OffTarget | None:
+    missed = [
+        point
+        for point in run.points
+        if is_unstable(point) or point.metrics.get("precision_stop") not in (None, "target")
+    ]
     if not missed:
         return None
-    target = missed[0].metrics.get("precision_target_pct")
-    listed = [
-        f"{format_size(p.size)} ({p.metrics['precision_achieved_pct']:.1f}%)"
-        if isinstance(p.metrics.get("precision_achieved_pct"), (int, float))
-        else format_size(p.size)
-        for p in missed[:_LISTED]
-    ]
-    more = f" and {len(missed) - _LISTED} more" if len(missed) > _LISTED else ""
-    return (
-        f"{_name(run)}: {len(missed)} of {len(run.points)} size(s) did not reach the --precision target "
-        f"of {target:g}% before --max-time: {'; '.join(listed)}{more}. {advice(run)}"
+    widths = [(width, point) for point in missed if (width := _half_width_pct(point)) is not None]
+    widest = max(widths, key=lambda pair: pair[0], default=None)
+    target = next((p.metrics["precision_target_pct"] for p in missed if "precision_target_pct" in p.metrics), None)
+    who = run.label or run.system
+    return OffTarget(
+        run_id=run.id,
+        run=run.benchmark + (f", {who}" if who else ""),
+        count=len(missed),
+        total=len(run.points),
+        sizes=format_size(missed[0].size) + (f" .. {format_size(missed[-1].size)}" if len(missed) > 1 else ""),
+        widest=f"±{widest[0]:.0f}% at {format_size(widest[1].size)}" if widest else "-",
+        target=f"{target:g}%" if isinstance(target, (int, float)) else "-",
     )
 
 
@@ -150,9 +161,37 @@ def unlike(runs: Sequence[Run], benchmark: str) -> str | None:
     )
 
 
-def for_runs(runs: Sequence[Run]) -> list[str]:
-    """Every warning about the runs, run by run."""
-    found = []
-    for run in runs:
-        found += [text for text in (incomplete(run), oversubscribed(run), unstable(run), precision_missed(run)) if text]
-    return found
+@dataclass
+class Warnings:
+    """The report's warnings: one line per run that did not complete or crowded its hosts,
+    then one table of the runs with sizes off target and what helps, said once."""
+
+    notes: list[str]
+    off_target: list[OffTarget]
+    advice: str | None
+
+    def __bool__(self) -> bool:
+        return bool(self.notes or self.off_target)
+
+    @property
+    def meaning(self) -> str:
+        return OFF_TARGET_MEANING
+
+
+#: What the table of sizes off target counts, said above it.
+OFF_TARGET_MEANING = (
+    f"Sizes whose numbers are less certain than asked: a 95% confidence interval wider than "
+    f"{100 * CI_WIDTH_LIMIT:g}% of the mean, samples scattered by more than {100 * CV_LIMIT:g}% of it, "
+    f"or a --precision target not reached (spreads under {1000 * RESOLUTION_US:g} ns per operation are "
+    "the clock's and not counted). The widest interval is its half-width, in % of the mean."
+)
+
+
+def for_runs(runs: Sequence[Run]) -> Warnings:
+    notes = [text for run in runs for text in (incomplete(run), oversubscribed(run)) if text]
+    flagged = [(run, found) for run in runs if (found := off_target(run)) is not None]
+    return Warnings(
+        notes=notes,
+        off_target=[found for _, found in flagged],
+        advice=advice([run for run, _ in flagged]) if flagged else None,
+    )

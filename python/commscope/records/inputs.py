@@ -1,0 +1,49 @@
+"""Files the harness reads as input, read up to a limit.
+
+A hostfile, suite, rules file or configuration that is /dev/zero by mistake, or a log of
+gigabytes given in its place, ends with a message naming the file and the limit instead
+of reading until the machine's memory is gone. Imports have their own, larger limit
+(ingest/importer.py).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from commscope.errors import UsageError
+from commscope.records.text import format_size
+
+#: The largest hostfile, suite, rules or configuration file read: a hostfile naming
+#: 100,000 nodes is about 2 MB, a suite of a thousand entries some 100 KB.
+SETTINGS_LIMIT = 16 * 2**20
+_READ_CHUNK = 2**20
+
+
+def read_capped(path: Path, limit: int) -> bytes | None:
+    """The file's bytes, or None when it holds more than `limit` (only limit + 1 are read)."""
+    chunks, total = [], 0
+    with open(path, "rb") as handle:
+        while total <= limit:
+            chunk = handle.read(min(_READ_CHUNK, limit + 1 - total))
+            if not chunk:
+                return b"".join(chunks)
+            chunks.append(chunk)
+            total += len(chunk)
+    return None
+
+
+def read_text(path: Path, what: str, limit: int = SETTINGS_LIMIT) -> str:
+    """The UTF-8 text of the input file `path`, a `what` ("hostfile", "suite file"); a
+    UsageError naming the file when it cannot be read, is larger than `limit` or is not
+    UTF-8 (with the line)."""
+    try:
+        data = read_capped(path, limit)
+    except OSError as exc:
+        raise UsageError(f"cannot read {what} {path}: {exc.strerror or exc}") from None
+    if data is None:
+        raise UsageError(f"{what} {path}: larger than the limit of {format_size(limit)} for a {what}")
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        line = data[: exc.start].count(b"\n") + 1
+        raise UsageError(f"{path}:{line}: {what} is not UTF-8 (byte 0x{data[exc.start]:02x})") from None
