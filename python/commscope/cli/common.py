@@ -81,7 +81,10 @@ def utf8_text(ctx: click.Context, param: click.Parameter, value: str | None) -> 
         value.encode("utf-8")
     except UnicodeEncodeError:
         raise click.BadParameter(
-            f"not valid UTF-8: {value.encode('utf-8', 'backslashreplace').decode()!r}; give it in UTF-8", ctx, param
+            f"not valid UTF-8: '{value.encode('utf-8', 'surrogateescape').decode('utf-8', 'backslashreplace')}'; "
+            "give it in UTF-8",
+            ctx,
+            param,
         ) from None
     return value
 
@@ -265,6 +268,16 @@ def split_commas(ctx: click.Context, param: click.Parameter, value: str | None) 
     return tuple(value.split(",")) if value else ()
 
 
+def host_list(ctx: click.Context, param: click.Parameter, value: str | None) -> tuple[str, ...]:
+    """--hosts H1,H2,...: every entry a host name in UTF-8 (a name that is not would be
+    stored and break every later report), none empty (`a,` or `a,,b` is a typo)."""
+    utf8_text(ctx, param, value)
+    hosts = split_commas(ctx, param, value)
+    if any(not host.strip() for host in hosts):
+        raise click.BadParameter(f"{value!r} holds an empty host name", ctx, param)
+    return hosts
+
+
 def hosts_options(hosts_help: str, hostfile_help: str):
     """--hosts and --hostfile; each command says what its hosts are for."""
 
@@ -272,7 +285,7 @@ def hosts_options(hosts_help: str, hostfile_help: str):
         command = click.option(
             "--hostfile", type=click.Path(exists=True, dir_okay=False), metavar="FILE", help=hostfile_help
         )(command)
-        return click.option("--hosts", metavar="H1,H2,...", callback=split_commas, help=hosts_help)(command)
+        return click.option("--hosts", metavar="H1,H2,...", callback=host_list, help=hosts_help)(command)
 
     return decorate
 

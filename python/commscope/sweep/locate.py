@@ -38,14 +38,16 @@ from commscope import __version__, ui
 from commscope.analysis.locate import LOCATE_MODE, MIN_HOSTS, LocateVerdict, Locator, locate_record
 from commscope.analysis.sweep import VALUE_KEY
 from commscope.analysis.sweep_verdicts import SWEEP_KEY
-from commscope.errors import EXIT_FAILED, EXIT_INTERRUPTED, EXIT_OK, CommscopeError, UsageError
+from commscope.errors import EXIT_FAILED, EXIT_INTERRUPTED, EXIT_OK, EXIT_USAGE, CommscopeError, UsageError
 from commscope.execute.provenance import default_system
 from commscope.output.locate_view import locate_document, locate_lines, with_unit
 from commscope.records.benchmarks import PAIRS_BENCHMARK
+from commscope.records.inputs import read_text
 from commscope.records.invocation import invocation, now
 from commscope.records.run import Pair, Point, Run
 from commscope.store.db import Store
-from commscope.sweep.run import Sweeper, SweepRequest, hosts_of, shared_tmp
+from commscope.sweep.inputs import check_output
+from commscope.sweep.run import Sweeper, SweepRequest, hosts_of
 
 #: Seconds an oracle may take for one round unless --timeout says otherwise.
 ORACLE_TIMEOUT_S = 600.0
@@ -68,10 +70,7 @@ def locate_hosts(request: SweepRequest) -> list[str]:
     """The hosts, each named once, at least MIN_HOSTS of them."""
     given = list(request.hosts)
     if request.hostfile and not request.hosts:
-        try:
-            lines = Path(request.hostfile).read_text().splitlines()
-        except OSError:
-            lines = []  # hosts_of says why
+        lines = read_text(Path(request.hostfile), "hostfile").splitlines()
         given = [line.split("#", 1)[0].split()[0].split(":")[0] for line in lines if line.split("#", 1)[0].strip()]
     twice = sorted({host for host in given if given.count(host) > 1})
     if twice:
@@ -176,7 +175,7 @@ class LaunchedRounds:
         self.labels = list(self.sweeper.hosts)
 
     def measure(self, number: int, pairs: np.ndarray) -> np.ndarray:
-        with tempfile.TemporaryDirectory(prefix="commscope-locate-", dir=shared_tmp()) as folder:
+        with tempfile.TemporaryDirectory(prefix="commscope-locate-", dir=self.sweeper.folder) as folder:
             schedule = Path(folder) / f"round-{number}.pairs"
             schedule.write_text(f"# locate round {number}\n" + "".join(f"{a} {b}\n" for a, b in pairs.tolist()))
             flags = ["--schedule", str(schedule), "--metric", self.metric, *self.sweeper.request.core_flags]
@@ -259,6 +258,7 @@ def run_locate(request: SweepRequest, oracle: str | None, seed: int | None, db: 
     from commscope.execute.signals import StopSignals
 
     hosts = locate_hosts(request)
+    check_output(request.json_out, "--json")
     # named before measuring: a system name the store refuses must not cost the rounds
     request = dataclasses.replace(request, system=request.system or default_system())
     (metric,) = request.metrics
@@ -300,9 +300,16 @@ def run_locate(request: SweepRequest, oracle: str | None, seed: int | None, db: 
 def report_verdict(request: SweepRequest, verdict: LocateVerdict, labels: Sequence[str], run_id: int, db: Path) -> int:
     for level, line in locate_lines(verdict, labels):
         (ui.warn if level == "warn" else ui.note)(line)
+    unwritten = False
     if request.json_out:
         document = locate_document(verdict, labels, request.policy, run_id)
-        request.json_out.write_text(json.dumps(document, indent=1) + "\n")
+        try:
+            request.json_out.write_text(json.dumps(document, indent=1) + "\n")
+        except OSError as exc:
+            ui.warn(f"cannot write --json {request.json_out}: {exc.strerror or exc}")
+            unwritten = True
     ui.note(f"stored {LOCATE_MODE} run {run_id} in {db}")
     sys.stdout.flush()
+    if unwritten:
+        return EXIT_USAGE
     return EXIT_FAILED if verdict.bad_nodes or verdict.undecided else EXIT_OK

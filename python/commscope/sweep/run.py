@@ -44,7 +44,7 @@ from commscope.analysis.sweep_verdicts import (
     sweep_record,
     values_alone,
 )
-from commscope.errors import EXIT_FAILED, EXIT_INTERRUPTED, EXIT_OK, CommscopeError, UsageError
+from commscope.errors import EXIT_FAILED, EXIT_INTERRUPTED, EXIT_OK, EXIT_USAGE, CommscopeError, UsageError
 from commscope.execute.core import core_mpi_flavour, find_core
 from commscope.execute.cpu_topology import cpu_topology
 from commscope.execute.launchers import resolve_launcher
@@ -57,6 +57,7 @@ from commscope.records.invocation import invocation
 from commscope.records.run import Run
 from commscope.records.suite import Entry
 from commscope.store.db import Store
+from commscope.sweep.inputs import check_output, stream_folder
 
 MODES = ("one-to-all", "all-pairs", "intra")
 #: Pinning for intra-node sweeps: each rank on its own core, so a pair is a pair of cores.
@@ -131,6 +132,9 @@ class Sweeper:
     def __init__(self, request: SweepRequest) -> None:
         self.request = request
         self.hosts = hosts_of(request)
+        self.folder = stream_folder()  # refused here, before anything measures
+        check_output(request.json_out, "--json")
+        check_output(request.plot, "--plot", folder=True)
         self.core = find_core()
         finalize_grace_s()  # a bad setting is refused before the first launch
         flavour = core_mpi_flavour(self.core)
@@ -170,7 +174,7 @@ class Sweeper:
         run_request, item = self._planned(flags)
         ui.note(f"sweep: {item.command.shell()}")
         # rank 0 writes the core's JSONL stream, maybe on another host whose /tmp is its own
-        previous, tempfile.tempdir = tempfile.tempdir, shared_tmp()
+        previous, tempfile.tempdir = tempfile.tempdir, self.folder
         try:
             return _QuietRunner(self.core, run_request, signals).execute(item, 0)
         finally:
@@ -208,11 +212,13 @@ class Sweeper:
             plan = plan_retest(matrix, self.request.policy)
             retest_run, alone = None, {}
             if self.request.retest and plan:
-                with tempfile.TemporaryDirectory(prefix="commscope-sweep-", dir=shared_tmp()) as folder:
+                with tempfile.TemporaryDirectory(prefix="commscope-sweep-", dir=self.folder) as folder:
                     retest_run = self.retest(plan, signals, Path(folder))
                 retest_run.provenance = {**(retest_run.provenance or {}), SWEEP_KEY: {"retest_of": run.id}}
                 retest_run.id = store.add_run(retest_run, invocation_id)
                 store.add_provenance(run.id, {SWEEP_KEY: {**run.provenance[SWEEP_KEY], "retest_run": retest_run.id}})
+                if signals.received:  # stored as far as it got; no verdict from half a retest
+                    raise _Stopped(retest_run, signals)
                 alone = values_alone(plan, matrix_from_run(retest_run))
             verdicts = judge_sweep(matrix, self.request.policy, plan, alone)
         judgement = SweepJudgement(matrix, self.request.policy, verdicts, retest_run.id if retest_run else None)
@@ -221,15 +227,13 @@ class Sweeper:
 
 class _Stopped(CommscopeError):
     def __init__(self, run: Run, signals: StopSignals) -> None:
-        super().__init__(f"the sweep did not complete (run {run.id}: {run.status_reason or run.status})")
+        if signals.received:
+            super().__init__(
+                f"the sweep was interrupted by {signals.received[0]}; what it measured is stored (run {run.id})"
+            )
+        else:
+            super().__init__(f"the sweep did not complete (run {run.id}: {run.status_reason or run.status})")
         self.exit_code = EXIT_INTERRUPTED if signals.received else EXIT_FAILED
-
-
-def shared_tmp() -> str | None:
-    """Where the core's result stream and the retest's schedule file go: rank 0 writes
-    and reads them, maybe on another host, whose /tmp may be its own; the current folder
-    is more likely shared (COMMSCOPE_SWEEP_TMP overrides)."""
-    return os.environ.get("COMMSCOPE_SWEEP_TMP") or os.getcwd()
 
 
 def matrix_document(result: SweepResult) -> dict:
@@ -297,11 +301,29 @@ def run_sweep(request: SweepRequest, db: Path) -> int:
                 f"worse than baseline run {baseline.id}: {where_text(change.pair, labels)} {change.metric} "
                 f"{number(change.new)} (was {number(change.base)}, x{change.ratio:.2f})"
             )
-    if request.json_out:
-        request.json_out.write_text(json.dumps(matrix_document(result), indent=1) + "\n")
-    if request.plot:
-        for path in heatmap_files(matrix, flags, request.plot):
-            ui.note(f"heatmap: {path}")
+    unwritten = write_outputs(request, result, flags)
     retest = f", retest run {result.retest_run.id}" if result.retest_run else ""
     ui.note(f"stored sweep run {result.run.id}{retest} in {db}; {len(flags)} flag{'s' if len(flags) != 1 else ''}")
+    if unwritten:
+        return EXIT_USAGE
     return EXIT_FAILED if flags or changes else EXIT_OK
+
+
+def write_outputs(request: SweepRequest, result: SweepResult, flags) -> bool:
+    """--json and --plot, checked before measuring but written after: a path gone bad
+    meanwhile is warned about (the sweep stays stored); True when one was not written."""
+    unwritten = False
+    if request.json_out:
+        try:
+            request.json_out.write_text(json.dumps(matrix_document(result), indent=1) + "\n")
+        except OSError as exc:
+            unwritten = True
+            ui.warn(f"cannot write --json {request.json_out}: {exc.strerror or exc}")
+    if request.plot:
+        try:
+            for path in heatmap_files(result.judgement.matrix, flags, request.plot):
+                ui.note(f"heatmap: {path}")
+        except OSError as exc:
+            unwritten = True
+            ui.warn(f"cannot write --plot {request.plot}: {exc.strerror or exc}")
+    return unwritten

@@ -1,0 +1,155 @@
+"""`commscope sweep` refuses what it cannot use before it measures (exit 2, the flag or file
+and the value named, no traceback), and what goes wrong after measuring never loses the
+stored sweep. The network is the planted one of the report tests (no launcher, no core):
+`launches` counts what would have been measured."""
+
+from __future__ import annotations
+
+import os
+import signal
+import sqlite3
+from pathlib import Path
+
+import pytest
+
+from fixtures.analysis.sweep_runs import PlantedNetwork
+
+HOSTS = ["node01", "node02", "node03", "node04"]
+
+
+class Planted:
+    def __init__(self, monkeypatch, tmp_path: Path, hosts=HOSTS, on_launch=None) -> None:
+        import commscope.sweep.run as sweep_run
+
+        self.network = PlantedNetwork(list(hosts), bad_node=2)
+        self.launches: list[list[str]] = []
+        self.db = tmp_path / "sweep.db"
+        self.on_launch = on_launch
+        monkeypatch.setattr(sweep_run, "find_core", lambda: Path("commscope-bench"))
+        monkeypatch.setattr(sweep_run, "core_mpi_flavour", lambda core: "openmpi")
+        monkeypatch.setattr(sweep_run, "resolve_launcher", lambda choice, flavour: None)
+        monkeypatch.setattr(sweep_run.Sweeper, "launch", lambda sweeper, flags, signals: self.launch(flags))
+        monkeypatch.setenv("COMMSCOPE_SWEEP_TMP", str(tmp_path))
+
+    def launch(self, flags):
+        self.launches.append(flags)
+        if self.on_launch:
+            self.on_launch(len(self.launches))
+        return self.network.run(flags)
+
+    def stored(self) -> int:
+        if not self.db.exists():
+            return 0
+        with sqlite3.connect(self.db) as conn:
+            return conn.execute("SELECT COUNT(*) FROM runs").fetchone()[0]
+
+
+@pytest.fixture
+def planted(monkeypatch, tmp_path, clean_env):
+    return Planted(monkeypatch, tmp_path)
+
+
+def sweep(cli, planted, *args):
+    return cli("sweep", "all-pairs", "--hosts", ",".join(planted.network.hosts), "--db", planted.db, *args)
+
+
+def refused(result, *words):
+    assert result.exit_code == 2, result.output
+    assert "Traceback" not in result.output
+    for word in words:
+        assert word in result.stderr, result.stderr
+
+
+# -- 1: --json and --plot -------------------------------------------------------------
+
+
+@pytest.mark.parametrize("option", ["--json", "--plot"])
+def test_an_output_path_that_cannot_be_written_is_refused_before_measuring(cli, planted, tmp_path, option):
+    (tmp_path / "a-file").write_text("")
+    for path in (tmp_path / "missing" / "out", tmp_path / "a-file" / "out"):
+        refused(sweep(cli, planted, option, path), option, str(path))
+    assert planted.launches == [] and planted.stored() == 0
+    assert not (tmp_path / "missing").exists()
+
+
+def test_an_output_path_that_goes_away_while_measuring_keeps_the_stored_sweep(cli, monkeypatch, tmp_path, clean_env):
+    folder = tmp_path / "out"
+    folder.mkdir()
+
+    def replace_folder(launch: int) -> None:  # by a file, while the sweep measures
+        if folder.is_dir():
+            folder.rmdir()
+            folder.write_text("")
+
+    planted = Planted(monkeypatch, tmp_path, on_launch=replace_folder)
+    result = sweep(cli, planted, "--json", folder / "m.json", "--plot", folder / "plots")
+    assert result.exit_code == 2, result.output
+    assert f"cannot write --json {folder / 'm.json'}" in result.stderr
+    assert f"cannot write --plot {folder / 'plots'}" in result.stderr
+    assert "stored sweep run 1, retest run 2" in result.stderr
+    assert planted.stored() == 2
+
+
+# -- 2: the folder of the core's stream -------------------------------------------------
+
+
+def test_a_bad_sweep_tmp_is_refused_before_measuring(cli, planted, tmp_path, clean_env):
+    (tmp_path / "a-file").write_text("")
+    for value, why in ((tmp_path / "missing", "no such folder"), (tmp_path / "a-file", "not a folder")):
+        clean_env.setenv("COMMSCOPE_SWEEP_TMP", str(value))
+        refused(sweep(cli, planted), f"COMMSCOPE_SWEEP_TMP={value}", why)
+    assert planted.launches == [] and planted.stored() == 0
+
+
+def test_a_deleted_working_folder_is_refused_before_measuring(cli, planted, tmp_path, clean_env):
+    clean_env.delenv("COMMSCOPE_SWEEP_TMP")
+    gone = tmp_path / "gone"
+    gone.mkdir()
+    clean_env.chdir(gone)
+    gone.rmdir()
+    refused(sweep(cli, planted), "the current folder no longer exists", "COMMSCOPE_SWEEP_TMP")
+    assert planted.launches == []
+
+
+def test_an_unwritable_working_folder_is_refused_before_measuring(cli, planted, clean_env, monkeypatch):
+    import commscope.sweep.inputs as inputs
+
+    clean_env.delenv("COMMSCOPE_SWEEP_TMP")
+    monkeypatch.setattr(inputs, "_writable", lambda folder: False)  # a read-only mount (root writes elsewhere)
+    refused(sweep(cli, planted), f"the current folder {os.getcwd()} cannot be written", "COMMSCOPE_SWEEP_TMP")
+    assert planted.launches == []
+
+
+# -- 3: host names that are not UTF-8 ---------------------------------------------------
+
+
+@pytest.mark.parametrize("mode", ["all-pairs", "locate"])
+def test_a_hostfile_that_is_not_utf8_is_refused_with_its_line(cli, planted, tmp_path, mode):
+    hostfile = tmp_path / "hosts"
+    hostfile.write_bytes(b"".join(f"n{i}\n".encode() for i in range(7)) + b"n\xff9\n")
+    result = cli("sweep", mode, "--hostfile", hostfile, "--db", planted.db)
+    refused(result, f"{hostfile}:8: hostfile is not UTF-8")
+    assert planted.launches == [] and planted.stored() == 0
+
+
+def test_a_host_that_is_not_utf8_is_refused_by_name(cli, planted):
+    result = cli("sweep", "all-pairs", "--hosts", "node01,n\udcff", "--db", planted.db)
+    refused(result, "--hosts", "not valid UTF-8: 'node01,n\\xff'")
+    assert planted.launches == [] and planted.stored() == 0
+
+
+# -- 4: a signal during the retest --------------------------------------------------------
+
+
+@pytest.mark.parametrize("signum", [signal.SIGTERM, signal.SIGINT])
+def test_a_signal_during_the_retest_exits_3_with_both_runs_stored(cli, monkeypatch, tmp_path, clean_env, signum):
+    def stop_at_the_retest(launch: int) -> None:
+        if launch == 2:
+            os.kill(os.getpid(), signum)
+
+    planted = Planted(monkeypatch, tmp_path, on_launch=stop_at_the_retest)
+    result = sweep(cli, planted)
+    assert result.exit_code == 3, result.output
+    assert "interrupted" in result.stderr and "Traceback" not in result.output
+    assert "bad node" not in result.stderr  # no verdict from half a retest
+    assert planted.stored() == 2
