@@ -18,10 +18,10 @@ HOSTS = ["node01", "node02", "node03", "node04"]
 
 
 class Planted:
-    def __init__(self, monkeypatch, tmp_path: Path, hosts=HOSTS, on_launch=None) -> None:
+    def __init__(self, monkeypatch, tmp_path: Path, hosts=HOSTS, on_launch=None, bad_node: int | None = 2) -> None:
         import commscope.sweep.run as sweep_run
 
-        self.network = PlantedNetwork(list(hosts), bad_node=2)
+        self.network = PlantedNetwork(list(hosts), bad_node=bad_node)
         self.launches: list[list[str]] = []
         self.db = tmp_path / "sweep.db"
         self.on_launch = on_launch
@@ -153,3 +153,41 @@ def test_a_signal_during_the_retest_exits_3_with_both_runs_stored(cli, monkeypat
     assert "interrupted" in result.stderr and "Traceback" not in result.output
     assert "bad node" not in result.stderr  # no verdict from half a retest
     assert planted.stored() == 2
+
+
+# -- 5: --baseline ------------------------------------------------------------------------
+
+
+def store_a_curve(db: Path) -> int:
+    from commscope.records.invocation import invocation
+    from commscope.records.run import Point, Run
+    from commscope.store.db import Store
+
+    with Store(db) as store:
+        run = Run(benchmark="latency", ranks=2, points=[Point(size=8, metrics={"latency_us": 1.5})])
+        return store.add_run(run, store.add_invocation(invocation("test", ["test"])))
+
+
+@pytest.mark.parametrize(
+    "baseline, message",
+    [
+        ("99", "--baseline 99: no run 99 in"),
+        ("2", "--baseline 2: run 2 is the serial retest of sweep run 1, not a sweep"),
+        ("3", "--baseline 3: run 3 is a curve run, not a link sweep"),
+    ],
+)
+def test_a_baseline_that_is_no_sweep_is_refused_before_measuring(cli, planted, baseline, message):
+    assert sweep(cli, planted).exit_code == 1  # runs 1 (the sweep) and 2 (its retest)
+    assert store_a_curve(planted.db) == 3
+    planted.launches.clear()
+    refused(sweep(cli, planted, "--baseline", baseline), message)
+    assert planted.launches == [] and planted.stored() == 3
+
+
+def test_a_baseline_with_no_host_in_common_fails_like_check(cli, monkeypatch, tmp_path, clean_env):
+    before = Planted(monkeypatch, tmp_path, bad_node=None)
+    assert sweep(cli, before).exit_code == 0
+    after = Planted(monkeypatch, tmp_path, hosts=["other1", "other2", "other3", "other4"], bad_node=None)
+    result = sweep(cli, after, "--baseline", "1")
+    assert result.exit_code == 1, result.output
+    assert "hosts of baseline run 1 missing: node01, node02, node03, node04" in result.stderr

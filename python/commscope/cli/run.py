@@ -304,6 +304,7 @@ def sweep(
         policy = Policy()
     if baseline == "last":
         raise UsageError("--baseline needs a run id")
+    baseline_run = _baseline_sweep(db, baseline) if baseline is not None else None
     request = SweepRequest(
         mode=mode,
         hosts=hosts,
@@ -321,7 +322,7 @@ def sweep(
         system=system,
         timeout=timeout,
         retest=not no_retest,
-        baseline=baseline,
+        baseline=baseline_run,
         json_out=json_out,
         plot=plot,
         core_flags=ctx.meta.get("core_flags", []),
@@ -340,6 +341,29 @@ def sweep(
 
         ctx.exit(run_locate(request, oracle, seed, db))
     ctx.exit(run_sweep(request, db))
+
+
+def _baseline_sweep(db: Path, run_id: int):
+    """The --baseline run, read before measuring: a stored link sweep (as `check` would
+    judge against), not its retest nor a run of another kind."""
+    from commscope.analysis.sweep_verdicts import retest_of
+    from commscope.cli.common import analysis_store
+    from commscope.kinds import kind_of
+    from commscope.kinds.link_sweep import LINK_SWEEP
+
+    with analysis_store(db) as store:
+        try:
+            run = store.run(run_id)
+        except UsageError as exc:
+            raise UsageError(f"--baseline {run_id}: {exc}") from None
+    kind = kind_of(run)
+    if kind is not LINK_SWEEP:
+        raise UsageError(f"--baseline {run_id}: run {run_id} is a {kind.name} run, not a link sweep")
+    if retest_of(run) is not None:
+        raise UsageError(
+            f"--baseline {run_id}: run {run_id} is the serial retest of sweep run {retest_of(run)}, not a sweep"
+        )
+    return run
 
 
 #: What locate alone takes, and the link sweeps' options it has no use for.

@@ -33,7 +33,7 @@ import numpy as np
 
 from commscope import ui
 from commscope.analysis.sweep import PAIR_METRICS, Policy, matrix_from_run, number
-from commscope.analysis.sweep_check import compare_to_baseline
+from commscope.analysis.sweep_check import check_sweep
 from commscope.analysis.sweep_verdicts import (
     SWEEP_KEY,
     RetestPlan,
@@ -82,7 +82,7 @@ class SweepRequest:
     system: str | None = None
     timeout: float | None = None
     retest: bool = True
-    baseline: int | None = None
+    baseline: Run | None = None  # a stored link sweep, read before measuring (cli/run.py)
     json_out: Path | None = None
     plot: Path | None = None
     core_flags: Sequence[str] = ()
@@ -280,7 +280,6 @@ def run_sweep(request: SweepRequest, db: Path) -> int:
     with Store(db) as store:
         invocation_id = store.add_invocation(invocation("sweep", request.argv))
         result = sweeper.sweep(store, invocation_id)
-        baseline = store.run(request.baseline) if request.baseline is not None else None
     matrix, flags = result.judgement.matrix, result.judgement.flags()
     labels = matrix.labels
     sys.stdout.write(sweep_table(matrix, flags))
@@ -293,20 +292,30 @@ def run_sweep(request: SweepRequest, db: Path) -> int:
         )
     if request.mode == "intra":
         sys.stdout.write(intra_table(result.run, stored_topology(result.run) or {}))
-    changes = []
-    if baseline is not None:
-        changes = compare_to_baseline(matrix_from_run(baseline), matrix, request.policy)
-        for change in changes:
-            ui.warn(
-                f"worse than baseline run {baseline.id}: {where_text(change.pair, labels)} {change.metric} "
-                f"{number(change.new)} (was {number(change.base)}, x{change.ratio:.2f})"
-            )
+    worse = against_baseline(result.run, request.baseline)
     unwritten = write_outputs(request, result, flags)
     retest = f", retest run {result.retest_run.id}" if result.retest_run else ""
     ui.note(f"stored sweep run {result.run.id}{retest} in {db}; {len(flags)} flag{'s' if len(flags) != 1 else ''}")
     if unwritten:
         return EXIT_USAGE
-    return EXIT_FAILED if flags or changes else EXIT_OK
+    return EXIT_FAILED if flags or worse else EXIT_OK
+
+
+def against_baseline(run: Run, baseline: Run | None) -> bool:
+    """Warn of what is worse than the baseline sweep as `commscope check` judges it (pairs
+    matched by host, a baseline host left out fails); True when something is."""
+    if baseline is None:
+        return False
+    check = check_sweep(run, baseline)
+    labels = check.matrix.labels
+    for change in check.changes:
+        ui.warn(
+            f"worse than baseline run {baseline.id}: {where_text(change.pair, labels)} {change.metric} "
+            f"{number(change.new)} (was {number(change.base)}, x{change.ratio:.2f})"
+        )
+    if check.missing_hosts:
+        ui.warn(f"hosts of baseline run {baseline.id} missing: {', '.join(check.missing_hosts)}")
+    return not check.passed
 
 
 def write_outputs(request: SweepRequest, result: SweepResult, flags) -> bool:
