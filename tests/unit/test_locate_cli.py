@@ -131,4 +131,4 @@ def test_bad_input_is_a_usage_error(cli, clean_env, db, args, message):
 
 def test_oracle_and_seed_belong_to_locate(cli, clean_env, db):
     result = cli("sweep", "all-pairs", "--hosts", "a,b", "--oracle", "x", "--db", db)
-    assert result.exit_code == 2 and "--oracle applies to locate only" in result.stderr
+    assert result.exit_code == 2 and "--oracle does not apply to all-pairs: it applies to locate only" in result.stderr

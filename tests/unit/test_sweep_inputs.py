@@ -191,3 +191,23 @@ def test_a_baseline_with_no_host_in_common_fails_like_check(cli, monkeypatch, tm
     result = sweep(cli, after, "--baseline", "1")
     assert result.exit_code == 1, result.output
     assert "hosts of baseline run 1 missing: node01, node02, node03, node04" in result.stderr
+
+
+# -- 7: hosts and options that do not apply ---------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "args, message",
+    [
+        (["all-pairs", "--hosts", "a,"], "'a,' holds an empty host name"),
+        (["all-pairs", "--hosts", "a,,b"], "'a,,b' holds an empty host name"),
+        (["all-pairs", "--hosts", "n1:4,n2"], "--hosts n1:4: a sweep runs one rank per host"),
+        (["all-pairs", "--hosts", "a,b", "--np", "4"], "--np does not apply to all-pairs"),
+        (["one-to-all", "--hosts", "a,b", "--np", "4"], "--np does not apply to one-to-all"),
+        (["intra", "--from", "a"], "--from does not apply to intra"),
+        (["all-pairs", "--hosts", "a,b", "--from", "a"], "--from does not apply to all-pairs"),
+    ],
+)
+def test_hosts_and_options_a_mode_cannot_use_are_refused(cli, planted, args, message):
+    refused(cli("sweep", *args, "--db", planted.db), message)
+    assert planted.launches == []

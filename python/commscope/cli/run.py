@@ -366,21 +366,30 @@ def _baseline_sweep(db: Path, run_id: int):
     return run
 
 
-#: What locate alone takes, and the link sweeps' options it has no use for.
-_LOCATE_ONLY = {"oracle": "--oracle", "seed": "--seed"}
-_NOT_LOCATE = {"source": "--from", "np": "--np", "no_retest": "--no-retest", "baseline": "--baseline", "plot": "--plot"}
+#: The options that apply to some modes only: the flag and those modes.
+_MODES_OF = {
+    "oracle": ("--oracle", ("locate",)),
+    "seed": ("--seed", ("locate",)),
+    "source": ("--from", ("one-to-all",)),
+    "np": ("--np", ("intra",)),
+    "no_retest": ("--no-retest", ("one-to-all", "all-pairs", "intra")),
+    "baseline": ("--baseline", ("one-to-all", "all-pairs", "intra")),
+    "plot": ("--plot", ("one-to-all", "all-pairs", "intra")),
+}
+#: Why, where it helps.
+_WHY = {
+    ("--np", "one-to-all"): " (one rank per host)",
+    ("--np", "all-pairs"): " (one rank per host)",
+    ("--baseline", "locate"): " (a stored locate run is compared with `commscope check --baseline`)",
+}
 
 
 def _only_for(mode: str, **given) -> None:
+    """Refuse an option the mode would ignore, naming the option and the mode."""
     for name, value in given.items():
         if value in (None, False):
             continue
-        if name in _LOCATE_ONLY and mode != "locate":
-            raise UsageError(f"{_LOCATE_ONLY[name]} applies to locate only")
-        if name in _NOT_LOCATE and mode == "locate":
-            raise UsageError(
-                f"{_NOT_LOCATE[name]} does not apply to locate (a stored locate run is compared with "
-                "`commscope check --baseline`)"
-                if name == "baseline"
-                else f"{_NOT_LOCATE[name]} does not apply to locate"
-            )
+        flag, modes = _MODES_OF[name]
+        if mode not in modes:
+            where = f"{modes[0]} only" if len(modes) == 1 else "link sweeps, not locate"
+            raise UsageError(f"{flag} does not apply to {mode}: it applies to {where}{_WHY.get((flag, mode), '')}")

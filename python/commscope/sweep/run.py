@@ -47,7 +47,7 @@ from commscope.analysis.sweep_verdicts import (
 from commscope.errors import EXIT_FAILED, EXIT_INTERRUPTED, EXIT_OK, EXIT_USAGE, CommscopeError, UsageError
 from commscope.execute.core import core_mpi_flavour, find_core
 from commscope.execute.cpu_topology import cpu_topology
-from commscope.execute.launchers import resolve_launcher
+from commscope.execute.launchers import resolve_launcher, split_host
 from commscope.execute.runner import Runner, RunRequest, finalize_grace_s, plan
 from commscope.execute.signals import StopSignals
 from commscope.output.sweep_view import flag_record, heatmap_files, intra_table, sweep_table, where_text
@@ -97,6 +97,12 @@ def hosts_of(request: SweepRequest) -> list[str]:
         names = [line.split("#", 1)[0].split()[0] for line in lines if line.split("#", 1)[0].strip()]
         hosts = list(dict.fromkeys(name.split(":")[0] for name in names))
     else:
+        slotted = [entry for entry in request.hosts if split_host(entry)[1] is not None]
+        if slotted:
+            raise UsageError(
+                f"--hosts {slotted[0]}: a sweep runs one rank per host (intra: --np ranks); "
+                "give host names without :slots"
+            )
         hosts = list(dict.fromkeys(request.hosts))
     if request.mode == "intra":
         if len(hosts) > 1:
@@ -105,8 +111,6 @@ def hosts_of(request: SweepRequest) -> list[str]:
     if len(hosts) < 2:
         raise UsageError(f"{request.mode} needs at least 2 hosts (--hosts H1,H2,..., --hostfile FILE or --nodes N)")
     if request.source is not None:
-        if request.mode != "one-to-all":
-            raise UsageError("--from applies to one-to-all only")
         if request.source not in hosts:
             raise UsageError(f"--from {request.source}: not one of the hosts ({', '.join(hosts)})")
         hosts.remove(request.source)
