@@ -211,3 +211,28 @@ def test_a_baseline_with_no_host_in_common_fails_like_check(cli, monkeypatch, tm
 def test_hosts_and_options_a_mode_cannot_use_are_refused(cli, planted, args, message):
     refused(cli("sweep", *args, "--db", planted.db), message)
     assert planted.launches == []
+
+
+# -- 6: more ranks than cores on one host -------------------------------------------------
+
+
+def test_two_ranks_on_one_core_are_told_apart():
+    from commscope.analysis.sweep import matrix_from_run
+
+    labels = matrix_from_run(PlantedNetwork(["vm"] * 3, cpus=[0, 1, 0]).run(["--schedule", "all-pairs"])).labels
+    assert len(set(labels)) == 3, labels
+    assert labels[1] == "vm:1"  # a rank alone on its core keeps host:cpu
+
+
+def test_intra_with_more_ranks_than_cores_says_pinning_is_off(cli, clean_env, fake_core, monkeypatch, tmp_path):
+    import commscope.sweep.run as sweep_run
+
+    monkeypatch.setattr(os, "sched_getaffinity", lambda pid: {0, 1})
+    clean_env.setenv("COMMSCOPE_SWEEP_TMP", str(tmp_path))
+    sweeper = sweep_run.Sweeper(sweep_run.SweepRequest(mode="intra", np=3, launcher="mpirun"))
+    _, item = sweeper._planned(["--schedule", "all-pairs"])
+    assert not set(sweep_run.PIN_ENV) & set(item.command.env)
+    assert "--bind-to" in item.command.argv and item.command.argv[item.command.argv.index("--bind-to") + 1] == "none"
+    planted = Planted(monkeypatch, tmp_path, hosts=["vm"] * 3)
+    result = cli("sweep", "intra", "--np", "3", "--db", planted.db, "--no-retest")
+    assert "intra: 3 ranks on 2 cores: ranks outnumber cores, so they are not pinned" in result.stderr

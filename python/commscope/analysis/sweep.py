@@ -81,7 +81,8 @@ class Policy:
 @dataclass
 class SweepMatrix:
     """One value per pair and metric. Index i is rank i of the run; `labels` name them
-    (the host, or host:cpu when a host has several ranks)."""
+    (the host, or host:cpu when a host has several ranks; host:cpu/rRANK for ranks that
+    shared a core, so no two ranks ever carry one label)."""
 
     labels: list[str]
     hosts: list[str]
@@ -113,6 +114,8 @@ def matrix_from_points(points: Iterable, n: int | None = None) -> SweepMatrix:
         f"{host or 'rank'}:{cpu if cpu is not None else rank}" if shared else host or str(rank)
         for rank, (host, cpu) in enumerate(zip(hosts, cpus))
     ]
+    twice = {label for label in labels if labels.count(label) > 1}  # ranks sharing a core (unpinned)
+    labels = [f"{label}/r{rank}" if label in twice else label for rank, label in enumerate(labels)]
     return SweepMatrix(labels=labels, hosts=hosts, values=values)
 
 

@@ -144,10 +144,18 @@ class Sweeper:
         flavour = core_mpi_flavour(self.core)
         self.launcher = resolve_launcher(request.launcher, flavour)
         self.flavour = flavour
+        self.pinned = True
         if request.mode == "intra":
-            self.np = request.np or len(os.sched_getaffinity(0))
+            cores = len(os.sched_getaffinity(0))
+            self.np = request.np or cores
             if self.np < 2:
                 raise UsageError("an intra-node sweep needs at least 2 ranks (--np)")
+            if self.np > cores:
+                self.pinned = False
+                ui.warn(
+                    f"intra: {self.np} ranks on {cores} cores: ranks outnumber cores, so they are not pinned "
+                    "(a pair is then two ranks, not two cores; labels name ranks sharing a core by rank)"
+                )
         else:
             self.np = len(self.hosts)
 
@@ -157,7 +165,7 @@ class Sweeper:
         run_request = RunRequest(
             np=self.np,
             launcher=self.request.launcher,
-            bind="core" if intra else self.request.bind,
+            bind=("core" if self.pinned else "none") if intra else self.request.bind,
             hosts=hosts,
             label=self.request.label,
             system=self.request.system,
@@ -168,7 +176,7 @@ class Sweeper:
             benchmark=PAIRS_BENCHMARK, flags=flags, ranks=self.np, placement="intra-node" if intra else "inter-node"
         )
         (item,) = plan(run_request, [entry], self.core, self.launcher, self.flavour)
-        if intra:
+        if intra and self.pinned:
             item = dataclasses.replace(
                 item, command=dataclasses.replace(item.command, env={**item.command.env, **PIN_ENV})
             )
