@@ -236,3 +236,55 @@ def test_intra_with_more_ranks_than_cores_says_pinning_is_off(cli, clean_env, fa
     planted = Planted(monkeypatch, tmp_path, hosts=["vm"] * 3)
     result = cli("sweep", "intra", "--np", "3", "--db", planted.db, "--no-retest")
     assert "intra: 3 ranks on 2 cores: ranks outnumber cores, so they are not pinned" in result.stderr
+
+
+# -- 8: thousands of hosts ----------------------------------------------------------------
+
+RECORDING_LAUNCHER = """#!{python}
+import json, os, sys
+if sys.argv[1:] == ["--version"]:
+    print({version!r})
+    sys.exit(0)
+argv = sys.argv[1:]
+named = {{}}
+for flag in ("--hostfile", "-f", "-w"):
+    if flag in argv:
+        with open(argv[argv.index(flag) + 1]) as handle:
+            named = {{"flag": flag, "lines": handle.read().splitlines()}}
+with open(os.environ["RECORD"], "w") as out:
+    json.dump({{"argv": argv, "bytes": sum(len(arg) + 1 for arg in argv), "hostfile": named}}, out)
+sys.exit(1)
+"""
+
+
+@pytest.mark.parametrize(
+    "program, version, flag, line",
+    [
+        ("mpirun", "mpirun (Open MPI) 5.0.0-fake", "--hostfile", "{} slots=1"),
+        ("mpiexec", "HYDRA build details:", "-f", "{}:1"),
+        ("srun", "slurm 23.02.0", "-w", "{}"),
+    ],
+)
+def test_thousands_of_long_host_names_go_to_the_launcher_in_a_file(
+    cli, clean_env, fake_core, tmp_path, program, version, flag, line
+):
+    import json
+    import sys
+
+    launcher = tmp_path / "bin" / program
+    launcher.parent.mkdir()
+    launcher.write_text(RECORDING_LAUNCHER.format(python=sys.executable, version=version))
+    launcher.chmod(0o755)
+    record = tmp_path / "record.json"
+    clean_env.setenv("RECORD", str(record))
+    clean_env.setenv("COMMSCOPE_SWEEP_TMP", str(tmp_path))
+    hosts = [f"node{i:05d}.{'rack-and-row-and-room-of-a-long-domain-name.' * 4}example.org" for i in range(4000)]
+    hostfile = tmp_path / "hosts"
+    hostfile.write_text("".join(f"{host}\n" for host in hosts))
+    result = cli("sweep", "all-pairs", "--hostfile", hostfile, "--launcher", launcher, "--db", tmp_path / "r.db")
+    assert result.exit_code == 1, result.output  # the recording launcher measures nothing
+    assert "Argument list too long" not in result.output
+    launched = json.loads(record.read_text())
+    assert launched["bytes"] < 4096, launched["argv"]
+    assert launched["hostfile"] == {"flag": flag, "lines": [line.format(host) for host in hosts]}
+    assert not list(tmp_path.glob("commscope-*"))  # the launcher's hostfile is gone with the launch

@@ -45,7 +45,7 @@ from commscope.analysis.sweep_verdicts import (
     values_alone,
 )
 from commscope.errors import EXIT_FAILED, EXIT_INTERRUPTED, EXIT_OK, EXIT_USAGE, CommscopeError, UsageError
-from commscope.execute.core import core_mpi_flavour, find_core
+from commscope.execute.core import MPICH, OPENMPI, core_mpi_flavour, find_core
 from commscope.execute.cpu_topology import cpu_topology
 from commscope.execute.launchers import resolve_launcher, split_host
 from commscope.execute.runner import Runner, RunRequest, finalize_grace_s, plan
@@ -60,6 +60,9 @@ from commscope.store.db import Store
 from commscope.sweep.inputs import check_output, stream_folder
 
 MODES = ("one-to-all", "all-pairs", "intra")
+#: A host with one slot in each launcher's hostfile (Open MPI --hostfile, Hydra -f; srun -w
+#: FILE takes names alone).
+HOSTFILE_LINE = {OPENMPI: "{} slots=1", MPICH: "{}:1"}
 #: Pinning for intra-node sweeps: each rank on its own core, so a pair is a pair of cores.
 PIN_ENV = {"OMPI_MCA_hwloc_base_binding_policy": "core", "HYDRA_BINDING": "core"}
 
@@ -159,14 +162,16 @@ class Sweeper:
         else:
             self.np = len(self.hosts)
 
-    def _planned(self, flags: list[str]):
+    def _planned(self, flags: list[str], hostfile: str | None = None):
+        """The launch of the core with `flags`: intra on its host, the others on the hosts of
+        `hostfile` (one rank each), never a --host list thousands of names long."""
         intra = self.request.mode == "intra"
-        hosts = tuple(self.hosts if intra else (f"{host}:1" for host in self.hosts))
         run_request = RunRequest(
             np=self.np,
             launcher=self.request.launcher,
             bind=("core" if self.pinned else "none") if intra else self.request.bind,
-            hosts=hosts,
+            hosts=tuple(self.hosts) if intra else (),
+            hostfile=None if intra else hostfile,
             label=self.request.label,
             system=self.request.system,
             timeout=self.request.timeout,
@@ -183,14 +188,23 @@ class Sweeper:
         return run_request, item
 
     def launch(self, flags: list[str], signals: StopSignals) -> Run:
-        run_request, item = self._planned(flags)
-        ui.note(f"sweep: {item.command.shell()}")
-        # rank 0 writes the core's JSONL stream, maybe on another host whose /tmp is its own
-        previous, tempfile.tempdir = tempfile.tempdir, self.folder
-        try:
-            return _QuietRunner(self.core, run_request, signals).execute(item, 0)
-        finally:
-            tempfile.tempdir = previous
+        with tempfile.TemporaryDirectory(prefix="commscope-hosts-") as folder:  # read by the launcher, here
+            hostfile = None if self.request.mode == "intra" else self._hostfile(Path(folder))
+            run_request, item = self._planned(flags, hostfile)
+            ui.note(f"sweep: {item.command.shell()}")
+            # rank 0 writes the core's JSONL stream, maybe on another host whose /tmp is its own
+            previous, tempfile.tempdir = tempfile.tempdir, self.folder
+            try:
+                return _QuietRunner(self.core, run_request, signals).execute(item, 0)
+            finally:
+                tempfile.tempdir = previous
+
+    def _hostfile(self, folder: Path) -> str:
+        """The hosts in the launcher's own hostfile format, one slot each."""
+        line = HOSTFILE_LINE.get(getattr(self.launcher, "flavour", None), "{}")
+        path = folder / "hosts"
+        path.write_text("".join(line.format(host) + "\n" for host in self.hosts), encoding="utf-8")
+        return str(path)
 
     def schedule_flags(self) -> list[str]:
         schedule = "one-to-all:0" if self.request.mode == "one-to-all" else "all-pairs"
