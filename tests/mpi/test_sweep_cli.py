@@ -63,7 +63,7 @@ def test_intra_sweep_measures_the_core_pair_and_groups_it(name, tmp_path):
     [
         (["all-pairs", "--hosts", "a"], "all-pairs needs at least 2 hosts"),
         (["one-to-all", "--hosts", "a,b", "--from", "c"], "--from c: not one of the hosts (a, b)"),
-        (["all-pairs", "--hosts", "a,b", "--from", "a"], "--from applies to one-to-all only"),
+        (["all-pairs", "--hosts", "a,b", "--from", "a"], "--from does not apply to all-pairs"),
         (["all-pairs", "--hosts", "a,b", "--metric", "bw,foo"], "--metric bw,foo: choose from latency, bw, bibw"),
     ],
 )
