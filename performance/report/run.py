@@ -6,8 +6,8 @@ files of performance/ingest), imports them into a new database with one label, a
 times `commscope report --all` over it --rounds times, reporting the fastest and the
 median wall time and the peak memory (maximum resident set size) of the command.
 Given several commscope programs (--commscope, repeatable: the harness of two
-checkouts, say), it alternates them round by round over the same database, so that
-they are compared side by side on a shared machine. Target: 500 runs in under 3 s.
+checkouts, say), each imports the files into a database of its own and they alternate
+round by round, so that they are compared side by side on a shared machine. Target: 500 runs in under 3 s.
 
     .venv/bin/python performance/report/run.py [--runs 500] [--rounds 3] [--commscope PROG ...]
 """
@@ -59,12 +59,17 @@ def main() -> int:
             path = root / f"{index:05d}-{KINDS[index % len(KINDS)]}.out"
             path.write_text(omb_table(KINDS[index % len(KINDS)], rng))
             files.append(str(path))
-        env = {**os.environ, "COMMSCOPE_DB": str(root / "runs.db")}
-        subprocess.run([programs[0], "import", *files, "--label", "bench"], env=env, check=True, capture_output=True)
+        envs = {}
+        for index, program in enumerate(programs):  # each imports into a database of its own schema
+            envs[program] = {**os.environ, "COMMSCOPE_DB": str(root / f"runs-{index}.db")}
+            subprocess.run(
+                [program, "import", *files, "--label", "bench"], env=envs[program], check=True, capture_output=True
+            )
         results: dict[str, list[float]] = {program: [] for program in programs}
         peaks: dict[str, int] = dict.fromkeys(programs, 0)
         for _ in range(args.rounds):
             for program in programs:  # A B A B: the machine's load falls on each alike
+                env = envs[program]
                 seconds, _ = timed([program, "report", "--all", "-o", str(root / "report.html")], env)
                 results[program].append(seconds)
                 # each child's own peak: measured alone, since RUSAGE_CHILDREN keeps the largest

@@ -160,22 +160,6 @@ def test_sizes_and_results_that_cannot_be_are_refused_with_the_line(cells, messa
 
 
 @pytest.mark.timing
-def test_a_long_size_sweep_is_read_in_linear_time():
-    """Ten times the rows of one sweep take about ten times as long, not a hundred: each row
-    looked its size up among all the run's points before (15 s for 32,000 rows)."""
-    import time
-
-    def seconds(rows: int) -> float:
-        text = "nodes,taskspernode,osu_exe,msg_size,size,result\n"
-        text += "".join(f"2,1,osu_bw,{size},{size},1.5\n" for size in range(rows))
-        began = time.perf_counter()
-        (run,) = parse_text(text, "long.csv")
-        assert len(run.points) == rows
-        return time.perf_counter() - began
-
-    assert seconds(40_000) < 25 * seconds(4_000)
-
-
 def test_import_stores_jube_runs_with_nodes_and_ranks(cli, db, clean_env):
     result = cli("import", FIXTURES / "seed004_gpu.md", "--label", "procurement", "--db", db)
     assert result.exit_code == 0, result.output
