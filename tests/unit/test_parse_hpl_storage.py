@@ -160,3 +160,24 @@ def test_iozone_throughput_mode():
     assert values["seq_write_MBps"] == pytest.approx(2000000 * 1024 / 1e6)
     assert values["seq_read_MBps_per_process"] == pytest.approx(1500000 * 1024 / 1e6)
     assert values["rand_read_iops"] == pytest.approx(1024000 / 1024)  # kB/s over 1024 kB records
+
+
+def test_an_hpcc_run_without_an_hpl_result_stores_a_failed_hpl_run_with_the_reason():
+    """hpcc that cannot allocate the matrix skips HPL and still runs its other tests: the
+    HPL run is stored as failed, saying why, beside them (not left out without a word)."""
+    from commscope.execute.hpl import HplOutcome, HplPlan, HplRequest, hpl_runs
+    from commscope.execute.keep import Destination
+    from commscope.execute.process import Finished
+
+    lines = (FIXTURES / "hpccoutf_np1.txt").read_text().splitlines(keepends=True)
+    lines[364:367] = [
+        "HPL ERROR from process # 0, on line 169 of function HPL_pdtest:\n",
+        ">>> [0,0] Memory allocation failed for A, x and b. Skip. <<<\n",
+    ]
+    plan = HplPlan(Path("/usr/bin/hpcc"), "hpcc", 1000, 80, 1, 1, 1, 2**30, ["hpcc"], {}, "hpccinf.txt", "")
+    outcome = HplOutcome(plan, Finished(0, b"", b"", 1.0), "".join(lines).encode(), "t0", "t1")
+    runs = hpl_runs(outcome, HplRequest(n=1000), Destination(db=None, argv=["commscope"], system="vm"))
+    hpl = next(run for run in runs if run.benchmark == "hpl")
+    assert hpl.status == "failed" and not hpl.points
+    assert hpl.status_reason == "hpcc gave no HPL result: [0,0] Memory allocation failed for A, x and b. Skip."
+    assert {run.benchmark for run in runs} > {"hpl", "hpcc_stream"}
