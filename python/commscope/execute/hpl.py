@@ -31,6 +31,7 @@ from commscope.execute.tools import find_program, machine_provenance, memory_byt
 from commscope.ingest.importer import point_from_parsed
 from commscope.ingest.parse import ParseError
 from commscope.ingest.parse.hpl import read_hpcc, read_hpl_out
+from commscope.ingest.parse.model import check_values
 from commscope.ingest.parse.text import decode, split_lines
 from commscope.records.invocation import now
 from commscope.records.run import Run
@@ -283,7 +284,7 @@ def hpl_runs(outcome: HplOutcome, request: HplRequest, destination: Destination)
     if outcome.output and not interrupted:  # a stopped HPL has reported nothing yet
         lines = split_lines(decode(outcome.output))
         try:
-            parsed = (
+            parsed = check_values(
                 read_hpcc(lines, plan.output_name) if plan.kind == "hpcc" else read_hpl_out(lines, plan.output_name)
             )
         except ParseError as exc:
