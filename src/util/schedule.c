@@ -88,8 +88,11 @@ static cs_status_t parse_pair_line(const char *line, size_t len, int n, const ch
         return cs_usage_error(err, errlen, "%s:%ld: a pair needs two different ranks, got %d twice", file, lineno,
                               p->src);
     return CS_OK;
-bad:
-    return cs_usage_error(err, errlen, "%s:%ld: expected two rank numbers \"SRC DST\", got \"%s\"", file, lineno, buf);
+bad:;
+    char shown[4 * sizeof buf];
+    cs_escape(buf, shown, sizeof shown);
+    return cs_usage_error(err, errlen, "%s:%ld: expected two rank numbers \"SRC DST\", got \"%s\"", file, lineno,
+                          shown);
 }
 
 cs_status_t cs_schedule_parse_file(cs_schedule_t *s, const char *text, const char *file, int n, char *err,

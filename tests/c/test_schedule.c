@@ -2,6 +2,7 @@
  * of a round, the number of rounds (n-1 for all-pairs, n when n is odd), each rank's own
  * view (slot_of) agreeing with the round's list, and FILE errors naming FILE:LINE. */
 #include <stdlib.h>
+#include <string.h>
 
 #include "check.h"
 #include "util/schedule.h"
@@ -132,6 +133,9 @@ int main(void)
     FILE_BAD("0 1 2\n", 4, "pairs.txt:1: expected two rank numbers");
     FILE_BAD("vnode1 vnode2\n", 4, "pairs.txt:1:");
     FILE_BAD("# nothing\n", 4, "pairs.txt: names no pairs");
+    /* control bytes of the file are shown escaped, never sent to the terminal as they are */
+    FILE_BAD("0 1\n0 \x1b[2J\x07\n", 4, "pairs.txt:2: expected two rank numbers \"SRC DST\", got \"0 \\x1b[2J\\x07\"");
+    CHECK(strchr(err, '\x1b') == NULL && strchr(err, '\x07') == NULL);
 
     printf("%d checks, %d failed\n", check_count, check_failures);
     return check_failures != 0;

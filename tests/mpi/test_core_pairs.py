@@ -5,6 +5,10 @@ and bad schedules refused with FILE:LINE (exit 2, no hang)."""
 from __future__ import annotations
 
 import json
+import os
+import signal
+import subprocess
+from pathlib import Path
 
 import jsonschema
 import pytest
@@ -85,3 +89,46 @@ def test_bad_schedule_file(mpi, tmp_path, text, message):
 def test_bad_options(mpi, args, message):
     res = mpi.run(2, "pairs", *args)
     assert res.returncode != 0 and message in res.stderr
+
+
+def run_stopped_after(mpi, seconds: float, np: int, *args: str) -> tuple[int, str]:
+    """(exit status, stderr) of the core, its whole process group killed if it hangs."""
+    process = subprocess.Popen(
+        mpi.argv(np, mpi.bench, *args),
+        env=mpi.env(np),
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        text=True,
+        start_new_session=True,
+    )
+    try:
+        _, stderr = process.communicate(timeout=seconds)
+    except subprocess.TimeoutExpired:
+        os.killpg(process.pid, signal.SIGKILL)
+        process.communicate()
+        pytest.fail(f"{args} still ran after {seconds} s")
+    return process.returncode, stderr
+
+
+@pytest.mark.parametrize(
+    "kind, what", [("named pipe", "a named pipe"), ("/dev/zero", "a character device"), ("directory", "a directory")]
+)
+def test_a_schedule_that_is_not_a_regular_file_is_refused_at_once(mpi, tmp_path, kind, what):
+    if kind == "named pipe":
+        path = tmp_path / "pairs.fifo"
+        os.mkfifo(path)
+    else:
+        path = tmp_path if kind == "directory" else Path(kind)
+    status, stderr = run_stopped_after(mpi, 60, 2, "pairs", "--schedule", str(path))
+    assert status == 2, stderr
+    assert f"--schedule {path}: not a regular file ({what})" in stderr
+
+
+def test_control_bytes_of_a_schedule_file_are_shown_escaped(mpi, tmp_path):
+    schedule = tmp_path / "pairs.txt"
+    schedule.write_bytes(b"0 1\n0 \x1b[2J\x07\n")
+    res = mpi.run(2, "pairs", "--schedule", str(schedule), timeout=60)
+    assert res.returncode == 2, res.stderr
+    assert 'pairs.txt:2: expected two rank numbers "SRC DST", got "0 \\x1b[2J\\x07"' in res.stderr
+    assert "\x1b" not in res.stderr and "\x07" not in res.stderr

@@ -177,3 +177,14 @@ def test_other_json_is_not_a_commscope_result():
 def test_hostile_json_is_a_parse_error(text):
     with pytest.raises(ParseError):
         parse_text(text, "r.json")
+
+
+def test_a_negative_value_is_refused_with_the_line_of_its_record():
+    doc = document()
+    doc["results"][1]["metrics"]["latency_us"] = -0.5
+    text = json.dumps(doc, indent=2)
+    with pytest.raises(ParseError) as error:
+        parse_text(text, "neg.json")
+    line = next(i for i, row in enumerate(text.splitlines(), 1) if "-0.5" in row)
+    assert "latency_us -0.5 is negative" in str(error.value)
+    assert error.value.line is not None and error.value.line <= line

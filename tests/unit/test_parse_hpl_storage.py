@@ -160,3 +160,89 @@ def test_iozone_throughput_mode():
     assert values["seq_write_MBps"] == pytest.approx(2000000 * 1024 / 1e6)
     assert values["seq_read_MBps_per_process"] == pytest.approx(1500000 * 1024 / 1e6)
     assert values["rand_read_iops"] == pytest.approx(1024000 / 1024)  # kB/s over 1024 kB records
+
+
+def test_an_hpcc_run_without_an_hpl_result_stores_a_failed_hpl_run_with_the_reason():
+    """hpcc that cannot allocate the matrix skips HPL and still runs its other tests: the
+    HPL run is stored as failed, saying why, beside them (not left out without a word)."""
+    from commscope.execute.hpl import HplOutcome, HplPlan, HplRequest, hpl_runs
+    from commscope.execute.keep import Destination
+    from commscope.execute.process import Finished
+
+    lines = (FIXTURES / "hpccoutf_np1.txt").read_text().splitlines(keepends=True)
+    lines[364:367] = [
+        "HPL ERROR from process # 0, on line 169 of function HPL_pdtest:\n",
+        ">>> [0,0] Memory allocation failed for A, x and b. Skip. <<<\n",
+    ]
+    plan = HplPlan(Path("/usr/bin/hpcc"), "hpcc", 1000, 80, 1, 1, 1, 2**30, ["hpcc"], {}, "hpccinf.txt", "")
+    outcome = HplOutcome(plan, Finished(0, b"", b"", 1.0), "".join(lines).encode(), "t0", "t1")
+    runs = hpl_runs(outcome, HplRequest(n=1000), Destination(db=None, argv=["commscope"], system="vm"))
+    hpl = next(run for run in runs if run.benchmark == "hpl")
+    assert hpl.status == "failed" and not hpl.points
+    assert hpl.status_reason == "hpcc gave no HPL result: [0,0] Memory allocation failed for A, x and b. Skip."
+    assert {run.benchmark for run in runs} > {"hpl", "hpcc_stream"}
+
+
+def _fio_with(value: str) -> str:
+    text = (FIXTURES / "fio_2jobs_seq_write.json").read_text()
+    return text.replace('"bw_bytes" : 524288000', f'"bw_bytes" : {value}', 1)
+
+
+def _hpcc_with(old: str, new: str) -> str:
+    text = (FIXTURES / "hpccoutf_np1.txt").read_text()
+    assert old in text
+    return text.replace(old, new)
+
+
+_HPL_TABLE = (
+    "| T/V | N | NB | P | Q | Time(secs) | Gflops |\n|:--|--:|--:|--:|--:|--:|--:|\n"
+    "| a:WR | 1000 | 80 | 1 | 1 | 0.5 | {} |\n"
+)
+_STORAGE_TABLE = (
+    "#### Disk\n##### Total throughput\n| # clients or processes | Sequential write rate (MB/s) |\n"
+    "|:--|:--|\n| 1 | 100 |\n| 2 | {} |\n"
+)
+
+
+@pytest.mark.parametrize(
+    "text, line, message",
+    [
+        (_fio_with("-524288000"), 1, "seq_write_MBps -324.559 is negative"),
+        (_fio_with("NaN"), 1, "seq_write_MBps nan is not a finite number"),
+        (_fio_with("Infinity"), 1, "seq_write_MBps inf is not a finite number"),
+        (_hpcc_with("StarSTREAM_Triad=29.4155", "StarSTREAM_Triad=nan"), 381, "star_triad_GBps nan is not a finite"),
+        (_hpcc_with("PTRANS_GBs=4.60279", "PTRANS_GBs=inf"), 381, "ptrans_GBps inf is not a finite number"),
+        (_HPL_TABLE.format("-12.5"), 3, "gflops -12.5 is negative"),
+        (_HPL_TABLE.format("nan"), 3, "gflops nan is not a finite number"),
+        (_STORAGE_TABLE.format("-5"), 3, "seq_write_MBps -5 is negative"),
+        (_STORAGE_TABLE.format("inf"), 3, "seq_write_MBps inf is not a finite number"),
+    ],
+    ids=[
+        "fio-negative",
+        "fio-nan",
+        "fio-inf",
+        "hpcc-nan",
+        "hpcc-inf",
+        "hpl-negative",
+        "hpl-nan",
+        "disk-neg",
+        "disk-inf",
+    ],
+)
+def test_negative_nan_and_infinite_values_are_refused_with_the_line(text, line, message):
+    with pytest.raises(ParseError) as error:
+        parse_text(text, "t.txt")
+    assert error.value.line == line and message in str(error.value), str(error.value)
+
+
+def test_an_import_with_a_negative_value_stores_nothing_from_the_file(cli, db, tmp_path):
+    bad = tmp_path / "fio.json"
+    bad.write_text(_fio_with("-524288000"))
+    result = cli("import", bad, "--db", db)
+    assert result.exit_code == 1, result.output
+    assert f"{bad}:1: seq_write_MBps -324.559 is negative" in result.stderr and "Traceback" not in result.output
+    if db.exists():
+        from commscope.store.db import Store
+
+        with Store(db, create=False) as store:
+            assert not store.summaries()

@@ -405,3 +405,36 @@ def test_export_to_a_path_that_cannot_be_written(cli, stored, target, reason):
     result = cli("export", "1", "--format", "json", "-o", target, "--db", stored)
     assert result.exit_code == 2, result.output
     assert f"cannot write {target}: {reason}" in result.stderr and "Traceback" not in result.output
+
+
+# -- run hpl and run storage ----------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    "command, flag",
+    [
+        (["hpl", "--memory-fraction", "nan"], "--memory-fraction"),
+        (["storage", "--runtime", "inf"], "--runtime"),
+        (["storage", "--runtime", "nan"], "--runtime"),
+        (["hpl", "--np", "1000001"], "--np"),
+        (["hpl", "--np", "99999999999999999999"], "--np"),
+    ],
+)
+def test_run_hpl_and_storage_refuse_numbers_they_cannot_use(cli, db, tmp_path, command, flag):
+    # --dry-run and a grid: were the number taken, nothing would start, nothing would loop for ever
+    where = ["--dir", tmp_path / "io"] if command[0] == "storage" else ["--grid", "1x1"]
+    result = cli("run", *command, *where, "--dry-run", "--db", db)
+    assert result.exit_code == 2, result.output
+    assert f"Invalid value for '{flag}'" in result.stderr and "Traceback" not in result.output
+    assert not db.exists() and not (tmp_path / "io").exists()
+
+
+def test_run_hpl_refuses_a_matrix_larger_than_the_memory_before_launching(cli, db, clean_env):
+    from commscope.execute.tools import memory_bytes
+
+    result = cli("run", "hpl", "--n", "10000000", "--dry-run", "--db", db)
+    assert result.exit_code == 2, result.output
+    gib = f"{memory_bytes() / 2**30:,.1f} GiB"
+    assert "--n 10000000: the matrix takes N² x 8 bytes = 745,058.1 GiB" in result.stderr, result.stderr
+    assert f"more than the {gib} of memory of 1 node" in result.stderr
+    assert "Traceback" not in result.output and not db.exists()

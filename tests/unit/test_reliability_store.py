@@ -472,3 +472,13 @@ def test_unsaved_sidecar_is_json_with_the_harness_fields(cli, child_env, commsco
     assert data["format"] == "commscope-unsaved" and data["run"]["label"] == "kept"
     assert data["run"]["system"] == "sys1" and data["run"]["repeat_index"] == 0
     assert data["invocation"]["argv"][1:3] == ["run", "latency"] or "run" in data["invocation"]["argv"]
+
+
+@pytest.mark.parametrize("value", ["soon", "-1", "nan", "1e7"])
+@pytest.mark.parametrize("command", [("list", "runs"), ("show", "1"), ("import", str(FIXTURE))], ids=" ".join)
+def test_a_busy_timeout_that_is_not_seconds_is_a_usage_error(cli, filled, clean_env, value, command):
+    clean_env.setenv("COMMSCOPE_BUSY_TIMEOUT", value)
+    result = cli(*command, "--db", filled)
+    assert result.exit_code == 2, result.output
+    assert f"COMMSCOPE_BUSY_TIMEOUT={value!r} is not a number of seconds (0 to 999999)" in result.stderr
+    assert "Traceback" not in result.output

@@ -89,10 +89,19 @@ def utf8_text(ctx: click.Context, param: click.Parameter, value: str | None) -> 
     return value
 
 
-def finite_seconds(ctx: click.Context, param: click.Parameter, value: float | None) -> float | None:
-    if value is not None and not math.isfinite(value):
-        raise click.BadParameter(f"{value} is not a number of seconds", ctx, param)
-    return value
+def _finite(what: str):
+    """An option callback refusing nan and inf (click's FloatRange lets both through)."""
+
+    def check(ctx: click.Context, param: click.Parameter, value: float | None) -> float | None:
+        if value is not None and not math.isfinite(value):
+            raise click.BadParameter(f"{value} is not {what}", ctx, param)
+        return value
+
+    return check
+
+
+finite_seconds = _finite("a number of seconds")
+finite_number = _finite("a finite number")
 
 
 def import_size(ctx: click.Context, param: click.Parameter, value: str | int) -> int:

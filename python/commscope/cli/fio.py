@@ -9,6 +9,7 @@ import click
 
 from commscope.cli.common import (
     destination_options,
+    finite_seconds,
     launcher_option,
     show_runs,
     split_commas,
@@ -63,6 +64,7 @@ def _storage_option(name: str, default: str, parser_name: str, metavar: str, hel
 @click.option(
     "--runtime",
     type=click.FloatRange(min=0, min_open=True),
+    callback=finite_seconds,
     default=30,
     show_default=True,
     metavar="SECONDS",

@@ -10,11 +10,13 @@ import click
 from commscope import ui
 from commscope.cli.common import (
     destination_options,
+    finite_number,
     hosts_options,
     launcher_option,
     show_runs,
 )
 from commscope.errors import EXIT_OK
+from commscope.records.suite import MAX_RANKS
 
 
 def _grid(ctx, param, value):
@@ -30,11 +32,16 @@ def _grid(ctx, param, value):
 
 @click.command(name="hpl", context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 100})
 @click.option(
-    "--np", type=click.IntRange(min=1), default=None, metavar="N", help="MPI ranks. Default: the cores of this machine."
+    "--np",
+    type=click.IntRange(min=1, max=MAX_RANKS),
+    default=None,
+    metavar="N",
+    help=f"MPI ranks. Default: the cores of this machine. At most {MAX_RANKS:,}, as for `run`.",
 )
 @click.option(
     "--memory-fraction",
     type=click.FloatRange(min=0, max=1, min_open=True),
+    callback=finite_number,
     default=0.8,
     show_default=True,
     metavar="F",

@@ -31,6 +31,7 @@ from commscope.execute.tools import find_program, machine_provenance, memory_byt
 from commscope.ingest.importer import point_from_parsed
 from commscope.ingest.parse import ParseError
 from commscope.ingest.parse.hpl import read_hpcc, read_hpl_out
+from commscope.ingest.parse.model import check_values
 from commscope.ingest.parse.text import decode, split_lines
 from commscope.records.invocation import now
 from commscope.records.run import Run
@@ -116,6 +117,18 @@ def problem_size(memory: int, fraction: float, nb: int) -> int:
     return n
 
 
+def check_fits(n: int, memory_per_node: int, nodes: int) -> None:
+    """Refuse a matrix larger than the nodes' memory before anything starts: hpcc and xhpl
+    would fail to allocate it late, or end without a result."""
+    matrix, memory = n * n * 8, memory_per_node * nodes
+    if matrix > memory:
+        raise UsageError(
+            f"--n {n}: the matrix takes N² x 8 bytes = {matrix / 2**30:,.1f} GiB, more than the "
+            f"{memory / 2**30:,.1f} GiB of memory of {nodes} node(s) ({memory_per_node / 2**30:,.1f} GiB each); "
+            f"give an --n of at most {math.isqrt(memory // 8)}, or --memory-fraction"
+        )
+
+
 def input_text(n: int, nb: int, p: int, q: int, kind: str) -> str:
     """HPL.dat (xhpl) or hpccinf.txt (hpcc): one problem, one NB, one grid; HPL's usual
     algorithm choices (those of hpcc's example file)."""
@@ -169,6 +182,10 @@ def _nodes(request: HplRequest) -> int:
 def plan_hpl(request: HplRequest) -> HplPlan:
     if request.hosts and request.hostfile:
         raise UsageError("give hosts either with --hosts or with --hostfile, not both")
+    nodes = _nodes(request)
+    memory = memory_bytes()
+    n = request.n or problem_size(memory * nodes, request.memory_fraction, request.nb)
+    check_fits(n, memory, nodes)
     if request.xhpl:
         program, kind = find_program("xhpl", "(none: build HPL from netlib)", "--xhpl", request.xhpl), "xhpl"
     else:
@@ -178,9 +195,6 @@ def plan_hpl(request: HplRequest) -> HplPlan:
         raise UsageError(f"--grid {p}x{q}: HPL wants P <= Q; use {q}x{p}")
     if p * q > request.np:
         raise UsageError(f"--grid {p}x{q} needs {p * q} ranks but --np is {request.np}")
-    nodes = _nodes(request)
-    memory = memory_bytes()
-    n = request.n or problem_size(memory * nodes, request.memory_fraction, request.nb)
     flavour = core_mpi_flavour(program)
     launcher = resolve_launcher(request.launcher, flavour)
     if flavour and launcher.flavour in (OPENMPI, MPICH) and launcher.flavour != flavour:
@@ -270,7 +284,7 @@ def hpl_runs(outcome: HplOutcome, request: HplRequest, destination: Destination)
     if outcome.output and not interrupted:  # a stopped HPL has reported nothing yet
         lines = split_lines(decode(outcome.output))
         try:
-            parsed = (
+            parsed = check_values(
                 read_hpcc(lines, plan.output_name) if plan.kind == "hpcc" else read_hpl_out(lines, plan.output_name)
             )
         except ParseError as exc:
@@ -281,6 +295,9 @@ def hpl_runs(outcome: HplOutcome, request: HplRequest, destination: Destination)
         status = "incomplete" if interrupted else "failed"
         return [Run(benchmark="hpl", status=status, status_reason=problem, tool_name=plan.kind, **base)]
     runs = []
+    if not any(item.benchmark == "hpl" for item in parsed):  # hpcc skipped HPL, ran the rest
+        reason = problem or f"{plan.kind} gave no HPL result: {_hpl_error(outcome.output, finished)}"
+        runs.append(Run(benchmark="hpl", status="failed", status_reason=reason, tool_name=plan.kind, **base))
     for item in parsed:
         run = Run(
             benchmark=item.benchmark,
@@ -301,6 +318,14 @@ def hpl_runs(outcome: HplOutcome, request: HplRequest, destination: Destination)
             run.status, run.status_reason = "failed", "hpcc's summary says Success=0"
         runs.append(run)
     return runs
+
+
+def _hpl_error(output: bytes, finished: Finished) -> str:
+    """HPL's own error (">>> [0,0] Memory allocation failed ... <<<"), else stderr's last lines."""
+    for line in split_lines(decode(output)):
+        if line.startswith(">>>") and line.rstrip().endswith("<<<"):
+            return line.strip()[3:-3].strip()
+    return finished.stderr_tail(3) or "no message"
 
 
 def execute_hpl(plan: HplPlan, request: HplRequest, destination: Destination) -> Stored:

@@ -11,6 +11,7 @@ OMB's.
 
 from __future__ import annotations
 
+import math
 import re
 
 #: Metrics commscope-bench writes (result.schema.json); each has its own column in
@@ -169,6 +170,21 @@ def unit_of(metric: str) -> str:
         return METRIC_UNITS[metric]
     percentile = percentile_of(metric)
     return _PERCENTILE_UNITS[percentile[1]] if percentile else ""
+
+
+# Units of values that cannot be below zero: times, bandwidths, rates. (An overlap
+# percentage can: OMB prints one when communication slowed down under computation.)
+_NEVER_NEGATIVE = frozenset(("us", "ms", "s", "MB/s", "GB/s", "messages/s", "Gflop/s", "GUP/s", "IOPS"))
+
+
+def value_problem(value: float, unit: str) -> str | None:
+    """Why `value` cannot be a measured value in `unit` (words after the value), or None:
+    NaN and infinities never are; a time, bandwidth or rate is never below zero."""
+    if not math.isfinite(value):
+        return "is not a finite number"
+    if value < 0 and unit in _NEVER_NEGATIVE:
+        return f"is negative, which a {unit} value cannot be"
+    return None
 
 
 def is_known_metric(metric: str) -> bool:

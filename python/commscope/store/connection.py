@@ -16,7 +16,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
-from commscope.errors import StoreError
+from commscope.errors import UsageError
 from commscope.settings import seconds
 
 #: How long a write waits for another process's write to finish; COMMSCOPE_BUSY_TIMEOUT
@@ -26,7 +26,8 @@ BUSY_TIMEOUT_VARIABLE = "COMMSCOPE_BUSY_TIMEOUT"
 
 
 def busy_timeout_s() -> float:
-    return seconds(BUSY_TIMEOUT_VARIABLE, DEFAULT_BUSY_TIMEOUT_S, StoreError)
+    # A bad value is the user's setting, not the database's fault: a usage error.
+    return seconds(BUSY_TIMEOUT_VARIABLE, DEFAULT_BUSY_TIMEOUT_S, UsageError)
 
 
 def connect(path: Path) -> sqlite3.Connection:

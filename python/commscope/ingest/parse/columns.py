@@ -13,7 +13,7 @@ import re
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from commscope.records.metrics import percentile_metric, unit_of
+from commscope.records.metrics import percentile_metric, unit_of, value_problem
 
 #: Column kinds: how a cell is read.
 SIZE = "size"  # message size in bytes, the key of a row
@@ -241,11 +241,6 @@ def is_integer(token: str) -> bool:
 _LARGEST_STORABLE = 2**63 - 1
 
 
-# Units of values that cannot be below zero: times, bandwidths, rates. (An overlap
-# percentage can: OMB prints one when communication slowed down under computation.)
-_NEVER_NEGATIVE = frozenset(("us", "ms", "s", "MB/s", "messages/s"))
-
-
 def read_cell(token: str, column: Column) -> float | int | str:
     """The value of one cell; ``ValueError`` with a readable message if the
     cell does not hold what the column promises."""
@@ -268,8 +263,8 @@ def read_cell(token: str, column: Column) -> float | int | str:
     if not is_number(token) or len(token) > 60:
         raise ValueError(f"column '{column.header}': {token!r} is not a number")
     value = float(token)
-    if not math.isfinite(value):
-        raise ValueError(f"column '{column.header}': {token!r} is not a finite number")
-    if value < 0 and column.unit in _NEVER_NEGATIVE:
-        raise ValueError(f"column '{column.header}': {token} is negative, which a {column.unit} value cannot be")
+    problem = value_problem(value, column.unit)
+    if problem:
+        shown = repr(token) if not math.isfinite(value) else token
+        raise ValueError(f"column '{column.header}': {shown} {problem}")
     return value

@@ -9,7 +9,7 @@ from commscope.ingest.parse.errors import ParseError
 from commscope.ingest.parse.hpl import HPCC_BANNER, looks_like_hpl, read_hpcc, read_hpl_out, read_hpl_tables
 from commscope.ingest.parse.imb import read_imb
 from commscope.ingest.parse.jube import read_jube_tables
-from commscope.ingest.parse.model import ParsedRun
+from commscope.ingest.parse.model import ParsedRun, check_values
 from commscope.ingest.parse.omb import read_omb
 from commscope.ingest.parse.storage import (
     looks_like_fio_json,
@@ -56,7 +56,7 @@ def parse_text(text: str, source_name: str = "<text>") -> list[ParsedRun]:
     :class:`ParseError` (and nothing else) on anything malformed or unknown.
     """
     try:
-        return _parse(text, source_name)
+        return check_values(_parse(text, source_name))
     except ParseError:
         raise
     except Exception as error:  # the promise is "only ParseError", even for our own bugs

@@ -5,6 +5,8 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
+from commscope.ingest.parse.errors import ParseError
+from commscope.records.metrics import unit_of, value_problem
 from commscope.records.run import Run
 
 #: What a metric value can be: a number, or a status word such as "Pass"/"Fail".
@@ -121,3 +123,20 @@ class ParsedRun:
     def to_dict(self) -> dict[str, Any]:
         """Plain dict (JSON-serialisable) copy of the run."""
         return asdict(self)
+
+
+def check_values(runs: list[ParsedRun]) -> list[ParsedRun]:
+    """`runs`, or ParseError at the first value no measurement has: NaN, an infinity, a
+    negative time, bandwidth or rate (the check of a table's cells, records.metrics)."""
+    for run in runs:
+        for point in run.points:
+            for metric, value in point.values.items():
+                if isinstance(value, bool) or not isinstance(value, int | float):
+                    continue
+                # a whole number is finite, only its sign counts (and it may be too large for a float)
+                number = value if isinstance(value, float) else float(max(-1, min(value, 1)))
+                problem = value_problem(number, unit_of(metric) or run.metrics.get(metric) or "")
+                if problem:
+                    shown = f"{value:g}" if isinstance(value, float) else str(value)
+                    raise ParseError(run.source, point.line, f"{metric} {shown} {problem}")
+    return runs
