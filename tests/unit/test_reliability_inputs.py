@@ -429,6 +429,12 @@ def test_run_hpl_and_storage_refuse_numbers_they_cannot_use(cli, db, tmp_path, c
     assert not db.exists() and not (tmp_path / "io").exists()
 
 
+@pytest.mark.parametrize("value", ["inf", "nan"])
+def test_compare_refuses_a_peak_that_is_no_number(cli, db, value):
+    result = cli("compare", "--peak-per-core", value, "--db", db)
+    assert result.exit_code == 2 and "Invalid value for '--peak-per-core'" in result.stderr, result.output
+
+
 def test_run_hpl_refuses_a_matrix_larger_than_the_memory_before_launching(cli, db, clean_env):
     from commscope.execute.tools import memory_bytes
 

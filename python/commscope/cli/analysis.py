@@ -14,6 +14,7 @@ from commscope.cli.common import (
     allow_failing_option,
     analysis_store,
     db_option,
+    finite_number,
     format_option,
     policy_options,
     selection_of,
@@ -41,6 +42,7 @@ from commscope.errors import EXIT_FAILED, EXIT_OK, CommscopeError, UsageError
 @click.option(
     "--peak-per-core",
     type=click.FloatRange(min=0, min_open=True),
+    callback=finite_number,
     metavar="GFLOPS",
     help="HPL runs: the theoretical peak of one core (Gflop/s); adds the peak and the efficiency.",
 )
