@@ -12,6 +12,7 @@
 #include "util/cs_status.h"
 #include "util/dtype.h"
 #include "util/opts.h"
+#include "util/congestion.h"
 #include "util/pairs_spec.h"
 
 /* The timed loop a benchmark uses, by name: core/pattern.c maps each to its code (with
@@ -36,6 +37,7 @@ typedef enum cs_pattern_id {
     CS_PATTERN_NCCL_WINDOW_BI,
     CS_PATTERN_NCCL_COLLECTIVE,
     CS_PATTERN_PAIRS,
+    CS_PATTERN_CONGESTION,
     CS_NPATTERNS
 } cs_pattern_id_t;
 
@@ -72,6 +74,7 @@ enum cs_caps {
     CS_CAP_NO_MEASURE = 1u << 19, /* hello: no records at all */
     CS_CAP_NCCL = 1u << 20,       /* NCCL: every buffer on the GPU, MPI only starts it */
     CS_CAP_SCHEDULE = 1u << 21,   /* pairs: a schedule of rank pairs (--schedule ...), a record per pair */
+    CS_CAP_CONGESTION = 1u << 22, /* canary and congestor groups (--canary-fraction ...), a record per test */
 };
 
 /* The osu reporter's table layouts (report_osu.c holds their columns). */
@@ -82,6 +85,7 @@ typedef enum cs_osu_layout {
     CS_OSU_INIT,           /* "nprocs: N, min: X ms, max: Y ms, avg: Z ms" */
     CS_OSU_HELLO,          /* "This is a test with N processes" */
     CS_OSU_PAIRS,          /* a line per pair: source, destination, a column per metric */
+    CS_OSU_CONGESTION,     /* a line per canary test and congestor: isolated, congested, impact */
 } cs_osu_layout_t;
 
 /* An environment variable an MPI library reads at MPI_Init. */
@@ -147,6 +151,7 @@ typedef struct cs_plan {
     /* pairs: what to measure, and how many pairs the schedule has (a FILE's once loaded) */
     cs_pairs_spec_t pairs_spec;
     long scheduled_pairs;
+    cs_congestion_spec_t congestion; /* congestion: the groups and congestors */
 } cs_plan_t;
 
 /* The sweep for one datatype: OMB's sizes from MIN to MAX, starting no lower than one
