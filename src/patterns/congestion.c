@@ -99,19 +99,14 @@ static cs_status_t canary_iterations(cs_ctx_t *c, long first, long n)
     return CS_OK;
 }
 
+#define CANARY_PATTERN(divisor)                                                                                        \
+    {                                                                                                                  \
+        .name = "congestion_canary", .time_divisor = divisor, .timers = CS_TIMERS_SOME, .begin = cs_pattern_nothing,   \
+        .iterations = canary_iterations, .end = cs_pattern_nothing                                                     \
+    }
 /* the exchange with two neighbours sends two messages: a latency sample is half of it */
-static const cs_pattern_t canary_latency = {.name = "congestion_canary",
-                                            .time_divisor = 2.0,
-                                            .timers = CS_TIMERS_SOME,
-                                            .begin = cs_pattern_nothing,
-                                            .iterations = canary_iterations,
-                                            .end = cs_pattern_nothing};
-static const cs_pattern_t canary_other = {.name = "congestion_canary",
-                                          .time_divisor = 1.0,
-                                          .timers = CS_TIMERS_SOME,
-                                          .begin = cs_pattern_nothing,
-                                          .iterations = canary_iterations,
-                                          .end = cs_pattern_nothing};
+static const cs_pattern_t canary_latency = CANARY_PATTERN(2.0);
+static const cs_pattern_t canary_other = CANARY_PATTERN(1.0);
 
 typedef struct canary_run {
     long iterations, warmup, batch;

@@ -87,8 +87,12 @@ static cs_status_t congest_once(cs_cong_t *s, double *bytes)
 
 static bool one_sided(cs_congestor_t c) { return c == CS_CONG_PUT_INCAST || c == CS_CONG_GET_BCAST; }
 
-/* Operations until `stop` says so; the congestors agree after each operation (an
- * allreduce on their communicator), so all of them leave after the same one. */
+/* Operations until `stop` says so. The congestors agree after every CS_CONG_AGREE_EVERY
+ * operations (an allreduce on their communicator), so all of them leave after the same
+ * one; between agreements the eager sends of the incasts and broadcasts stream like
+ * GPCNeT's loops of operations, instead of waiting for a round trip each. */
+#define CS_CONG_AGREE_EVERY 32
+
 typedef bool (*cs_stop_fn)(void *arg);
 
 static cs_status_t congest_until(cs_cong_t *s, cs_stop_fn stop, void *arg, double *samples, long cap, long *nsamples,
@@ -103,6 +107,7 @@ static cs_status_t congest_until(cs_cong_t *s, cs_stop_fn stop, void *arg, doubl
         double dt = MPI_Wtime() - t0;
         ++*ops;
         if (samples && bytes > 0 && *nsamples < cap) samples[(*nsamples)++] = dt;
+        if (*ops % CS_CONG_AGREE_EVERY != 0) continue;
         int mine = stop(arg);
         CS_MPI(MPI_Allreduce(&mine, &any, 1, MPI_INT, MPI_MAX, s->group));
     }
