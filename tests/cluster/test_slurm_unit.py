@@ -182,7 +182,9 @@ def test_dry_run_prints_the_script_and_makes_nothing(isolated):
     assert not (isolated / "jobs").exists()
 
 
-@pytest.mark.parametrize("tool, options", [("hpl", ["--n", "2000", "--nb", "80"]), ("storage", ["--dir", "/scratch/cs", "--size", "1G"])])
+@pytest.mark.parametrize(
+    "tool, options", [("hpl", ["--n", "2000", "--nb", "80"]), ("storage", ["--dir", "/scratch/cs", "--size", "1G"])]
+)
 def test_submit_of_a_tool_runs_it_on_every_task_of_the_allocation(isolated, tool, options):
     result = invoke(
         "submit", tool, "--nodes", "2", "--ntasks-per-node", "3", "--label", "x", "--dry-run", "--", *options
