@@ -16,6 +16,7 @@
 #include "core/pattern.h"
 #include "mpi/provenance.h"
 #include "core/registry.h"
+#include "mpi/congestion_split.h"
 #include "mpi/schedule_load.h"
 #include "mpi/topo_load.h"
 
@@ -97,12 +98,15 @@ typedef struct cs_loaded {
     bool has_topo;
     cs_schedule_t schedule;
     bool has_schedule;
+    cs_congestion_split_t split;
+    bool has_split;
 } cs_loaded_t;
 
 static void loaded_free(cs_loaded_t *l)
 {
     if (l->has_topo) cs_topo_free(&l->topo);
     if (l->has_schedule) cs_schedule_free(&l->schedule);
+    if (l->has_split) cs_congestion_split_free(&l->split);
 }
 
 static cs_status_t run(MPI_Comm comm, int rank, int argc, char **argv, char **envp, const cs_opts_t *o,
@@ -119,6 +123,7 @@ static cs_status_t run(MPI_Comm comm, int rank, int argc, char **argv, char **en
                           .argv = argv,
                           .topo = loaded->has_topo ? &loaded->topo : NULL,
                           .schedule = loaded->has_schedule ? &loaded->schedule : NULL,
+                          .split = loaded->has_split ? &loaded->split : NULL,
                           .init_seconds = startup->init_seconds};
     cs_utc_now(info.start_time, sizeof info.start_time);
     CS_CHECK(cs_provenance_collect(comm, envp, &info));
@@ -307,6 +312,10 @@ static cs_status_t plan_with_topology(MPI_Comm comm, int nranks, const cs_bench_
     if (bench->caps & CS_CAP_SCHEDULE) {
         CS_CHECK(cs_schedule_load(comm, plan, &loaded->schedule, err, errlen));
         loaded->has_schedule = true;
+    }
+    if (bench->caps & CS_CAP_CONGESTION) {
+        CS_CHECK(cs_congestion_load(comm, plan, &loaded->split, err, errlen));
+        loaded->has_split = true;
     }
     if (!(bench->caps & CS_CAP_NEIGHBOR)) return CS_OK;
     cs_topo_t *topo = &loaded->topo;

@@ -46,6 +46,12 @@ static cs_status_t check_ranks(const cs_bench_t *b, const cs_opts_t *o, int nran
         return CS_OK;
     }
     if (b->caps & (CS_CAP_STARTUP | CS_CAP_NCCL)) return CS_OK; /* NCCL collectives run on one GPU too */
+    if (b->caps & CS_CAP_CONGESTION) {
+        if (nranks < CS_CONG_MIN_RANKS)
+            return cs_usage_error(err, errlen, "%s needs at least %d ranks (2 canaries and 2 congestors), got %d",
+                                  b->name, CS_CONG_MIN_RANKS, nranks);
+        return CS_OK;
+    }
     if (b->caps & (CS_CAP_COLLECTIVE | CS_CAP_FAN)) {
         if (nranks < 2) return cs_usage_error(err, errlen, "%s needs at least 2 ranks, got %d", b->name, nranks);
         if (!(b->caps & CS_CAP_FAN)) return CS_OK;
@@ -331,6 +337,7 @@ cs_status_t cs_bench_plan_world(const cs_bench_t *b, const cs_opts_t *o, const c
                               CS_BSEND_MAX_SIZE);
     p->window = (b->caps & CS_CAP_WINDOW) ? o->window : 1;
     if (b->caps & CS_CAP_SCHEDULE) CS_CHECK(plan_pairs(o, w->nranks, p, err, errlen));
+    if (b->caps & CS_CAP_CONGESTION) CS_CHECK(cs_congestion_spec_parse(o, w->nranks, &p->congestion, err, errlen));
     CS_CHECK(plan_memory(b, o, w, p, err, errlen));
     /* v- and w-forms place rank j's block at displacement j x block, in elements and for
      * alltoallw in bytes, all of them int in MPI-3; the pattern builds them for every

@@ -416,6 +416,18 @@ static cs_status_t sweep_schedule(cs_sweep_t *s, const cs_output_t *out, cs_run_
     return CS_OK;
 }
 
+/* A pattern's own sweep hands its records here. */
+typedef struct emit_to {
+    const cs_output_t *out;
+    const cs_run_info_t *info;
+} emit_to_t;
+
+static void emit_own(void *arg, const cs_record_t *rec)
+{
+    const emit_to_t *to = arg;
+    emit(to->out, to->info, rec);
+}
+
 cs_status_t cs_driver_run(MPI_Comm comm, const cs_run_info_t *info, const cs_output_t *output, cs_run_status_t *status)
 {
     const cs_pattern_t *pattern = cs_pattern_of(info->bench->pattern);
@@ -428,7 +440,9 @@ cs_status_t cs_driver_run(MPI_Comm comm, const cs_run_info_t *info, const cs_out
     if (s.ctx.mem == NULL) return CS_TRACE(CS_ERR_RUNTIME); /* the plan refuses GPU kinds without CUDA */
     *status = CS_RUN_COMPLETE;
     cs_status_t st = sweep_setup(&s, most_iterations(info));
-    if (st == CS_OK && info->schedule) st = sweep_schedule(&s, output, status);
+    emit_to_t to = {output, info};
+    if (st == CS_OK && pattern->own_sweep) st = pattern->own_sweep(&s.ctx, emit_own, &to, status);
+    else if (st == CS_OK && info->schedule) st = sweep_schedule(&s, output, status);
     else if (st == CS_OK && !(info->bench->caps & CS_CAP_NO_MEASURE)) st = sweep(&s, output, status);
     cs_status_t st_free = sweep_teardown(&s);
     return st != CS_OK ? st : st_free;

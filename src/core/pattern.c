@@ -347,6 +347,7 @@ const cs_pattern_t *cs_pattern_of(cs_pattern_id_t id)
         [CS_PATTERN_NCCL_COLLECTIVE] = &cs_pattern_nccl_collective,
 #endif
         [CS_PATTERN_PAIRS] = &cs_pattern_pairs,
+        [CS_PATTERN_CONGESTION] = &cs_pattern_congestion,
     };
     return patterns[id];
 }

@@ -50,6 +50,9 @@ typedef enum cs_direction {
     CS_DIR_BOTH, /* both ways at once (put_bibw) */
 } cs_direction_t;
 
+/* Hands one record (rank 0's) on to the reporters. */
+typedef void cs_emit_t(void *arg, const cs_record_t *rec);
+
 typedef struct cs_pattern {
     const char *name;
     cs_direction_t direction; /* the variant of a family that shares its code */
@@ -83,6 +86,10 @@ typedef struct cs_pattern {
      * sit them out (it then only joins the barriers); the initiator's clock makes the
      * result. NULL: the pattern pairs ranks its own way. */
     void (*partner)(cs_ctx_t *c, int peer, bool initiator);
+    /* a benchmark with axes of its own (congestion: congestors x canary tests, each in two
+     * phases) walks them here, timing with cs_pattern_run and emitting rank 0's records;
+     * NULL: the driver sweeps */
+    cs_status_t (*own_sweep)(cs_ctx_t *c, cs_emit_t *emit, void *arg, cs_run_status_t *status);
 } cs_pattern_t;
 
 extern const cs_pattern_t cs_pattern_pingpong;
@@ -111,6 +118,8 @@ extern const cs_pattern_t cs_pattern_nccl_collective;
 /* pairs: the point-to-point buffers with a partner per measurement; the driver times each
  * pair metric with the pattern of the two-rank benchmark that measures it */
 extern const cs_pattern_t cs_pattern_pairs;
+/* congestion: canary and congestor groups; it sweeps itself (own_sweep) */
+extern const cs_pattern_t cs_pattern_congestion;
 
 typedef struct cs_loop {
     long iterations, warmup;

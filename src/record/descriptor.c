@@ -28,6 +28,9 @@ size_t cs_bench_planned_records(const cs_bench_t *b, const cs_opts_t *o, const c
 {
     if (b->caps & CS_CAP_NO_MEASURE) return 0;
     if (b->caps & CS_CAP_SCHEDULE) return (size_t)plan->scheduled_pairs * (size_t)cs_pairs_nmetrics(&plan->pairs_spec);
+    if (b->caps & CS_CAP_CONGESTION) /* a record per canary test and congestor, or per congestor alone */
+        return (size_t)cs_congestion_ncongestors(&plan->congestion) *
+               (plan->congestion.fraction > 0 ? CS_NCANARIES : 1);
     size_t per_modes = 0, windows = o->vary_window ? CS_VARY_WINDOW_COUNT : 1;
     for (int d = 0; d < plan->ndtypes; d++) per_modes += cs_bench_sizes(b, plan, plan->dtypes[d], NULL, 0) * windows;
     /* the driver makes one pass through an axis the benchmark does not have */

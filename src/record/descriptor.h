@@ -12,6 +12,7 @@
 #include "util/cs_status.h"
 #include "util/dtype.h"
 #include "util/opts.h"
+#include "util/congestion.h"
 #include "util/pairs_spec.h"
 
 /* The timed loop a benchmark uses, by name: core/pattern.c maps each to its code (with
@@ -39,6 +40,7 @@ typedef enum cs_pattern_id {
     CS_PATTERN_NCCL_WINDOW_BI,
     CS_PATTERN_NCCL_COLLECTIVE,
     CS_PATTERN_PAIRS,
+    CS_PATTERN_CONGESTION,
     CS_NPATTERNS
 } cs_pattern_id_t;
 
@@ -79,6 +81,7 @@ enum cs_caps {
     CS_CAP_THREADS = 1u << 23,     /* -t SEND:RECV threads per rank; needs MPI_THREAD_MULTIPLE (latency_mt) */
     CS_CAP_FORKS = 1u << 24,       /* -t SEND:RECV processes forked beside each rank (latency_mp) */
     CS_CAP_PARTITIONED = 1u << 25, /* -q partitions: MPI-4 partitioned communication */
+    CS_CAP_CONGESTION = 1u << 26,  /* canary and congestor groups (--canary-fraction ...), a record per test */
 };
 #define CS_CAP_WORKERS (CS_CAP_THREADS | CS_CAP_FORKS) /* -t SEND:RECV applies */
 
@@ -95,6 +98,7 @@ typedef enum cs_osu_layout {
     CS_OSU_INIT,           /* "nprocs: N, min: X ms, max: Y ms, avg: Z ms" */
     CS_OSU_HELLO,          /* "This is a test with N processes" */
     CS_OSU_PAIRS,          /* a line per pair: source, destination, a column per metric */
+    CS_OSU_CONGESTION,     /* a line per canary test and congestor: isolated, congested, impact */
 } cs_osu_layout_t;
 
 /* An environment variable an MPI library reads at MPI_Init. */
@@ -166,7 +170,8 @@ typedef struct cs_plan {
     long scheduled_pairs;
     /* latency_mt, latency_mp: threads or forked processes of rank 0 (the sender) and rank 1 */
     int workers[2];
-    int partitions; /* partitioned_latency: partitions per message (-q) */
+    int partitions;                  /* partitioned_latency: partitions per message (-q) */
+    cs_congestion_spec_t congestion; /* congestion: the groups and congestors */
 } cs_plan_t;
 
 /* The sweep for one datatype: OMB's sizes from MIN to MAX, starting no lower than one

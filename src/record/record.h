@@ -20,6 +20,18 @@ typedef struct cs_pair_record {
     int src_cpu, dst_cpu;   /* the core each rank ran on (sched_getcpu at start; -1 unknown) */
 } cs_pair_record_t;
 
+/* The congestion benchmark: which canary test beside which congestor, both phases' numbers
+ * over every canary rank's samples (has false elsewhere). A congestor-only record (canary
+ * -1) holds the congestors' own MB/s per rank as its congested side. */
+typedef struct cs_congestion_record {
+    bool has;
+    int canary;    /* cs_canary_t; -1: congestors only */
+    int congestor; /* cs_congestor_t */
+    bool bandwidth;
+    cs_impact_t impact; /* us, or MB/s for bandwidth */
+    long congestor_ops; /* operations each congestor ran in the congested phase (mean over them) */
+} cs_congestion_record_t;
+
 typedef struct cs_record {
     size_t size;
     int window;
@@ -46,6 +58,7 @@ typedef struct cs_record {
     long rounds;
     cs_stop_t stop;
     cs_pair_record_t pair;
+    cs_congestion_record_t congestion;
 } cs_record_t;
 
 #define CS_AFFINITY_LEN 128
@@ -82,6 +95,7 @@ typedef struct cs_run_info {
     cs_gpu_info_t *gpus;        /* rank 0, when the plan uses a GPU: each rank's, by rank */
     int ngpus;
     const struct cs_schedule *schedule; /* pairs: the schedule (a FILE's pairs loaded) */
+    const cs_congestion_split_t *split; /* congestion: which ranks are canaries (every rank has it) */
 } cs_run_info_t;
 
 typedef enum cs_run_status { CS_RUN_COMPLETE, CS_RUN_VALIDATION_FAILED, CS_RUN_ERROR } cs_run_status_t;

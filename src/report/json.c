@@ -4,6 +4,7 @@
 
 #include "util/flow.h"
 #include "util/schedule.h"
+#include "report/congestion_out.h"
 #include "report/json_writer.h"
 #include "report/report.h"
 #include "util/mask.h"
@@ -121,6 +122,7 @@ static void write_family_options(FILE *out, const cs_run_info_t *info)
         write_string_list(out, "synchronization", p->nsync_modes, sync_at, p);
     }
     if (caps & CS_CAP_SCHEDULE) write_pairs_options(out, info);
+    if (caps & CS_CAP_CONGESTION) cs_json_congestion_options(out, info);
 }
 
 /* Where each side's buffers were: "send" is rank 0's side (OMB's "Send Buffer"), "recv"
@@ -416,7 +418,8 @@ static void write_record(FILE *out, const cs_run_info_t *info, const cs_record_t
     cs_json_key(out, "stats", 0);
     write_stats(out, &r->stats);
     cs_json_key(out, "metrics", 0);
-    write_metrics(out, info, r);
+    if (r->congestion.has) cs_json_congestion_metrics(out, r);
+    else write_metrics(out, info, r);
     cs_json_key(out, "percentiles", 0);
     fputc('[', out);
     for (int i = 0; i < info->opts->npercentiles; i++) {
@@ -442,6 +445,7 @@ static void write_record(FILE *out, const cs_run_info_t *info, const cs_record_t
     }
     if (info->plan->gpu) write_memory(out, info->plan);
     if (r->pair.has_pair) write_pair(out, info, &r->pair);
+    if (r->congestion.has) cs_json_congestion_axes(out, r);
     fputc('}', out);
 }
 

@@ -4,6 +4,7 @@
 #include <stddef.h>
 #include <string.h>
 
+#include "report/congestion_out.h"
 #include "report/osu_pairs.h"
 #include "report/report.h"
 #include "util/topo.h"
@@ -92,6 +93,7 @@ static const osu_layout_t layouts[] = {
     [CS_OSU_INIT] = {NULL, 0, NULL, init_line, NULL},
     [CS_OSU_HELLO] = {NULL, 0, NULL, NULL, hello_intro},
     [CS_OSU_PAIRS] = {NULL, 0, NULL, NULL, cs_osu_pairs_intro}, /* lines per round: osu_pairs.c */
+    [CS_OSU_CONGESTION] = {NULL, 0, NULL, cs_osu_congestion_line, cs_osu_congestion_intro}, /* congestion_out.c */
 };
 
 static const osu_layout_t *layout_of(const cs_run_info_t *info) { return &layouts[info->bench->osu_layout]; }

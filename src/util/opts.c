@@ -612,6 +612,10 @@ static cs_status_t apply_option(int c, const char *arg, cs_opts_t *o, char *err,
     case LONG_ONLY(PAIR_METRIC):
     case LONG_ONLY(LAT_SIZE):
     case LONG_ONLY(BW_SIZE): return CS_OK; /* the pairs benchmark reads them (util/pairs_spec.c) */
+    case LONG_ONLY(CANARY_FRACTION):
+    case LONG_ONLY(CANARY_PLACEMENT):
+    case LONG_ONLY(CONGESTOR):
+    case LONG_ONLY(DURATION): return CS_OK; /* congestion reads them (util/congestion.c) */
     case LONG_ONLY(FORMAT): return parse_format(arg, o, err, errlen);
     case LONG_ONLY(JSON_OUT): o->json_out = arg; return CS_OK;
     case LONG_ONLY(JSONL_OUT): o->jsonl_out = arg; return CS_OK;

@@ -32,8 +32,9 @@ static void check_family(const cs_bench_t *b, const char *family)
                     : strcmp(family, "one_sided") == 0 ? CS_CAP_RMA
                     : strcmp(family, "startup") == 0   ? CS_CAP_STARTUP
                                                        : 0;
-    /* pt2pt and sweep (pairs) are plain point-to-point: none of the kinds above */
-    CHECK(strcmp(family, "pt2pt") == 0 || strcmp(family, "sweep") == 0 || want != 0);
+    /* pt2pt, sweep (pairs) and congestion are plain point-to-point: none of the kinds above */
+    CHECK(strcmp(family, "pt2pt") == 0 || strcmp(family, "sweep") == 0 || strcmp(family, "congestion") == 0 ||
+          want != 0);
     if ((b->caps & kinds) != want) fprintf(stderr, "%s (family %s): caps %#x\n", b->name, family, b->caps);
     CHECK((b->caps & kinds) == want);
 }
@@ -53,7 +54,7 @@ static void check_descriptor(const cs_bench_t *b)
     cs_plan_t p;
     char err[256] = "";
     cs_opts_init(&o);
-    int nranks = (b->caps & CS_CAP_NEIGHBOR) ? 3 : 2;
+    int nranks = (b->caps & CS_CAP_NEIGHBOR) ? 3 : (b->caps & CS_CAP_CONGESTION) ? CS_CONG_MIN_RANKS : 2;
     cs_status_t st = cs_bench_plan(b, &o, nranks, &p, err, sizeof err);
     if (st != CS_OK) fprintf(stderr, "%s: default plan: %s\n", b->name, err);
     CHECK(st == CS_OK);

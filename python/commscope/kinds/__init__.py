@@ -1,5 +1,5 @@
 """Run kinds: the registry of what a run is (a curve over message sizes, a link sweep, a locate
-sweep, HPL/hpcc, fio) and the commands' dispatch by kind.
+sweep, HPL/hpcc, fio, congestion) and the commands' dispatch by kind.
 
 Each kind is one module beside this one saying how its runs are recognised, grouped as
 repeats, shown, compared, checked, plotted and reported (kinds.base names the
@@ -14,6 +14,7 @@ from collections.abc import Sequence
 
 from commscope.errors import UsageError
 from commscope.kinds.base import COMPARE_OPTIONS, Compared, CompareRequest, PlotRequest, RunKind
+from commscope.kinds.congestion import CONGESTION
 from commscope.kinds.curve import CURVE
 from commscope.kinds.fio import FIO
 from commscope.kinds.hpl import HPL_KIND
@@ -23,7 +24,7 @@ from commscope.records.run import Run
 
 #: Asked in this order: a locate sweep before the link sweeps it is a pairs run of; the
 #: curve, which takes every run, last.
-KINDS: tuple[RunKind, ...] = (LOCATE_SWEEP, LINK_SWEEP, HPL_KIND, FIO, CURVE)
+KINDS: tuple[RunKind, ...] = (LOCATE_SWEEP, LINK_SWEEP, HPL_KIND, FIO, CONGESTION, CURVE)
 
 
 def kind_of(run: Run) -> RunKind:

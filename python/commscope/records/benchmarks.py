@@ -136,6 +136,8 @@ def from_imb(name: str) -> str:
 STORAGE_BENCHMARK = "storage"
 #: The core's benchmark that measures a schedule of rank pairs: the link sweep's runs.
 PAIRS_BENCHMARK = "pairs"
+#: The core's benchmark of canary tests alone and beside congestors: the congestion kind's runs.
+CONGESTION_BENCHMARK = "congestion"
 
 #: Benchmarks of the cluster beside the network (HPL and hpcc's other tests, storage
 #: sweeps) and the metric that speaks for each.

@@ -129,6 +129,20 @@ METRIC_UNITS: dict[str, str] = {
     "reread_MBps": "MB/s",
     "rewrite_MBps_per_process": "MB/s",
     "reread_MBps_per_process": "MB/s",
+    # congestion: canary tests alone (isolated) and beside congestors (congested); p99 is
+    # the slow tail (the 1st percentile of a bandwidth); the impact factor is congested /
+    # isolated for latency and isolated / congested for bandwidth, so above 1 is worse
+    "isolated_avg_us": "us",
+    "isolated_p99_us": "us",
+    "congested_avg_us": "us",
+    "congested_p99_us": "us",
+    "isolated_avg_MBps": "MB/s",
+    "isolated_p99_MBps": "MB/s",
+    "congested_avg_MBps": "MB/s",
+    "congested_p99_MBps": "MB/s",
+    "impact_avg": "x",
+    "impact_p99": "x",
+    "congestor_ops": "count",
     # computed, not stored: message size over one-way ping-pong latency, the bandwidth
     # seed 003 reports per send mode (analysis.compare.DERIVED)
     "pingpong_MBps": "MB/s",
@@ -241,6 +255,8 @@ def higher_is_worse(metric: str) -> bool | None:
     relation = time_relation(metric)
     if relation:
         return relation > 0
+    if unit_of(metric) == "x":  # slowdown factors (congestion's impact): 1 is none, more is worse
+        return True
     return False if unit_of(metric) == "%" else None
 
 

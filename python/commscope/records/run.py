@@ -34,6 +34,10 @@ class Axes:
     window_creation: str | None = field(default=None, metadata={"title": "Window creation"})
     # one-sided -s: lock, pscw, fence, flush, flush_local, lock_all
     synchronization: str | None = field(default=None, metadata={"title": "Synchronization"})
+    # congestion: the canary test (rr_lat, rr_bw, rr_bw_sync, allreduce; None: congestors only)
+    canary: str | None = field(default=None, metadata={"title": "Canary test"})
+    # congestion: the congestor beside it (alltoall, incast, put-incast, bcast, get-bcast)
+    congestor: str | None = field(default=None, metadata={"title": "Congestor"})
 
     @classmethod
     def of(cls, values: dict) -> Axes:

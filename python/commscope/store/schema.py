@@ -187,8 +187,14 @@ _V8 = [
     "CREATE INDEX runs_by_invocation ON runs(invocation_id)",
     "CREATE INDEX runs_by_source ON runs(source_id)",
 ]
+# The congestion benchmark's axes: the canary test and the congestor beside it (NULL for
+# every other benchmark), part of a point's identity like the other axes.
+_V9 = [
+    "ALTER TABLE points ADD COLUMN canary TEXT",
+    "ALTER TABLE points ADD COLUMN congestor TEXT",
+]
 #: Migration steps; a database at version N has had the first N applied.
-MIGRATIONS: list[list[str]] = [_V1, _V2, _V3, _V4, _V5, _V6, _V7, _V8]
+MIGRATIONS: list[list[str]] = [_V1, _V2, _V3, _V4, _V5, _V6, _V7, _V8, _V9]
 SCHEMA_VERSION = len(MIGRATIONS)
 
 

@@ -1,0 +1,54 @@
+"""The report's congestion section: per run, the impact factors and both phases' numbers
+as tables, and a bar chart of isolated against congested per canary test (a group of bars
+per congestor); runs of the congestors alone get their throughput table."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from matplotlib.figure import Figure
+
+from commscope.analysis.congestion import CANARIES, CONGESTORS, impact_table, phases_table, run_phases
+from commscope.analysis.system_tables import run_name
+from commscope.output import plot
+from commscope.output.report.compute import SystemSection
+from commscope.records.run import Run
+
+
+def figure(run: Run) -> Figure | None:
+    """A panel per canary test: isolated and congested averages, a pair of bars per congestor."""
+    found = [p for p in run_phases(run) if p.canary is not None and p.isolated_avg is not None]
+    canaries = [name for name in CANARIES if any(p.canary == name for p in found)]
+    if not canaries:
+        return None
+    fig = Figure(figsize=(3.2 * len(canaries), 3.6))
+    for index, canary in enumerate(canaries):
+        axis = fig.add_subplot(1, len(canaries), index + 1)
+        mine = sorted((p for p in found if p.canary == canary), key=lambda p: list(CONGESTORS).index(p.congestor))
+        xs = range(len(mine))
+        axis.bar([x - 0.2 for x in xs], [p.isolated_avg for p in mine], 0.4, label="isolated", color="C0")
+        axis.bar([x + 0.2 for x in xs], [p.congested_avg or 0 for p in mine], 0.4, label="congested", color="C3")
+        axis.set_xticks(list(xs), [p.congestor for p in mine], rotation=30, fontsize=7)
+        axis.set_title(CANARIES[canary], fontsize=8)
+        axis.set_ylabel(mine[0].unit if mine else "")
+        axis.grid(True, axis="y", alpha=0.3)
+        if index == 0:
+            axis.legend(fontsize=7)
+    fig.tight_layout()
+    return fig
+
+
+def sections(runs: Sequence[Run]) -> list[SystemSection]:
+    measured = [run for run in runs if run_phases(run)]
+    if not measured:
+        return []
+    with_canaries = [run for run in measured if any(p.canary for p in run_phases(run))]
+    tables = ([impact_table(with_canaries)] if with_canaries else []) + [phases_table(run) for run in measured]
+    section = SystemSection("Congestion: canary tests alone and beside congestors", tables)
+    for run in with_canaries[-1:]:  # the chart of the latest run; the tables hold every run
+        fig = figure(run)
+        if fig is not None:
+            section.figure_svg = plot.render(fig, "svg")
+            section.figure_alt = f"{run_name(run)}: isolated and congested average per canary test and congestor"
+    section.notes += [f"run {run.id}: {run.status}: {run.status_reason}" for run in runs if run.status != "complete"]
+    return [section]
