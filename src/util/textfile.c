@@ -62,8 +62,7 @@ cs_status_t cs_read_text_file(const char *path, const char *what, long max, char
         status = CS_TRACE(CS_ERR_RUNTIME);
     } else {
         long got = read_upto(fd, buf, (long)st.st_size);
-        if (got < 0)
-            status = cs_usage_error(err, errlen, "%s: cannot read this file: %s", what, strerror(errno));
+        if (got < 0) status = cs_usage_error(err, errlen, "%s: cannot read this file: %s", what, strerror(errno));
         else if (got > st.st_size)
             status = cs_usage_error(err, errlen, "%s: grew while it was read; give a file that stays as it is", what);
         else {
