@@ -290,7 +290,7 @@ def test_config_errors_name_file_line_and_key(isolated):
     assert f"{isolated / 'config.yaml'}:2: partiton: unknown key" in result.stderr
     (isolated / "config.yaml").write_text("modules: openmpi\n")
     result = invoke("config")
-    assert result.exit_code == 2 and ":1: modules:" in result.stderr
+    assert result.exit_code == 2 and ":1: modules 'openmpi':" in result.stderr
     assert invoke("config", "set", "nosuch", "1").exit_code == 2
 
 
