@@ -13,6 +13,7 @@ import click
 import platformdirs
 
 from commscope.errors import UsageError
+from commscope.records.textsafe import not_utf8
 
 EXIT_STATUS_HELP = """\b
 Exit status:
@@ -75,17 +76,9 @@ def resolve_run(store, run_id) -> int:
 def utf8_text(ctx: click.Context, param: click.Parameter, value: str | None) -> str | None:
     """Refuse text that is not UTF-8 (bytes Python could only decode with surrogates): it
     cannot be stored, and a run would find that out only after measuring."""
-    if value is None:
-        return None
-    try:
-        value.encode("utf-8")
-    except UnicodeEncodeError:
-        raise click.BadParameter(
-            f"not valid UTF-8: '{value.encode('utf-8', 'surrogateescape').decode('utf-8', 'backslashreplace')}'; "
-            "give it in UTF-8",
-            ctx,
-            param,
-        ) from None
+    shown = None if value is None else not_utf8(value)
+    if shown is not None:
+        raise click.BadParameter(f"not valid UTF-8: '{shown}'; give it in UTF-8", ctx, param)
     return value
 
 

@@ -10,6 +10,7 @@ from collections.abc import Mapping
 from pathlib import Path
 
 from commscope.errors import UsageError
+from commscope.records.textsafe import not_utf8
 
 # Batch systems and the variable holding the job id, in the order they are tried.
 _JOB_ID_VARIABLES = ("SLURM_JOB_ID", "PBS_JOBID", "LSB_JOBID", "FLUX_JOB_ID", "COBALT_JOBID")
@@ -53,10 +54,8 @@ def default_system(environ: Mapping[str, str] = os.environ) -> str:
     for variable in ("COMMSCOPE_SYSTEM", "SLURM_CLUSTER_NAME"):
         value = environ.get(variable)
         if value:
-            try:
-                value.encode("utf-8")
-            except UnicodeEncodeError:
-                shown = value.encode("utf-8", "surrogateescape").decode("utf-8", "backslashreplace")
-                raise UsageError(f"${variable} is not valid UTF-8: '{shown}'; give it in UTF-8") from None
+            shown = not_utf8(value)
+            if shown is not None:
+                raise UsageError(f"${variable} is not valid UTF-8: '{shown}'; give it in UTF-8")
             return value
     return socket.gethostname().split(".")[0]

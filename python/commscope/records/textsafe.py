@@ -53,3 +53,13 @@ def file_name(path: os.PathLike[str] | str) -> str:
     """A file's name as text that can be stored and shown: bytes that are not UTF-8 (which
     Python carries as lone surrogates and SQLite refuses) written as \\xNN."""
     return os.fsencode(path).decode("utf-8", "backslashreplace")
+
+
+def not_utf8(text: str) -> str | None:
+    """None for text that can be stored; for text holding bytes that are not UTF-8 (carried
+    by Python as lone surrogates), those bytes written as \\xNN, to name it in a message."""
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return text.encode("utf-8", "surrogateescape").decode("utf-8", "backslashreplace")
+    return None
