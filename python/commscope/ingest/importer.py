@@ -38,7 +38,7 @@ from commscope.ingest.parse.model import Point as ParsedPoint
 from commscope.records import unsaved
 from commscope.records.inputs import read_capped
 from commscope.records.invocation import invocation
-from commscope.records.metrics import STATS
+from commscope.records.metrics import STATS, in_place_metric
 from commscope.records.redact import redact_json_text, secret_names
 from commscope.records.run import AXES, ONE_SIDED_CALLS, Axes, Point, Run
 from commscope.records.text import format_size
@@ -122,6 +122,12 @@ def point_from_parsed(point: ParsedPoint, window: int | None, axes: Axes = Axes(
     )
 
 
+def _wrong_in_place(point: Point) -> bool:
+    """Whether the in-place measurement beside a point's own (nccl-tests) found wrong elements."""
+    wrong = point.metrics.get(in_place_metric("validation_errors"))
+    return isinstance(wrong, int) and wrong > 0
+
+
 def parse_size(text: str) -> int:
     """Bytes in "64M", "512K", "1G" or "1000" (binary units); ValueError otherwise."""
     number, unit = text.strip()[:-1], text.strip()[-1:].upper()
@@ -145,6 +151,7 @@ def run_from_parsed(parsed: ParsedRun, path: Path, label: str | None, system: st
         description=parsed.title,
         ranks=parsed.ranks,
         nodes=parsed.nodes,
+        hosts=parsed.hosts,
         label=_label(label, parsed.label),
         tool_name=parsed.tool,
         tool_version=parsed.tool_version,
@@ -158,7 +165,7 @@ def run_from_parsed(parsed: ParsedRun, path: Path, label: str | None, system: st
         points=points,
         raw={"table": parsed.text.encode()} if parsed.text else {},
     )
-    failed_sizes = [str(point.size) for point in points if point.validation == "Fail"]
+    failed_sizes = [str(point.size) for point in points if point.validation == "Fail" or _wrong_in_place(point)]
     if failed_sizes:
         run.status, run.status_reason = "failed", f"validation failed at size {', '.join(failed_sizes)}"
     return run

@@ -154,11 +154,40 @@ SYSTEM_BENCHMARKS = {
 COMPUTE_BENCHMARKS = tuple(name for name in SYSTEM_BENCHMARKS if name != STORAGE_BENCHMARK)
 
 
+#: nccl-tests' programs (rccl-tests has the same) and the names their runs are stored
+#: under: the core's NCCL benchmark of the same collective where there is one.
+NCCL_TESTS_PROGRAMS = {
+    "all_reduce_perf": "nccl_allreduce",
+    "all_gather_perf": "nccl_allgather",
+    "broadcast_perf": "nccl_broadcast",
+    "reduce_perf": "nccl_reduce",
+    "reduce_scatter_perf": "nccl_reduce_scatter",
+    "alltoall_perf": "nccl_alltoall",
+    "alltoallv_perf": "nccl_alltoallv",
+    "sendrecv_perf": "nccl_sendrecv",
+    "scatter_perf": "nccl_scatter",
+    "gather_perf": "nccl_gather",
+    "hypercube_perf": "nccl_hypercube",
+}
+#: NCCL collectives are judged by nccl-tests' bus bandwidth (its doc/PERFORMANCE.md): the
+#: number that compares across rank counts and with the hardware's link speed.
+NCCL_COLLECTIVE_METRIC = "busbw_GBps"
+
+
+def from_nccl_tests(program: str) -> str:
+    """Normalised name of an nccl-tests program: ``all_reduce_perf`` (or
+    ``/opt/nccl-tests/build/all_reduce_perf_mpi``, built with a NAME_SUFFIX) -> ``nccl_allreduce``."""
+    name = re.sub(r"_perf\w*$", "_perf", program.strip().rsplit("/", 1)[-1].lower())
+    return NCCL_TESTS_PROGRAMS.get(name) or "nccl_" + slug(name.removesuffix("_perf"))
+
+
 def primary_metric(benchmark: str) -> str:
     """The metric a single-number column of this benchmark holds (for tables
     whose columns say ``result`` or a cluster name instead of a unit)."""
     if benchmark in SYSTEM_BENCHMARKS:
         return SYSTEM_BENCHMARKS[benchmark]
+    if benchmark in NCCL_TESTS_PROGRAMS.values():
+        return NCCL_COLLECTIVE_METRIC
     if re.search(r"(?:^|_)(?:bw|bibw|mbw_mr)(?:_|$)", benchmark):
         return "bandwidth_MBps"
     if benchmark == "init":

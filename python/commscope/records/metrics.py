@@ -143,6 +143,23 @@ METRIC_UNITS: dict[str, str] = {
     "impact_avg": "x",
     "impact_p99": "x",
     "congestor_ops": "count",
+    # nccl-tests (and rccl-tests, and the core's --busbw): algorithm and bus bandwidth,
+    # 10^9 B/s; the CPU time of -C; older versions' largest deviation from the expected
+    # result instead of a count of wrong elements; -I's per-iteration summary (CUDA events)
+    "algbw_GBps": "GB/s",
+    "busbw_GBps": "GB/s",
+    "cpu_time_us": "us",
+    "elements": "count",
+    "max_error": "1",
+    "iteration_min_us": "us",
+    "iteration_max_us": "us",
+    "iteration_avg_us": "us",
+    "iteration_p50_us": "us",
+    "iteration_p95_us": "us",
+    "iteration_p99_us": "us",
+    "iteration_stdev_us": "us",
+    "iteration_cv_pct": "%",
+    "iterations_skipped": "count",
     # computed, not stored: message size over one-way ping-pong latency, the bandwidth
     # seed 003 reports per send mode (analysis.compare.DERIVED)
     "pingpong_MBps": "MB/s",
@@ -156,6 +173,16 @@ PER_PROCESS = "_per_process"
 # are built: p50_us for a latency percentile, p99_9_MBps for a bandwidth one.
 _PERCENTILE_NAME = re.compile(r"p(?P<whole>\d+)(?:_(?P<frac>\d+))?_(?P<unit>us|MBps)")
 _PERCENTILE_UNITS = {"us": "us", "MBps": "MB/s"}
+
+
+#: What names a metric of an in-place run measured beside the out-of-place one (nccl-tests
+#: prints both on each row): in_place_busbw_GBps is busbw_GBps, in place.
+IN_PLACE = "in_place_"
+
+
+def in_place_metric(metric: str) -> str:
+    """The name of `metric` measured in place: ``in_place_metric("busbw_GBps")``."""
+    return IN_PLACE + metric
 
 
 def percentile_metric(percentile: str | float, unit_suffix: str) -> str:
@@ -180,6 +207,7 @@ def percentile_of(metric: str) -> tuple[str, str] | None:
 
 def unit_of(metric: str) -> str:
     """Unit of a metric name from the vocabulary (``""`` if the name is not in it)."""
+    metric = metric.removeprefix(IN_PLACE)
     if metric in METRIC_UNITS:
         return METRIC_UNITS[metric]
     percentile = percentile_of(metric)
@@ -202,7 +230,8 @@ def value_problem(value: float, unit: str) -> str | None:
 
 
 def is_known_metric(metric: str) -> bool:
-    """Whether ``metric`` belongs to the vocabulary (fixed names or percentiles)."""
+    """Whether ``metric`` belongs to the vocabulary (fixed names, percentiles, in place)."""
+    metric = metric.removeprefix(IN_PLACE)
     return metric in METRIC_UNITS or _PERCENTILE_NAME.fullmatch(metric) is not None
 
 
@@ -219,6 +248,8 @@ METRIC_ALIASES = {
     "pingpong_bw": "pingpong_MBps",
     "min_latency": "min_latency_us",
     "max_latency": "max_latency_us",
+    "busbw": "busbw_GBps",
+    "algbw": "algbw_GBps",
 }
 #: Which metric speaks for a run when none is asked for, after the benchmark's own.
 PREFERRED = (

@@ -10,6 +10,8 @@ from commscope.ingest.parse.hpl import HPCC_BANNER, looks_like_hpl, read_hpcc, r
 from commscope.ingest.parse.imb import read_imb
 from commscope.ingest.parse.jube import read_jube_tables
 from commscope.ingest.parse.model import ParsedRun, check_values
+from commscope.ingest.parse.nccl_tests import looks_like_nccl_tests, read_nccl_tests
+from commscope.ingest.parse.nccl_tests_json import looks_like_nccl_tests_json, read_nccl_tests_json
 from commscope.ingest.parse.omb import read_omb
 from commscope.ingest.parse.storage import (
     looks_like_fio_json,
@@ -48,7 +50,8 @@ def parse_bytes(data: bytes, source_name: str = "<bytes>") -> list[ParsedRun]:
 
 def parse_text(text: str, source_name: str = "<text>") -> list[ParsedRun]:
     """Read every benchmark run in ``text``: OMB 5.x-7.x or commscope text
-    output, IMB output, a commscope JSON document, JUBE result tables, or Markdown /
+    output, IMB output, nccl-tests / rccl-tests output (text or -J JSON), a commscope
+    JSON document, JUBE result tables, or Markdown /
     reStructuredText / whitespace tables of OMB numbers. ``source_name``
     names the text in errors and in :attr:`ParsedRun.source`.
 
@@ -79,9 +82,14 @@ def _parse(text: str, source: str) -> list[ParsedRun]:
     check_is_text(text, source)
     if looks_like_fio_json(text):
         return read_fio_json(text, source)
+    if looks_like_nccl_tests_json(text):
+        return read_nccl_tests_json(text, source)
     if looks_like_commscope_json(text):
         return read_commscope_json(text, source)
     lines = split_lines(text)
+    # nccl-tests and rccl-tests: the whole output is theirs (its rows look like no other table)
+    if ("busbw" in text or "nThread" in text) and looks_like_nccl_tests(lines):
+        return read_nccl_tests(lines, source)
     # Whole outputs of other tools: HPL (xhpl or hpcc) and IOzone.
     if looks_like_hpl(lines):
         return (

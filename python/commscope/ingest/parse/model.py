@@ -13,7 +13,19 @@ from commscope.records.run import Run
 Value = float | int | str
 
 #: The source formats a run can come from.
-SOURCE_FORMATS = ("omb", "imb", "commscope-json", "table", "hpl", "hpcc", "fio", "iozone", "jube")
+SOURCE_FORMATS = (
+    "omb",
+    "imb",
+    "commscope-json",
+    "table",
+    "hpl",
+    "hpcc",
+    "fio",
+    "iozone",
+    "jube",
+    "nccl-tests",
+    "nccl-tests-json",
+)
 
 
 @dataclass
@@ -78,6 +90,8 @@ class ParsedRun:
         system: the system (cluster) the source says it ran on.
         rejected_rows: (line, problem) of rows of the run's table that could not be read
             (a job that failed and left empty cells), on the table's first run.
+        hosts: the hosts the ranks ran on, as Run.hosts has them (``{"name", "ranks"}``),
+            when the source lists them (nccl-tests' device lines).
     """
 
     benchmark: str
@@ -100,6 +114,7 @@ class ParsedRun:
     job_id: str | None = None
     system: str | None = None
     rejected_rows: list[tuple[int, str]] = field(default_factory=list)
+    hosts: list[dict[str, Any]] | None = None
 
     @property
     def sizes(self) -> list[int | None]:
