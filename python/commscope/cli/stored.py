@@ -254,9 +254,10 @@ def delete(run_ids, db: Path) -> None:
 @click.pass_context
 def import_(ctx: click.Context, files, label, system, max_size, force, strict, db: Path) -> None:
     """Import result files: OSU Micro-Benchmarks output (5.x-7.x), Intel MPI
-    Benchmarks output, OMB tables pasted into Markdown/reStructuredText, JUBE
-    result tables (`jube result`, pretty or csv), and commscope-bench JSON
-    documents.
+    Benchmarks output, nccl-tests and rccl-tests output (all_reduce_perf and
+    the other *_perf programs: their text, or the JSON of -J), OMB tables pasted
+    into Markdown/reStructuredText, JUBE result tables (`jube result`, pretty or
+    csv), and commscope-bench JSON documents.
 
     A file that cannot be read is reported as FILE:LINE: problem and nothing
     from it is stored; the other files are still imported, and the exit

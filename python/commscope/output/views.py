@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import collections
 import math
 import shlex
 from collections.abc import Sequence
@@ -69,6 +70,15 @@ def binding_text(run: Run) -> str | None:
     return text or None
 
 
+def _gpus_text(gpus: object) -> str | None:
+    """ "16 x NVIDIA H100 80GB HBM3": the GPU models of a run's ranks (the core's `gpus`,
+    nccl-tests' device lines), each with how many ranks used one."""
+    if not isinstance(gpus, list):
+        return None
+    models = collections.Counter(gpu.get("name") or "unnamed GPU" for gpu in gpus if isinstance(gpu, dict))
+    return ", ".join(f"{count} x {name}" for name, count in models.items()) or None
+
+
 def provenance_items(run: Run) -> list[tuple[str, str]]:
     """(key, value) pairs describing where a run's numbers come from; unknown items are left out."""
     hosts = ", ".join(f"{host['name']} (ranks {','.join(map(str, host['ranks']))})" for host in run.hosts or [])
@@ -94,6 +104,7 @@ def provenance_items(run: Run) -> list[tuple[str, str]]:
         ),
         ("MPI", mpi or None),
         ("CPU", run.cpu_model),
+        ("GPUs", _gpus_text(extra.get("gpus"))),
         ("compiler", run.compiler),
         ("job id", run.job_id),
         ("slurm", _slurm_text(run.provenance)),

@@ -287,7 +287,9 @@ class NcclTestsReader:
         if test.settings:  # a second settings line: the next program's (older versions print no version line)
             self._new_test(number)
             test = self.test
-        settings = {m["key"].strip().lower().replace(" ", "_"): int(m["value"]) for m in _SETTING.finditer(match["rest"])}
+        settings = {
+            m["key"].strip().lower().replace(" ", "_"): int(m["value"]) for m in _SETTING.finditer(match["rest"])
+        }
         test.settings = {
             "threads": int(match["threads"]),
             "gpus_per_thread": int(match["gpus"]),
