@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from commscope.ingest.parse import detect_format, parse_file
+from commscope.ingest.parse import detect_format, parse_file, parse_text
 from commscope.store.db import Store
 from paths import FIXTURES
 
@@ -76,6 +76,16 @@ def test_rccl_tests_older_device_lines_and_version_after_the_settings():
     assert {gpu["name"] for gpu in run.provenance["gpus"]} == {"AMD Instinct MI300X"}
     assert run.provenance["gpus"][8]["pci_bus_id"] == "0000:05:00.0" and "group" not in run.provenance["gpus"][8]
     assert run.parameters["max_size"] == 17179869184
+
+
+def test_mpirun_tags_and_nccl_debug_lines_are_looked_through():
+    lines = H100.read_text().splitlines()
+    debug = "ip-172-31-0-112:8162:8221 [3] NCCL INFO Launch mode Parallel"
+    tagged = "\n".join(f"[1,0]<stdout>:{line}" for line in [*lines[:40], debug, *lines[40:]]) + "\n"
+    [run] = parse_text(tagged, "tagged.out")
+    [plain] = parse_file(H100)
+    assert [(p.size, p.values) for p in run.points] == [(p.size, p.values) for p in plain.points]
+    assert run.hosts == plain.hosts
 
 
 def test_json_document_holds_the_same_numbers_as_the_text():

@@ -84,12 +84,13 @@ def _parse(text: str, source: str) -> list[ParsedRun]:
         return read_fio_json(text, source)
     if looks_like_nccl_tests_json(text):
         return read_nccl_tests_json(text, source)
-    if looks_like_commscope_json(text):
-        return read_commscope_json(text, source)
     lines = split_lines(text)
-    # nccl-tests and rccl-tests: the whole output is theirs (its rows look like no other table)
+    # nccl-tests and rccl-tests: the whole output is theirs (its rows look like no other
+    # table); before the JSON check, as mpirun's "[1,0]<stdout>:" tags start it with "["
     if ("busbw" in text or "nThread" in text) and looks_like_nccl_tests(lines):
         return read_nccl_tests(lines, source)
+    if looks_like_commscope_json(text):
+        return read_commscope_json(text, source)
     # Whole outputs of other tools: HPL (xhpl or hpcc) and IOzone.
     if looks_like_hpl(lines):
         return (

@@ -81,9 +81,14 @@ def looks_like_nccl_tests(lines: list[str]) -> bool:
     return any(_PREAMBLE.match(_clean(line)) or _header_cells(_clean(line)) for line in lines)
 
 
+def _untagged(line: str) -> str:
+    """A line without mpirun's tag and indentation."""
+    return _TAG.sub("", unwrap(line)).strip()
+
+
 def _clean(line: str) -> str:
     """A line without mpirun's tag, indentation and nccl-tests' leading '#'."""
-    line = _TAG.sub("", unwrap(line))
+    line = _untagged(line)
     return line[1:].strip() if line.startswith("#") else line
 
 
@@ -265,7 +270,7 @@ class NcclTestsReader:
                 self._unfinished(test)
             test.layout = layout_of(cells, self.source, number)
             test.program = test.program or self.named_program
-        elif not raw.lstrip().startswith("#") and (program := _PROGRAM.search(line)):
+        elif not _untagged(raw).startswith("#") and (program := _PROGRAM.search(line)):
             self.named_program = program["program"]
 
     def close(self) -> None:
