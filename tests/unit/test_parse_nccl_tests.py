@@ -9,7 +9,7 @@ import pytest
 
 from commscope.ingest.parse import detect_format, parse_file, parse_text
 from commscope.store.db import Store
-from paths import FIXTURES
+from paths import CORE_GOLDEN, FIXTURES
 
 NCCL = FIXTURES / "nccl_tests"
 H100 = NCCL / "nccl_h100_2node_all_reduce.txt"
@@ -99,15 +99,19 @@ def test_json_document_holds_the_same_numbers_as_the_text():
 
 
 @pytest.mark.parametrize(
-    ("fixture", "expected"),
+    ("path", "expected"),
     [
-        ("parse/omb5_latency.txt", "omb"),
-        ("parse/imb_mpi1.txt", "imb"),
-        ("parse/commscope_latency.json", "commscope-json"),
+        (FIXTURES / "parse/omb5_latency.txt", "omb"),
+        (FIXTURES / "parse/imb_mpi1.txt", "imb"),
+        (FIXTURES / "parse/commscope_latency.json", "commscope-json"),
+        # the core's collective document: in_place and busbw among its keys, results too
+        (CORE_GOLDEN / "allreduce_full.json", "commscope-json"),
+        (CORE_GOLDEN / "allreduce_full.osu", "omb"),
     ],
+    ids=lambda value: value.name if isinstance(value, Path) else value,
 )
-def test_other_formats_are_not_taken_for_nccl_tests(fixture, expected):
-    assert detect_format((FIXTURES / fixture).read_text()) == expected
+def test_other_formats_are_not_taken_for_nccl_tests(path, expected):
+    assert detect_format(path.read_text()) == expected
 
 
 def test_import_then_show_and_compare_use_busbw(cli, clean_env, db):

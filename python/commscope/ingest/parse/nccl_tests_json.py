@@ -27,7 +27,8 @@ from commscope.ingest.parse.model import ParsedRun, Point
 from commscope.ingest.parse.nccl_tests import Test, add_point, build_runs, side_values
 
 _FORMAT = "nccl-tests-json"
-_MARK = re.compile(r'"(?:out_of_place|in_place)"\s*:')
+# nccl-tests' own key (commscope's documents say busbw_GBps, and in_place for an option)
+_MARK = re.compile(r'"bus_bw"\s*:')
 _RESULTS = re.compile(r'"results"\s*:')
 
 #: A side's keys in the document -> metric (nwrong is a double, null without validation).
