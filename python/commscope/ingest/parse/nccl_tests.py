@@ -32,7 +32,7 @@ from commscope.ingest.parse.errors import ParseError
 from commscope.ingest.parse.model import ParsedRun, Point
 from commscope.ingest.parse.text import unwrap
 from commscope.records import benchmarks
-from commscope.records.metrics import in_place_metric
+from commscope.records.metrics import in_place_metric, unit_of
 
 _PREAMBLE = re.compile(
     r"^nThread\s+(?P<threads>\d+)\s+nGpus\s+(?P<gpus>\d+)\s+minBytes\s+(?P<min>\d+)\s+maxBytes\s+(?P<max>\d+)"
@@ -199,7 +199,7 @@ def build_runs(test: Test, source: str, source_format: str, text: str | None) ->
                 source_format=source_format,
                 source=source,
                 line=test.line,
-                metrics={},
+                metrics={name: unit_of(name) for point in points for name in point.values},
                 points=points,
                 tool=test.tool,
                 tool_version=test.version,
