@@ -93,6 +93,17 @@ static void write_pairs_options(FILE *out, const cs_run_info_t *info)
     write_long(out, "bw_size", (long)spec->bw_size, 0);
 }
 
+/* latency_mt, latency_mp: -t SEND:RECV, the sender's (rank 0's) and the receiver's
+ * threads or forked processes */
+static void write_workers(FILE *out, const char *key, const cs_plan_t *p)
+{
+    cs_json_key(out, key, 0);
+    fputc('{', out);
+    write_long(out, "send", p->workers[0], 1);
+    write_long(out, "recv", p->workers[1], 0);
+    fputc('}', out);
+}
+
 /* Options of the families beyond point-to-point, written only where they apply, so a
  * point-to-point document is what it always was. */
 static void write_family_options(FILE *out, const cs_run_info_t *info)
@@ -121,6 +132,9 @@ static void write_family_options(FILE *out, const cs_run_info_t *info)
         write_string_list(out, "window_creation", p->nwin_modes, win_at, p);
         write_string_list(out, "synchronization", p->nsync_modes, sync_at, p);
     }
+    if (caps & CS_CAP_THREADS) write_workers(out, "threads", p);
+    if (caps & CS_CAP_FORKS) write_workers(out, "processes", p);
+    if (caps & CS_CAP_PARTITIONED) write_long(out, "partitions", p->partitions, 0);
     if (caps & CS_CAP_SCHEDULE) write_pairs_options(out, info);
     if (caps & CS_CAP_CONGESTION) cs_json_congestion_options(out, info);
 }

@@ -270,3 +270,27 @@ def test_planned_records_match_the_records_written(mpi, tmp_path, args):
     lines = [json.loads(line) for line in stream.read_text().splitlines()]
     assert lines[0]["header"]["planned_records"] == doc["planned_records"]
     assert sum("record" in line for line in lines) == doc["planned_records"]
+
+
+@pytest.mark.parametrize(
+    "bench, args, key, expected",
+    [
+        ("latency_mt", ["-t", "2:3"], "threads", {"send": 2, "recv": 3}),
+        ("latency_mt", [], "threads", {"send": 1, "recv": 2}),
+        ("latency_mp", ["-t", "1:3"], "processes", {"send": 1, "recv": 3}),
+        ("latency_mp", [], "processes", {"send": 1, "recv": 2}),
+        ("partitioned_latency", ["-q", "4"], "partitions", 4),
+    ],
+)
+def test_worker_and_partition_counts_are_in_the_record_options(mpi, bench, args, key, expected):
+    """-t SEND:RECV and -q shape the run as much as -W or -p do: the JSON document says which
+    were used, defaults included, so a stored result can be compared with its like."""
+    if bench == "partitioned_latency" and mpi.is_openmpi:
+        pytest.skip("Debian's Open MPI 4.1 has no MPI-4 partitioned communication")
+    res = mpi.run(2, bench, "-m", "8:64", *QUICK, *args, "--format", "json")
+    assert res.returncode == 0, res.stderr
+    doc = json.loads(res.stdout)
+    jsonschema.validate(doc, SCHEMA)
+    assert doc["options"][key] == expected
+    # only the benchmark the count belongs to writes it
+    assert not {"threads", "processes", "partitions"} - {key} & doc["options"].keys()
