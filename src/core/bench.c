@@ -256,7 +256,8 @@ static cs_status_t plan_workers(const cs_bench_t *b, const cs_opts_t *o, cs_plan
                                   o->given_value[CS_OPT_NUM_TEST_CALLS], b->name);
         return CS_OK;
     }
-    p->workers[0] = given ? o->workers[0] : CS_DEFAULT_SEND_WORKERS;
+    /* OMB's -t N sets the receivers only; the sender count needs SEND:RECV */
+    p->workers[0] = given && o->workers_pair ? o->workers[0] : CS_DEFAULT_SEND_WORKERS;
     p->workers[1] = given ? o->workers[1] : CS_DEFAULT_RECV_WORKERS;
     for (int side = 0; side < 2; side++)
         if (p->workers[side] < 1 || p->workers[side] > CS_MAX_WORKERS)

@@ -298,7 +298,7 @@ static cs_status_t parse_percentiles(const char *arg, cs_opts_t *o, char *err, s
     return CS_OK;
 }
 
-/* -t N: MPI_Test calls of the non-blocking collectives; -t SEND[:RECV] (OMB's latency_mt
+/* -t N: MPI_Test calls of the non-blocking collectives; -t [SEND:]RECV (OMB's latency_mt
  * and latency_mp): sender and receiver threads or processes, whose range the plan checks */
 static cs_status_t parse_num_tests(const char *arg, cs_opts_t *o, char *err, size_t errlen)
 {
@@ -313,7 +313,7 @@ static cs_status_t parse_num_tests(const char *arg, cs_opts_t *o, char *err, siz
         ok = parse_long(first, 0, 1 << 20, &send);
     }
     recv = send;
-    if (ok && colon && colon[1]) ok = parse_long(colon + 1, 0, 1 << 20, &recv);
+    if (ok && colon) ok = parse_long(colon + 1, 0, 1 << 20, &recv); /* "2:" is no count, as in OMB */
     if (!ok)
         return cs_usage_error(err, errlen,
                               "-t %s: give a number of MPI_Test calls (0 to 1048576), or SEND:RECV threads or "

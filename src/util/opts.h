@@ -62,8 +62,8 @@ typedef struct cs_opts {
     bool in_place; /* -l */
     int num_tests; /* -t: MPI_Test calls during the dummy compute of non-blocking collectives */
     bool num_tests_set;
-    /* -t SEND[:RECV]: latency_mt's threads, latency_mp's forked processes (RECV = SEND when
-     * left out); workers_pair: typed with a colon, which only they take */
+    /* -t [SEND:]RECV: latency_mt's threads, latency_mp's forked processes (one number: the
+     * receivers, as OMB); workers_pair: typed with a colon, which only they take */
     int workers[2];
     bool workers_pair;
     int partitions;         /* -q */

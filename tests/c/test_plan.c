@@ -38,8 +38,9 @@ static cs_status_t plan_line(const char *const *words, int nranks, cs_plan_t *p,
     return cs_bench_plan(bench(o.bench_name), &o, nranks, p, err, errlen);
 }
 
-/* -t SEND[:RECV] of latency_mt and latency_mp: OMB's defaults (1 sender, 2 receivers), RECV
- * = SEND when left out, 1 to 127 each; the colon form nowhere else. */
+/* -t SEND:RECV or -t RECV of latency_mt and latency_mp: OMB's defaults (1 sender, 2
+ * receivers), one number the receivers only (OMB's set_threads), 1 to 127 each; the colon
+ * form nowhere else. */
 static void check_workers(void)
 {
     static const struct {
@@ -49,9 +50,10 @@ static void check_workers(void)
     } lines[] = {
         {{"latency_mt"}, 1, 2, NULL},
         {{"latency_mp"}, 1, 2, NULL},
-        {{"latency_mt", "-t", "3"}, 3, 3, NULL},
+        {{"latency_mt", "-t", "3"}, 1, 3, NULL},
+        {{"latency_mp", "-t", "4"}, 1, 4, NULL},
         {{"latency_mp", "-t", "4:1"}, 4, 1, NULL},
-        {{"latency_mt", "-t", "2:"}, 2, 2, NULL},
+        {{"latency_mt", "-t", "2:"}, 0, 0, "-t 2:: give a number of MPI_Test calls"},
         {{"latency_mt", "-t", "0:1"}, 0, 0, "-t 0:1: sender threads must be 1 to 127"},
         {{"latency_mp", "-t", "1:128"}, 0, 0, "-t 1:128: receiver processes must be 1 to 127"},
         {{"ibarrier", "-t", "2:3"}, 0, 0, "-t 2:3: SEND:RECV counts are for latency_mt and latency_mp"},
