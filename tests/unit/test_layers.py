@@ -7,6 +7,7 @@ reader keeps in mind."""
 from __future__ import annotations
 
 import ast
+import functools
 from pathlib import Path
 
 import pytest
@@ -43,11 +44,14 @@ def _level(part: str) -> int | None:
     return None
 
 
+@functools.cache
 def _is_module(dotted: str) -> bool:
     path = PACKAGE.parent.joinpath(*dotted.split("."))
     return path.is_dir() or path.with_suffix(".py").is_file()
 
 
+# Parsed once per test process: the checks below ask about every module many times over.
+@functools.cache
 def _imports(path: Path) -> list[tuple[int, str]]:
     """(line, module) of every import, wherever it is written (inside a function, under
     `if TYPE_CHECKING:`): `from a.b import c` imports a.b.c where c is a module, else a.b."""
@@ -118,6 +122,7 @@ def _module_name(path: Path) -> str:
     return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
 
 
+@functools.cache
 def _import_graph() -> dict[str, set[str]]:
     """Which of the package's modules each module imports (a package: its __init__); a lazy
     import is a two-way dependency all the same, and so is one only for type checking."""
