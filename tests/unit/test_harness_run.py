@@ -329,6 +329,21 @@ def test_core_usage_error_is_stored_as_failed_with_its_message(cli, fake_core, d
     assert run.status == "failed" and run.ranks == 4 and run.points == []
     assert run.status_reason.startswith("commscope-bench exited with status 2 before measuring anything: ")
     assert run.status_reason.endswith("bw needs exactly 2 ranks, got 4")
+    assert "--np N" not in result.output  # the user chose the ranks
+
+
+def test_a_refused_default_rank_count_points_at_np(cli, fake_core, db, clean_env):
+    """`run BENCH` without --np starts 2 ranks; a benchmark that needs more (congestion: 4)
+    fails with the core's message and a note that --np sets the ranks."""
+    clean_env.setenv("FAKE_CORE_USAGE_ERROR", "bw needs at least 4 ranks, got 2")
+    result = cli("run", "bw", "--launcher", "mpirun", "--db", db)
+    assert result.exit_code == 1
+    [run] = stored_runs(db)
+    assert run.status == "failed" and run.ranks == 2
+    assert "bw was started on 2 ranks (the suite entry's `ranks`, or 2 for a benchmark named directly): " in (
+        result.output
+    )
+    assert "`--np N` sets them" in result.output
 
 
 def test_records_that_break_the_schema_are_caught(cli, fake_core, db, clean_env):
