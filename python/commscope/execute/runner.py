@@ -268,7 +268,8 @@ class Runner:
             sys.stdout.write(f"# {line}\n")
             sys.stdout.flush()
         self._warn(run, stderr_text)
-        if run.status == "failed" and not run.points and self.request.np is None and "ranks" in (run.status_reason or ""):
+        refused = run.status == "failed" and not run.points and "ranks" in (run.status_reason or "")
+        if refused and self.request.np is None:
             # the core refused the rank count the suite or the default chose, not one the user typed
             ui.note(
                 f"  {run.benchmark} was started on {run.ranks} ranks (the suite entry's `ranks`, or "
