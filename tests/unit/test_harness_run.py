@@ -275,7 +275,9 @@ def test_dry_run_inside_a_slurm_allocation_uses_srun(cli, fake_core, db, clean_e
 def test_suite_benchmarks_the_core_lacks_are_skipped_with_a_warning(cli, fake_core, db):
     result = cli("run", "full", "--launcher", "mpirun", "--db", db, "--", "-m", "1:2")
     assert result.exit_code == 0, result.output
-    assert "skipping allreduce, bcast, allgather, alltoall, reduce, barrier, congestion: not provided by" in result.stderr
+    assert (
+        "skipping allreduce, bcast, allgather, alltoall, reduce, barrier, congestion: not provided by" in result.stderr
+    )
     assert [run.benchmark for run in stored_runs(db)] == ["latency", "bw", "bibw", "mbw_mr", "multi_lat"]
 
 
