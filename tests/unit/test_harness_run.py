@@ -275,7 +275,9 @@ def test_dry_run_inside_a_slurm_allocation_uses_srun(cli, fake_core, db, clean_e
 def test_suite_benchmarks_the_core_lacks_are_skipped_with_a_warning(cli, fake_core, db):
     result = cli("run", "full", "--launcher", "mpirun", "--db", db, "--", "-m", "1:2")
     assert result.exit_code == 0, result.output
-    assert "skipping allreduce, bcast, allgather, alltoall, reduce, barrier: not provided by" in result.stderr
+    assert (
+        "skipping allreduce, bcast, allgather, alltoall, reduce, barrier, congestion: not provided by" in result.stderr
+    )
     assert [run.benchmark for run in stored_runs(db)] == ["latency", "bw", "bibw", "mbw_mr", "multi_lat"]
 
 
@@ -329,6 +331,21 @@ def test_core_usage_error_is_stored_as_failed_with_its_message(cli, fake_core, d
     assert run.status == "failed" and run.ranks == 4 and run.points == []
     assert run.status_reason.startswith("commscope-bench exited with status 2 before measuring anything: ")
     assert run.status_reason.endswith("bw needs exactly 2 ranks, got 4")
+    assert "--np N" not in result.output  # the user chose the ranks
+
+
+def test_a_refused_default_rank_count_points_at_np(cli, fake_core, db, clean_env):
+    """`run BENCH` without --np starts 2 ranks; a benchmark that needs more (congestion: 4)
+    fails with the core's message and a note that --np sets the ranks."""
+    clean_env.setenv("FAKE_CORE_USAGE_ERROR", "bw needs at least 4 ranks, got 2")
+    result = cli("run", "bw", "--launcher", "mpirun", "--db", db)
+    assert result.exit_code == 1
+    [run] = stored_runs(db)
+    assert run.status == "failed" and run.ranks == 2
+    assert "bw was started on 2 ranks (the suite entry's `ranks`, or 2 for a benchmark named directly): " in (
+        result.output
+    )
+    assert "`--np N` sets them" in result.output
 
 
 def test_records_that_break_the_schema_are_caught(cli, fake_core, db, clean_env):

@@ -87,10 +87,12 @@ def test_bad_precision_keys_name_file_line_and_key(tmp_path, key, value, message
     assert f"{path}:{message}" in str(info.value)
 
 
-def test_full_is_pt2pt_then_collectives():
-    full = expand(builtin_suites()["full"])
+def test_full_is_pt2pt_then_collectives_then_congestion():
+    *full, congestion = expand(builtin_suites()["full"])
     assert full == expand(builtin_suites()["pt2pt"]) + expand(builtin_suites()["collectives"])
     assert {"allreduce", "bcast", "allgather", "alltoall", "reduce", "barrier"} <= {e.benchmark for e in full}
+    # the congestion benchmark needs 2 canaries and 2 congestors; GPCNeT's congestors by default
+    assert congestion.benchmark == "congestion" and congestion.ranks == 4 and congestion.core_flags() == []
 
 
 def test_procurement_follows_seed_004():

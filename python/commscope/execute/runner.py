@@ -268,6 +268,13 @@ class Runner:
             sys.stdout.write(f"# {line}\n")
             sys.stdout.flush()
         self._warn(run, stderr_text)
+        refused = run.status == "failed" and not run.points and "ranks" in (run.status_reason or "")
+        if refused and self.request.np is None:
+            # the core refused the rank count the suite or the default chose, not one the user typed
+            ui.note(
+                f"  {run.benchmark} was started on {run.ranks} ranks (the suite entry's `ranks`, or "
+                f"{Entry.ranks} for a benchmark named directly): `--np N` sets them"
+            )
         hosts = {host["name"] for host in run.hosts or []}
         if run.placement == "inter-node" and len(hosts) == 1:
             ui.warn(
