@@ -64,6 +64,20 @@ def _load_schema_cached() -> dict[str, Any]:
 
 
 @functools.lru_cache(maxsize=1)
+def _fast_check() -> Any:
+    """The schema compiled into Python code by fastjsonschema, or None where it cannot be:
+    it tells a valid document from an invalid one about twenty times faster than jsonschema,
+    which stays the judge of an invalid one and says what is wrong in its words."""
+    try:
+        import fastjsonschema  # imported here: only JSON documents need it
+
+        # use_default=False: the check must not fill defaults into the document it reads
+        return fastjsonschema.compile(_load_schema_cached(), use_default=False)
+    except Exception:  # whatever fails there, jsonschema checks alone, as before
+        return None
+
+
+@functools.lru_cache(maxsize=1)
 def _validator() -> Any:
     import jsonschema  # imported here: only JSON documents need it
 
@@ -108,6 +122,19 @@ def _load_json(text: str, source: str) -> Any:
 
 
 def _validate(document: dict[str, Any], lines: _LineFinder, source: str) -> None:
+    """Nothing when `document` matches the schema; else ParseError with the line of the first
+    wrong value. A document the fast check passes is valid: every keyword of the schema means
+    the same to both checkers (tests/unit/test_parse_commscope_json.py mutates documents to
+    hold them to it), and fastjsonschema checks date-time formats that jsonschema may not."""
+    check = _fast_check()
+    if check is not None:
+        try:
+            check(document)
+            return
+        except RecursionError:
+            raise ParseError(source, 1, "JSON document is nested too deeply") from None
+        except Exception:  # JsonSchemaException: jsonschema below says what is wrong and where
+            pass
     try:
         validator = _validator()
     except Exception as error:  # a broken installation must still surface as ParseError
@@ -200,68 +227,60 @@ def _table_point(point: RunPoint, record: dict[str, Any], line: int) -> Point:
 
 
 class _LineFinder:
-    """Line numbers of the values in a JSON text, by their path.
+    """Line numbers of the values in a JSON text, by their path, found when asked.
 
-    ``json`` does not report positions, so the already-validated text is
-    walked once more with a minimal scanner that records where each value
-    starts.
+    ``json`` does not report positions, so the text is walked again along the path asked
+    for, each value beside it skipped by decoding it (in C). What a walk has seen of an
+    object or array is kept and a later walk goes on from there: the lines of all records,
+    asked in order, cost one more decoding of the results, and a header value's line does
+    not decode the results at all.
     """
 
-    _NUMBER_OR_LITERAL = re.compile(r"-?(?:\d+)(?:\.\d+)?(?:[eE][-+]?\d+)?|true|false|null")
     _BLANKS = re.compile(r"[ \t\n\r]*")
 
     def __init__(self, text: str) -> None:
         self.text = text
-        self.newlines = [i for i, c in enumerate(text) if c == "\n"]
-        self.offsets: dict[tuple[Any, ...], int] = {}
-        try:
-            self._value(self._skip(0), ())
-        except (RecursionError, ValueError, IndexError):
-            pass  # positions stay partial; line_of falls back to the parent's line
+        self._decoder = json.JSONDecoder()
+        self._newlines: list[int] | None = None
+        # per container's offset: its members' offsets so far, and where its walk goes on
+        self._walks: dict[int, tuple[dict[Any, int], int | None]] = {}
 
     def line_of(self, path: tuple[Any, ...]) -> int:
-        while path not in self.offsets and path:
-            path = path[:-1]
-        offset = self.offsets.get(path, 0)
-        return bisect.bisect_left(self.newlines, offset) + 1
+        """The line of the value at `path`, or of its nearest ancestor the text has."""
+        offset = self._skip(0)
+        try:
+            for part in path:
+                found = self._member(offset, part)
+                if found is None:
+                    break
+                offset = found
+        except (RecursionError, ValueError, IndexError):
+            pass  # a text json did not take: the deepest offset found stands
+        if self._newlines is None:
+            self._newlines = [match.start() for match in re.finditer("\n", self.text)]
+        return bisect.bisect_left(self._newlines, offset) + 1
 
     def _skip(self, index: int) -> int:
         return self._BLANKS.match(self.text, index).end()  # type: ignore[union-attr]
 
-    def _value(self, index: int, path: tuple[Any, ...]) -> int:
-        self.offsets[path] = index
-        char = self.text[index]
-        if char == "{":
-            return self._object(index + 1, path)
-        if char == "[":
-            return self._array(index + 1, path)
-        if char == '"':
-            return scanstring(self.text, index + 1)[1]
-        match = self._NUMBER_OR_LITERAL.match(self.text, index)
-        if match is None:
-            raise ValueError("unexpected character")
-        return match.end()
-
-    def _object(self, index: int, path: tuple[Any, ...]) -> int:
-        index = self._skip(index)
-        if self.text[index] == "}":
-            return index + 1
-        while True:
-            key, index = scanstring(self.text, self._skip(index) + 1)
-            index = self._skip(index) + 1  # the colon
-            index = self._skip(self._value(self._skip(index), path + (key,)))
-            if self.text[index] == "}":
-                return index + 1
-            index += 1  # the comma
-
-    def _array(self, index: int, path: tuple[Any, ...]) -> int:
-        index = self._skip(index)
-        if self.text[index] == "]":
-            return index + 1
-        position = 0
-        while True:
-            index = self._skip(self._value(self._skip(index), path + (position,)))
-            position += 1
-            if self.text[index] == "]":
-                return index + 1
-            index += 1
+    def _member(self, offset: int, part: Any) -> int | None:
+        """The offset of member `part` (a key, or an index) of the container at `offset`."""
+        opening = self.text[offset]
+        if opening not in "{[" or isinstance(part, int) != (opening == "["):
+            return None
+        members, index = self._walks.get(offset, ({}, offset + 1))
+        while part not in members and index is not None:
+            index = self._skip(index)
+            if self.text[index] in "]}":
+                index = None
+                break
+            if opening == "{":
+                key, index = scanstring(self.text, index + 1)
+                index = self._skip(self._skip(index) + 1)  # past the colon
+            else:
+                key = len(members)
+            members[key] = index  # a key given twice: its first value (the core never repeats one)
+            index = self._skip(self._decoder.raw_decode(self.text, index)[1])
+            index = None if self.text[index] in "]}" else index + 1  # past the comma
+        self._walks[offset] = (members, index)
+        return members.get(part)
