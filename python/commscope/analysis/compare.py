@@ -103,11 +103,14 @@ def points_by_key(run: Run, axes: tuple[str, ...] | None = None) -> dict[Key, Po
     within the run); the window counts only where one size of one axis combination has
     several, so runs with different -W line up."""
     axes = varying_axes([run]) if axes is None else axes
-    series_keys = [(point.size, point.axes.only(axes), point.key.pair) for point in run.points]
-    varies = len(series_keys) != len(set(series_keys))
-    return {
-        PointKey(point.size, point.window if varies else None, point.axes.only(axes), point.key.pair): point
+    keyed = [
+        ((point.size, point.axes.only(axes), point.pair.key if point.pair is not None else None), point)
         for point in run.points
+    ]
+    varies = len(keyed) != len({series_key for series_key, _ in keyed})
+    return {
+        PointKey(size, point.window if varies else None, combination, pair): point
+        for (size, combination, pair), point in keyed
     }
 
 

@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import dataclasses
 import math
+import statistics
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
@@ -191,7 +192,8 @@ def times_of(
             f"runs {', '.join(str(run.id) for run in runs)} mix latency and bandwidth; model them one at a time"
         )
     sizes = sorted({size for _, times in measured for size in times})
-    times = [float(np.median([times[size] for _, times in measured if size in times])) for size in sizes]
+    # statistics.median: the same value as numpy's, without its overhead per size of 500 runs
+    times = [float(statistics.median([times[size] for _, times in measured if size in times])) for size in sizes]
     if len(sizes) < MIN_POINTS_PER_REGIME:
         what = ", ".join([runs[0].benchmark, *(value for _, value in combination.items())])
         raise UsageError(
@@ -280,11 +282,14 @@ def segment(sizes: np.ndarray, times: np.ndarray, max_regimes: int = MAX_REGIMES
     best = np.full((regimes_possible + 1, count + 1), np.inf)
     cut = np.zeros((regimes_possible + 1, count + 1), dtype=int)
     best[0, 0] = 0.0
+    # totals[s, end]: the first s points in k - 1 regimes, then one regime of s..end-1; a
+    # start at or past the end is no regime (inf, never chosen where any other is finite)
+    no_regime = np.tril(np.ones((count + 1, count + 1), dtype=bool))
     for k in range(1, regimes_possible + 1):
-        for end in range(1, count + 1):
-            totals = best[k - 1, :end] + cost[:end, end]
-            cut[k, end] = int(np.argmin(totals))
-            best[k, end] = totals[cut[k, end]]
+        totals = best[k - 1, :, None] + cost
+        totals[no_regime] = np.inf
+        cut[k, 1:] = np.argmin(totals[:, 1:], axis=0)
+        best[k, 1:] = totals[cut[k, 1:], np.arange(1, count + 1)]
     choice, choice_bic = [0], math.inf
     for k in range(1, regimes_possible + 1):
         if not np.isfinite(best[k, count]):

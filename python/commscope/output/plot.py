@@ -22,6 +22,7 @@ import matplotlib
 matplotlib.use("Agg")  # files only, never a window; also safe without a display
 
 from matplotlib import font_manager, ticker  # noqa: E402  (after the backend is chosen)
+from matplotlib.collections import LineCollection  # noqa: E402
 from matplotlib.figure import Figure  # noqa: E402
 
 from commscope.analysis.check import DEFAULT_TOLERANCE, default_floor, excess  # noqa: E402
@@ -117,37 +118,48 @@ def _figure(runs, metric, band, ratio_to, tolerance, floor, title) -> Figure:
     else:
         top, bottom = fig.subplots(), None
     all_sizes, colours, banded = [], {}, False
-    # markers on a crowded figure hide the lines and cost most of its drawing time
-    marks = {"marker": "o", "markersize": 3} if len(runs) <= MAX_LEGEND_LINES else {}
-    for run, name in zip(runs, names):
-        for key, points in _lines(run, metric, axes).items():
-            sizes = [size for size, _, _ in points]
-            values = [value for _, value, _ in points]
-            all_sizes += sizes
-            (line,) = top.plot(sizes, values, linewidth=1.5, label=_line_label(name, key), **marks)
-            colours[(run.id, key)] = line.get_color()
-            bands = [point_band(point, metric, band) for _, _, point in points] if band != "none" else []
-            if bands and all(bands):
-                top.fill_between(
-                    sizes, [b[0] for b in bands], [b[1] for b in bands], color=line.get_color(), alpha=0.2, linewidth=0
-                )
-                banded = True
+    drawn = [(run, name, *line) for run, name in zip(runs, names) for line in _lines(run, metric, axes).items()]
+    # Markers on a crowded figure hide the lines and cost most of its drawing time; without
+    # them its lines are one collection (a line object each made hundreds slow to draw),
+    # each in the colour the axes' colour cycle would have given its own line.
+    collected = len(runs) > MAX_LEGEND_LINES
+    cycle = matplotlib.rcParams["axes.prop_cycle"].by_key()["color"]
+    segments, segment_colours = [], []
+    for run, name, key, points in drawn:
+        sizes = [size for size, _, _ in points]
+        values = [value for _, value, _ in points]
+        all_sizes += sizes
+        if collected:
+            colour = cycle[len(segments) % len(cycle)]
+            segments.append(list(zip(sizes, values)))
+            segment_colours.append(colour)
+        else:
+            (line,) = top.plot(sizes, values, linewidth=1.5, label=_line_label(name, key), marker="o", markersize=3)
+            colour = line.get_color()
+        colours[(run.id, key)] = colour
+        bands = [point_band(point, metric, band) for _, _, point in points] if band != "none" else []
+        if bands and all(bands):
+            top.fill_between(sizes, [b[0] for b in bands], [b[1] for b in bands], color=colour, alpha=0.2, linewidth=0)
+            banded = True
     if not all_sizes:
         raise UsageError(f"nothing to plot: no run has {metric} at a size above 0")
+    if segments:
+        top.add_collection(LineCollection(segments, colors=segment_colours, linewidths=1.5), autolim=True)
+        top.autoscale_view()
+    crowded = len(drawn) > MAX_LEGEND_LINES
     top.set_yscale("log")
     top.set_ylabel(metric_title(metric))
     top.grid(True, which="major", alpha=0.3)
     top.grid(True, which="minor", axis="y", alpha=0.1)
     benchmarks = ", ".join(dict.fromkeys(run.benchmark for run in runs))
     band_note = {"ci": "bands: 95% CI", "minmax": "bands: min-max", "none": ""}[band] if banded else ""
-    drawn = len(top.get_lines())
-    crowd_note = f"{drawn} lines, no legend" if drawn > MAX_LEGEND_LINES else ""
+    crowd_note = f"{len(drawn)} lines, no legend" if crowded else ""
     notes = "; ".join(note for note in (band_note, crowd_note) if note)
     top.set_title(
         title or f"{benchmarks}: {metric_title(metric)}, {direction_text(metric)}" + (f"; {notes}" if notes else ""),
         fontsize=11,
     )
-    if drawn <= MAX_LEGEND_LINES:
+    if not crowded:
         top.legend(fontsize=9, loc="best")
     axis = top
     if with_ratio:

@@ -46,6 +46,11 @@ class Axes:
 
     def only(self, names: tuple[str, ...]) -> Axes:
         """These axes with every axis not in `names` unset."""
+        # asked for every point of every run an analysis reads, mostly with no axis or all
+        if not names:
+            return _UNSET
+        if names == AXES:
+            return self
         return Axes(**{name: getattr(self, name) for name in names})
 
     def values(self) -> tuple[str | None, ...]:
@@ -67,6 +72,7 @@ class Axes:
 
 #: The sweep axes' names, in the order the core nests its loops (outermost first).
 AXES = tuple(f.name for f in fields(Axes))
+_UNSET = Axes()
 #: How OSU tables (OMB's and the core's) name the one-sided modes, by the core's option words.
 ONE_SIDED_CALLS = {
     "window_creation": {
