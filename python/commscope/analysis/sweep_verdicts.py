@@ -34,7 +34,6 @@ from commscope.analysis.sweep import (
     judge,
     matrix_from_run,
 )
-from commscope.analysis.sweep_rules import RulesError, policy_of_mapping, rules_mapping
 from commscope.errors import UsageError
 from commscope.execute.cpu_topology import Cpu
 from commscope.records.run import Run
@@ -112,6 +111,10 @@ def judge_sweep(
 
 def sweep_record(mode: str, policy: Policy, retest: bool, cpus: dict[int, Cpu] | None = None) -> dict:
     """The sweep run's provenance entry, before its retest (retest_run is added after)."""
+    # imported here: the rules' pydantic models cost a tenth of a second that every report,
+    # which asks each run for its retest, would pay
+    from commscope.analysis.sweep_rules import rules_mapping
+
     record = {"mode": mode, "rules": rules_mapping(policy), "retest": retest, "retest_run": None}
     if cpus is not None:
         record["cpus"] = {str(cpu): asdict(where) for cpu, where in sorted(cpus.items())}
@@ -151,6 +154,8 @@ def stored_policy(run: Run) -> Policy | None:
     record = record_of(run)
     if "rules" not in record:
         return None
+    from commscope.analysis.sweep_rules import RulesError, policy_of_mapping
+
     try:
         return policy_of_mapping(record["rules"], f"run {run.id}: provenance sweep.rules")
     except RulesError as exc:

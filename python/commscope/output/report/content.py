@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
 from commscope import __version__
 from commscope.analysis.check import CheckResult
@@ -15,7 +16,7 @@ from commscope.errors import UsageError
 from commscope.output import plot
 from commscope.output.comparison import caption, text_cells
 from commscope.output.links_view import percent_cell
-from commscope.output.report import sweep, warnings
+from commscope.output.report import warnings
 from commscope.output.report.compute import SystemSection
 from commscope.output.report.table import Table
 from commscope.output.report.timeline import Timeline
@@ -31,6 +32,9 @@ from commscope.records.invocation import now
 from commscope.records.metrics import metric_title
 from commscope.records.run import Run
 from commscope.records.text import format_size
+
+if TYPE_CHECKING:  # the sweep sections load the sweep rules' pydantic models, which curves never need
+    from commscope.output.report import sweep
 
 
 @dataclass

@@ -1,0 +1,60 @@
+"""What a command loads: the help of every command loads none of the libraries that take
+most of a second to import (scipy, ruptures, matplotlib, pydantic), and a report of curves
+only matplotlib. Each case runs in a fresh interpreter and lists the modules it ended with."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+
+import pytest
+
+from commscope.records.invocation import invocation
+from commscope.store.db import Store
+from fixtures.analysis.handmade import SIZES, run_of
+
+HEAVY = ("scipy", "ruptures", "matplotlib", "pydantic")
+
+# runs the command group in this interpreter, then prints the heavy modules it loaded
+_PROBE = """
+import json, sys
+from commscope.cli.main import main
+try:
+    main(sys.argv[1:], prog_name="commscope")
+except SystemExit:
+    pass
+print(json.dumps(sorted({name.split(".")[0] for name in sys.modules} & set(HEAVY))))
+"""
+
+
+def loaded(*argv: str) -> tuple[list[str], str]:
+    """The heavy libraries `commscope ARGV...` loaded, and what it printed before the list."""
+    done = subprocess.run(
+        [sys.executable, "-c", f"HEAVY = {HEAVY!r}\n{_PROBE}", *argv],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    *output, last = done.stdout.splitlines()
+    return json.loads(last), "\n".join(output)
+
+
+@pytest.mark.parametrize("argv", [["--help"], ["history", "--help"], ["report", "--help"], ["import", "--help"]])
+def test_help_loads_no_heavy_library(argv):
+    heavy, output = loaded(*argv)
+    assert "Usage: commscope" in output
+    assert heavy == []
+
+
+def test_a_report_of_curves_loads_matplotlib_alone(db, clean_env, tmp_path):
+    # the model fits, the timelines and the retest lookup of every run need neither scipy
+    # nor the sweep rules' pydantic models
+    with Store(db) as store:
+        for night in range(3):
+            run = run_of({size: 1.0 + size / 5000 for size in SIZES[:10]}, label="nightly", system="vm")
+            run.started_at = f"2026-03-{night + 1:02d}T02:00:00Z"
+            store.add_runs([run], store.add_invocation(invocation("run", ["commscope", "run"])))
+    heavy, output = loaded("report", "--all", "-o", str(tmp_path / "report.html"), "--db", str(db))
+    assert (tmp_path / "report.html").exists()
+    assert heavy == ["matplotlib"]
