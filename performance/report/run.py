@@ -4,7 +4,7 @@
 Writes --runs OMB output files (latency, bw, mbw_mr and bcast layouts in turn, the
 files of performance/ingest), imports them into a new database with one label, and
 times `commscope report --all` over it --rounds times, reporting the fastest and the
-median wall time and the peak memory (maximum resident set size) of the command.
+median wall and CPU time and the peak memory (maximum resident set size) of the command.
 Given several commscope programs (--commscope, repeatable: the harness of two
 checkouts, say), each imports the files into a database of its own and they alternate
 round by round, so that they are compared side by side on a shared machine. Target: 500 runs in under 3 s.
@@ -34,14 +34,17 @@ from run import omb_table  # noqa: E402  (the ingest benchmark's OMB files)
 KINDS = ("latency", "bw", "mbw_mr", "bcast")
 
 
-def timed(argv: list[str], env: dict) -> tuple[float, int]:
-    """Wall seconds and peak resident KiB of one command (which must succeed)."""
-    before = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
-    start = time.perf_counter()
+def _children_cpu() -> float:
+    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return usage.ru_utime + usage.ru_stime
+
+
+def timed(argv: list[str], env: dict) -> tuple[float, float]:
+    """Wall and CPU seconds of one command (which must succeed): on a shared machine the
+    CPU time says what the command costs, the wall time mostly how long it waited."""
+    start, cpu = time.perf_counter(), _children_cpu()
     subprocess.run(argv, env=env, check=True, stdout=subprocess.DEVNULL)
-    seconds = time.perf_counter() - start
-    peak = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss
-    return seconds, peak if peak > before else before
+    return time.perf_counter() - start, _children_cpu() - cpu
 
 
 def main() -> int:
@@ -65,13 +68,12 @@ def main() -> int:
             subprocess.run(
                 [program, "import", *files, "--label", "bench"], env=envs[program], check=True, capture_output=True
             )
-        results: dict[str, list[float]] = {program: [] for program in programs}
+        results: dict[str, list[tuple[float, float]]] = {program: [] for program in programs}
         peaks: dict[str, int] = dict.fromkeys(programs, 0)
         for _ in range(args.rounds):
             for program in programs:  # A B A B: the machine's load falls on each alike
                 env = envs[program]
-                seconds, _ = timed([program, "report", "--all", "-o", str(root / "report.html")], env)
-                results[program].append(seconds)
+                results[program].append(timed([program, "report", "--all", "-o", str(root / "report.html")], env))
                 # each child's own peak: measured alone, since RUSAGE_CHILDREN keeps the largest
                 usage = subprocess.run(
                     ["/usr/bin/time", "-f", "%M", program, "report", "--all", "-o", str(root / "report.html")],
@@ -83,11 +85,13 @@ def main() -> int:
                 peaks[program] = max(peaks[program], int(usage.stderr.strip().splitlines()[-1]))
     print(f"# {datetime.date.today()} {platform.node()} {os.cpu_count()} cores, {args.runs} runs, {args.rounds} rounds")
     for program in programs:
-        times = results[program]
+        walls, cpus = [wall for wall, _ in results[program]], [cpu for _, cpu in results[program]]
         print(
-            f"{program}: fastest {min(times):.2f} s, median {statistics.median(times):.2f} s, "
+            f"{program}: wall fastest {min(walls):.2f} s, median {statistics.median(walls):.2f} s; "
+            f"CPU fastest {min(cpus):.2f} s, median {statistics.median(cpus):.2f} s; "
             f"peak memory {peaks[program] / 1024:.0f} MiB"
         )
+    print(f"load average: {os.getloadavg()[0]:.1f}")
     return 0
 
 
