@@ -48,7 +48,7 @@ class Axes:
         """These axes with every axis not in `names` unset."""
         # asked for every point of every run an analysis reads, mostly with no axis or all
         if not names:
-            return _UNSET
+            return NO_AXES
         if names == AXES:
             return self
         return Axes(**{name: getattr(self, name) for name in names})
@@ -72,7 +72,8 @@ class Axes:
 
 #: The sweep axes' names, in the order the core nests its loops (outermost first).
 AXES = tuple(f.name for f in fields(Axes))
-_UNSET = Axes()
+#: No axis set: one shared value (Axes is frozen) for the points of runs that sweep none.
+NO_AXES = Axes()
 #: How OSU tables (OMB's and the core's) name the one-sided modes, by the core's option words.
 ONE_SIDED_CALLS = {
     "window_creation": {
