@@ -10,6 +10,7 @@ offending value instead of being half-imported.
 from __future__ import annotations
 
 import bisect
+import copy
 import functools
 import json
 import math
@@ -66,13 +67,14 @@ def _load_schema_cached() -> dict[str, Any]:
 @functools.lru_cache(maxsize=1)
 def _fast_check() -> Any:
     """The schema compiled into Python code by fastjsonschema, or None where it cannot be:
-    it tells a valid document from an invalid one about twenty times faster than jsonschema,
+    it tells a valid document from an invalid one about ten times faster than jsonschema,
     which stays the judge of an invalid one and says what is wrong in its words."""
     try:
         import fastjsonschema  # imported here: only JSON documents need it
 
-        # use_default=False: the check must not fill defaults into the document it reads
-        return fastjsonschema.compile(_load_schema_cached(), use_default=False)
+        # a copy: compiling rewrites the schema's $refs in place, and jsonschema reads it after.
+        # use_default=False: the check must not fill defaults into the document it reads.
+        return fastjsonschema.compile(copy.deepcopy(_load_schema_cached()), use_default=False)
     except Exception:  # whatever fails there, jsonschema checks alone, as before
         return None
 
@@ -124,7 +126,7 @@ def _load_json(text: str, source: str) -> Any:
 def _validate(document: dict[str, Any], lines: _LineFinder, source: str) -> None:
     """Nothing when `document` matches the schema; else ParseError with the line of the first
     wrong value. A document the fast check passes is valid: every keyword of the schema means
-    the same to both checkers (tests/unit/test_parse_commscope_json.py mutates documents to
+    the same to both checkers (tests/unit/test_parse_commscope_json_large.py mutates documents to
     hold them to it), and fastjsonschema checks date-time formats that jsonschema may not."""
     check = _fast_check()
     if check is not None:
