@@ -40,6 +40,7 @@ class PyCommscope(PythonPackage):
     depends_on("py-markupsafe@2.1:", type=("build", "run"))
     depends_on("py-platformdirs@3:", type=("build", "run"))
     depends_on("py-jsonschema@4.18:", type=("build", "run"))
+    depends_on("py-fastjsonschema@2.19:", type=("build", "run"))
     depends_on("py-numpy@1.24:", type=("build", "run"))
     depends_on("py-scipy@1.15:", type=("build", "run"))
     depends_on("py-matplotlib@3.8:", type=("build", "run"))
