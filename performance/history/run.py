@@ -19,8 +19,6 @@ import argparse
 import datetime
 import os
 import platform
-import resource
-import statistics
 import subprocess
 import sys
 import tempfile
@@ -31,6 +29,9 @@ import numpy as np
 
 REPO = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(REPO / "python"))
+sys.path.insert(0, str(REPO / "performance"))
+from timing import summary, timed  # noqa: E402
+
 from commscope.analysis.history import history, sizes_to_load  # noqa: E402
 from commscope.records.invocation import invocation  # noqa: E402
 from commscope.records.run import Point, Run  # noqa: E402
@@ -84,11 +85,6 @@ def fill(db: Path, runs: int) -> None:
                 invocation("run", ["commscope", "run", "latency"])))  # fmt: skip
 
 
-def _children_cpu() -> float:
-    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
-    return usage.ru_utime + usage.ru_stime
-
-
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--runs", type=int, default=3000)
@@ -104,9 +100,8 @@ def main() -> int:
         # wall and CPU seconds: on a shared machine the CPU time says what the command costs
         commands, loads, analyses = [], [], []
         for _ in range(args.rounds):
-            start, cpu = time.perf_counter(), _children_cpu()
-            done = subprocess.run(argv, env=env, stdout=subprocess.DEVNULL)
-            commands.append((time.perf_counter() - start, _children_cpu() - cpu))
+            wall, cpu, done = timed(argv, env, stdout=subprocess.DEVNULL)
+            commands.append((wall, cpu))
             assert done.returncode == 1, "the newest level is the slow one: history must exit 1"
             start, cpu = time.perf_counter(), time.process_time()
             with Store(db, create=False, readonly=True) as store:  # as the command loads them
@@ -119,11 +114,7 @@ def main() -> int:
         [series] = found.series
         print(f"series: {len(series.samples)} runs, change points after runs {[p.before.id for p in series.changes]}")
         for name, times in (("command", commands), ("  load runs", loads), ("  history()", analyses)):
-            walls, cpus = [wall for wall, _ in times], [cpu for _, cpu in times]
-            print(
-                f"{name:<12} wall fastest {min(walls):.3f} s, median {statistics.median(walls):.3f} s; "
-                f"CPU fastest {min(cpus):.3f} s"
-            )
+            print(summary(f"{name:<12}", times, digits=3))
         print(f"load average during the runs: {os.getloadavg()[0]:.1f}")
         print(f"machine: {platform.node()}, {os.cpu_count()} CPUs, Python {platform.python_version()}")
     return 0

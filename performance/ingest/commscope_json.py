@@ -19,15 +19,14 @@ import datetime
 import json
 import os
 import platform
-import resource
-import statistics
-import subprocess
 import sys
 import tempfile
-import time
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[2]
+sys.path.insert(0, str(REPO / "performance"))
+from timing import summary, timed  # noqa: E402
+
 GOLDEN = REPO / "tests" / "c" / "golden" / "pairs.json"
 
 
@@ -55,11 +54,6 @@ def document(megabytes: float) -> str:
     return text + ',"results":[\n' + ",\n".join(records) + "\n]," + json.dumps(tail, separators=(",", ":"))[1:] + "\n"
 
 
-def _children_cpu() -> float:
-    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
-    return usage.ru_utime + usage.ru_stime
-
-
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--mb", type=float, default=28)
@@ -75,16 +69,11 @@ def main() -> int:
         for round_ in range(args.rounds):
             for index, program in enumerate(programs):
                 env = {**os.environ, "COMMSCOPE_DB": str(Path(folder) / f"runs-{round_}-{index}.db")}
-                start, cpu = time.perf_counter(), _children_cpu()
-                subprocess.run([program, "import", str(path)], env=env, check=True, capture_output=True)
-                times[program].append((time.perf_counter() - start, _children_cpu() - cpu))
+                wall, cpu, _ = timed([program, "import", str(path)], env, check=True, capture_output=True)
+                times[program].append((wall, cpu))
     print(f"# {datetime.date.today()} {platform.node()} {os.cpu_count()} cores, {args.rounds} rounds")
     for program, measured in times.items():
-        walls, cpus = [wall for wall, _ in measured], [cpu for _, cpu in measured]
-        print(
-            f"{program}: wall fastest {min(walls):.2f} s, median {statistics.median(walls):.2f} s; "
-            f"CPU fastest {min(cpus):.2f} s, median {statistics.median(cpus):.2f} s"
-        )
+        print(summary(program, measured))
     print(f"load average: {os.getloadavg()[0]:.1f}")
     return 0
 

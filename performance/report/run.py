@@ -19,32 +19,18 @@ import datetime
 import os
 import platform
 import random
-import resource
-import statistics
 import subprocess
 import sys
 import tempfile
-import time
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(REPO / "performance" / "ingest"))
+sys.path.insert(0, str(REPO / "performance"))
 from run import omb_table  # noqa: E402  (the ingest benchmark's OMB files)
+from timing import summary, timed  # noqa: E402
 
 KINDS = ("latency", "bw", "mbw_mr", "bcast")
-
-
-def _children_cpu() -> float:
-    usage = resource.getrusage(resource.RUSAGE_CHILDREN)
-    return usage.ru_utime + usage.ru_stime
-
-
-def timed(argv: list[str], env: dict) -> tuple[float, float]:
-    """Wall and CPU seconds of one command (which must succeed): on a shared machine the
-    CPU time says what the command costs, the wall time mostly how long it waited."""
-    start, cpu = time.perf_counter(), _children_cpu()
-    subprocess.run(argv, env=env, check=True, stdout=subprocess.DEVNULL)
-    return time.perf_counter() - start, _children_cpu() - cpu
 
 
 def main() -> int:
@@ -73,7 +59,9 @@ def main() -> int:
         for _ in range(args.rounds):
             for program in programs:  # A B A B: the machine's load falls on each alike
                 env = envs[program]
-                results[program].append(timed([program, "report", "--all", "-o", str(root / "report.html")], env))
+                argv = [program, "report", "--all", "-o", str(root / "report.html")]
+                wall, cpu, _ = timed(argv, env, check=True, stdout=subprocess.DEVNULL)
+                results[program].append((wall, cpu))
                 # each child's own peak: measured alone, since RUSAGE_CHILDREN keeps the largest
                 usage = subprocess.run(
                     ["/usr/bin/time", "-f", "%M", program, "report", "--all", "-o", str(root / "report.html")],
@@ -85,12 +73,7 @@ def main() -> int:
                 peaks[program] = max(peaks[program], int(usage.stderr.strip().splitlines()[-1]))
     print(f"# {datetime.date.today()} {platform.node()} {os.cpu_count()} cores, {args.runs} runs, {args.rounds} rounds")
     for program in programs:
-        walls, cpus = [wall for wall, _ in results[program]], [cpu for _, cpu in results[program]]
-        print(
-            f"{program}: wall fastest {min(walls):.2f} s, median {statistics.median(walls):.2f} s; "
-            f"CPU fastest {min(cpus):.2f} s, median {statistics.median(cpus):.2f} s; "
-            f"peak memory {peaks[program] / 1024:.0f} MiB"
-        )
+        print(f"{summary(program, results[program])}; peak memory {peaks[program] / 1024:.0f} MiB")
     print(f"load average: {os.getloadavg()[0]:.1f}")
     return 0
 
