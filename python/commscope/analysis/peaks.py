@@ -105,11 +105,12 @@ def adapter_peak(inventory: Mapping) -> Peak:
     return Peak(best["rate_gbps"] / 8, f"{best['name']} {best['kind']} {best['rate_gbps']:g} Gb/s on {host}")
 
 
-def internode_peak(hosts: Sequence[str], inventories: Mapping[str, Mapping]) -> Peak:
-    """Between nodes: the slower node's fastest adapter."""
+def internode_peak(hosts: Sequence[str], inventories: Mapping[str, Mapping], why: str | None = None) -> Peak:
+    """Between nodes: the slower node's fastest adapter. `why`: what the run stored about
+    hosts it could not inventory."""
     missing = [host for host in hosts if host not in inventories]
     if missing:
-        return Peak(None, f"no link inventory of {', '.join(missing)}")
+        return Peak(None, f"no link inventory of {', '.join(missing)}" + (f" ({why})" if why else ""))
     peaks = [adapter_peak(inventories[host]) for host in hosts]
     unknown = [peak for peak in peaks if not peak.known]
     if unknown:
@@ -203,7 +204,7 @@ def run_peak(run: Run) -> Peak:
     hosts = list(dict.fromkeys(host["name"] for host in run.hosts or [] if host.get("name")))
     found = inventories(run)
     if len(hosts) > 1:
-        return internode_peak(hosts, found)
+        return internode_peak(hosts, found, ((run.provenance or {}).get("links") or {}).get("not_inventoried"))
     if not hosts:
         return Peak(None, "the run does not say which hosts it ran on")
     pair = (run.provenance or {}).get("gpu_pair")

@@ -16,6 +16,7 @@ import dataclasses
 import functools
 import itertools
 import os
+import shlex
 import subprocess
 import sys
 import time
@@ -27,6 +28,7 @@ from pathlib import Path
 from commscope import ui
 from commscope.errors import EXIT_OK, CommscopeError, UsageError
 from commscope.execute.core import MPICH, OPENMPI, core_mpi_flavour, find_core, list_benchmarks
+from commscope.execute.host_inventory import HostsLinks, every_host, inventory_command
 from commscope.execute.keep import Destination, storing, summary
 from commscope.execute.launch_files import (
     JSONL,
@@ -175,13 +177,13 @@ def combined_label(request_label: str | None, entry_label: str | None) -> str | 
 class Runner:
     """Launches planned benchmarks and turns what each measured into a Run."""
 
-    def __init__(self, core: Path, request: RunRequest, signals: StopSignals) -> None:
+    def __init__(self, core: Path, request: RunRequest, signals: StopSignals, links: HostsLinks | None = None) -> None:
         self.core = core
         self.request = request
         self.signals = signals
         self.system = request.system
         self.finalize_grace = finalize_grace_s()
-        self.links = host_links()
+        self.links = links or HostsLinks({host_links()["host"]: host_links()})
 
     def execute(self, planned: Planned, repeat_index: int) -> Run:
         keep = self.request.output_dir
@@ -212,7 +214,7 @@ class Runner:
             }
             if planned.wrapper:
                 meta["wrapper"] = list(planned.wrapper)
-            meta["links"] = {"hosts": {self.links["host"]: self.links}}
+            meta["links"] = self.links.provenance()
             if planned.gpu_pair:
                 meta["gpu_pair"] = list(planned.gpu_pair)
             meta["binding"] = dataclasses.asdict(planned.binding)  # asked; the header says what each rank got
@@ -389,13 +391,19 @@ def run_benchmarks(request: RunRequest, db: Path) -> tuple[int, list[Run]]:
             repeats = f", {request.repeat} times" if request.repeat > 1 else ""
             print(f"# {item.entry.benchmark}: {item.spec.np} ranks, placement {item.entry.placement}{repeats}")
             print(item.command.with_args("--jsonl-out", JSONL_PLACEHOLDER).shell())
+        inventory = inventory_command(launcher, planned[0].spec)
+        if inventory:
+            print(f"# the link inventory of every host, once before the benchmarks:\n# {shlex.join(inventory)}")
         return EXIT_OK, []
 
     # the system is named before the store opens: a name it refuses must not cost a run
     request = dataclasses.replace(request, system=request.system or default_system())
     destination = Destination(db if request.store else None, request.argv)
     with storing(destination, "run") as stored, StopSignals() as signals:
-        runner = Runner(core, request, signals)
+        links = every_host(host_links(), launcher, planned[0].spec, signals)
+        if links.not_inventoried:
+            ui.warn(f"link inventory: {links.not_inventoried}; peaks between hosts without one are unknown")
+        runner = Runner(core, request, signals, links)
         for repeat_index, item in itertools.product(range(request.repeat), planned):
             if signals.received:
                 break
