@@ -106,3 +106,26 @@ def test_runs_stored_before_every_host_was_inventoried_still_read():
     old = Run("bw", hosts=[{"name": "n1", "ranks": [0]}, {"name": "n2", "ranks": [1]}])
     old.provenance = {"links": {"hosts": {"n1": recorded("hdr-ib-node", "n1")}}}
     assert peaks.run_peak(old).basis == "no link inventory of n2"
+
+
+def test_info_links_of_named_hosts(cli, clean_env, tmp_path):
+    """`info --links --hosts`: one process per host through the launcher (here one that plays
+    back two recorded hosts' frames), each host's links, and the peak between them."""
+    frames_file = tmp_path / "frames.txt"
+    lines = frames(recorded("hdr-ib-node", "n1"), 11) + frames(recorded("roce-100g-node", "n2"), 22)
+    frames_file.write_text("\n".join(lines) + "\n")
+    launcher = tmp_path / "mpirun"
+    launcher.write_text(
+        f"#!{sys.executable}\nimport sys\n"
+        "if sys.argv[1:] == ['--version']:\n    print('mpirun (Open MPI) 5.0.0-fake')\n    sys.exit(0)\n"
+        f"sys.stdout.write(open({str(frames_file)!r}).read())\n"
+    )
+    launcher.chmod(0o755)
+    text = cli("info", "--links", "--hosts", "n1,n2", "--launcher", launcher)
+    assert text.exit_code == 0, text.output
+    assert "# links of n1" in text.stdout and "# links of n2" in text.stdout
+    assert "# network peak between these hosts: 12.5 GB/s (mlx5_0:1 RoCE 100 Gb/s on n2)" in text.stdout
+    document = json.loads(cli("info", "--links", "--hosts", "n1,n2", "--launcher", launcher, "--format", "json").stdout)
+    assert sorted(document["hosts"]) == ["n1", "n2"] and "not_inventoried" not in document
+    refused = cli("info", "--hosts", "n1")
+    assert refused.exit_code == 2 and "--hosts and --hostfile go with --links" in refused.stderr

@@ -131,6 +131,30 @@ def every_host(
     return HostsLinks({local["host"]: local, **found}, "; ".join(problems) or None, command.argv)
 
 
+def of_hosts(hosts: tuple[str, ...], hostfile: str | None, launcher_choice: str) -> HostsLinks:
+    """`commscope info --links --hosts/--hostfile`: every named host's inventory through the
+    launcher `commscope run` would use; the launching host's too. The launching host is kept
+    only where it is one of those named."""
+    from commscope.execute.core import core_mpi_flavour, find_core
+    from commscope.execute.launchers import hostfile_nodes, resolve_launcher
+    from commscope.execute.links import inventory
+
+    try:
+        flavour = core_mpi_flavour(find_core())
+    except CommscopeError:  # no core: the launcher is told by its own name and --version
+        flavour = None
+    launcher = resolve_launcher(launcher_choice, flavour)
+    nodes = len(hosts) if hosts else hostfile_nodes(hostfile or "")
+    spec = LaunchSpec(np=nodes, hosts=hosts, hostfile=hostfile, known_nodes=nodes, core_flavour=flavour)
+    spec = dataclasses.replace(spec, as_root=os.geteuid() == 0, local_cores=len(os.sched_getaffinity(0)))
+    local = inventory()
+    with StopSignals() as signals:
+        found = every_host(local, launcher, spec, signals)
+    if local["host"] not in [split_host(entry)[0] for entry in hosts] and len(found.hosts) > 1:
+        found.hosts.pop(local["host"], None)  # answered by its own process where it was named
+    return found
+
+
 def main() -> int:
     from commscope.execute.links import inventory
 
