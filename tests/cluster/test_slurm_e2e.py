@@ -75,6 +75,7 @@ def test_submit_quick_on_two_nodes_stores_both_hosts_the_job_and_tcp_latency(vcl
         assert run.status == "complete", run.status_reason
         assert run.job_id == job_id and run.provenance["slurm"]["job_id"] == job_id
         assert {host["name"] for host in run.hosts} == set(HOSTS)
+        assert set(HOSTS) <= set(run.provenance["links"]["hosts"])  # every host of the job inventoried
         assert run.provenance["slurm"]["node_list"] == "vnode[1-2]"
         assert run.provenance["slurm"]["partition"] and run.provenance["slurm"]["cluster"]
         assert run.system == run.provenance["slurm"]["cluster"]

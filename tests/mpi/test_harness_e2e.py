@@ -101,3 +101,22 @@ def test_ranks_are_bound_and_report_their_cpus(mpi, tmp_path):
     assert unbound.returncode == 0 and "ranks are not bound to cores (--bind none)" in unbound.stderr
     with Store(db, create=False) as store:
         assert store.run(store.last_run_id()).provenance["binding"]["asked"] == "none"
+
+
+def test_core_pairs_bind_the_two_ranks_to_the_pair(mpi, tmp_path):
+    """seed 004's core half on this machine (one socket, one NUMA node: one pair, core 0 with
+    core 1): each launcher's binding options put rank 0 on CPU 0 and rank 1 on CPU 1."""
+    suite = tmp_path / "cores.yaml"
+    suite.write_text(
+        "description: core pairs\nbenchmarks:\n  - benchmark: latency\n    flags: ['-m', '0:0', '-i', '100']\n"
+        "    placement: intra-node\n    core_pairs: one-to-all\n"
+    )
+    db = tmp_path / "results.db"
+    done = commscope_run(mpi, db, "--suite-file", str(suite))
+    assert done.returncode == 0, done.stderr
+    with Store(db, create=False) as store:
+        (run,) = [store.run(row.id) for row in store.summaries()]
+    assert run.status == "complete" and run.label == "core0-core1"
+    assert run.provenance["core_pair"] == {"cpus": [0, 1], "path": "same NUMA node"}
+    (host,) = run.hosts
+    assert host["affinity"] == ["0", "1"]  # unbound, each rank would have 0-1

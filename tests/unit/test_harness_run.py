@@ -15,7 +15,7 @@ from commscope.execute import core as bench_binary
 from commscope.execute import process
 from commscope.records.metrics import STATS
 from commscope.store.db import Store
-from paths import FAKE_CORE, FAKES
+from paths import FAKE_CORE, FAKES, FIXTURES
 
 ROOT_PREFIX = "OMPI_ALLOW_RUN_AS_ROOT=1 OMPI_ALLOW_RUN_AS_ROOT_CONFIRM=1 " if os.geteuid() == 0 else ""
 
@@ -380,9 +380,14 @@ def test_suite_flags_come_before_extra_flags_and_np_overrides_ranks(cli, fake_co
     assert latency.launcher_argv[:3] == [str(FAKES / "mpirun"), "-np", "3"]
 
 
-def test_inter_node_suite_on_one_host_warns(cli, fake_core, db):
+def test_inter_node_suite_on_one_host_warns(cli, fake_core, db, monkeypatch):
+    # a recorded two-socket node (tests/support/fixtures/links): the suite's core pairs are known
+    monkeypatch.setenv("COMMSCOPE_SYSFS", str(FIXTURES / "links" / "xeon-e5410-2socket" / "sys"))
     result = cli("run", "procurement", "--launcher", "mpirun", "--db", db, "--", "-m", "1:1")
     assert result.exit_code == 0
     [host] = core_golden.header("latency")["hosts"]
     assert f"asks for inter-node placement but all ranks ran on {host['name']}" in result.stderr
-    assert {run.placement for run in stored_runs(db)} == {"inter-node"}
+    runs = stored_runs(db)
+    assert [run.placement for run in runs] == ["inter-node"] * 3 + ["intra-node"] * 6
+    assert [run.label for run in runs[3:5]] == ["core0-core1", "core0-core2"]
+    assert runs[3].provenance["core_pair"] == {"cpus": [0, 1], "path": "across sockets"}

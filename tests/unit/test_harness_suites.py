@@ -96,11 +96,18 @@ def test_full_is_pt2pt_then_collectives_then_congestion():
 
 
 def test_procurement_follows_seed_004():
-    entries = {entry.benchmark: entry for entry in expand(builtin_suites()["procurement"])}
+    entries = {e.benchmark: e for e in expand(builtin_suites()["procurement"]) if e.core_pairs is None}
     assert entries["bw"].flags == ["-m", "64M:64M"]  # 67108864 bytes
     assert entries["bibw"].flags == ["-m", "64M:64M"]
     assert entries["latency"].flags == ["-m", "0:0"]
     assert all(entry.placement == "inter-node" and entry.ranks == 2 for entry in entries.values())
+    # the rule's CPU intra-node half: the same three benchmarks between core pairs of one node
+    pairs = [entry for entry in expand(builtin_suites()["procurement"]) if entry.core_pairs]
+    assert [(e.benchmark, e.flags, e.placement, e.ranks) for e in pairs] == [
+        ("bibw", ["-m", "64M:64M"], "intra-node", 2),
+        ("latency", ["-m", "0:0"], "intra-node", 2),
+        ("bw", ["-m", "64M:64M"], "intra-node", 2),
+    ]
 
 
 def test_procurement_gpu_is_seed_004s_gpu_lines():

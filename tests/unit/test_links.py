@@ -146,3 +146,24 @@ def test_info_links_on_this_machine_says_what_is_unknown(cli, monkeypatch):
     monkeypatch.setenv("COMMSCOPE_NVIDIA_SMI", str(LINKS / "no-such-tool"))
     text = cli("info", "--links").stdout
     assert "# GPUs" in text and "unknown" in text
+
+
+def test_export_csv_and_json_carry_the_same_percent_of_peak():
+    """Part of the one export shape: CSV's percent_of_peak column is JSON's per-point value,
+    empty where the peak is unknown (one node: shared memory)."""
+    import csv
+    import io
+
+    from commscope.output.run_export import to_csv, to_json
+    from commscope.records.run import Point
+
+    hdr, roce = recorded("hdr-ib-node"), recorded("roce-100g-node")
+    across = Run("bw", hosts=[{"name": "a", "ranks": [0]}, {"name": "b", "ranks": [1]}])
+    across.provenance = {"links": {"hosts": {"a": hdr, "b": roce}}}
+    across.points = [Point(1 << 20, {"bandwidth_MBps": 10000.0}), Point(1 << 22, {"bandwidth_MBps": 11250.0})]
+    within = Run("bw", hosts=[{"name": "a", "ranks": [0, 1]}], provenance={"links": {"hosts": {"a": hdr}}})
+    within.points = [Point(1 << 20, {"bandwidth_MBps": 9000.0})]
+    rows = list(csv.DictReader(io.StringIO(to_csv([across, within]))))
+    assert [row["percent_of_peak"] for row in rows] == ["80.0", "90.0", ""]  # of 12,500 MB/s (100 GbE)
+    document = json.loads(to_json([across, within]))
+    assert [p["percent_of_peak"] for run in document["runs"] for p in run["points"]] == [80.0, 90.0, None]

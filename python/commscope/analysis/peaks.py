@@ -22,6 +22,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 
 from commscope.records.benchmarks import bidirectional, primary_metric
+from commscope.records.core_paths import CORE_PATHS
 from commscope.records.run import Run
 
 #: PCIe: GT/s per lane and the share of the bits that are data, by generation.
@@ -105,11 +106,12 @@ def adapter_peak(inventory: Mapping) -> Peak:
     return Peak(best["rate_gbps"] / 8, f"{best['name']} {best['kind']} {best['rate_gbps']:g} Gb/s on {host}")
 
 
-def internode_peak(hosts: Sequence[str], inventories: Mapping[str, Mapping]) -> Peak:
-    """Between nodes: the slower node's fastest adapter."""
+def internode_peak(hosts: Sequence[str], inventories: Mapping[str, Mapping], why: str | None = None) -> Peak:
+    """Between nodes: the slower node's fastest adapter. `why`: what the run stored about
+    hosts it could not inventory."""
     missing = [host for host in hosts if host not in inventories]
     if missing:
-        return Peak(None, f"no link inventory of {', '.join(missing)}")
+        return Peak(None, f"no link inventory of {', '.join(missing)}" + (f" ({why})" if why else ""))
     peaks = [adapter_peak(inventories[host]) for host in hosts]
     unknown = [peak for peak in peaks if not peak.known]
     if unknown:
@@ -203,7 +205,7 @@ def run_peak(run: Run) -> Peak:
     hosts = list(dict.fromkeys(host["name"] for host in run.hosts or [] if host.get("name")))
     found = inventories(run)
     if len(hosts) > 1:
-        return internode_peak(hosts, found)
+        return internode_peak(hosts, found, ((run.provenance or {}).get("links") or {}).get("not_inventoried"))
     if not hosts:
         return Peak(None, "the run does not say which hosts it ran on")
     pair = (run.provenance or {}).get("gpu_pair")
@@ -244,37 +246,93 @@ def _best(run: Run, metric: str) -> float | None:
     return max(values) if metric == "bandwidth_MBps" else min(values)
 
 
+def _one_host_groups(runs: Sequence[Run], key: str) -> dict[tuple[str, str], list[Run]]:
+    """Runs of one-to-all pairs (provenance `key`: gpu_pair, core_pair) on one host, by
+    benchmark and host."""
+    groups: dict[tuple[str, str], list[Run]] = {}
+    for run in runs:
+        hosts = set(host.get("name") for host in run.hosts or []) or set(inventories(run))  # failed: the launcher's
+        if (run.provenance or {}).get(key) and len(hosts) == 1:
+            groups.setdefault((run.benchmark, hosts.pop()), []).append(run)
+    return groups
+
+
+def _rule_metric(group: Sequence[Run], benchmark: str) -> str:
+    """The rule's metric: minimum latency where the runs measured latency, else maximum bandwidth."""
+    if any("latency_us" in p.metrics for run in group for p in run.points):
+        return "latency_us"
+    if not any(p.metrics for run in group for p in run.points):
+        return primary_metric(benchmark)
+    return "bandwidth_MBps"
+
+
+def _measured(group: Sequence[Run], metric: str, pair_of) -> dict[tuple[int, int], float]:
+    """Every pair's best value over its runs (pairs that measured nothing are left out)."""
+    better = max if metric == "bandwidth_MBps" else min
+    measured: dict[tuple[int, int], float] = {}
+    for run in group:
+        key, value = pair_of(run), _best(run, metric)
+        if value is not None:
+            measured[key] = value if key not in measured else better(measured[key], value)
+    return measured
+
+
+def _worst(values: dict[tuple[int, int], float], metric: str) -> tuple[int, int] | None:
+    """Of tied pairs, the one with the worst value (the rule's figure for the tie)."""
+    return (min if metric == "bandwidth_MBps" else max)(values, key=values.get) if values else None
+
+
 def lowest_peak(runs: Sequence[Run]) -> list[LowestPeak]:
     """For every benchmark with runs of GPU pairs on one host (gpu_pairs: one-to-all): the
     pairs ranked by theoretical peak from that host's stored inventory, and the rule's value
     for the lowest-peak pair."""
-    groups: dict[tuple[str, str], list[Run]] = {}
-    for run in runs:
-        pair = (run.provenance or {}).get("gpu_pair")
-        hosts = set(host.get("name") for host in run.hosts or []) or set(inventories(run))  # failed: the launcher's
-        if pair and len(hosts) == 1:
-            groups.setdefault((run.benchmark, hosts.pop()), []).append(run)
     results = []
-    for (benchmark, host), group in groups.items():
-        metric = (
-            "latency_us" if any("latency_us" in p.metrics for run in group for p in run.points) else "bandwidth_MBps"
-        )
-        if metric == "bandwidth_MBps" and not any(p.metrics for run in group for p in run.points):
-            metric = primary_metric(benchmark)
-        better = max if metric == "bandwidth_MBps" else min
-        run_pairs: set[tuple[int, int]] = set()
-        measured: dict[tuple[int, int], float] = {}
-        for run in group:
-            key = tuple(sorted(run.provenance["gpu_pair"]))
-            run_pairs.add(key)
-            value = _best(run, metric)
-            if value is not None:
-                measured[key] = value if key not in measured else better(measured[key], value)
+    for (benchmark, host), group in _one_host_groups(runs, "gpu_pair").items():
+        metric = _rule_metric(group, benchmark)
+        run_pairs = {tuple(sorted(run.provenance["gpu_pair"])) for run in group}
+        measured = _measured(group, metric, lambda run: tuple(sorted(run.provenance["gpu_pair"])))
         inventory = next((inventories(run)[host] for run in group if host in inventories(run)), {})
         lowest = rank(pair for pair in gpu_pairs(inventory.get("gpus", {})) if (pair.a, pair.b) in run_pairs)
         values = {(p.a, p.b): measured[(p.a, p.b)] for p in lowest.lowest if (p.a, p.b) in measured}
-        worst = (min if metric == "bandwidth_MBps" else max)(values, key=values.get) if values else None
+        worst = _worst(values, metric)
         results.append(
             LowestPeak(benchmark, host, metric, lowest.by, measured, lowest.lowest, values.get(worst), worst)
         )
+    return results
+
+
+@dataclass(frozen=True)
+class LowestCorePath:
+    """Seed 004's intra-node core half for one benchmark: a core pair's copy goes through
+    shared memory and has no link peak, so the pairs are ranked by path (records.core_paths)
+    and the farthest stands for the lowest theoretical peak; the rule's figure for it (where
+    several pairs share that path, the worst of theirs)."""
+
+    benchmark: str
+    host: str
+    metric: str
+    paths: dict[tuple[int, int], str]  # every pair run, with its path
+    measured: dict[tuple[int, int], float]
+    lowest: list[tuple[int, int]]  # the pairs of the farthest path
+    value: float | None
+    pair: tuple[int, int] | None
+
+    @property
+    def path(self) -> str | None:
+        return self.paths[self.lowest[0]] if self.lowest else None
+
+
+def lowest_core_path(runs: Sequence[Run]) -> list[LowestCorePath]:
+    """For every benchmark with runs of core pairs on one host (core_pairs: one-to-all)."""
+    results = []
+    for (benchmark, host), group in _one_host_groups(runs, "core_pair").items():
+        metric = _rule_metric(group, benchmark)
+        paths = {tuple(run.provenance["core_pair"]["cpus"]): run.provenance["core_pair"].get("path") for run in group}
+        measured = _measured(group, metric, lambda run: tuple(run.provenance["core_pair"]["cpus"]))
+        known = {pair: CORE_PATHS.index(path) for pair, path in paths.items() if path in CORE_PATHS}
+        farthest = max(known.values(), default=None)
+        lowest = sorted(pair for pair, place in known.items() if place == farthest)
+        values = {pair: measured[pair] for pair in lowest if pair in measured}
+        worst = _worst(values, metric)
+        results.append(LowestCorePath(benchmark, host, metric, paths, measured, lowest, values.get(worst), worst))
     return results

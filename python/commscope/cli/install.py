@@ -9,7 +9,7 @@ from pathlib import Path
 import click
 
 from commscope import __version__, ui
-from commscope.cli.common import format_option, utf8_text
+from commscope.cli.common import format_option, hosts_options, launcher_option, utf8_text
 from commscope.errors import CommscopeError, UsageError
 
 
@@ -32,7 +32,13 @@ from commscope.errors import CommscopeError, UsageError
     "COMMSCOPE_SYSFS=DIR reads a recorded sysfs tree, COMMSCOPE_NVIDIA_SMI=PROGRAM runs "
     "another nvidia-smi (a recorded one).",
 )
-def info(fmt: str, compat_only: bool, links_only: bool) -> None:
+@hosts_options(
+    "With --links: these hosts' links, read by one process per host started through the "
+    "launcher (as `commscope run` does before its benchmarks).",
+    "With --links: the hosts of this hostfile (the launcher's own format).",
+)
+@launcher_option("With --links and --hosts/--hostfile: the launcher that starts the process on each host.")
+def info(fmt: str, compat_only: bool, links_only: bool, hosts, hostfile, launcher) -> None:
     """Where the harness and the core are, which MPI the core was built with, and the
     folder of osu_* programs to put on PATH for job scripts written for the OSU
     Micro-Benchmarks; with --links, the links of this host (every run stores them).
@@ -40,12 +46,12 @@ def info(fmt: str, compat_only: bool, links_only: bool) -> None:
     The core is found as `commscope run` finds it: $COMMSCOPE_BENCH, the one installed
     with the harness (pip install .), PATH, the repository's build/default.
     """
+    if (hosts or hostfile) and not links_only:
+        raise UsageError("--hosts and --hostfile go with --links")
+    if hosts and hostfile:
+        raise UsageError("give hosts either with --hosts or with --hostfile, not both")
     if links_only:
-        from commscope.execute.links import inventory
-        from commscope.output.links_view import links_text
-
-        found = inventory()
-        click.echo(json.dumps(found, indent=2) if fmt == "json" else links_text(found), nl=fmt == "json")
+        _links(fmt, hosts, hostfile, launcher)
         return
     from commscope.execute.core import compat_dir, core_version, find_core
 
@@ -82,6 +88,25 @@ def info(fmt: str, compat_only: bool, links_only: bool) -> None:
     click.echo(f"compat   {compat} ({len(facts['compat_programs'])} osu_* programs)")
     click.echo("For job scripts written for the OSU Micro-Benchmarks (osu_latency, osu_bw, ...):")
     click.echo(f"  export PATH={compat}:$PATH")
+
+
+def _links(fmt: str, hosts: tuple[str, ...], hostfile: str | None, launcher: str) -> None:
+    from commscope.output.links_view import hosts_links_text, links_text
+
+    if not hosts and not hostfile:
+        from commscope.execute.links import inventory
+
+        found = inventory()
+        click.echo(json.dumps(found, indent=2) if fmt == "json" else links_text(found), nl=fmt == "json")
+        return
+    from commscope.execute.host_inventory import of_hosts
+
+    every = of_hosts(tuple(hosts), hostfile, launcher)
+    if every.not_inventoried:
+        ui.warn(f"link inventory: {every.not_inventoried}")
+    click.echo(
+        json.dumps(every.provenance(), indent=2) if fmt == "json" else hosts_links_text(every.hosts), nl=fmt == "json"
+    )
 
 
 def _path_folder(ctx: click.Context, param: click.Parameter, value: Path) -> Path:

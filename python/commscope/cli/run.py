@@ -121,7 +121,9 @@ def run(
     Each benchmark prints its own OSU table (commscope-bench --format osu)
     when it ends and is stored as a run with that text, its points (every
     size, datatype, window creation and synchronisation mode swept) and its
-    provenance. Benchmarks a suite names but this
+    provenance, with the link inventory of every host (where the command names other
+    hosts, one extra launch of one process per host reads theirs first; docs/peaks.md).
+    Benchmarks a suite names but this
     commscope-bench does not provide (e.g. the *_persistent collectives on an
     MPI without MPI-4 persistent collectives) are skipped with a warning; the
     exit status is 1 if nothing could run.

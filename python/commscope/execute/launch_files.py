@@ -56,7 +56,7 @@ def run_from_files(
         run.provenance = {**(run.provenance or {}), "wrapper": meta["wrapper"]}
     if meta.get("binding"):
         run.provenance = {**(run.provenance or {}), "binding": meta["binding"]}
-    for key in ("links", "gpu_pair"):  # the launching host's link inventory; the GPUs of a gpu_pairs entry
+    for key in ("links", "gpu_pair", "core_pair"):  # every host's link inventory; a one-to-all entry's pair
         if meta.get(key):
             run.provenance = {**(run.provenance or {}), key: meta[key]}
     run.ended_at = run.ended_at or ended_at or now()

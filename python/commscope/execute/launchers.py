@@ -47,6 +47,7 @@ class LaunchSpec:
     core_flavour: str | None = None  # MPI the core was built with, if known
     as_root: bool = False
     bind: str = "core"  # BIND_CHOICES: what the user asked for
+    cpus: tuple[int, ...] = ()  # rank i bound to CPU cpus[i] (core pairs of a node); () the launcher's choice
 
 
 @dataclass(frozen=True)
@@ -208,6 +209,8 @@ class OpenMpiLauncher(Launcher):
         slots = self._slots(spec)
         if slots is not None and spec.np > slots:
             argv.append("--oversubscribe")
+        if spec.cpus:  # Open MPI 4.1 takes the list in ascending order whatever it is given
+            return [*argv, "--cpu-list", ",".join(map(str, sorted(spec.cpus))), "--bind-to", "cpu-list:ordered"]
         # Open MPI binds to core by default only up to two ranks; say it either way
         return [*argv, "--bind-to", self.binding(spec).asked]
 
@@ -230,8 +233,9 @@ class HydraLauncher(Launcher):
 
     def argv(self, spec: LaunchSpec) -> list[str]:
         hosts = _hosts_argv(spec, "-hosts", "-f", lambda per_node: ["-ppn", str(per_node)])
-        # Hydra binds nothing unless asked
-        return [self.program, "-n", str(spec.np), *hosts, "-bind-to", self.binding(spec).asked]
+        # Hydra binds nothing unless asked; user:A,B binds rank i to CPU i of the list
+        bind = f"user:{','.join(map(str, spec.cpus))}" if spec.cpus else self.binding(spec).asked
+        return [self.program, "-n", str(spec.np), *hosts, "-bind-to", bind]
 
 
 @register_launcher("srun")
@@ -258,7 +262,10 @@ class SrunLauncher(Launcher):
             argv += ["-N", "1"]
         elif spec.placement == "inter-node" and nodes:
             argv += ["-N", str(min(spec.np, nodes))]  # srun's default block distribution
-        argv.append("--cpu-bind=cores" if self.binding(spec).asked == "core" else "--cpu-bind=none")
+        if spec.cpus:
+            argv.append(f"--cpu-bind=map_cpu:{','.join(map(str, spec.cpus))}")
+        else:
+            argv.append("--cpu-bind=cores" if self.binding(spec).asked == "core" else "--cpu-bind=none")
         return argv
 
     def binding(self, spec: LaunchSpec) -> Binding:

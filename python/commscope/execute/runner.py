@@ -16,6 +16,7 @@ import dataclasses
 import functools
 import itertools
 import os
+import shlex
 import subprocess
 import sys
 import time
@@ -27,6 +28,7 @@ from pathlib import Path
 from commscope import ui
 from commscope.errors import EXIT_OK, CommscopeError, UsageError
 from commscope.execute.core import MPICH, OPENMPI, core_mpi_flavour, find_core, list_benchmarks
+from commscope.execute.host_inventory import HostsLinks, every_host, inventory_command
 from commscope.execute.keep import Destination, storing, summary
 from commscope.execute.launch_files import (
     JSONL,
@@ -40,6 +42,7 @@ from commscope.execute.launch_files import (
 )
 from commscope.execute.launchers import Binding, Command, Launcher, LaunchSpec, hostfile_nodes, resolve_launcher
 from commscope.execute.outcome import FINALIZE_NOTE
+from commscope.execute.pairs import CorePair, core_pairs_of, gpu_pairs_of, host_links
 from commscope.execute.process import POLL_SECONDS, exit_waiter, start, stop_reason, terminate
 from commscope.execute.provenance import compiler_of, default_system, job_id
 from commscope.execute.signals import StopSignals
@@ -111,6 +114,7 @@ class Planned:
     binding: Binding
     wrapper: tuple[str, ...] = ()  # a profiler or tracer between the launcher and the core (--wrap)
     gpu_pair: tuple[int, int] | None = None  # gpu_pairs entries: the two GPUs (CUDA_VISIBLE_DEVICES)
+    core_pair: CorePair | None = None  # core_pairs entries: the two cores the ranks are bound to
 
 
 def select_entries(targets: Sequence[str], suite_files: Sequence[str], benchmarks: dict[str, str]) -> list[Entry]:
@@ -165,6 +169,13 @@ def _progress_bar(description: str) -> Iterator[Callable[..., None]]:
         yield functools.partial(progress.update, task)
 
 
+def _pair_label(planned: Planned) -> str | None:
+    """GPU0-GPU1, core0-core4: the pair a one-to-all entry's launch ran on."""
+    if planned.gpu_pair:
+        return "GPU{}-GPU{}".format(*planned.gpu_pair)
+    return planned.core_pair.label if planned.core_pair else None
+
+
 def combined_label(request_label: str | None, entry_label: str | None) -> str | None:
     """The run's label: the command's --label, then the suite entry's own."""
     if request_label and entry_label:
@@ -175,13 +186,13 @@ def combined_label(request_label: str | None, entry_label: str | None) -> str | 
 class Runner:
     """Launches planned benchmarks and turns what each measured into a Run."""
 
-    def __init__(self, core: Path, request: RunRequest, signals: StopSignals) -> None:
+    def __init__(self, core: Path, request: RunRequest, signals: StopSignals, links: HostsLinks | None = None) -> None:
         self.core = core
         self.request = request
         self.signals = signals
         self.system = request.system
         self.finalize_grace = finalize_grace_s()
-        self.links = host_links()
+        self.links = links or HostsLinks({host_links()["host"]: host_links()})
 
     def execute(self, planned: Planned, repeat_index: int) -> Run:
         keep = self.request.output_dir
@@ -196,9 +207,7 @@ class Runner:
                     "placement": planned.entry.placement,
                     "label": combined_label(
                         self.request.label,
-                        combined_label(
-                            planned.entry.label, planned.gpu_pair and "GPU{}-GPU{}".format(*planned.gpu_pair)
-                        ),
+                        combined_label(planned.entry.label, _pair_label(planned)),
                     ),
                     "repeat_index": repeat_index,
                     "started_at": now(),
@@ -212,9 +221,11 @@ class Runner:
             }
             if planned.wrapper:
                 meta["wrapper"] = list(planned.wrapper)
-            meta["links"] = {"hosts": {self.links["host"]: self.links}}
+            meta["links"] = self.links.provenance()
             if planned.gpu_pair:
                 meta["gpu_pair"] = list(planned.gpu_pair)
+            if planned.core_pair:
+                meta["core_pair"] = planned.core_pair.provenance()
             meta["binding"] = dataclasses.asdict(planned.binding)  # asked; the header says what each rank got
             if keep is not None:
                 write_json(folder / META, meta)
@@ -325,38 +336,14 @@ def plan(
         spec = dataclasses.replace(where, np=request.np or entry.ranks, placement=entry.placement)
         flags = [*entry.core_flags(request.extra_flags), *request.extra_flags]
         transport = choose_transport(request.transport or entry.transport or "auto", core_flavour, device)
-        for wrapper, pair in itertools.product(request.wrappers, gpu_pairs_of(entry)):
-            command = launcher.command(spec, [*wrapper, str(core), entry.benchmark, *flags, "--format", "osu"])
+        for wrapper, pair, cores in itertools.product(request.wrappers, gpu_pairs_of(entry), core_pairs_of(entry)):
+            bound = dataclasses.replace(spec, cpus=cores.cpus) if cores else spec
+            command = launcher.command(bound, [*wrapper, str(core), entry.benchmark, *flags, "--format", "osu"])
             visible = {"CUDA_VISIBLE_DEVICES": f"{pair[0]},{pair[1]}"} if pair else {}
             command = Command(command.argv, {**command.env, **transport.env, **visible})
-            binding = launcher.binding(spec)
-            planned.append(Planned(entry, spec, flags, command, transport, binding, tuple(wrapper), pair))
+            binding = launcher.binding(bound)
+            planned.append(Planned(entry, bound, flags, command, transport, binding, tuple(wrapper), pair, cores))
     return planned
-
-
-@functools.cache
-def host_links() -> dict:
-    """This host's link inventory (execute.links), read once per command."""
-    from commscope.execute.links import inventory
-
-    return inventory()
-
-
-def gpu_pairs_of(entry: Entry) -> list[tuple[int, int] | None]:
-    """The GPU pairs an entry runs on: with `gpu_pairs: one-to-all`, GPU 0 with each other
-    GPU of this node (seed 004's intra-node rule); otherwise one launch on the GPUs the
-    launcher's local ranks pick ([None])."""
-    if entry.gpu_pairs is None:
-        return [None]
-    gpus = host_links()["gpus"]
-    indexes = sorted(device["index"] for device in gpus.get("devices", []))
-    if len(indexes) < 2:
-        ui.warn(
-            f"{entry.benchmark}: gpu_pairs one-to-all: the GPUs of this node are unknown "
-            f"({gpus.get('reason') or f'{len(indexes)} GPU found'}); running it once on the GPUs the ranks pick"
-        )
-        return [None]
-    return [(indexes[0], other) for other in indexes[1:]]
 
 
 def run_benchmarks(request: RunRequest, db: Path) -> tuple[int, list[Run]]:
@@ -394,15 +381,23 @@ def run_benchmarks(request: RunRequest, db: Path) -> tuple[int, list[Run]]:
         print(f"# {JSONL_PLACEHOLDER} stands for a temporary file commscope reads while the benchmark runs")
         for item in planned:
             repeats = f", {request.repeat} times" if request.repeat > 1 else ""
-            print(f"# {item.entry.benchmark}: {item.spec.np} ranks, placement {item.entry.placement}{repeats}")
+            pair = f", {_pair_label(item)}" if _pair_label(item) else ""
+            pair += f" ({item.core_pair.path})" if item.core_pair else ""
+            print(f"# {item.entry.benchmark}: {item.spec.np} ranks, placement {item.entry.placement}{pair}{repeats}")
             print(item.command.with_args("--jsonl-out", JSONL_PLACEHOLDER).shell())
+        inventory = inventory_command(launcher, planned[0].spec)
+        if inventory:
+            print(f"# the link inventory of every host, once before the benchmarks:\n# {shlex.join(inventory)}")
         return EXIT_OK, []
 
     # the system is named before the store opens: a name it refuses must not cost a run
     request = dataclasses.replace(request, system=request.system or default_system())
     destination = Destination(db if request.store else None, request.argv)
     with storing(destination, "run") as stored, StopSignals() as signals:
-        runner = Runner(core, request, signals)
+        links = every_host(host_links(), launcher, planned[0].spec, signals)
+        if links.not_inventoried:
+            ui.warn(f"link inventory: {links.not_inventoried}; peaks between hosts without one are unknown")
+        runner = Runner(core, request, signals, links)
         for repeat_index, item in itertools.product(range(request.repeat), planned):
             if signals.received:
                 break

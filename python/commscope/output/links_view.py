@@ -5,7 +5,16 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from commscope.analysis.peaks import Peak, adapter_peak, gpu_pairs, pcie_gbs, pcie_words, percent_of_peak, rank
+from commscope.analysis.peaks import (
+    Peak,
+    adapter_peak,
+    gpu_pairs,
+    internode_peak,
+    pcie_gbs,
+    pcie_words,
+    percent_of_peak,
+    rank,
+)
 from commscope.analysis.system_tables import SystemTable
 from commscope.output.system_tables import text_table
 
@@ -103,6 +112,14 @@ def links_text(inventory: Mapping) -> str:
         tail.append(f"# virtual interfaces (no device, no line rate): {', '.join(inventory['virtual_interfaces'])}")
     tail += [f"# unknown: {item}" for item in inventory.get("unknown", [])]
     return "\n".join([*lines, body, *tail]) + "\n"
+
+
+def hosts_links_text(inventories: Mapping[str, Mapping]) -> str:
+    """Several hosts' links one after another, then the peak between them (the slower
+    host's fastest adapter)."""
+    texts = [links_text(inventories[host]) for host in inventories]
+    peak = internode_peak(list(inventories), inventories)
+    return "\n".join(texts) + f"\n# network peak between these hosts: {peak_text(peak)}\n"
 
 
 def best_bandwidth(run) -> float | None:

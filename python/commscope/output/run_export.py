@@ -47,6 +47,17 @@ _POINT_CSV_COLUMNS = (
     "validation_errors",
     "validation",
 )
+#: What the export works out for every point beside what is stored: a key of each JSON
+#: point and a CSV column, from derived_points() alone, so both formats say the same.
+DERIVED_POINT_COLUMNS = ("percent_of_peak",)
+
+
+def derived_points(run: Run) -> tuple[dict, list[dict[str, float | None]]]:
+    """The run's theoretical peak (JSON's `peak`) and, per point, the DERIVED_POINT_COLUMNS."""
+    peak = run_peak(run)
+    limit = peak.for_benchmark(run.benchmark)
+    values = [{"percent_of_peak": percent_of_peak(point.metrics.get("bandwidth_MBps"), limit)} for point in run.points]
+    return {"GBps_one_way": peak.gbs, "MBps_for_benchmark": limit, "basis": peak.basis}, values
 
 
 def to_json(runs: Sequence[Run]) -> str:
@@ -55,11 +66,9 @@ def to_json(runs: Sequence[Run]) -> str:
         document = dataclasses.asdict(run)
         del document["raw"]
         document["environment"] = redact_environment(run.environment)  # runs stored before redaction
-        peak = run_peak(run)
-        limit = peak.for_benchmark(run.benchmark)
-        document["peak"] = {"GBps_one_way": peak.gbs, "MBps_for_benchmark": limit, "basis": peak.basis}
-        for point in document["points"]:
-            point["percent_of_peak"] = percent_of_peak(point["metrics"].get("bandwidth_MBps"), limit)
+        document["peak"], derived = derived_points(run)
+        for point, values in zip(document["points"], derived):
+            point.update(values)
         documents.append(document)
     return json_text({"format": EXPORT_FORMAT, "version": EXPORT_VERSION, "runs": documents})
 
@@ -89,16 +98,17 @@ def to_csv(runs: Sequence[Run]) -> str:
             run.mpi_version,
             run.started_at,
         ]
-        for point in run.points:
+        for point, derived in zip(run.points, derived_points(run)[1]):
             values = [
                 *run_cells,
                 *point.column_values(),
                 point.validation_errors,
                 point.validation,
+                *(derived[name] for name in DERIVED_POINT_COLUMNS),
                 *(point.metrics.get(name) for name in extra),
             ]
             rows.append([Cell(value) for value in values])
-    columns = [Column(name) for name in (*_RUN_CSV_COLUMNS, *_POINT_CSV_COLUMNS, *extra)]
+    columns = [Column(name) for name in (*_RUN_CSV_COLUMNS, *_POINT_CSV_COLUMNS, *DERIVED_POINT_COLUMNS, *extra)]
     return csv_text([Table(columns, rows)])
 
 

@@ -18,6 +18,9 @@ A suite file looks like::
         buffers: [D, D]             # optional, OMB's trailing words: H, D, M, MH, MD per side
         gpu_pairs: one-to-all       # optional: one launch per GPU pair of this node, GPU 0 with
                                     #   each other (CUDA_VISIBLE_DEVICES=0,k), seed 004's rule
+        core_pairs: one-to-all      # optional: one launch per core pair of this node, core 0 with
+                                    #   a core on every NUMA node and socket (ranks bound to
+                                    #   those two cores), seed 004's rule
 
 Problems are reported as ``file:line: key: message``, the line taken from
 PyYAML's node marks, so a typo in a long file is found at once.
@@ -51,6 +54,7 @@ Transport = Literal["auto", "shm", "net"]
 Device = Literal["cuda", "managed"]
 Buffer = Literal["H", "D", "M", "MH", "MD"]
 GpuPairs = Literal["one-to-all"]
+CorePairs = Literal["one-to-all"]
 #: The most MPI ranks an entry (or `run --np`) may ask for: more is a typo that would start
 #: that many processes.
 MAX_RANKS = 1_000_000
@@ -76,6 +80,7 @@ class Entry:
     device: Device | None = None  # OMB's -d
     buffers: list[Buffer] = field(default_factory=list)  # OMB's trailing placement words, one per side
     gpu_pairs: GpuPairs | None = None  # one launch per GPU pair of the node (execute.runner)
+    core_pairs: CorePairs | None = None  # one launch per core pair of the node (execute.runner)
 
     def core_flags(self, extra: Sequence[str] = ()) -> list[str]:
         """The flags for commscope-bench: the entry's, -d and the buffer words, then
@@ -155,6 +160,7 @@ def _file_models() -> tuple[type[BaseModel], type[BaseModel]]:
             Field(default_factory=list, max_length=2, description="OMB's buffer placement words, sender's side first"),
         ),
         gpu_pairs=(GpuPairs | None, Field(default=None, description="one launch per GPU pair: one-to-all")),
+        core_pairs=(CorePairs | None, Field(default=None, description="one launch per core pair: one-to-all")),
         precision=precision,
         max_time=max_time,
     )

@@ -1,17 +1,18 @@
 """The report's sections about peaks and published figures: seed 004's intra-node rule
-(the GPU pair with the lowest theoretical peak and its value) and the runs placed among
+(the GPU pair and the core pair with the lowest theoretical peak and their values) and the runs placed among
 published systems."""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 
-from commscope.analysis.peaks import lowest_peak
+from commscope.analysis.peaks import lowest_core_path, lowest_peak
 from commscope.analysis.published import place
 from commscope.analysis.system_tables import SystemTable
 from commscope.output.links_view import peak_text, percent_cell
 from commscope.output.references_view import placed_table
 from commscope.output.report.compute import SystemSection
+from commscope.records.core_paths import CORE_PATHS
 from commscope.records.references import load
 from commscope.records.run import Run
 
@@ -23,9 +24,56 @@ def _figure(value: float | None, metric: str) -> str:
 
 
 def rule_section(runs: Sequence[Run]) -> list[SystemSection]:
+    """Seed 004's intra-node rule: a table of the GPU half and one of the core half, each
+    where the runs have pairs of that kind."""
+    gpus, gpu_notes = _gpu_table(runs)
+    cores, core_notes = _core_table(runs)
+    tables = [table for table in (gpus, cores) if table is not None]
+    if not tables:
+        return []
+    notes = gpu_notes + core_notes
+    return [SystemSection("Seed 004: the combination with the lowest theoretical peak", tables, notes=notes)]
+
+
+def _core_table(runs: Sequence[Run]) -> tuple[SystemTable | None, list[str]]:
+    results = lowest_core_path(runs)
+    if not results:
+        return None, []
+    header = ["benchmark", "host", "core pairs", "lowest-peak pair(s)", "path", "theoretical peak"]
+    header += ["ranked by", "the rule's figure"]
+    rows, notes = [], []
+    for result in results:
+        pairs = ", ".join(f"core{a}-core{b} ({path})" for (a, b), path in sorted(result.paths.items()))
+        rows.append(
+            [
+                result.benchmark,
+                result.host,
+                pairs,
+                ", ".join("core{}-core{}".format(*pair) for pair in result.lowest) or "unknown",
+                result.path or "unknown",
+                "unknown (shared memory: memory-bound)",
+                "path type",
+                _figure(result.value, result.metric)
+                + (" of core{}-core{}".format(*result.pair) if result.pair else ""),
+            ]
+        )
+        if len(result.lowest) > 1:
+            notes.append(
+                f"{result.benchmark}: {len(result.lowest)} core pairs share the farthest path; "
+                "the figure is the worst of theirs"
+            )
+        if len(set(result.paths.values())) == 1:
+            notes.append(f"{result.benchmark} on {result.host}: one path type among its cores ({result.path})")
+    notes.append(
+        f"core pairs: ranked by path, nearest first: {'; '.join(CORE_PATHS)}; the farthest stands for the lowest peak"
+    )
+    return SystemTable("Core pairs of one node, one-to-all (seed 004)", header, rows, rows), notes
+
+
+def _gpu_table(runs: Sequence[Run]) -> tuple[SystemTable | None, list[str]]:
     results = lowest_peak(runs)
     if not results:
-        return []
+        return None, []
     header = ["benchmark", "host", "GPU pairs", "lowest-peak pair(s)", "path", "theoretical peak"]
     header += ["ranked by", "the rule's figure", "% of peak"]
     rows, notes = [], []
@@ -53,8 +101,7 @@ def rule_section(runs: Sequence[Run]) -> list[SystemSection]:
             )
         if result.by == "path type":
             notes.append(f"{result.benchmark}: some peaks unknown: ranked by path (NVLink, PIX, PXB, PHB, NODE, SYS)")
-    table = SystemTable("GPU pairs of one node, one-to-all (seed 004)", header, rows, rows)
-    return [SystemSection("Seed 004: the combination with the lowest theoretical peak", [table], notes=notes)]
+    return SystemTable("GPU pairs of one node, one-to-all (seed 004)", header, rows, rows), notes
 
 
 def published_section(runs: Sequence[Run]) -> list[SystemSection]:

@@ -1,0 +1,167 @@
+"""The link inventory (execute.links) of every host a command runs on, not only the one that
+launches it: one extra launch through the run's own launcher, one process per host, before
+the benchmarks, so an inter-node peak (the slower node's fastest adapter) can be worked out.
+
+Each process runs this module (`python -m commscope.execute.host_inventory`) and prints its
+inventory as frames: lines of `#commscope-links HOST PID INDEX/COUNT CHUNK`, the chunks
+being the base64 of the zlib-compressed JSON. Launchers forward every rank's output through
+one stream and may cut a long line where another rank's output falls in; short lines, each
+checked against the frame pattern, and zlib's checksum over the whole mean a host whose
+frames came back damaged is left out (its peak unknown, with the reason), never read wrong.
+
+The launch never fails a command: whatever hosts answered are kept, and the reason the rest
+did not is stored beside them (`provenance.links.not_inventoried`).
+"""
+
+from __future__ import annotations
+
+import base64
+import dataclasses
+import json
+import os
+import re
+import socket
+import sys
+import zlib
+from collections.abc import Iterable
+
+from commscope.errors import CommscopeError
+from commscope.execute.launchers import Launcher, LaunchSpec, split_host
+from commscope.execute.process import run_program
+from commscope.execute.signals import StopSignals
+
+FRAME = "#commscope-links"
+#: Characters of base64 per line: well under a pipe's atomic write (PIPE_BUF, 4096 bytes).
+CHUNK = 512
+#: Seconds the inventory launch may take (nvidia-smi alone can take a few on a large node).
+TIMEOUT_S = 60.0
+_FRAME_LINE = re.compile(
+    rf"^{re.escape(FRAME)} (?P<host>\S+) (?P<pid>\d+) (?P<index>\d+)/(?P<count>\d+) (?P<chunk>[A-Za-z0-9+/=]+)$"
+)
+
+
+def frames(found: dict, pid: int) -> list[str]:
+    """One host's inventory as the lines its process prints."""
+    payload = base64.b64encode(zlib.compress(json.dumps(found).encode())).decode()
+    chunks = [payload[start : start + CHUNK] for start in range(0, len(payload), CHUNK)]
+    host = re.sub(r"\s", "_", found.get("host") or socket.gethostname()) or "?"
+    return [f"{FRAME} {host} {pid} {index}/{len(chunks)} {chunk}" for index, chunk in enumerate(chunks, 1)]
+
+
+def read_frames(lines: Iterable[str]) -> tuple[dict[str, dict], list[str]]:
+    """The inventories whole in the output, by host; and what could not be read, in words."""
+    parts: dict[tuple[str, str], dict[int, str]] = {}
+    counts: dict[tuple[str, str], int] = {}
+    for line in lines:
+        match = _FRAME_LINE.match(line.strip())
+        if match:
+            key = (match["host"], match["pid"])
+            parts.setdefault(key, {})[int(match["index"])] = match["chunk"]
+            counts[key] = int(match["count"])
+    found: dict[str, dict] = {}
+    problems = []
+    for key, chunks in parts.items():
+        host = key[0]
+        if sorted(chunks) != list(range(1, counts[key] + 1)):
+            problems.append(f"{host}: {counts[key] - len(chunks)} of {counts[key]} lines of its inventory lost")
+            continue
+        try:
+            inventory = json.loads(zlib.decompress(base64.b64decode("".join(chunks[i] for i in sorted(chunks)))))
+        except (ValueError, zlib.error) as exc:
+            problems.append(f"{host}: its inventory came back damaged ({exc})")
+            continue
+        found.setdefault(inventory.get("host") or host, inventory)  # two processes on one host: one is enough
+    return found, problems
+
+
+@dataclasses.dataclass
+class HostsLinks:
+    """What `commscope run` stores as `provenance.links`: inventories by host, and why some
+    host may be missing (None: every host that answered is there)."""
+
+    hosts: dict[str, dict]
+    not_inventoried: str | None = None
+    argv: list[str] | None = None  # the inventory launch, where there was one
+
+    def provenance(self) -> dict:
+        document: dict = {"hosts": self.hosts}
+        if self.not_inventoried:
+            document["not_inventoried"] = self.not_inventoried
+        return document
+
+
+def one_per_host(spec: LaunchSpec) -> LaunchSpec | None:
+    """The launch of one process on every host of a command's spec; None where the spec
+    names no other host than this one (no hosts, no hostfile, no allocation of several)."""
+    nodes = spec.known_nodes
+    if not (spec.hosts or spec.hostfile or (nodes or 0) > 1) or not nodes:
+        return None
+    hosts = tuple(dict.fromkeys(split_host(entry)[0] for entry in spec.hosts))  # one slot each
+    return dataclasses.replace(spec, np=nodes, hosts=hosts, placement="inter-node", bind="none")
+
+
+def inventory_command(launcher: Launcher, spec: LaunchSpec) -> list[str] | None:
+    """The launcher's argv of the inventory launch; None where there is nothing to launch."""
+    every = one_per_host(spec)
+    if every is None:
+        return None
+    return launcher.command(every, [sys.executable, "-m", __name__]).argv
+
+
+def every_host(
+    local: dict, launcher: Launcher, spec: LaunchSpec, signals: StopSignals, timeout: float = TIMEOUT_S
+) -> HostsLinks:
+    """This host's inventory and, where the command runs on other hosts, theirs."""
+    every = one_per_host(spec)
+    if every is None:
+        return HostsLinks({local["host"]: local})
+    command = launcher.command(every, [sys.executable, "-m", __name__])
+    try:
+        done = run_program(command.argv, signals, env=command.env, timeout=timeout)
+    except CommscopeError as exc:  # never fail the command over its inventory
+        return HostsLinks({local["host"]: local}, f"the inventory launch did not start: {exc}", command.argv)
+    found, problems = read_frames(done.stdout.decode(errors="replace").splitlines())
+    if done.stopped:
+        problems.append(f"the inventory launch was stopped: {done.stopped}")
+    elif done.returncode != 0:
+        tail = done.stderr_tail(1)
+        problems.append(f"the inventory launch exited with {done.returncode}" + (f": {tail}" if tail else ""))
+    if len(found) < every.np and not problems:
+        problems.append(f"{len(found)} of {every.np} hosts answered the inventory launch")
+    return HostsLinks({local["host"]: local, **found}, "; ".join(problems) or None, command.argv)
+
+
+def of_hosts(hosts: tuple[str, ...], hostfile: str | None, launcher_choice: str) -> HostsLinks:
+    """`commscope info --links --hosts/--hostfile`: every named host's inventory through the
+    launcher `commscope run` would use; the launching host's too. The launching host is kept
+    only where it is one of those named."""
+    from commscope.execute.core import core_mpi_flavour, find_core
+    from commscope.execute.launchers import hostfile_nodes, resolve_launcher
+    from commscope.execute.links import inventory
+
+    try:
+        flavour = core_mpi_flavour(find_core())
+    except CommscopeError:  # no core: the launcher is told by its own name and --version
+        flavour = None
+    launcher = resolve_launcher(launcher_choice, flavour)
+    nodes = len(hosts) if hosts else hostfile_nodes(hostfile or "")
+    spec = LaunchSpec(np=nodes, hosts=hosts, hostfile=hostfile, known_nodes=nodes, core_flavour=flavour)
+    spec = dataclasses.replace(spec, as_root=os.geteuid() == 0, local_cores=len(os.sched_getaffinity(0)))
+    local = inventory()
+    with StopSignals() as signals:
+        found = every_host(local, launcher, spec, signals)
+    if local["host"] not in [split_host(entry)[0] for entry in hosts] and len(found.hosts) > 1:
+        found.hosts.pop(local["host"], None)  # answered by its own process where it was named
+    return found
+
+
+def main() -> int:
+    from commscope.execute.links import inventory
+
+    for line in frames(inventory(), os.getpid()):
+        os.write(sys.stdout.fileno(), (line + "\n").encode())  # one write per line: whole in the pipe
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
