@@ -119,6 +119,18 @@ def test_lasting_differences_name_what_changed_and_leave_out_what_changes_every_
     assert changed_at(series) == {2}
 
 
+def test_a_kernel_upgrade_on_the_inventoried_hosts_is_a_difference():
+    """`commscope run` stores each host's link inventory with its kernel release: an upgrade
+    on one host of two is named, the same release on every host once."""
+
+    def on(kernels: dict[str, str]) -> dict:
+        inventories = {host: {"host": host, "kernel": release} for host, release in kernels.items()}
+        return _described(provenance={"transport": {"requested": "shm"}, "links": {"hosts": inventories}})
+
+    series = [on({"n1": "6.1.0-18", "n2": "6.1.0-18"})] * 2 + [on({"n1": "6.1.0-18", "n2": "6.1.0-21"})] * 2
+    assert lasting_differences(series, 2) == [Difference("kernel", "6.1.0-18", "6.1.0-18, 6.1.0-21")]
+
+
 def test_a_change_point_one_run_from_a_change_of_environment_moves_to_it():
     values = noisy([(8, 1.0), (8, 2.0)], 0.03)
     values[7] = 2.1  # the last run before the upgrade met a busy neighbour

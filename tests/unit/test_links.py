@@ -5,6 +5,8 @@ pair (analysis.peaks), from recorded sysfs trees and nvidia-smi outputs of real 
 from __future__ import annotations
 
 import json
+import os
+from pathlib import Path
 
 import pytest
 
@@ -167,3 +169,10 @@ def test_export_csv_and_json_carry_the_same_percent_of_peak():
     assert [row["percent_of_peak"] for row in rows] == ["80.0", "90.0", ""]  # of 12,500 MB/s (100 GbE)
     document = json.loads(to_json([across, within]))
     assert [p["percent_of_peak"] for run in document["runs"] for p in run["points"]] == [80.0, 90.0, None]
+
+
+def test_the_live_inventory_names_the_running_kernel_and_a_recorded_one_none():
+    """The kernel release goes with each host's inventory (history names an upgrade); a
+    recorded tree tells nothing of the kernel that ran beside it."""
+    assert inventory(Path("/sys"))["kernel"] == os.uname().release
+    assert inventory(FIXTURES / "links" / "hdr-ib-node")["kernel"] is None

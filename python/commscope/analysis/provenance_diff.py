@@ -14,8 +14,9 @@ from commscope.records.run import Run
 #: Variables that differ from one job to the next whatever changed (the hosts are an
 #: aspect of their own).
 _PER_JOB_VARIABLES = frozenset({"SLURM_JOB_ID", "SLURM_JOB_NODELIST"})
-#: Provenance entries a source may record about the machine beside the core's header.
-_MACHINE_ENTRIES = ("kernel", "driver", "firmware")
+#: Provenance entries a source may record about the machine beside the core's header (the
+#: kernel too: _kernels).
+_MACHINE_ENTRIES = ("driver", "firmware")
 
 
 @dataclass(frozen=True)
@@ -43,6 +44,15 @@ def _gpus(provenance: dict) -> str | None:
     return ", ".join(dict.fromkeys(described)) or None
 
 
+def _kernels(provenance: dict) -> str | None:
+    """The kernel a source recorded, else the releases the hosts' link inventories found
+    (`commscope run` inventories every host of the run)."""
+    if provenance.get("kernel"):
+        return provenance["kernel"]
+    hosts = ((provenance.get("links") or {}).get("hosts") or {}).values()
+    return ", ".join(sorted({host["kernel"] for host in hosts if isinstance(host, dict) and host.get("kernel")})) or None
+
+
 def aspects(run: Run) -> dict[str, str]:
     """The run's provenance as comparable text, by aspect; unknown aspects are left out."""
     extra = run.provenance or {}
@@ -55,6 +65,7 @@ def aspects(run: Run) -> dict[str, str]:
         "ranks": f"{run.ranks} on {run.nodes} node(s)" if run.ranks else None,
         "CPU": run.cpu_model,
         "GPU": _gpus(extra),
+        "kernel": _kernels(extra),
         **{entry: extra.get(entry) for entry in _MACHINE_ENTRIES},
         "compiler": run.compiler,
         "core": _versioned(run.tool_version, run.tool_git_commit),

@@ -150,6 +150,9 @@ def inventory(root: Path | None = None, environ=os.environ) -> dict:
         unknown.append(f"GPUs: {gpus['reason']}")
     return {
         "host": socket.gethostname(),
+        # the running kernel's release: a change of it explains a change in a series (history);
+        # a recorded tree says nothing of the kernel that ran beside it
+        "kernel": os.uname().release if root == Path("/sys") else None,
         "sysfs": str(root),
         "adapters": adapters,
         "virtual_interfaces": virtual,
