@@ -50,7 +50,8 @@ def _kernels(provenance: dict) -> str | None:
     if provenance.get("kernel"):
         return provenance["kernel"]
     hosts = ((provenance.get("links") or {}).get("hosts") or {}).values()
-    return ", ".join(sorted({host["kernel"] for host in hosts if isinstance(host, dict) and host.get("kernel")})) or None
+    releases = {host["kernel"] for host in hosts if isinstance(host, dict) and host.get("kernel")}
+    return ", ".join(sorted(releases)) or None
 
 
 def aspects(run: Run) -> dict[str, str]:
