@@ -39,6 +39,9 @@ INCAST_SENDERS = NODES - CANARIES - 1
 #: alltoall, gets little of a queue full of the canaries' bytes)
 CORE_FLAGS = ["-i", "10", "-x", "1", "--congestor", "incast"]
 BANDWIDTH_CANARIES = ("rr_bw", "rr_bw_sync")
+#: Each half measured this many times, interleaved: on these 2 shared cores one MPICH run
+#: in about eight measured 1.19X on links of their own (0.87-1.06X otherwise) and failed
+ROUNDS = 2
 #: Seconds the harness lets one launch run (a hang stops there, and the test fails).
 LAUNCH_TIMEOUT_S = 120
 
@@ -97,23 +100,26 @@ def test_a_shared_fabric_raises_the_bandwidth_canaries_impact(vcluster4: VCluste
     reach the canaries' links), then every host also through one fabric of that rate."""
     flavour = need(flavour)
     hosts = [f"vnode{n}" for n in range(1, NODES + 1)]
+    own_links, shared = [], []
     try:
         for host in hosts:
             vcluster4.cli("throttle", host, RATE)
-        own_links = run_in_allocation(vcluster4, work4, flavour, "own links")
-        vcluster4.cli("fabric", RATE)
-        try:
-            shared = run_in_allocation(vcluster4, work4, flavour, "shared")
-        finally:
-            vcluster4.cli("fabric", "off")
+        for again in ("", " again")[:ROUNDS]:  # own, shared, own, shared: a slow spell falls on both
+            own_links.append(run_in_allocation(vcluster4, work4, flavour, "own links" + again))
+            vcluster4.cli("fabric", RATE)
+            try:
+                shared.append(run_in_allocation(vcluster4, work4, flavour, "shared" + again))
+            finally:
+                vcluster4.cli("fabric", "off")
     finally:
         for host in hosts:
             vcluster4.cli("unthrottle", host)
-    assert {p.axes.canary for p in shared.points} == {"rr_lat", "rr_bw", "rr_bw_sync", "allreduce"}
+    assert {p.axes.canary for p in shared[0].points} == {"rr_lat", "rr_bw", "rr_bw_sync", "allreduce"}
     # the shaping holds: no canary moved more than its link carries (tbf's 10 ms burst aside)
-    for run in (own_links, shared):
+    for run in own_links + shared:
         assert all(p.metrics["isolated_avg_MBps"] < 1.1 * RATE_MBPS for p in bandwidth_points(run)), run.label
-    before, after = bandwidth_impact(own_links), bandwidth_impact(shared)
+    before = statistics.mean(bandwidth_impact(run) for run in own_links)
+    after = statistics.mean(bandwidth_impact(run) for run in shared)
     print(f"{flavour.name}: bandwidth canaries' impact {before:.2f}X on links of their own, {after:.2f}X sharing")
     # Sharing the fabric fairly, the canaries' two flows and the incast senders' flows each
     # get an equal part: impact (CANARIES + senders) / CANARIES, 1.5X here. Asked for: half
@@ -121,7 +127,7 @@ def test_a_shared_fabric_raises_the_bandwidth_canaries_impact(vcluster4: VCluste
     fair = (CANARIES + INCAST_SENDERS) / CANARIES
     assert after / before > 1 + (fair - 1) / 2, (before, after)
     # the harness compares them side by side
-    compared = commscope(vcluster4, "compare", str(own_links.id), str(shared.id), env=work4["env"])
+    compared = commscope(vcluster4, "compare", str(own_links[0].id), str(shared[0].id), env=work4["env"])
     assert compared.returncode == 0 and "shared impact avg" in compared.stdout, compared.stdout + compared.stderr
 
 
