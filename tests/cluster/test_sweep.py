@@ -162,9 +162,14 @@ def restore_pair(cluster: VCluster, a: str, b: str) -> None:
 
 
 def test_a_throttled_host_is_the_bad_node_and_nothing_else_is_flagged(vcluster4: VCluster, flavour):
+    # The throttled host's pairs move 4-8 % of a healthy pair's bandwidth; healthy links of
+    # these four hosts on two shared cores were retested alone at 80 % of the median (MPICH,
+    # two runs in seven), below the default rules' 90 %: the rules say what a fault is here.
+    rules = shared_dir() / "vcluster-half-rules.yaml"
+    rules.write_text("bw: {margin: 0.5}\nbibw: {margin: 0.5}\n")
     vcluster4.cli("throttle", "vnode3", RATE)
     try:
-        result, document = sweep(vcluster4, flavour)
+        result, document = sweep(vcluster4, flavour, "--rules", str(rules))
     finally:
         vcluster4.cli("unthrottle", "vnode3")
     assert result.returncode == 1, result.stdout + result.stderr  # something was flagged
