@@ -4,10 +4,15 @@ the CPU time says what a command costs, the wall time mostly how long it waited.
 
 from __future__ import annotations
 
+import argparse
+import datetime
+import os
+import platform
 import resource
 import statistics
 import subprocess
 import time
+from pathlib import Path
 
 
 def children_cpu() -> float:
@@ -30,3 +35,21 @@ def summary(name: str, measured: list[tuple[float, float]], digits: int = 2) -> 
         f"{name}: wall fastest {min(walls):.{digits}f} s, median {statistics.median(walls):.{digits}f} s; "
         f"CPU fastest {min(cpus):.{digits}f} s, median {statistics.median(cpus):.{digits}f} s"
     )
+
+
+#: The harness these benchmarks time unless --commscope names others.
+THIS_CHECKOUT = str(Path(__file__).resolve().parents[1] / ".venv" / "bin" / "commscope")
+
+
+def add_programs_option(parser: argparse.ArgumentParser) -> None:
+    """--commscope PROG, repeatable: the harnesses to time side by side, A B A B."""
+    parser.add_argument("--commscope", action="append", help="commscope program (default: this checkout's)")
+
+
+def programs(args: argparse.Namespace) -> list[str]:
+    return args.commscope or [THIS_CHECKOUT]
+
+
+def heading(*what: str) -> str:
+    """`# DATE HOST N cores, WHAT, ...`: the first line of a benchmark's results."""
+    return ", ".join([f"# {datetime.date.today()} {platform.node()} {os.cpu_count()} cores", *what])

@@ -15,17 +15,15 @@ from __future__ import annotations
 
 import argparse
 import copy
-import datetime
 import json
 import os
-import platform
 import sys
 import tempfile
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(REPO / "performance"))
-from timing import summary, timed  # noqa: E402
+from timing import add_programs_option, heading, programs, summary, timed  # noqa: E402
 
 GOLDEN = REPO / "tests" / "c" / "golden" / "pairs.json"
 
@@ -58,20 +56,20 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--mb", type=float, default=28)
     parser.add_argument("--rounds", type=int, default=3)
-    parser.add_argument("--commscope", action="append", help="commscope program (default: this checkout's)")
+    add_programs_option(parser)
     args = parser.parse_args()
-    programs = args.commscope or [str(REPO / ".venv" / "bin" / "commscope")]
+    harnesses = programs(args)
     with tempfile.TemporaryDirectory(prefix="commscope-json-bench-") as folder:
         path = Path(folder) / "pairs.json"
         path.write_text(document(args.mb))
         print(f"{path.stat().st_size / 1e6:.1f} MB, {path.read_text().count(chr(10))} lines")
-        times: dict[str, list[tuple[float, float]]] = {program: [] for program in programs}
+        times: dict[str, list[tuple[float, float]]] = {program: [] for program in harnesses}
         for round_ in range(args.rounds):
-            for index, program in enumerate(programs):
+            for index, program in enumerate(harnesses):
                 env = {**os.environ, "COMMSCOPE_DB": str(Path(folder) / f"runs-{round_}-{index}.db")}
                 wall, cpu, _ = timed([program, "import", str(path)], env, check=True, capture_output=True)
                 times[program].append((wall, cpu))
-    print(f"# {datetime.date.today()} {platform.node()} {os.cpu_count()} cores, {args.rounds} rounds")
+    print(heading(f"{args.rounds} rounds"))
     for program, measured in times.items():
         print(summary(program, measured))
     print(f"load average: {os.getloadavg()[0]:.1f}")

@@ -10,13 +10,14 @@ distinct sizes (one run of N points), read at --rows and ten times as many, side
 from __future__ import annotations
 
 import argparse
-import datetime
-import os
-import platform
 import sys
 import time
+from pathlib import Path
 
 from commscope.ingest.parse import parse_text
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+from timing import heading  # noqa: E402
 
 
 def table(rows: int) -> str:
@@ -42,7 +43,7 @@ def main() -> int:
     for _ in range(args.rounds):
         for rows in sizes:
             best[rows] = min(best[rows], seconds(texts[rows], rows))
-    print(f"# {datetime.date.today()} {platform.node()} {os.cpu_count()} cores, {args.rounds} rounds")
+    print(heading(f"{args.rounds} rounds"))
     for rows in sizes:
         print(f"{rows:>8} rows: {best[rows]:.3f} s")
     print(f"ratio: {best[sizes[1]] / best[sizes[0]]:.1f}x for 10x the rows")

@@ -15,9 +15,7 @@ round by round, so that they are compared side by side on a shared machine. Targ
 from __future__ import annotations
 
 import argparse
-import datetime
 import os
-import platform
 import random
 import subprocess
 import sys
@@ -28,7 +26,7 @@ REPO = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(REPO / "performance" / "ingest"))
 sys.path.insert(0, str(REPO / "performance"))
 from run import omb_table  # noqa: E402  (the ingest benchmark's OMB files)
-from timing import summary, timed  # noqa: E402
+from timing import add_programs_option, heading, programs, summary, timed  # noqa: E402
 
 KINDS = ("latency", "bw", "mbw_mr", "bcast")
 
@@ -37,9 +35,9 @@ def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--runs", type=int, default=500)
     parser.add_argument("--rounds", type=int, default=3)
-    parser.add_argument("--commscope", action="append", help="commscope program (default: this checkout's)")
+    add_programs_option(parser)
     args = parser.parse_args()
-    programs = args.commscope or [str(REPO / ".venv" / "bin" / "commscope")]
+    harnesses = programs(args)
     rng = random.Random(1)
     with tempfile.TemporaryDirectory(prefix="commscope-report-bench-") as folder:
         root = Path(folder)
@@ -49,15 +47,15 @@ def main() -> int:
             path.write_text(omb_table(KINDS[index % len(KINDS)], rng))
             files.append(str(path))
         envs = {}
-        for index, program in enumerate(programs):  # each imports into a database of its own schema
+        for index, program in enumerate(harnesses):  # each imports into a database of its own schema
             envs[program] = {**os.environ, "COMMSCOPE_DB": str(root / f"runs-{index}.db")}
             subprocess.run(
                 [program, "import", *files, "--label", "bench"], env=envs[program], check=True, capture_output=True
             )
-        results: dict[str, list[tuple[float, float]]] = {program: [] for program in programs}
-        peaks: dict[str, int] = dict.fromkeys(programs, 0)
+        results: dict[str, list[tuple[float, float]]] = {program: [] for program in harnesses}
+        peaks: dict[str, int] = dict.fromkeys(harnesses, 0)
         for _ in range(args.rounds):
-            for program in programs:  # A B A B: the machine's load falls on each alike
+            for program in harnesses:  # A B A B: the machine's load falls on each alike
                 env = envs[program]
                 argv = [program, "report", "--all", "-o", str(root / "report.html")]
                 wall, cpu, _ = timed(argv, env, check=True, stdout=subprocess.DEVNULL)
@@ -71,8 +69,8 @@ def main() -> int:
                     check=True,
                 )
                 peaks[program] = max(peaks[program], int(usage.stderr.strip().splitlines()[-1]))
-    print(f"# {datetime.date.today()} {platform.node()} {os.cpu_count()} cores, {args.runs} runs, {args.rounds} rounds")
-    for program in programs:
+    print(heading(f"{args.runs} runs", f"{args.rounds} rounds"))
+    for program in harnesses:
         print(f"{summary(program, results[program])}; peak memory {peaks[program] / 1024:.0f} MiB")
     print(f"load average: {os.getloadavg()[0]:.1f}")
     return 0
