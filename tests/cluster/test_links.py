@@ -46,8 +46,11 @@ def test_an_inter_node_run_stores_both_hosts_and_the_slower_ones_peak(vcluster: 
     }
     argv = ["salloc", "--nodes=2", "--ntasks-per-node=1", sys.executable, "-m", "commscope", "run", "bw"]
     argv += ["--np", "2", "--bind", "none", "--", "-m", "64K:64K", "-i", "10", "-x", "2"]
+    through_vnode2 = vcluster.veth_bytes("vnode2")
     done = subprocess.run(argv, capture_output=True, text=True, timeout=300, env=vcluster.environ(**env))
     assert done.returncode == 0, done.stdout + done.stderr
+    # the benchmark crossed the network: 12 windows of 64 x 64 KiB through vnode2's veth
+    assert vcluster.veth_bytes("vnode2") - through_vnode2 > 12 * 64 * 65536
     assert "link inventory" not in done.stderr, done.stderr
     (run,) = runs_of(work["db"])
     assert {host["name"] for host in run.hosts} == set(TREES)
