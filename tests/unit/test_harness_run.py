@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import signal
+import sys
 import time
 from pathlib import Path
 
@@ -13,6 +14,7 @@ import core_golden
 from commands import start_child
 from commscope.execute import core as bench_binary
 from commscope.execute import process
+from commscope.execute.signals import StopSignals
 from commscope.records.metrics import STATS
 from commscope.store.db import Store
 from paths import FAKE_CORE, FAKES, FIXTURES
@@ -391,3 +393,39 @@ def test_inter_node_suite_on_one_host_warns(cli, fake_core, db, monkeypatch):
     assert [run.placement for run in runs] == ["inter-node"] * 3 + ["intra-node"] * 6
     assert [run.label for run in runs[3:5]] == ["core0-core1", "core0-core2"]
     assert runs[3].provenance["core_pair"] == {"cpus": [0, 1], "path": "across sockets"}
+
+
+def test_stopping_reaches_a_child_in_a_session_of_its_own(tmp_path):
+    """fio's job processes each start a session of their own: the group's SIGTERM missed them
+    and, their parent gone, they waited for it forever. Stopping reaches every process below
+    the program."""
+    pidfile = tmp_path / "child.pid"
+    script = (
+        "import os, sys, time\n"
+        "if os.fork() == 0:\n"
+        "    os.setsid()\n"
+        f"    open({str(pidfile)!r}, 'w').write(str(os.getpid()))\n"
+        "    time.sleep(60)\n"
+        "    sys.exit(0)\n"
+        "time.sleep(60)\n"
+    )
+    with open(tmp_path / "out", "wb") as out:
+        started = process.start([sys.executable, "-c", script], out, out)
+        deadline = time.monotonic() + 10
+        while not pidfile.exists() or not pidfile.read_text():
+            assert time.monotonic() < deadline, "the child never started"
+            time.sleep(0.05)
+        child = int(pidfile.read_text())
+        process.terminate(started, StopSignals())
+    deadline = time.monotonic() + 5
+    while _running(child):
+        assert time.monotonic() < deadline, "the child in its own session outlived the stop"
+        time.sleep(0.05)
+
+
+def _running(pid: int) -> bool:
+    try:
+        stat = Path(f"/proc/{pid}/stat").read_text()
+    except FileNotFoundError:
+        return False
+    return stat[stat.rindex(")") + 2] != "Z"

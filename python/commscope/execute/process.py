@@ -52,39 +52,68 @@ def start(
         raise CommscopeError(f"cannot start {argv[0]}: {exc.strerror}") from exc
 
 
+def _processes() -> dict[int, tuple[str, int, int]]:
+    """Every process's (state, parent, process group), from /proc."""
+    found = {}
+    for stat in Path("/proc").glob("[0-9]*/stat"):
+        try:
+            text = stat.read_text()
+        except OSError:
+            continue  # it just ended
+        state, parent, group = text[text.rindex(")") + 2 :].split()[:3]
+        found[int(stat.parent.name)] = (state, int(parent), int(group))
+    return found
+
+
 def group_alive(group: int) -> bool:
     """Whether a process of the group still runs. Zombies do not count: ranks orphaned
     by their launcher wait for init to reap them, which can take a while in containers."""
-    proc = Path("/proc")
-    if not proc.is_dir():
+    if not Path("/proc").is_dir():
         try:
             os.killpg(group, 0)
         except ProcessLookupError:
             return False
         return True
-    for stat in proc.glob("[0-9]*/stat"):
-        try:
-            text = stat.read_text()
-        except OSError:
-            continue  # it just ended
-        state, _parent, process_group = text[text.rindex(")") + 2 :].split()[:3]
-        if int(process_group) == group and state != "Z":
-            return True
-    return False
+    return any(group == process_group and state != "Z" for state, _, process_group in _processes().values())
+
+
+def _descendants(leader: int, known: set[int]) -> set[int]:
+    """`known` and every live process below `leader` now: fio's job processes each start a
+    session of their own, which the group's signal does not reach, and outlive a killed
+    parent (orphans of init, waiting for it forever)."""
+    processes = _processes() if Path("/proc").is_dir() else {}
+    children: dict[int, list[int]] = {}
+    for pid, (_, parent, _) in processes.items():
+        children.setdefault(parent, []).append(pid)
+    found, below = set(known), [leader]
+    while below:
+        for child in children.get(below.pop(), []):
+            if child not in found:
+                found.add(child)
+                below.append(child)
+    return {pid for pid in found if pid in processes and processes[pid][0] != "Z"}
 
 
 def terminate(process: subprocess.Popen, signals: StopSignals) -> None:
-    """Stop the program and every process of its group: SIGTERM, then SIGKILL after a grace
-    period, or at once when another stop signal comes."""
+    """Stop the program, every process of its group and every process below it: SIGTERM,
+    then SIGKILL after a grace period, or at once when another stop signal comes."""
     signals_seen = len(signals.received)
+    strays: set[int] = set()
     for signum in (signal.SIGTERM, signal.SIGKILL):
+        strays = _descendants(process.pid, strays)
         try:
             os.killpg(process.pid, signum)
         except ProcessLookupError:
             pass
+        for pid in strays:
+            try:
+                os.kill(pid, signum)
+            except (ProcessLookupError, PermissionError):
+                pass
         deadline = time.monotonic() + TERMINATE_GRACE_SECONDS
         while time.monotonic() < deadline and len(signals.received) == signals_seen:
-            if process.poll() is not None and not group_alive(process.pid):
+            strays = _descendants(process.pid, strays)  # an orphan stays known once seen
+            if process.poll() is not None and not group_alive(process.pid) and not strays:
                 return
             time.sleep(POLL_SECONDS / 4)
     process.wait()
