@@ -1,8 +1,9 @@
 """Starting, following and stopping the programs commscope launches: commscope-bench through
 its launcher, hpcc or xhpl, fio. Written once for all of them.
 
-A program starts in a process group of its own (a new session), so stopping it reaches
-every process it started: ranks may outlive their launcher. Stopping is SIGTERM to the
+A program starts in a process group of its own (a new session), and stopping it reaches
+that group and every process below the program, wherever they moved (ranks may outlive
+their launcher; fio's job processes start sessions of their own). Stopping is SIGTERM to the
 group first, so mpirun/mpiexec/srun can take their ranks down, SIGKILL after a grace
 period, or at once when another stop signal comes (execute/signals.py). A stop signal or
 a timeout never kills commscope itself: the caller learns why the program was stopped
