@@ -22,6 +22,8 @@ import matplotlib
 matplotlib.use("Agg")  # files only, never a window; also safe without a display
 
 from matplotlib import font_manager, ticker  # noqa: E402  (after the backend is chosen)
+from matplotlib.backends.backend_agg import FigureCanvasAgg  # noqa: E402
+from matplotlib.backends.backend_svg import FigureCanvasSVG  # noqa: E402
 from matplotlib.collections import LineCollection  # noqa: E402
 from matplotlib.figure import Figure  # noqa: E402
 
@@ -43,6 +45,7 @@ _MAX_SIZE_LABELS = 12
 #: find in it, and placing it is the slowest part of drawing hundreds of runs. The table
 #: beside the figure (compare, report) names every run.
 MAX_LEGEND_LINES = 16
+_DPI = 120
 # Reproducible SVG output: no creation date, fixed ids.
 _SVG_METADATA = {"Date": None}
 
@@ -233,8 +236,22 @@ def render(fig: Figure, fmt: str) -> bytes:
     with matplotlib.rc_context(figure_style()), warnings.catch_warnings():
         # Characters no installed font has are drawn as boxes; saying so per glyph is noise.
         warnings.filterwarnings("ignore", message="Glyph .* missing from font", category=UserWarning)
-        fig.savefig(buffer, format=fmt, dpi=120, metadata=_SVG_METADATA if fmt == "svg" else None)
+        _place_once(fig, fmt, _DPI)
+        fig.savefig(buffer, format=fmt, dpi=_DPI, metadata=_SVG_METADATA if fmt == "svg" else None)
     return buffer.getvalue()
+
+
+def _place_once(fig: Figure, fmt: str, dpi: int) -> None:
+    """Lay the figure out once, measuring its text as the file will have it, and save it
+    without its layout engine: with one, savefig draws the whole figure twice, once with
+    the output thrown away only to lay it out, and once to write it."""
+    engine = fig.get_layout_engine()
+    if engine is None:
+        return
+    (FigureCanvasSVG if fmt == "svg" else FigureCanvasAgg)(fig)
+    fig.set_dpi(dpi)
+    engine.execute(fig)
+    fig.set_layout_engine(None)
 
 
 def format_of(path: Path) -> str:
