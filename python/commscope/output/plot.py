@@ -172,8 +172,9 @@ def _figure(runs, metric, band, ratio_to, tolerance, floor, title) -> Figure:
         axis = bottom
     _size_ticks(top, all_sizes)
     axis.set_xlabel("message size")
-    for label in axis.get_xticklabels():
-        label.set_rotation(30)
+    # tick_params, not get_xticklabels(): asking for the labels makes the ticks before the
+    # figure is laid out, and drawing makes them again
+    axis.tick_params(axis="x", labelrotation=30)
     return fig
 
 

@@ -73,6 +73,5 @@ def _figure(series: Series) -> Figure:
     axis.set_xlabel("run start (UTC)" if isinstance(times[0], datetime) else "run, in order")
     axis.grid(True, alpha=0.3)
     axis.set_title(f"{series.name}, {direction_text(series.metric)}", fontsize=10, pad=16)
-    for label in axis.get_xticklabels():
-        label.set_rotation(30)
+    axis.tick_params(axis="x", labelrotation=30)
     return fig
