@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from commscope.output.plot import figure, render
+from commscope.output.plot import figure, figure_style, render
 from fixtures.analysis.handmade import SIZES, run_of, store_runs
 
 PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
@@ -63,6 +63,31 @@ def test_the_figure_has_a_line_and_band_per_run_and_marks_failing_sizes(stored):
     labels = [label.get_text() for label in bottom.get_xticklabels()]
     assert "1 KiB" in labels and "4 MiB" in labels
     assert render(fig, "svg").startswith(b"<?xml")
+
+
+@pytest.mark.parametrize("fmt", ["svg", "png"])
+def test_render_draws_a_figure_once_and_lays_it_out_as_savefig_would(stored, fmt, monkeypatch):
+    """With its layout engine left on, savefig draws a figure twice (once only to lay it
+    out); render lays it out by itself and draws once, writing the same file."""
+    import io
+
+    import matplotlib
+    from matplotlib.figure import Figure
+
+    from commscope.store.db import Store
+
+    with Store(stored) as store:
+        before, after = store.run(1), store.run(2)
+    expected = io.BytesIO()
+    with matplotlib.rc_context(figure_style()):
+        figure([after], ratio_to=before).savefig(
+            expected, format=fmt, dpi=120, metadata={"Date": None} if fmt == "svg" else None
+        )
+    draws = []
+    real_draw = Figure.draw
+    monkeypatch.setattr(Figure, "draw", lambda fig, renderer: draws.append(fig) or real_draw(fig, renderer))
+    assert render(figure([after], ratio_to=before), fmt) == expected.getvalue()
+    assert len(draws) == 1
 
 
 @pytest.mark.parametrize(
