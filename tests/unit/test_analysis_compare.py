@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 
+from commscope.records.run import Point
 from commscope.records.text import format_size
 from commscope.store.db import Store
 from commscope.store.selection import Selection, parse_since, select_runs
@@ -186,3 +187,43 @@ def test_missing_database_and_unwritable_output(cli, three, tmp_path):
     blocker.write_text("x")
     result = cli("compare", "--db", three, "--format", "csv", "-o", blocker / "out.csv")
     assert result.exit_code == 2 and f"cannot write {blocker / 'out.csv'}" in result.stderr
+
+
+def test_asked_once_keys_a_runs_points_once_and_only_inside(monkeypatch):
+    """A report asks each run for its points by key some eight times: inside asked_once()
+    they are keyed once per set of axes; a caller changing its answer changes nobody
+    else's; outside the block every question is worked out again."""
+    from commscope.analysis import compare
+
+    keyed = []
+    real = compare._points_by_key
+    monkeypatch.setattr(compare, "_points_by_key", lambda run, axes: keyed.append((run.id, axes)) or real(run, axes))
+    first, second = run_of({1: 1.0, 2: 1.5}), run_of({1: 2.0, 4: 3.0})
+    first.id, second.id = 1, 2
+    with compare.asked_once():
+        answer = compare.points_by_key(first)
+        answer.clear()
+        assert [key.size for key in compare.points_by_key(first)] == [1, 2]
+        assert compare.series(first, "latency_us") == compare.series(first, "latency_us", ())
+        assert [key.size for key in compare.points_by_key(second)] == [1, 4]
+        assert compare.numeric_metrics(first) == ["latency_us", "pingpong_MBps"]
+    assert keyed == [(1, ()), (2, ())]
+    first.points.append(Point(size=8, metrics={"latency_us": 4.0}))
+    assert [key.size for key in compare.points_by_key(first)] == [1, 2, 8]
+    assert keyed[-1] == (1, ())
+
+
+def test_a_report_keys_each_runs_points_once(monkeypatch, tmp_path):
+    from commscope.analysis import compare
+    from commscope.kinds.report import build
+
+    keyed = []
+    real = compare._points_by_key
+    monkeypatch.setattr(compare, "_points_by_key", lambda run, axes: keyed.append((run.id, axes)) or real(run, axes))
+    runs = [run_of({1: 1.0 + index, 2: 1.5 + index, 4: 2.0 + index, 8: 2.5 + index}) for index in range(3)]
+    for index, run in enumerate(runs, start=1):
+        run.id = index
+    report = build(runs, str(tmp_path / "runs.db"))
+    assert report.sections and report.sections[0].fits
+    assert sorted(keyed) == sorted(set(keyed))
+    assert {run_id for run_id, _ in keyed} == {1, 2, 3}

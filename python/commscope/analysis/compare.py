@@ -10,7 +10,9 @@ is written out, the output's (output.comparison).
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
+from contextvars import ContextVar
 from dataclasses import dataclass, field
 
 from commscope.analysis.repeats import median_series, repeat_groups
@@ -23,6 +25,36 @@ from commscope.records.run import AXES, Axes, Point, PointKey, Run
 #: benchmarks); the window only for runs that vary it at one size (mbw_mr -V), else
 #: None; the sweep axes that vary among the runs looked at together, the others unset.
 Key = PointKey
+
+
+# -- asking a run the same question once ---------------------------------------------
+
+_ASKED: ContextVar[dict | None] = ContextVar("commscope_asked_once", default=None)
+
+
+@contextmanager
+def asked_once() -> Iterator[None]:
+    """Within this block a run's metrics, axis values and keyed points are worked out once
+    and then reused: a report asks them of each run some eight times (figure, table, fits,
+    history, headline cells), which was a tenth of its time. The runs must not change
+    inside the block; answers are kept by the run's identity, and the run with them, so
+    no other run can take its place."""
+    token = _ASKED.set({})
+    try:
+        yield
+    finally:
+        _ASKED.reset(token)
+
+
+def _once(question: str, run: Run, detail: object, answer: Callable[[], object]):
+    asked = _ASKED.get()
+    if asked is None:
+        return answer()
+    key = (question, id(run), detail)
+    found = asked.get(key)
+    if found is None or found[0] is not run:
+        found = asked[key] = (run, answer())
+    return found[1]
 
 
 # -- metrics and series -----------------------------------------------------------
@@ -40,6 +72,10 @@ DERIVED = {
 
 def numeric_metrics(run: Run) -> list[str]:
     """Metrics with a number at some size of the run, in order of appearance (derived last)."""
+    return list(_once("metrics", run, None, lambda: _numeric_metrics(run)))
+
+
+def _numeric_metrics(run: Run) -> list[str]:
     stored = [
         name
         for point in run.points
@@ -93,9 +129,17 @@ def varying_axes(runs: Sequence[Run]) -> tuple[str, ...]:
     """The sweep axes with more than one value among the runs' points. "Not swept" is no
     value: an imported table that does not say its datatype lines up with a run that
     does, as long as nothing else differs."""
-    return tuple(
-        name for name in AXES if len({getattr(point.axes, name) for run in runs for point in run.points} - {None}) > 1
-    )
+    values = [_axis_values(run) for run in runs]
+    return tuple(name for index, name in enumerate(AXES) if len(set().union(*(run[index] for run in values))) > 1)
+
+
+def _axis_values(run: Run) -> tuple[frozenset, ...]:
+    """Per sweep axis, the values the run's points set (None, "not swept", left out)."""
+
+    def answer():
+        return tuple(frozenset(getattr(point.axes, name) for point in run.points) - {None} for name in AXES)
+
+    return _once("axis values", run, None, answer)
 
 
 def points_by_key(run: Run, axes: tuple[str, ...] | None = None) -> dict[Key, Point]:
@@ -103,6 +147,10 @@ def points_by_key(run: Run, axes: tuple[str, ...] | None = None) -> dict[Key, Po
     within the run); the window counts only where one size of one axis combination has
     several, so runs with different -W line up."""
     axes = varying_axes([run]) if axes is None else axes
+    return dict(_once("points by key", run, axes, lambda: _points_by_key(run, axes)))
+
+
+def _points_by_key(run: Run, axes: tuple[str, ...]) -> dict[Key, Point]:
     keyed = [
         ((point.size, point.axes.only(axes), point.pair.key if point.pair is not None else None), point)
         for point in run.points

@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 
 from commscope.analysis.check import Policy
+from commscope.analysis.compare import asked_once
 from commscope.kinds import by_kind
 from commscope.kinds.base import ReportContext
 from commscope.kinds.curve import CURVE
@@ -27,6 +28,7 @@ def build(
     from commscope.output.report.timeline import timelines
 
     context = ReportContext(check, retests or {})
-    kinds = by_kind(runs)
-    parts = [kind.report(found, context) for kind, found in kinds.items()]
-    return assemble(runs, parts, database, check, title, timelines(kinds.get(CURVE, []), policy))
+    with asked_once():  # every part asks the same of each run: its metrics, its points by key
+        kinds = by_kind(runs)
+        parts = [kind.report(found, context) for kind, found in kinds.items()]
+        return assemble(runs, parts, database, check, title, timelines(kinds.get(CURVE, []), policy))
