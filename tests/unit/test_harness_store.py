@@ -102,6 +102,30 @@ def test_round_trip_keeps_every_field(tmp_path):
     assert raw == original.raw
 
 
+def test_runs_read_together_are_the_runs_read_one_by_one(tmp_path):
+    """Store.runs (a report's hundreds of runs, a query per 900) gives what run() gives for
+    each id, in the order asked, points with axes and pairs included; an unknown id is named."""
+    from commscope.errors import UsageError
+    from commscope.records.run import Pair
+
+    swept = sample_run(
+        label="swept", points=[Point(size=8, metrics={"latency_us": 1.0}, axes=Axes(datatype="MPI_INT"))]
+    )
+    pairs = sample_run(
+        benchmark="pairs", points=[Point(size=8, metrics={"latency_us": 2.0}, pair=Pair(0, 1, "latency", "a", "b"))]
+    )
+    with Store(tmp_path / "r.db") as store:
+        ids = add(store, sample_run(), swept, pairs, Run(benchmark="barrier", points=[]))
+        order = [ids[2], ids[0], ids[3], ids[1]]
+        together = store.runs(order)
+        alone = [store.run(run_id) for run_id in order]
+        with pytest.raises(UsageError, match=f"no run {ids[-1] + 1} in"):
+            store.runs([ids[0], ids[-1] + 1])
+    assert [run.id for run in together] == order
+    for loaded, expected in zip(together, alone):
+        assert loaded == expected
+
+
 def test_points_without_size_or_statistics(tmp_path):
     # An imported barrier: no size, no statistics, a status word among the metrics.
     barrier = Run(benchmark="barrier", points=[Point(size=None, metrics={"latency_us": 3.2, "validation": "Pass"})])

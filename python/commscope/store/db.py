@@ -190,6 +190,12 @@ class Store:
         return stored_runs.run(self.conn, self.path, run_id)
 
     @_store_errors("read")
+    def runs(self, run_ids: Sequence[int]) -> list[Run]:
+        """Runs with their points, in the order of `run_ids`: what run() gives for each, read
+        with a query per 900 runs instead of two per run (a report of hundreds)."""
+        return stored_runs.runs_at_sizes(self.conn, self.path, run_ids)
+
+    @_store_errors("read")
     def runs_at_sizes(self, run_ids: Sequence[int], sizes: Iterable[int | None]) -> list[Run]:
         """Runs with only their points at these message sizes (None: points without one), for
         commands that look at a few sizes of thousands of runs (history)."""

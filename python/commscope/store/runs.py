@@ -229,18 +229,22 @@ def _chunks(ids: Sequence[int]) -> Iterable[Sequence[int]]:
 
 
 def runs_at_sizes(
-    conn: sqlite3.Connection, path: Path, run_ids: Sequence[int], sizes: Iterable[int | None]
+    conn: sqlite3.Connection, path: Path, run_ids: Sequence[int], sizes: Iterable[int | None] | None = None
 ) -> list[Run]:
     """Runs in the order of `run_ids`, each with only its points at `sizes` (None: the
-    points without a size): one query per 900 runs rather than two per run, and no point
-    made that is not looked at."""
-    wanted = set(sizes)
-    sized = sorted(size for size in wanted if size is not None)
-    size_test = " OR ".join(
-        [
-            *([f"size IN ({', '.join('?' * len(sized))})"] if sized else []),
-            *(["size IS NULL"] if None in wanted else []),
-        ]
+    points without a size; no `sizes`: every point): one query per 900 runs rather than two
+    per run, and no point made that is not looked at."""
+    wanted = None if sizes is None else set(sizes)
+    sized = [] if wanted is None else sorted(size for size in wanted if size is not None)
+    size_test = (
+        "1"
+        if wanted is None
+        else " OR ".join(
+            [
+                *([f"size IN ({', '.join('?' * len(sized))})"] if sized else []),
+                *(["size IS NULL"] if None in wanted else []),
+            ]
+        )
     )
     rows, points = {}, {}
     for chunk in _chunks(list(run_ids)):

@@ -90,7 +90,7 @@ def _named_by(store: Store, selector: str) -> list[RunSummary]:
 
 def select_runs(store: Store, selection: Selection) -> list[Run]:
     """The selected runs, in selector order (oldest first within one selector)."""
-    return [store.run(run_id) for run_id in select_run_ids(store, selection)]
+    return store.runs(select_run_ids(store, selection))
 
 
 def select_run_ids(store: Store, selection: Selection) -> list[int]:
