@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from commscope.output.plot import figure, figure_style, render
+from commscope.output.plot import figure, figure_style, generic_fallback, render
 from fixtures.analysis.handmade import SIZES, run_of, store_runs
 
 PNG_SIGNATURE = b"\x89PNG\r\n\x1a\n"
@@ -83,6 +83,8 @@ def test_render_draws_a_figure_once_and_lays_it_out_as_savefig_would(stored, fmt
         figure([after], ratio_to=before).savefig(
             expected, format=fmt, dpi=120, metadata={"Date": None} if fmt == "svg" else None
         )
+    if fmt == "svg":  # render also names the browser's sans-serif after a font named alone
+        expected = io.BytesIO(generic_fallback(expected.getvalue()))
     draws = []
     real_draw = Figure.draw
     monkeypatch.setattr(Figure, "draw", lambda fig, renderer: draws.append(fig) or real_draw(fig, renderer))
@@ -110,3 +112,20 @@ def test_unwritable_output(cli, stored, tmp_path):
     (tmp_path / "file").write_text("")
     result = cli("plot", "1", "-o", tmp_path / "file" / "x.png", "--db", stored)
     assert result.exit_code == 2 and "cannot write" in result.stderr and "x.png" in result.stderr
+
+
+def test_svg_text_is_text_in_fonts_a_browser_has(stored):
+    """Labels are <text> a reader can search and copy, not glyphs drawn as paths, and every
+    font list ends in the browser's sans-serif: the "10^2" labels of a log axis too, whose
+    glyphs matplotlib writes one by one, each naming a single font."""
+    import re
+
+    from commscope.store.db import Store
+
+    with Store(stored) as store:
+        before, after = store.run(1), store.run(2)
+    svg = render(figure([after], ratio_to=before), "svg").decode()
+    assert "<text" in svg and ">message size</text>" in svg and "glyph" not in svg.split("</defs>")[0].lower()
+    families = re.findall(r"font-family: ([^;\"]*)", svg)
+    assert families and all(family.endswith("sans-serif") for family in families), set(families)
+    assert any("<tspan" in part for part in svg.split("<text")[1:])  # a log axis's math labels are among them
