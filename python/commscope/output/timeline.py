@@ -11,7 +11,7 @@ from matplotlib.figure import Figure
 
 from commscope.analysis.history import Series
 from commscope.output.history import difference_text
-from commscope.output.plot import figure_style
+from commscope.output.plot import figure_style, log_scale
 from commscope.records.metrics import direction_text, metric_title
 
 #: The differences written at a change point; the table below the figure has them all.
@@ -68,7 +68,7 @@ def _figure(series: Series) -> Figure:
         )
     positive = [value for value in values if value > 0]
     if positive and max(positive) / min(positive) > _LOG_SPAN:
-        axis.set_yscale("log")
+        log_scale(axis)
     axis.set_ylabel(metric_title(series.metric))
     axis.set_xlabel("run start (UTC)" if isinstance(times[0], datetime) else "run, in order")
     axis.grid(True, alpha=0.3)
