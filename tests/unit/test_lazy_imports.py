@@ -58,3 +58,32 @@ def test_a_report_of_curves_loads_no_sweep_rules(db, clean_env, tmp_path):
     heavy, output = loaded("report", "--all", "-o", str(tmp_path / "report.html"), "--db", str(db))
     assert (tmp_path / "report.html").exists()
     assert "pydantic" not in heavy and "matplotlib" in heavy
+
+
+def test_a_report_of_curves_loads_no_statistics(db, clean_env, tmp_path):
+    """scipy.stats (and ruptures, which imports it) take most of a second: a report whose
+    timelines find no change to test needs neither."""
+    with Store(db) as store:
+        for night in range(6):
+            run = run_of({size: 1.0 + size / 5000 for size in SIZES[:10]}, label="nightly", system="vm")
+            run.started_at = f"2026-03-{night + 1:02d}T02:00:00Z"
+            store.add_runs([run], store.add_invocation(invocation("run", ["commscope", "run"])))
+    done = subprocess.run(
+        [sys.executable, "-c", _STATISTICS_PROBE, "report", "--all", "-o", str(tmp_path / "r.html"), "--db", str(db)],
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    assert "timeline" in (tmp_path / "r.html").read_text()
+    assert json.loads(done.stdout.splitlines()[-1]) == []
+
+
+_STATISTICS_PROBE = """
+import json, sys
+from commscope.cli.main import main
+try:
+    main(sys.argv[1:], prog_name="commscope")
+except SystemExit:
+    pass
+print(json.dumps(sorted(name for name in sys.modules if name in ("scipy.stats", "ruptures"))))
+"""

@@ -1,8 +1,8 @@
 """Change points of a series over time: where the level of a benchmark's value moved, and
 whether each move is real on the runs' own statistics.
 
-Two steps. Candidates come from PELT (ruptures' KernelCPD with the linear kernel: the
-least-squares cost, computed in C) over the series' ranks. Ranks make a launch that met a
+Two steps. Candidates come from the least-squares segmentation with a penalty per change
+(what PELT finds, as ruptures' KernelCPD with the linear kernel) over the series' ranks. Ranks make a launch that met a
 busy neighbour one high value, not a level of its own; and where nothing changed they are
 uniform, their variance 1/12 whatever the metric's distribution, so one penalty fits every
 series: 2 log n times that variance per change, the Schwarz (BIC) penalty of one new mean.
@@ -25,7 +25,6 @@ from collections.abc import Collection, Sequence
 from dataclasses import dataclass
 
 import numpy as np
-from scipy.stats import rankdata
 
 from commscope.analysis.check import excess
 from commscope.analysis.stats import ALPHA, Evidence, Summary, worse_evidence
@@ -34,6 +33,8 @@ from commscope.analysis.stats import ALPHA, Evidence, Summary, worse_evidence
 MIN_LEVEL_RUNS = 2
 #: The variance of ranks scaled to (0, 1] where nothing changed (a uniform distribution's).
 _RANK_VARIANCE = 1 / 12
+#: Segmentations whose costs differ by less than this share are equal (rounding apart).
+_TIE = 1e-12
 
 
 @dataclass(frozen=True)
@@ -71,21 +72,52 @@ class Level:
 
 
 def candidates(values: Sequence[float], boundaries: Sequence[int]) -> list[int]:
-    """Where PELT over the ranks puts change points, each moved to the nearest of
-    `boundaries` (indices where a new repeat group starts)."""
+    """Where the penalised segmentation of the ranks puts change points, each moved to the
+    nearest of `boundaries` (indices where a new repeat group starts)."""
     n = len(values)
     if n < 2 * MIN_LEVEL_RUNS or not boundaries:
         return []
-    import ruptures  # imported here: only history pays for loading it
-
-    ranks = (rankdata(values) / n).reshape(-1, 1)
-    found = (
-        ruptures.KernelCPD(kernel="linear", min_size=MIN_LEVEL_RUNS)
-        .fit(ranks)
-        .predict(pen=2 * np.log(n) * _RANK_VARIANCE)
-    )
-    snapped = {min(boundaries, key=lambda boundary: (abs(boundary - int(cut)), boundary)) for cut in found[:-1]}
+    found = segmentation(ranks(values) / n, 2 * np.log(n) * _RANK_VARIANCE, MIN_LEVEL_RUNS)
+    snapped = {min(boundaries, key=lambda boundary: (abs(boundary - cut), boundary)) for cut in found}
     return sorted(snapped)
+
+
+def ranks(values: Sequence[float]) -> np.ndarray:
+    """Ranks 1..n, ties sharing the mean of their places (scipy.stats.rankdata's "average")."""
+    _, group, counts = np.unique(np.asarray(values, dtype=float), return_inverse=True, return_counts=True)
+    ends = np.cumsum(counts)
+    return (0.5 * (ends + (ends - counts) + 1))[group.reshape(-1)]
+
+
+def segmentation(signal: np.ndarray, penalty: float, min_size: int) -> list[int]:
+    """The change points (starts of every segment but the first) that minimise the sum of
+    squared deviations from each segment's mean plus `penalty` per segment, no segment
+    shorter than `min_size`: optimal partitioning, the exact minimum PELT finds.
+
+    Done here with numpy, a vector of every possible last segment per end, rather than
+    with ruptures (KernelCPD, linear kernel, which tests/unit/test_changepoints.py checks
+    this against): importing ruptures imports scipy.stats, scipy.signal and scipy.spatial
+    for costs never used here, most of a second of every report and history."""
+    n = len(signal)
+    total = np.concatenate([[0.0], np.cumsum(signal)])
+    squares = np.concatenate([[0.0], np.cumsum(signal * signal)])
+    best = np.zeros(n + 1)  # best[t]: the least penalised cost of signal[:t]
+    last = np.zeros(n + 1, dtype=int)  # where that segmentation's last segment starts
+    for end in range(min_size, n + 1):
+        # the last segment starts at 0 or leaves at least min_size before it
+        starts = np.concatenate([[0], np.arange(min_size, end - min_size + 1)])
+        length = end - starts
+        cost = squares[end] - squares[starts] - (total[end] - total[starts]) ** 2 / length
+        options = best[starts] + cost
+        # the earliest of the options equal to the least but for rounding: a perfect step in
+        # the ranks can split as well one run earlier as later
+        chosen = int(np.argmax(options <= options.min() + _TIE * max(1.0, abs(options.min()))))
+        best[end], last[end] = options[chosen] + penalty, starts[chosen]
+    cuts, end = [], n
+    while last[end] > 0:
+        end = int(last[end])
+        cuts.append(end)
+    return cuts[::-1]
 
 
 def _judge(

@@ -17,7 +17,6 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
-from scipy import stats as sps
 
 from commscope.analysis.compare import points_by_key, sort_keys
 from commscope.analysis.stats import BOOTSTRAP_RESAMPLES, BOOTSTRAP_SEED
@@ -69,6 +68,9 @@ def _ratio_of_medians(plain: np.ndarray, wrapped: np.ndarray, axis: int = -1) ->
 def _interval(
     plain: list[tuple[float, Point]], wrapped: list[tuple[float, Point]]
 ) -> tuple[float | None, float | None, str]:
+    # scipy.stats imported when used: it takes half a second, and most reports test nothing
+    from scipy import stats as sps
+
     if min(len(plain), len(wrapped)) >= 2:
         result = sps.bootstrap(
             (np.array([v for v, _ in plain]), np.array([v for v, _ in wrapped])),

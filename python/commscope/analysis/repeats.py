@@ -17,8 +17,6 @@ import statistics
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from scipy import stats as sps
-
 from commscope.records.run import PointKey, Run
 
 CONFIDENCE = 0.95
@@ -38,6 +36,9 @@ class MedianInterval:
 def order_statistic_ranks(n: int, confidence: float = CONFIDENCE) -> tuple[int, int, float]:
     """1-based ranks (j, k) of the narrowest symmetric pair with P(X(j) <= median <= X(k))
     >= confidence, and that probability; (1, n, its coverage) when no pair reaches it."""
+    # scipy.stats imported when used: it takes half a second, and most reports test nothing
+    from scipy import stats as sps
+
     best = (1, n, 1 - 2 * sps.binom.cdf(0, n, 0.5)) if n > 0 else (1, 1, 0.0)
     for j in range(1, n // 2 + 1):
         k = n - j + 1

@@ -15,7 +15,6 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 import numpy as np
-from scipy import stats as sps
 
 from commscope.records.metrics import time_relation
 from commscope.records.run import Point
@@ -132,6 +131,9 @@ def worse_evidence(
     time per operation (given only for time-derived metrics) decide with Welch's
     t-test, where a longer time is worse whatever the metric.
     """
+    # scipy.stats imported when used: it takes half a second, and most reports test nothing
+    from scipy import stats as sps
+
     if min(len(base), len(new)) >= RANK_TEST_MIN_REPEATS:
         result = sps.mannwhitneyu(new, base, alternative="greater" if higher_worse else "less")
         return Evidence("mann-whitney", bool(result.pvalue < alpha), f"p={result.pvalue:.3g}")
