@@ -36,6 +36,10 @@ def test_locate_names_the_throttled_host_in_fewer_rounds_than_all_pairs(vcluster
             flavour,
             "--rules",
             str(rules),
+            # a round takes seconds; Open MPI's wire-up across six hosts on two loaded cores
+            # has hung for good once in a while: such a launch is stopped and started again
+            "--timeout",
+            "90",
             hosts=["--nodes", "6", "--bind", "none"],
             mode="locate",
             metrics="bw",
@@ -53,9 +57,8 @@ def test_locate_names_the_throttled_host_in_fewer_rounds_than_all_pairs(vcluster
     # vnode3 was in a pair every round, 8 x 64 KiB windows 12 times each: over its veth
     assert crossed > document["rounds"] * 5e6, crossed
     assert "bad node vnode3" in result.stderr
-    assert (
-        len(re.findall(r"^sweep: .*srun .*commscope-bench pairs --schedule", result.stderr, re.M)) == document["rounds"]
-    )
+    launches = len(re.findall(r"^sweep: .*srun .*commscope-bench pairs --schedule", result.stderr, re.M))
+    assert launches == document["rounds"] + result.stderr.count("starting it once more")
     with Store(shared_dir() / "sweep-tests.db") as store:
         run = store.run(document["run_id"])
     assert run.job_id == re.search(r"Granted job allocation (\d+)", result.stderr).group(1)

@@ -77,3 +77,38 @@ def test_a_bad_rules_file_names_file_line_and_key(tmp_path):
     rules.write_text("bw:\n  margin: 0.9\n  madk: 3\n")
     result = run(["all-pairs", "--hosts", "a,b", "--rules", str(rules)], tmp_path=tmp_path)
     assert result.returncode == 2 and f"{rules}:3: bw.madk: unknown key" in result.stderr
+
+
+@pytest.mark.parametrize("name", sorted(LAUNCHER))
+def test_a_launch_stopped_at_its_timeout_is_started_once_more(name, tmp_path):
+    """A launch that never ends (a wire-up hang) is stopped at --timeout and the sweep
+    starts it again, instead of losing the sweep: the stand-in launcher hangs the first
+    time it is asked to start the core's pairs, then is the real one."""
+    core = REPO / "build" / name / "commscope-bench"
+    real = shutil.which(LAUNCHER[name])
+    if not core.exists() or real is None:
+        pytest.skip(f"{core} missing (make flavours)")
+    # named as the real one, so that commscope tells its MPI by the name
+    launcher = tmp_path / "bin" / LAUNCHER[name]
+    launcher.parent.mkdir()
+    hung = tmp_path / "hung-once"
+    launcher.write_text(
+        "#!/bin/sh\n"
+        f'case "$*" in *" pairs "*) [ -e {hung} ] || {{ touch {hung}; exec sleep 600; }};; esac\n'
+        f'exec {real} "$@"\n'
+    )
+    launcher.chmod(0o755)
+    out = tmp_path / "m.json"
+    result = run(
+        ["intra", "--np", "2", "--launcher", str(launcher), "--timeout", "5", "--json", str(out), *FAST],
+        {"COMMSCOPE_BENCH": str(core)},
+        tmp_path,
+    )
+    assert result.returncode == 0, result.stderr
+    assert hung.exists()
+    assert "pairs: incomplete: timed out after 5 s" in result.stderr
+    assert "sweep: the launch was stopped at --timeout; starting it once more" in result.stderr
+    launches = [line for line in result.stderr.splitlines() if line.startswith("sweep: ") and " pairs " in line]
+    assert len(launches) == 2
+    document = json.loads(out.read_text())
+    assert document["matrices"]["bw"][0][1] > 0

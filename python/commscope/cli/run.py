@@ -223,7 +223,10 @@ def run(
 @launcher_option("How to start the ranks (as for `run`).")
 @bind_option("intra pins every rank whatever this says.")
 @label_system_options("Label stored with the sweep's runs.", "System (cluster) name stored with the runs.")
-@timeout_option("Stop a launch that runs longer (locate --oracle: a round, default 600 s).")
+@timeout_option(
+    "Stop a launch that runs longer, then start it once more; a second timeout is final "
+    "(locate --oracle: a round, default 600 s, not repeated)."
+)
 @db_option()
 @click.pass_context
 def sweep(

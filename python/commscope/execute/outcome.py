@@ -3,7 +3,7 @@ the points measured are kept) or failed, and why, in one line a person can act o
 
 from __future__ import annotations
 
-from commscope.execute.process import signal_name
+from commscope.execute.process import TIMED_OUT, signal_name
 from commscope.execute.stream import CoreStream
 from commscope.records.core_record import outcome
 
@@ -48,3 +48,9 @@ def judge(returncode: int, stream: CoreStream, stopped: str | None, stderr_text:
     if status == "complete" and returncode != 0:
         return "failed", f"commscope-bench finished its results but exited with status {returncode}{detail}"
     return status, reason
+
+
+def timed_out(status: str, reason: str | None) -> bool:
+    """Whether a launch was stopped for running past its time (--timeout), not ended by a
+    signal, a crash or the core's own verdict."""
+    return status == "incomplete" and (reason or "").startswith(TIMED_OUT)

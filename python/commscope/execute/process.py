@@ -161,12 +161,16 @@ def signal_name(returncode: int) -> str | None:
         return None
 
 
+#: How a stop reason begins when the program ran out of its time (--timeout).
+TIMED_OUT = "timed out after"
+
+
 def stop_reason(signals: StopSignals, deadline: float | None, timeout: float | None) -> str | None:
     """Why a program that still runs must be stopped now: a stop signal came, or its time is up."""
     if signals.received:
         return f"interrupted by {signals.received[0]}"
     if deadline is not None and time.monotonic() > deadline:
-        return f"timed out after {timeout:g} s"
+        return f"{TIMED_OUT} {timeout:g} s"
     return None
 
 

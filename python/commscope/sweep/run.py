@@ -48,6 +48,7 @@ from commscope.errors import EXIT_FAILED, EXIT_INTERRUPTED, EXIT_OK, EXIT_USAGE,
 from commscope.execute.core import MPICH, OPENMPI, core_mpi_flavour, find_core
 from commscope.execute.cpu_topology import cpu_topology
 from commscope.execute.launchers import resolve_launcher, split_host
+from commscope.execute.outcome import timed_out
 from commscope.execute.runner import Runner, RunRequest, finalize_grace_s, plan
 from commscope.execute.signals import StopSignals
 from commscope.output.sweep_view import flag_record, heatmap_files, intra_table, sweep_table, where_text
@@ -188,6 +189,17 @@ class Sweeper:
         return run_request, item
 
     def launch(self, flags: list[str], signals: StopSignals) -> Run:
+        """One launch of the core with `flags`; one stopped for running past --timeout is
+        started once more. An MPI start-up can hang for good (Open MPI's TCP wire-up across
+        many hosts, on a loaded machine), and a sweep, a locate round above all, should not
+        be lost to one such launch; a second timeout is final."""
+        run = self._launch_once(flags, signals)
+        if timed_out(run.status, run.status_reason) and not signals.received:
+            ui.warn("sweep: the launch was stopped at --timeout; starting it once more (a second timeout is final)")
+            run = self._launch_once(flags, signals)
+        return run
+
+    def _launch_once(self, flags: list[str], signals: StopSignals) -> Run:
         with tempfile.TemporaryDirectory(prefix="commscope-hosts-") as folder:  # read by the launcher, here
             hostfile = None if self.request.mode == "intra" else self._hostfile(Path(folder))
             run_request, item = self._planned(flags, hostfile)
