@@ -13,8 +13,6 @@ from commscope.ingest.parse.commscope_json import load_schema
 from mpi_flavours import flavour_params, need
 
 SCHEMA = load_schema()  # the one copy: python/commscope/records/schema/result.schema.json
-#: whether a target is reached within --max-time depends on how quiet the machine is
-pytestmark = pytest.mark.timing
 
 
 @pytest.fixture(params=flavour_params())
@@ -45,6 +43,7 @@ def latency_records(mpi, precision: str) -> list[dict]:
     return records
 
 
+@pytest.mark.timing  # whether a target is reached within --max-time depends on how quiet the machine is
 def test_latency_stops_early_on_an_easy_size(mpi):
     """`--precision 5 --max-time 1` writes the precision block; a size stops early once its
     target is easy for this machine. What is easy depends on how busy the machine is, so

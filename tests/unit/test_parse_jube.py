@@ -159,7 +159,6 @@ def test_sizes_and_results_that_cannot_be_are_refused_with_the_line(cells, messa
     assert run.sizes == [1] and line == 3 and message in problem
 
 
-@pytest.mark.timing
 def test_import_stores_jube_runs_with_nodes_and_ranks(cli, db, clean_env):
     result = cli("import", FIXTURES / "seed004_gpu.md", "--label", "procurement", "--db", db)
     assert result.exit_code == 0, result.output
