@@ -18,6 +18,39 @@ from mpi_flavours import yield_when_idle
 
 from .cluster_support import VCluster, job_folder, missing_prerequisite, shared_dir, unavailable
 
+#: The session fixture of each cluster size, in hosts. One cluster runs at a time.
+CLUSTER_SIZES = {"vcluster_session": 2, "vcluster4_session": 4, "vcluster6_session": 6}
+
+
+@pytest.hookimpl(trylast=True)  # after -m and -k: order what will run
+def pytest_collection_modifyitems(items):
+    """The modules that use one cluster size run one after another, the sizes in the order
+    they first appear: bringing up a cluster of another size takes 2-3 s, and in file order
+    make pytest's `timing or heavy` step went 4, 6, 4, 2, 4 hosts. The cluster modules move
+    as one block to where the first of them was, each module whole and in its own order (a
+    module's fixtures, such as seed 000's submitted jobs, are made once)."""
+    modules: dict[Path, list] = {}
+    for item in items:
+        modules.setdefault(item.path, []).append(item)
+
+    def size(module_items) -> int | None:
+        needs = (n for item in module_items for name, n in CLUSTER_SIZES.items() if name in item.fixturenames)
+        return next(needs, None)
+
+    sizes = {path: size(module_items) for path, module_items in modules.items()}
+    clustered = [path for path in modules if sizes[path] is not None]
+    if not clustered:
+        return
+    first_seen = list(dict.fromkeys(sizes[path] for path in clustered))
+    ordered = sorted(clustered, key=lambda path: first_seen.index(sizes[path]))
+    if ordered == clustered:
+        return  # each size together already: nothing moves
+    block = [item for path in ordered for item in modules[path]]
+    start = items.index(modules[clustered[0]][0])
+    rest = [item for item in items if sizes[item.path] is None]
+    before = [item for item in items[:start] if sizes[item.path] is None]
+    items[:] = before + block + rest[len(before) :]
+
 
 def _cluster_for_the_session(cluster: VCluster):
     """Up at the first test that asks, down at the end of the session whatever happened."""
