@@ -57,6 +57,9 @@ def one_round(commit: str, env: dict[str, str], log_dir: Path) -> dict:
             (Path(folder) / "shared").symlink_to(REPO.parent / "shared")
         subprocess.run(["git", "clone", "--quiet", str(REPO), str(clone)], check=True)
         subprocess.run(["git", "-C", str(clone), "checkout", "--quiet", commit], check=True)
+        # what .ci/run prepares before `make test`, untimed as there: Slurm's scrontab
+        if (clone / "scripts" / "build-scrontab").exists():
+            subprocess.run([str(clone / "scripts" / "build-scrontab")], check=True, stdout=subprocess.DEVNULL)
         began = time.monotonic()
         done = subprocess.run(["make", "test"], cwd=clone, env=env, capture_output=True, text=True)
         seconds = time.monotonic() - began
