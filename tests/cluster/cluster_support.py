@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import json
 import os
-import re
 import shutil
 import signal
 import subprocess
@@ -21,6 +20,7 @@ from pathlib import Path
 
 import pytest
 
+from commscope.cluster.slurm import parse_scontrol_jobs
 from commscope.store.db import Store
 
 REPO = Path(__file__).resolve().parents[2]
@@ -160,6 +160,17 @@ class VCluster:
 NOT_ENDED = ("PENDING", "CONFIGURING", "RUNNING", "COMPLETING")
 
 
+def scontrol_jobs(cluster: VCluster) -> tuple[dict[str, dict[str, str]] | None, str]:
+    """The jobs slurmctld knows, by id, as `commscope` reads them (parse_scontrol_jobs), and
+    what scontrol printed; None where it failed (a busy controller)."""
+    done = subprocess.run(
+        ["scontrol", "-o", "show", "job"], env=cluster.environ(), capture_output=True, text=True, timeout=30
+    )
+    if done.returncode != 0:
+        return None, done.stderr
+    return parse_scontrol_jobs(done.stdout), done.stdout
+
+
 class JobWatch:
     """Slurm jobs followed together until each has ended, all of them polled every half
     second (`sbatch --wait` polls at growing intervals and found an 11 s job done after 42 s).
@@ -195,16 +206,9 @@ class JobWatch:
             time.sleep(0.5)
 
     def _poll(self) -> None:
-        done = subprocess.run(
-            ["scontrol", "-o", "show", "job"], env=self.cluster.environ(), capture_output=True, text=True, timeout=30
-        )
-        if done.returncode != 0:  # a busy controller: asked again at the next poll, until the deadline
+        jobs, shown = scontrol_jobs(self.cluster)
+        if jobs is None:  # a busy controller: asked again at the next poll, until the deadline
             return
-        shown = done.stdout
-        jobs = {
-            fields.get("JobId"): fields
-            for fields in (dict(re.findall(r"(\w+)=(\S*)", line)) for line in shown.splitlines())
-        }
         for job_id, results_done in self._results_done.items():
             if job_id in self._ended:
                 continue

@@ -15,7 +15,6 @@ the next minute."""
 from __future__ import annotations
 
 import os
-import re
 import shutil
 import subprocess
 import time
@@ -27,7 +26,7 @@ import pytest
 from commscope.cluster.schedule import entries
 from mpi_flavours import load_flavours
 
-from .cluster_support import HOSTS, NOT_ENDED, REPO, commscope, runs_of, unavailable
+from .cluster_support import HOSTS, NOT_ENDED, REPO, commscope, runs_of, scontrol_jobs, unavailable
 
 pytestmark = pytest.mark.cluster
 
@@ -56,12 +55,13 @@ def _scrontab() -> Path:
 
 def _cron_jobs(cluster) -> dict[str, dict[str, str]]:
     """The entry's jobs in slurmctld that have not ended, by id: `scontrol show job`'s fields."""
-    done = subprocess.run(
-        ["scontrol", "-o", "show", "job"], env=cluster.environ(), capture_output=True, text=True, timeout=30
-    )
-    assert done.returncode == 0, done.stderr
-    jobs = (dict(re.findall(r'(\w+)=("[^"]*"|\S*)', line)) for line in done.stdout.splitlines())
-    return {job["JobId"]: job for job in jobs if job.get("JobName") == JOB_NAME and job.get("JobState") in NOT_ENDED}
+    jobs, shown = scontrol_jobs(cluster)
+    assert jobs is not None, shown
+    return {
+        job_id: job
+        for job_id, job in jobs.items()
+        if job.get("JobName") == JOB_NAME and job.get("JobState") in NOT_ENDED
+    }
 
 
 def _next_minute() -> datetime:
