@@ -211,13 +211,8 @@ def _run_of(row: sqlite3.Row, points: list) -> Run:
 
 
 def run(conn: sqlite3.Connection, path: Path, run_id: int) -> Run:
-    row = conn.execute(_RUN_SELECT + " WHERE runs.id = ?", (run_id,)).fetchone()
-    if row is None:
-        raise UsageError(f"no run {run_id} in {path}")
-    points = [
-        point_from_row(point) for point in conn.execute("SELECT * FROM points WHERE run_id = ? ORDER BY id", (run_id,))
-    ]
-    return _run_of(row, points)
+    [found] = runs_at_sizes(conn, path, [run_id])
+    return found
 
 
 #: Ids bound per query: SQLite before 3.32 takes at most 999 parameters.
@@ -228,24 +223,26 @@ def _chunks(ids: Sequence[int]) -> Iterable[Sequence[int]]:
     return (ids[start : start + _IDS_PER_QUERY] for start in range(0, len(ids), _IDS_PER_QUERY))
 
 
+def _size_test(sizes: Iterable[int | None] | None) -> tuple[str, list[int]]:
+    """The SQL condition on points.size that keeps `sizes` (None: every point; no sizes: none,
+    "") and the sizes it binds."""
+    if sizes is None:
+        return "1", []
+    wanted = set(sizes)
+    sized = sorted(size for size in wanted if size is not None)
+    tests = [f"size IN ({', '.join('?' * len(sized))})"] if sized else []
+    if None in wanted:
+        tests.append("size IS NULL")
+    return " OR ".join(tests), sized
+
+
 def runs_at_sizes(
     conn: sqlite3.Connection, path: Path, run_ids: Sequence[int], sizes: Iterable[int | None] | None = None
 ) -> list[Run]:
     """Runs in the order of `run_ids`, each with only its points at `sizes` (None: the
     points without a size; no `sizes`: every point): one query per 900 runs rather than two
     per run, and no point made that is not looked at."""
-    wanted = None if sizes is None else set(sizes)
-    sized = [] if wanted is None else sorted(size for size in wanted if size is not None)
-    size_test = (
-        "1"
-        if wanted is None
-        else " OR ".join(
-            [
-                *([f"size IN ({', '.join('?' * len(sized))})"] if sized else []),
-                *(["size IS NULL"] if None in wanted else []),
-            ]
-        )
-    )
+    size_test, sized = _size_test(sizes)
     rows, points = {}, {}
     for chunk in _chunks(list(run_ids)):
         marks = ", ".join("?" * len(chunk))
