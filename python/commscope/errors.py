@@ -15,6 +15,19 @@ EXIT_INTERRUPTED = 3
 #: could not be stored keeps them in the unsaved-results folder.
 EXIT_STORE = 4
 
+#: What each exit status means, as every command's --help says it.
+EXIT_STATUSES = {
+    EXIT_OK: "success",
+    EXIT_FAILED: "a benchmark failed, crashed, timed out or failed validation; a file could not be "
+    "imported; or another error (message on stderr)",
+    EXIT_USAGE: "usage error: bad option, unknown suite, benchmark or run, invalid suite file, an "
+    "output file that cannot be written",
+    EXIT_INTERRUPTED: "interrupted by Ctrl-C, SIGTERM, SIGHUP or SIGQUIT (what was measured before is stored)",
+    EXIT_STORE: "the result database cannot be used: missing, damaged, read-only for a write, locked by "
+    "another program, or its disk is full (a run keeps what it measured in the unsaved-results "
+    "folder and says where)",
+}
+
 
 class CommscopeError(Exception):
     """A problem the user can fix. The CLI prints the message, never a traceback."""

@@ -7,26 +7,20 @@ import functools
 import importlib
 import math
 import sys
+import textwrap
 from pathlib import Path
 
 import click
 import platformdirs
 
-from commscope.errors import UsageError
+from commscope.errors import EXIT_STATUSES, UsageError
 from commscope.records.textsafe import not_utf8
 
-EXIT_STATUS_HELP = """\b
-Exit status:
-  0  success
-  1  a benchmark failed, crashed, timed out or failed validation; a file could
-     not be imported; or another error (message on stderr)
-  2  usage error: bad option, unknown suite, benchmark or run, invalid suite
-     file, an output file that cannot be written
-  3  interrupted by Ctrl-C, SIGTERM, SIGHUP or SIGQUIT (what was measured
-     before is stored)
-  4  the result database cannot be used: missing, damaged, read-only for a
-     write, locked by another program, or its disk is full (a run keeps what
-     it measured in the unsaved-results folder and says where)"""
+#: The exit statuses as a --help epilog (``\b``: click keeps its lines as they are).
+EXIT_STATUS_HELP = "\b\nExit status:\n" + "\n".join(
+    textwrap.fill(meaning, width=78, initial_indent=f"  {code}  ", subsequent_indent="     ")
+    for code, meaning in EXIT_STATUSES.items()
+)
 
 
 def default_db() -> Path:
