@@ -8,10 +8,12 @@ from __future__ import annotations
 
 import ast
 import functools
+import re
 from pathlib import Path
 
 import pytest
 
+from commscope.records import benchmarks
 from paths import REPO
 
 PACKAGE = REPO / "python" / "commscope"
@@ -211,3 +213,105 @@ def test_no_module_is_too_long():
 def test_a_cycle_is_found_and_shown_as_a_path():
     graph = {"a": {"b"}, "b": {"c"}, "c": {"a", "d"}, "d": set()}
     assert _cycles(graph) == [["a", "b", "c", "a"]]
+
+
+# -- facts written once: benchmark names -------------------------------------------------
+
+#: The names records/benchmarks.py gives a benchmark that has a single meaning. "pairs"
+#: (PAIRS_BENCHMARK) is left out: it is also the core's --pairs parameter and a key of the
+#: oracle's and the GPU inventory's JSON, where the word is not a benchmark's name.
+BENCHMARK_NAMES = (
+    {benchmarks.HPL_BENCHMARK, benchmarks.STORAGE_BENCHMARK, benchmarks.CONGESTION_BENCHMARK}
+    | set(benchmarks.SYSTEM_BENCHMARKS)
+    | set(benchmarks.NCCL_TESTS_PROGRAMS.values())
+)
+#: (module, where in it, the word): the same word meaning something else.
+OTHER_MEANINGS = {
+    ("ingest/parse/model.py", "SOURCE_FORMATS", "hpl"),  # HPL.out, a file format
+    ("ingest/parse/storage.py", "read_storage_tables", "storage"),  # a table's device when no heading names one
+    ("output/views.py", "provenance_items", "storage"),  # the label of a run's storage provenance row
+}
+
+
+def _literals(tree: ast.AST):
+    """(line, where, text) of each string literal: where is the innermost function or
+    class, or the name a module-level assignment binds. A kind's `name` (the kind's, which
+    may be its benchmark's word) and a `source_format=` (a file format) are not benchmark
+    names."""
+
+    def visit(node, where):
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            where = node.name
+        elif isinstance(node, ast.Assign) and where is None and isinstance(node.targets[0], ast.Name):
+            where = node.targets[0].id
+        if isinstance(node, ast.keyword) and node.arg == "source_format":
+            return
+        if isinstance(node, ast.Assign) and [getattr(t, "id", None) for t in node.targets] == ["name"]:
+            return
+        if isinstance(node, ast.Constant) and isinstance(node.value, str):
+            yield node.lineno, where, node.value
+        for child in ast.iter_child_nodes(node):
+            yield from visit(child, where)
+
+    for node in ast.iter_child_nodes(tree):
+        yield from visit(node, None)
+
+
+def _benchmark_names_outside(paths) -> list[str]:
+    found = []
+    for path in paths:
+        relative = str(path.relative_to(PACKAGE))
+        for line, where, text in _literals(ast.parse(path.read_text(), str(path))):
+            if text in BENCHMARK_NAMES and (relative, where, text) not in OTHER_MEANINGS:
+                found.append(f"{relative}:{line} ({where}) writes {text!r}")
+    return found
+
+
+def test_benchmark_names_are_written_only_in_records_benchmarks():
+    """Every module names a benchmark by records/benchmarks.py's constant, so a name
+    changes in one place and a search for its constant finds every use."""
+    found = _benchmark_names_outside(path for path in _modules() if path != PACKAGE / "records" / "benchmarks.py")
+    assert not found, "benchmark names written outside records/benchmarks.py:\n" + "\n".join(found)
+
+
+def test_a_benchmark_name_written_twice_is_found():
+    source = 'STORED = "hpl"\nclass Kind:\n    name = "hpl"\n'
+    found = [f"{where}:{text}" for _, where, text in _literals(ast.parse(source)) if text in BENCHMARK_NAMES]
+    assert found == ["STORED:hpl"]
+
+
+# -- sweeps and analysis never start a process -------------------------------------------
+
+#: Calls that start a process without subprocess.
+_PROCESS_CALLS = re.compile(r"^(?:os\.(?:fork|forkpty|exec\w*|spawn\w*|posix_spawn\w*|system|popen)|pty\.\w+)$")
+#: Modules known to start one today, each with why.
+STARTS_A_PROCESS_FOR_NOW = {
+    # Temporary: its oracle moves to execute/process with the sweep change.
+    "sweep/locate.py",
+}
+
+
+def _starts_processes(path: Path) -> list[str]:
+    tree = ast.parse(path.read_text(), str(path))
+    found = [
+        f"{line}: imports {module}"
+        for line, module in _imports(path)
+        if module.split(".")[0] in ("subprocess", "pty", "multiprocessing")
+    ]
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Call) and _PROCESS_CALLS.match(ast.unparse(node.func)):
+            found.append(f"{node.lineno}: calls {ast.unparse(node.func)}")
+    return found
+
+
+def test_sweep_and_analysis_start_no_process():
+    """Sweeps launch through execute/ (one way to start, follow, time out and stop a
+    program); analysis computes on what was measured."""
+    found = [
+        f"{path.relative_to(PACKAGE)}:{where}"
+        for path in _modules()
+        if path.relative_to(PACKAGE).parts[0] in ("sweep", "analysis")
+        and str(path.relative_to(PACKAGE)) not in STARTS_A_PROCESS_FOR_NOW
+        for where in _starts_processes(path)
+    ]
+    assert not found, "sweep/ or analysis/ starting a process:\n" + "\n".join(found)

@@ -7,13 +7,11 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from commscope.analysis.system_tables import SystemTable, run_name, thousands
-from commscope.records.benchmarks import COMPUTE_BENCHMARKS
+from commscope.records.benchmarks import COMPUTE_BENCHMARKS, HPL_BENCHMARK
 from commscope.records.metrics import unit_of
 from commscope.records.run import Run
 
 HPL_HEADER = ("T/V", "N_cores", "MEM/node (GB)", "N", "NB", "P", "Q", "Time(secs)", "Gflops")
-#: HPL's own benchmark; the other compute benchmarks are hpcc's tests.
-HPL = "hpl"
 
 
 def _memory_per_node_GB(run: Run) -> float | None:
@@ -32,7 +30,8 @@ def hpl_table(runs: Sequence[Run], peak_per_core: float | None = None) -> System
         header += ["Peak (Gflops)", "Efficiency"]
     rows, values = [], []
     hpl_runs = sorted(
-        (run for run in runs if run.benchmark == HPL), key=lambda run: (run.nodes or 0, run.ranks or 0, run.id or 0)
+        (run for run in runs if run.benchmark == HPL_BENCHMARK),
+        key=lambda run: (run.nodes or 0, run.ranks or 0, run.id or 0),
     )
     for run in hpl_runs:
         for point in run.points:
@@ -92,7 +91,7 @@ def hpcc_table(runs: Sequence[Run]) -> SystemTable | None:
     """hpcc's other tests: a row per run and metric."""
     rows, values = [], []
     for run in runs:
-        if run.benchmark not in COMPUTE_BENCHMARKS or run.benchmark == HPL:
+        if run.benchmark not in COMPUTE_BENCHMARKS or run.benchmark == HPL_BENCHMARK:
             continue
         for point in run.points:
             for metric, value in point.metrics.items():

@@ -15,6 +15,7 @@ from commscope.cli.common import (
     split_commas,
 )
 from commscope.errors import EXIT_OK
+from commscope.records.benchmarks import STORAGE_BENCHMARK
 
 
 def _parsed(parser_name: str):
@@ -38,7 +39,9 @@ def _storage_option(name: str, default: str, parser_name: str, metavar: str, hel
     )
 
 
-@click.command(name="storage", context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 100})
+@click.command(
+    name=STORAGE_BENCHMARK, context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 100}
+)
 @click.option(
     "--dir",
     "directory",

@@ -16,6 +16,7 @@ from commscope.cli.common import (
     show_runs,
 )
 from commscope.errors import EXIT_OK
+from commscope.records.benchmarks import HPL_BENCHMARK
 from commscope.records.suite import MAX_RANKS
 
 
@@ -30,7 +31,7 @@ def _grid(ctx, param, value):
         raise click.BadParameter(str(exc), ctx, param) from None
 
 
-@click.command(name="hpl", context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 100})
+@click.command(name=HPL_BENCHMARK, context_settings={"help_option_names": ["-h", "--help"], "max_content_width": 100})
 @click.option(
     "--np",
     type=click.IntRange(min=1, max=MAX_RANKS),

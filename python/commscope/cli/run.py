@@ -30,7 +30,7 @@ from commscope.records.suite import MAX_RANKS
 
 #: Commands of their own that `run` hands its arguments to (`run hpl ...`), and that a
 #: batch job can run (`submit hpl ... -- HPL_OPTIONS`).
-TOOL_RUNS = {"hpl": hpl, "storage": storage}
+TOOL_RUNS = {command.name: command for command in (hpl, storage)}
 
 
 @click.command(cls=RunCommand, delegated=TOOL_RUNS, epilog=EXIT_STATUS_HELP)

@@ -38,6 +38,7 @@ from commscope.execute.tools import find_program, machine_provenance
 from commscope.ingest.importer import point_from_parsed
 from commscope.ingest.parse import ParseError
 from commscope.ingest.parse.storage import TITLE, fio_totals, json_start, storage_point
+from commscope.records.benchmarks import STORAGE_BENCHMARK
 from commscope.records.invocation import now
 from commscope.records.run import Run
 
@@ -257,7 +258,7 @@ def storage_run(
         {"directory": str(space.directory), "cache_policy": space.cache_policy, "space": "; ".join(space.notes)}
     )
     return Run(
-        benchmark="storage",
+        benchmark=STORAGE_BENCHMARK,
         status=status,
         status_reason=reason,
         description=TITLE,

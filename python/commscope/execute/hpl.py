@@ -33,6 +33,7 @@ from commscope.ingest.parse import ParseError
 from commscope.ingest.parse.hpl import read_hpcc, read_hpl_out
 from commscope.ingest.parse.model import check_values
 from commscope.ingest.parse.text import decode, split_lines
+from commscope.records.benchmarks import HPL_BENCHMARK
 from commscope.records.invocation import now
 from commscope.records.run import Run
 
@@ -293,11 +294,11 @@ def hpl_runs(outcome: HplOutcome, request: HplRequest, destination: Destination)
         problem = f"{plan.kind} wrote no {plan.output_name}: {finished.stderr_tail(3) or 'no message'}"
     if not parsed:
         status = "incomplete" if interrupted else "failed"
-        return [Run(benchmark="hpl", status=status, status_reason=problem, tool_name=plan.kind, **base)]
+        return [Run(benchmark=HPL_BENCHMARK, status=status, status_reason=problem, tool_name=plan.kind, **base)]
     runs = []
-    if not any(item.benchmark == "hpl" for item in parsed):  # hpcc skipped HPL, ran the rest
+    if not any(item.benchmark == HPL_BENCHMARK for item in parsed):  # hpcc skipped HPL, ran the rest
         reason = problem or f"{plan.kind} gave no HPL result: {_hpl_error(outcome.output, finished)}"
-        runs.append(Run(benchmark="hpl", status="failed", status_reason=reason, tool_name=plan.kind, **base))
+        runs.append(Run(benchmark=HPL_BENCHMARK, status="failed", status_reason=reason, tool_name=plan.kind, **base))
     for item in parsed:
         run = Run(
             benchmark=item.benchmark,

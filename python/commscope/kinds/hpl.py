@@ -7,7 +7,7 @@ from collections.abc import Sequence
 
 from commscope.kinds.base import CompareRequest, ReportContext
 from commscope.kinds.system import TabulatedKind
-from commscope.records.benchmarks import COMPUTE_BENCHMARKS
+from commscope.records.benchmarks import COMPUTE_BENCHMARKS, HPL_BENCHMARK
 from commscope.records.run import Run
 
 
@@ -21,17 +21,16 @@ class Hpl(TabulatedKind):
         return run.benchmark in COMPUTE_BENCHMARKS
 
     def tables(self, runs: Sequence[Run], request: CompareRequest) -> list:
-        from commscope.analysis.hpl import HPL, hpcc_table, hpl_table
+        from commscope.analysis.hpl import hpcc_table, hpl_table
 
         hpcc = hpcc_table(runs)
-        tables = [hpl_table(runs, request.peak_per_core)] if any(run.benchmark == HPL for run in runs) else []
+        tables = [hpl_table(runs, request.peak_per_core)] if any(run.benchmark == HPL_BENCHMARK for run in runs) else []
         return tables + ([hpcc] if hpcc is not None else [])
 
     def compare(self, runs, request):
-        from commscope.analysis.hpl import HPL
         from commscope.errors import UsageError
 
-        if request.peak_per_core and not any(run.benchmark == HPL for run in runs):
+        if request.peak_per_core and not any(run.benchmark == HPL_BENCHMARK for run in runs):
             raise UsageError("--peak-per-core applies to HPL runs, and none is selected")
         return super().compare(runs, request)
 

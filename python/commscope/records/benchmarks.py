@@ -132,6 +132,15 @@ def from_imb(name: str) -> str:
     return "imb_" + slug(name)
 
 
+#: HPL's own benchmark (`commscope run hpl`, imported HPL.out and hpccoutf.txt).
+HPL_BENCHMARK = "hpl"
+#: hpcc's tests beside HPL, each stored as a benchmark of its own.
+HPCC_DGEMM = "hpcc_dgemm"
+HPCC_STREAM = "hpcc_stream"
+HPCC_PTRANS = "hpcc_ptrans"
+HPCC_RANDOMACCESS = "hpcc_randomaccess"
+HPCC_FFT = "hpcc_fft"
+HPCC_BEFF = "hpcc_beff"
 #: The name fio storage sweeps are stored under (`commscope run storage`, imported fio).
 STORAGE_BENCHMARK = "storage"
 #: The core's benchmark that measures a schedule of rank pairs: the link sweep's runs.
@@ -142,13 +151,13 @@ CONGESTION_BENCHMARK = "congestion"
 #: Benchmarks of the cluster beside the network (HPL and hpcc's other tests, storage
 #: sweeps) and the metric that speaks for each.
 SYSTEM_BENCHMARKS = {
-    "hpl": "gflops",
-    "hpcc_dgemm": "star_gflops",
-    "hpcc_stream": "star_triad_GBps",
-    "hpcc_ptrans": "ptrans_GBps",
-    "hpcc_randomaccess": "mpi_gups",
-    "hpcc_fft": "mpi_gflops",
-    "hpcc_beff": "avg_pingpong_latency_us",
+    HPL_BENCHMARK: "gflops",
+    HPCC_DGEMM: "star_gflops",
+    HPCC_STREAM: "star_triad_GBps",
+    HPCC_PTRANS: "ptrans_GBps",
+    HPCC_RANDOMACCESS: "mpi_gups",
+    HPCC_FFT: "mpi_gflops",
+    HPCC_BEFF: "avg_pingpong_latency_us",
     STORAGE_BENCHMARK: "seq_write_MBps",
 }
 COMPUTE_BENCHMARKS = tuple(name for name in SYSTEM_BENCHMARKS if name != STORAGE_BENCHMARK)

@@ -17,6 +17,15 @@ import re
 from commscope.ingest.parse.errors import ParseError
 from commscope.ingest.parse.model import ParsedRun, Point
 from commscope.ingest.parse.table_blocks import TableBlock, find_tables
+from commscope.records.benchmarks import (
+    HPCC_BEFF,
+    HPCC_DGEMM,
+    HPCC_FFT,
+    HPCC_PTRANS,
+    HPCC_RANDOMACCESS,
+    HPCC_STREAM,
+    HPL_BENCHMARK,
+)
 
 HPCC_BANNER = "This is the DARPA/DOE HPC Challenge Benchmark"
 _HPL_BANNER = re.compile(r"^HPLinpack \d")
@@ -87,7 +96,7 @@ def _hpl_run(
 ) -> ParsedRun:
     parameters = {"residual_threshold": threshold} if threshold is not None else {}
     return ParsedRun(
-        benchmark="hpl",
+        benchmark=HPL_BENCHMARK,
         source_format="hpl",
         source=source,
         line=line,
@@ -124,51 +133,51 @@ def read_hpl_out(lines: list[str], source: str) -> list[ParsedRun]:
 
 #: hpcc summary keys -> (benchmark, metric); a value of -1 means the test did not run.
 _HPCC_METRICS = {
-    "StarDGEMM_Gflops": ("hpcc_dgemm", "star_gflops"),
-    "SingleDGEMM_Gflops": ("hpcc_dgemm", "single_gflops"),
-    "StarSTREAM_Copy": ("hpcc_stream", "star_copy_GBps"),
-    "StarSTREAM_Scale": ("hpcc_stream", "star_scale_GBps"),
-    "StarSTREAM_Add": ("hpcc_stream", "star_add_GBps"),
-    "StarSTREAM_Triad": ("hpcc_stream", "star_triad_GBps"),
-    "SingleSTREAM_Copy": ("hpcc_stream", "single_copy_GBps"),
-    "SingleSTREAM_Scale": ("hpcc_stream", "single_scale_GBps"),
-    "SingleSTREAM_Add": ("hpcc_stream", "single_add_GBps"),
-    "SingleSTREAM_Triad": ("hpcc_stream", "single_triad_GBps"),
-    "PTRANS_GBs": ("hpcc_ptrans", "ptrans_GBps"),
-    "PTRANS_time": ("hpcc_ptrans", "time_s"),
-    "MPIRandomAccess_GUPs": ("hpcc_randomaccess", "mpi_gups"),
-    "StarRandomAccess_GUPs": ("hpcc_randomaccess", "star_gups"),
-    "SingleRandomAccess_GUPs": ("hpcc_randomaccess", "single_gups"),
-    "MPIFFT_Gflops": ("hpcc_fft", "mpi_gflops"),
-    "StarFFT_Gflops": ("hpcc_fft", "star_gflops"),
-    "SingleFFT_Gflops": ("hpcc_fft", "single_gflops"),
-    "MinPingPongLatency_usec": ("hpcc_beff", "min_pingpong_latency_us"),
-    "AvgPingPongLatency_usec": ("hpcc_beff", "avg_pingpong_latency_us"),
-    "MaxPingPongLatency_usec": ("hpcc_beff", "max_pingpong_latency_us"),
-    "MinPingPongBandwidth_GBytes": ("hpcc_beff", "min_pingpong_bandwidth_GBps"),
-    "AvgPingPongBandwidth_GBytes": ("hpcc_beff", "avg_pingpong_bandwidth_GBps"),
-    "MaxPingPongBandwidth_GBytes": ("hpcc_beff", "max_pingpong_bandwidth_GBps"),
-    "NaturallyOrderedRingLatency_usec": ("hpcc_beff", "natural_ring_latency_us"),
-    "RandomlyOrderedRingLatency_usec": ("hpcc_beff", "random_ring_latency_us"),
-    "NaturallyOrderedRingBandwidth_GBytes": ("hpcc_beff", "natural_ring_bandwidth_GBps"),
-    "RandomlyOrderedRingBandwidth_GBytes": ("hpcc_beff", "random_ring_bandwidth_GBps"),
+    "StarDGEMM_Gflops": (HPCC_DGEMM, "star_gflops"),
+    "SingleDGEMM_Gflops": (HPCC_DGEMM, "single_gflops"),
+    "StarSTREAM_Copy": (HPCC_STREAM, "star_copy_GBps"),
+    "StarSTREAM_Scale": (HPCC_STREAM, "star_scale_GBps"),
+    "StarSTREAM_Add": (HPCC_STREAM, "star_add_GBps"),
+    "StarSTREAM_Triad": (HPCC_STREAM, "star_triad_GBps"),
+    "SingleSTREAM_Copy": (HPCC_STREAM, "single_copy_GBps"),
+    "SingleSTREAM_Scale": (HPCC_STREAM, "single_scale_GBps"),
+    "SingleSTREAM_Add": (HPCC_STREAM, "single_add_GBps"),
+    "SingleSTREAM_Triad": (HPCC_STREAM, "single_triad_GBps"),
+    "PTRANS_GBs": (HPCC_PTRANS, "ptrans_GBps"),
+    "PTRANS_time": (HPCC_PTRANS, "time_s"),
+    "MPIRandomAccess_GUPs": (HPCC_RANDOMACCESS, "mpi_gups"),
+    "StarRandomAccess_GUPs": (HPCC_RANDOMACCESS, "star_gups"),
+    "SingleRandomAccess_GUPs": (HPCC_RANDOMACCESS, "single_gups"),
+    "MPIFFT_Gflops": (HPCC_FFT, "mpi_gflops"),
+    "StarFFT_Gflops": (HPCC_FFT, "star_gflops"),
+    "SingleFFT_Gflops": (HPCC_FFT, "single_gflops"),
+    "MinPingPongLatency_usec": (HPCC_BEFF, "min_pingpong_latency_us"),
+    "AvgPingPongLatency_usec": (HPCC_BEFF, "avg_pingpong_latency_us"),
+    "MaxPingPongLatency_usec": (HPCC_BEFF, "max_pingpong_latency_us"),
+    "MinPingPongBandwidth_GBytes": (HPCC_BEFF, "min_pingpong_bandwidth_GBps"),
+    "AvgPingPongBandwidth_GBytes": (HPCC_BEFF, "avg_pingpong_bandwidth_GBps"),
+    "MaxPingPongBandwidth_GBytes": (HPCC_BEFF, "max_pingpong_bandwidth_GBps"),
+    "NaturallyOrderedRingLatency_usec": (HPCC_BEFF, "natural_ring_latency_us"),
+    "RandomlyOrderedRingLatency_usec": (HPCC_BEFF, "random_ring_latency_us"),
+    "NaturallyOrderedRingBandwidth_GBytes": (HPCC_BEFF, "natural_ring_bandwidth_GBps"),
+    "RandomlyOrderedRingBandwidth_GBytes": (HPCC_BEFF, "random_ring_bandwidth_GBps"),
 }
 #: The summary key holding each test's problem size (the point's size).
 _HPCC_SIZES = {
-    "hpcc_dgemm": "DGEMM_N",
-    "hpcc_stream": "STREAM_VectorSize",
-    "hpcc_ptrans": "PTRANS_n",
-    "hpcc_randomaccess": "MPIRandomAccess_N",
-    "hpcc_fft": "FFT_N",
-    "hpcc_beff": None,
+    HPCC_DGEMM: "DGEMM_N",
+    HPCC_STREAM: "STREAM_VectorSize",
+    HPCC_PTRANS: "PTRANS_n",
+    HPCC_RANDOMACCESS: "MPIRandomAccess_N",
+    HPCC_FFT: "FFT_N",
+    HPCC_BEFF: None,
 }
 _HPCC_TITLES = {
-    "hpcc_dgemm": "hpcc DGEMM: matrix multiply per process (Gflop/s)",
-    "hpcc_stream": "hpcc STREAM: memory bandwidth per process (GB/s)",
-    "hpcc_ptrans": "hpcc PTRANS: parallel matrix transpose (GB/s)",
-    "hpcc_randomaccess": "hpcc RandomAccess: random memory updates (GUP/s)",
-    "hpcc_fft": "hpcc FFT: complex 1-D FFT (Gflop/s)",
-    "hpcc_beff": "hpcc b_eff: ping-pong and ring latency and bandwidth",
+    HPCC_DGEMM: "hpcc DGEMM: matrix multiply per process (Gflop/s)",
+    HPCC_STREAM: "hpcc STREAM: memory bandwidth per process (GB/s)",
+    HPCC_PTRANS: "hpcc PTRANS: parallel matrix transpose (GB/s)",
+    HPCC_RANDOMACCESS: "hpcc RandomAccess: random memory updates (GUP/s)",
+    HPCC_FFT: "hpcc FFT: complex 1-D FFT (Gflop/s)",
+    HPCC_BEFF: "hpcc b_eff: ping-pong and ring latency and bandwidth",
 }
 
 
@@ -344,7 +353,7 @@ def read_hpl_tables(lines: list[str], claimed: set[int], source: str) -> tuple[l
             n = int(_table_number(cell("n"), source, line, "N"))
             runs.append(
                 ParsedRun(
-                    benchmark="hpl",
+                    benchmark=HPL_BENCHMARK,
                     source_format="table",
                     source=source,
                     line=line,

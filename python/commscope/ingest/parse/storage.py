@@ -20,6 +20,7 @@ from commscope.ingest.parse.errors import ParseError
 from commscope.ingest.parse.model import ParsedRun, Point
 from commscope.ingest.parse.table_blocks import find_tables
 from commscope.ingest.parse.text import unwrap
+from commscope.records.benchmarks import STORAGE_BENCHMARK
 from commscope.records.metrics import PER_PROCESS, STORAGE_WORKLOADS
 
 #: What a storage point's size means.
@@ -58,7 +59,7 @@ def storage_run(
     **extra: Any,
 ) -> ParsedRun:
     return ParsedRun(
-        benchmark="storage",
+        benchmark=STORAGE_BENCHMARK,
         source_format=source_format,
         source=source,
         line=line,

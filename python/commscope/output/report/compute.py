@@ -9,10 +9,10 @@ from dataclasses import dataclass, field
 
 from matplotlib.figure import Figure
 
-from commscope.analysis.hpl import HPL, hpcc_table, hpl_table
+from commscope.analysis.hpl import hpcc_table, hpl_table
 from commscope.analysis.system_tables import SystemTable, run_name
 from commscope.output import plot
-from commscope.records.benchmarks import primary_metric
+from commscope.records.benchmarks import HPL_BENCHMARK, primary_metric
 from commscope.records.metrics import unit_of
 from commscope.records.run import Run
 
@@ -30,7 +30,7 @@ class SystemSection:
 
 def headline(run: Run) -> str:
     """What an HPL or hpcc run says in one line ("-" when it measured nothing)."""
-    if run.benchmark == HPL:
+    if run.benchmark == HPL_BENCHMARK:
         best = max(
             (p for p in run.points if isinstance(p.metrics.get("gflops"), (int, float))),
             key=lambda p: p.metrics["gflops"],
@@ -69,7 +69,7 @@ def _hpl_figure(runs: Sequence[Run]) -> bytes:
 
 
 def sections(runs: Sequence[Run]) -> list[SystemSection]:
-    hpl_runs = [run for run in runs if run.benchmark == HPL]
+    hpl_runs = [run for run in runs if run.benchmark == HPL_BENCHMARK]
     hpcc = hpcc_table(runs)
     if not hpl_runs and not hpcc:
         return []
