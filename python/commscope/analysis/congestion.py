@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from commscope.analysis.system_tables import SystemTable, run_name
+from commscope.analysis.titled_tables import TitledTable, run_name
 from commscope.records.run import Point, Run
 
 #: The canary tests and congestors in the core's order, with the names GPCNeT prints.
@@ -88,7 +88,7 @@ def _cell(value: float | None, suffix: str = "") -> str:
     return "-" if value is None else f"{value:.2f}{suffix}"
 
 
-def impact_table(runs: Sequence[Run]) -> SystemTable:
+def impact_table(runs: Sequence[Run]) -> TitledTable:
     """A row per congestor and canary test, the impact factors (avg, p99) of each run side
     by side: what `compare` shows across runs or systems."""
     by_run = [{phases.key: phases for phases in run_phases(run)} for run in runs]
@@ -110,10 +110,10 @@ def impact_table(runs: Sequence[Run]) -> SystemTable:
     caption = (
         "Congestion impact factor: congested / isolated (latency), isolated / congested (bandwidth); 1.00X is none"
     )
-    return SystemTable("Congestion impact", header, rows, values, caption)
+    return TitledTable("Congestion impact", header, rows, values, caption)
 
 
-def phases_table(run: Run) -> SystemTable:
+def phases_table(run: Run) -> TitledTable:
     """One run's isolated and congested numbers per congestor and canary test (the core's
     table), or the congestors' own MB/s per rank when they ran alone."""
     found = sorted(run_phases(run), key=lambda phases: _order(phases.key))
@@ -124,7 +124,7 @@ def phases_table(run: Run) -> SystemTable:
             [CONGESTORS.get(p.congestor, p.congestor), _cell(p.congested_avg), _cell(p.congested_p99)] for p in alone
         ]
         values = [[p.congestor, p.congested_avg, p.congested_p99] for p in alone]
-        return SystemTable(f"{run_name(run)}: congestors alone", header, rows, values)
+        return TitledTable(f"{run_name(run)}: congestors alone", header, rows, values)
     header = ["Congestor", "Canary test", "Isolated avg", "Isolated p99", "Congested avg", "Congested p99", "Unit"]
     rows, values = [], []
     for p in found:
@@ -133,7 +133,7 @@ def phases_table(run: Run) -> SystemTable:
             [CONGESTORS.get(p.congestor, p.congestor), CANARIES.get(p.canary, p.canary), *map(_cell, numbers), p.unit]
         )
         values.append([p.congestor, p.canary, *numbers, p.unit])
-    return SystemTable(f"{run_name(run)}: isolated and congested", header, rows, values)
+    return TitledTable(f"{run_name(run)}: isolated and congested", header, rows, values)
 
 
 def headline(run: Run) -> str:

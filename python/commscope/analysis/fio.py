@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from commscope.analysis.system_tables import SystemTable, run_name, thousands
+from commscope.analysis.titled_tables import TitledTable, run_name, thousands
 from commscope.records.metrics import PER_PROCESS, STORAGE_WORKLOADS
 from commscope.records.run import Run
 
@@ -17,7 +17,7 @@ STORAGE_TITLES = {
 }
 
 
-def storage_tables(runs: Sequence[Run]) -> list[SystemTable]:
+def storage_tables(runs: Sequence[Run]) -> list[TitledTable]:
     """Seed 001's storage tables: for each storage run, the per-process averages and the totals,
     a row per client/process count, a column per workload it measured."""
     tables = []
@@ -41,5 +41,5 @@ def storage_tables(runs: Sequence[Run]) -> list[SystemTable]:
                 )
                 values.append([point.size, *cells])
             name = run_name(run) + (f" (run {run.id})" if run.id and run_name(run) != f"run {run.id}" else "")
-            tables.append(SystemTable(f"{name}: {kind}", header, rows, values))
+            tables.append(TitledTable(f"{name}: {kind}", header, rows, values))
     return tables

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from commscope.analysis.system_tables import SystemTable, run_name, thousands
+from commscope.analysis.titled_tables import TitledTable, run_name, thousands
 from commscope.records.benchmarks import COMPUTE_BENCHMARKS, HPL_BENCHMARK
 from commscope.records.metrics import unit_of
 from commscope.records.run import Run
@@ -22,7 +22,7 @@ def _memory_per_node_GB(run: Run) -> float | None:
     return round(memory / 1e9, 1) if isinstance(memory, (int, float)) else None
 
 
-def hpl_table(runs: Sequence[Run], peak_per_core: float | None = None) -> SystemTable:
+def hpl_table(runs: Sequence[Run], peak_per_core: float | None = None) -> TitledTable:
     """Seed 001's HPL table: one row per HPL result, ordered by node count then cores.
     With `peak_per_core` (Gflop/s of one core), the efficiency Gflops / (cores x peak)."""
     header = list(HPL_HEADER)
@@ -72,7 +72,7 @@ def hpl_table(runs: Sequence[Run], peak_per_core: float | None = None) -> System
                 row[-1] += " (residual FAILED)"
             rows.append(row)
             values.append(numbers)
-    return SystemTable("HPL", header, rows, values)
+    return TitledTable("HPL", header, rows, values)
 
 
 def _time(value) -> str:
@@ -87,7 +87,7 @@ def _gflops(value) -> str:
     return f"{value:,.0f}" if value >= 100 else f"{value:.3g}"
 
 
-def hpcc_table(runs: Sequence[Run]) -> SystemTable | None:
+def hpcc_table(runs: Sequence[Run]) -> TitledTable | None:
     """hpcc's other tests: a row per run and metric."""
     rows, values = [], []
     for run in runs:
@@ -102,4 +102,4 @@ def hpcc_table(runs: Sequence[Run]) -> SystemTable | None:
                     values.append([run_name(run), run.benchmark, metric, value, unit_of(metric), run.ranks])
     if not rows:
         return None
-    return SystemTable("hpcc", ["run", "test", "metric", "value", "unit", "ranks"], rows, values)
+    return TitledTable("hpcc", ["run", "test", "metric", "value", "unit", "ranks"], rows, values)

@@ -166,9 +166,9 @@ class RunKind:
 
 
 def tables_compared(tables) -> Compared:
-    """Seed 001-style tables (analysis.system_tables) as a comparison: aligned text on the
+    """Seed 001-style tables (analysis.titled_tables) as a comparison: aligned text on the
     terminal, Markdown, CSV or JSON on request."""
-    from commscope.output.system_tables import FORMATS, text_table
+    from commscope.output.titled_tables import FORMATS, text_table
 
     def show() -> None:
         ui.out.print(terminal("\n".join(text_table(table) for table in tables)), markup=False, highlight=False)

@@ -20,7 +20,7 @@ class TabulatedKind(RunKind):
         raise NotImplementedError
 
     def table_text(self, run: Run, outputs: Mapping[str, bytes]) -> str:
-        from commscope.output.system_tables import text_table
+        from commscope.output.titled_tables import text_table
 
         title = f"# {run.benchmark}: {run.description}" if run.description else f"# {run.benchmark}"
         body = "\n".join(text_table(table) for table in self.tables([run], CompareRequest()) if table.rows)
@@ -28,7 +28,7 @@ class TabulatedKind(RunKind):
         return f"{title}\n{body}{notes}"
 
     def compare(self, runs: Sequence[Run], request: CompareRequest) -> Compared:
-        from commscope.output.system_tables import FORMATS, text_table
+        from commscope.output.titled_tables import FORMATS, text_table
 
         tables = self.tables(runs, request)
         return Compared(

@@ -15,8 +15,8 @@ from commscope.analysis.peaks import (
     percent_of_peak,
     rank,
 )
-from commscope.analysis.system_tables import SystemTable
-from commscope.output.system_tables import text_table
+from commscope.analysis.titled_tables import TitledTable
+from commscope.output.titled_tables import text_table
 
 UNKNOWN = "unknown"
 
@@ -37,7 +37,7 @@ def percent_cell(bandwidth_MBps: float | None, peak_MBps: float | None) -> str:
     return percent_text(percent_of_peak(bandwidth_MBps, peak_MBps))
 
 
-def adapter_table(inventory: Mapping) -> SystemTable:
+def adapter_table(inventory: Mapping) -> TitledTable:
     rows, values = [], []
     for adapter in inventory.get("adapters", []):
         pcie = adapter.get("pcie")
@@ -54,10 +54,10 @@ def adapter_table(inventory: Mapping) -> SystemTable:
         rows.append(row)
         values.append([adapter["name"], adapter.get("kind"), adapter.get("rate_gbps"), adapter.get("state")])
     header = ["adapter", "kind", "line rate", "state", "PCIe link", "PCIe one way", "NUMA", "netdev"]
-    return SystemTable("network adapters", header, rows, values)
+    return TitledTable("network adapters", header, rows, values)
 
 
-def cpu_table(inventory: Mapping) -> SystemTable:
+def cpu_table(inventory: Mapping) -> TitledTable:
     cpu = inventory.get("cpu", {})
     rows = [
         ["sockets", _or_unknown(cpu.get("sockets"))],
@@ -69,13 +69,13 @@ def cpu_table(inventory: Mapping) -> SystemTable:
         [f"L{_or_unknown(cache['level'])} cache", f"{_or_unknown(cache['size'])} shared by CPUs {cache['cpus']}"]
         for cache in cpu.get("last_level_caches", [])
     ]
-    return SystemTable("CPU", ["what", "value"], rows, rows)
+    return TitledTable("CPU", ["what", "value"], rows, rows)
 
 
-def gpu_tables(inventory: Mapping) -> list[SystemTable]:
+def gpu_tables(inventory: Mapping) -> list[TitledTable]:
     gpus = inventory.get("gpus", {})
     if not gpus.get("available"):
-        return [SystemTable("GPUs", ["GPUs"], [[f"{UNKNOWN}: {gpus.get('reason') or 'not looked for'}"]])]
+        return [TitledTable("GPUs", ["GPUs"], [[f"{UNKNOWN}: {gpus.get('reason') or 'not looked for'}"]])]
     devices = [
         [
             f"GPU{device['index']}",
@@ -94,12 +94,12 @@ def gpu_tables(inventory: Mapping) -> list[SystemTable]:
     ranking = rank(gpu_pairs(gpus))
     caption = f"lowest peak first (ranked by {ranking.by})"
     return [
-        SystemTable("GPUs", header, devices, devices),
-        SystemTable(f"GPU pairs, {caption}", ["pair", "path", "theoretical peak, one way"], pairs, pairs),
+        TitledTable("GPUs", header, devices, devices),
+        TitledTable(f"GPU pairs, {caption}", ["pair", "path", "theoretical peak, one way"], pairs, pairs),
     ]
 
 
-def link_tables(inventory: Mapping) -> list[SystemTable]:
+def link_tables(inventory: Mapping) -> list[TitledTable]:
     return [adapter_table(inventory), cpu_table(inventory), *gpu_tables(inventory)]
 
 

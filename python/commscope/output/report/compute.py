@@ -10,7 +10,7 @@ from dataclasses import dataclass, field
 from matplotlib.figure import Figure
 
 from commscope.analysis.hpl import hpcc_table, hpl_table
-from commscope.analysis.system_tables import SystemTable, run_name
+from commscope.analysis.titled_tables import TitledTable, run_name
 from commscope.output import plot
 from commscope.records.benchmarks import HPL_BENCHMARK, primary_metric
 from commscope.records.metrics import unit_of
@@ -22,7 +22,7 @@ class SystemSection:
     """A section of seed 001's tables (compute or storage) with its figure."""
 
     title: str
-    tables: list[SystemTable]
+    tables: list[TitledTable]
     figure_svg: bytes = b""
     figure_alt: str = ""
     notes: list[str] = field(default_factory=list)

@@ -9,7 +9,7 @@ from collections.abc import Sequence
 from matplotlib.figure import Figure
 
 from commscope.analysis.congestion import CANARIES, CONGESTORS, impact_table, phases_table, run_phases
-from commscope.analysis.system_tables import run_name
+from commscope.analysis.titled_tables import run_name
 from commscope.output import plot
 from commscope.output.report.compute import SystemSection
 from commscope.records.run import Run

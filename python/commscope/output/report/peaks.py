@@ -8,7 +8,7 @@ from collections.abc import Sequence
 
 from commscope.analysis.peaks import lowest_core_path, lowest_peak
 from commscope.analysis.published import place
-from commscope.analysis.system_tables import SystemTable
+from commscope.analysis.titled_tables import TitledTable
 from commscope.output.links_view import peak_text, percent_cell
 from commscope.output.references_view import placed_table
 from commscope.output.report.compute import SystemSection
@@ -35,7 +35,7 @@ def rule_section(runs: Sequence[Run]) -> list[SystemSection]:
     return [SystemSection("Seed 004: the combination with the lowest theoretical peak", tables, notes=notes)]
 
 
-def _core_table(runs: Sequence[Run]) -> tuple[SystemTable | None, list[str]]:
+def _core_table(runs: Sequence[Run]) -> tuple[TitledTable | None, list[str]]:
     results = lowest_core_path(runs)
     if not results:
         return None, []
@@ -67,10 +67,10 @@ def _core_table(runs: Sequence[Run]) -> tuple[SystemTable | None, list[str]]:
     notes.append(
         f"core pairs: ranked by path, nearest first: {'; '.join(CORE_PATHS)}; the farthest stands for the lowest peak"
     )
-    return SystemTable("Core pairs of one node, one-to-all (seed 004)", header, rows, rows), notes
+    return TitledTable("Core pairs of one node, one-to-all (seed 004)", header, rows, rows), notes
 
 
-def _gpu_table(runs: Sequence[Run]) -> tuple[SystemTable | None, list[str]]:
+def _gpu_table(runs: Sequence[Run]) -> tuple[TitledTable | None, list[str]]:
     results = lowest_peak(runs)
     if not results:
         return None, []
@@ -101,13 +101,13 @@ def _gpu_table(runs: Sequence[Run]) -> tuple[SystemTable | None, list[str]]:
             )
         if result.by == "path type":
             notes.append(f"{result.benchmark}: some peaks unknown: ranked by path (NVLink, PIX, PXB, PHB, NODE, SYS)")
-    return SystemTable("GPU pairs of one node, one-to-all (seed 004)", header, rows, rows), notes
+    return TitledTable("GPU pairs of one node, one-to-all (seed 004)", header, rows, rows), notes
 
 
 def published_section(runs: Sequence[Run]) -> list[SystemSection]:
     placed = place(runs, load())
     if not placed:
         return []
-    table: SystemTable = placed_table(placed)
+    table: TitledTable = placed_table(placed)
     notes = ["yours / theirs: above 1 is better for bandwidth, below 1 better for latency"]
     return [SystemSection("Against published systems", [table], notes=notes)]

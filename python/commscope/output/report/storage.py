@@ -8,7 +8,7 @@ from collections.abc import Sequence
 from matplotlib.figure import Figure
 
 from commscope.analysis.fio import STORAGE_TITLES, storage_tables
-from commscope.analysis.system_tables import run_name
+from commscope.analysis.titled_tables import run_name
 from commscope.output import plot
 from commscope.output.report.compute import SystemSection
 from commscope.records.metrics import STORAGE_WORKLOADS

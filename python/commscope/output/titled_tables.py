@@ -1,18 +1,19 @@
-"""Seed 001's tables (analysis.system_tables) written out: aligned text for the terminal,
+"""Titled tables (analysis.titled_tables: seed 001's HPL, hpcc, storage and congestion
+tables among them) written out: aligned text for the terminal,
 like the OSU tables of the network benchmarks, and Markdown, CSV or JSON for `compare`."""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 
-from commscope.analysis.system_tables import SystemTable
+from commscope.analysis.titled_tables import TitledTable
 from commscope.output.export.csv import csv_text
 from commscope.output.export.json import json_text
 from commscope.output.export.markdown import markdown_text
 from commscope.output.export.table import Cell, Column, Table
 
 
-def text_table(table: SystemTable) -> str:
+def text_table(table: TitledTable) -> str:
     widths = [max(len(row[index]) for row in [table.header, *table.rows]) for index in range(len(table.header))]
     lines = [f"# {table.title}"]
     for row in [table.header, *table.rows]:
@@ -25,7 +26,7 @@ def text_table(table: SystemTable) -> str:
     return "\n".join(lines) + "\n"
 
 
-def as_table(table: SystemTable) -> Table:
+def as_table(table: TitledTable) -> Table:
     """A seed 001 table in the shape every exporter takes: the first column names the row,
     the others are numbers."""
     columns = [Column(heading, heading, numeric=index > 0) for index, heading in enumerate(table.header)]
@@ -35,7 +36,7 @@ def as_table(table: SystemTable) -> Table:
     return Table(columns, rows, title=table.title, caption=table.caption)
 
 
-def to_json(tables: Sequence[SystemTable]) -> str:
+def to_json(tables: Sequence[TitledTable]) -> str:
     return json_text([{"title": table.title, "header": table.header, "rows": table.values} for table in tables])
 
 

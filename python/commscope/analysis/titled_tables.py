@@ -1,6 +1,8 @@
-"""Seed 001's tables of the cluster beside the network (HPL and hpcc in analysis.hpl, fio
-storage sweeps in analysis.fio): a header and rows of strings, and the numbers behind
-them for CSV/JSON, so the terminal, Markdown and the report print the same thing."""
+"""Titled tables: a header and rows of strings, and the numbers behind them for CSV/JSON,
+so the terminal, Markdown and the report print the same thing. Seed 001's tables of the
+cluster beside the network (HPL and hpcc in analysis.hpl, fio storage sweeps in
+analysis.fio, congestion in analysis.congestion) are such tables, and so are the link
+inventory's and the references' views."""
 
 from __future__ import annotations
 
@@ -10,7 +12,9 @@ from commscope.records.run import Run
 
 
 @dataclass
-class SystemTable:
+class TitledTable:
+    """A table as printed (``rows``) with the unrounded values behind it (``values``)."""
+
     title: str
     header: list[str]
     rows: list[list[str]]
