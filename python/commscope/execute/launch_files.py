@@ -27,13 +27,21 @@ META, JSONL, STDOUT, STDERR, RESULT = "meta.json", "core.jsonl", "stdout", "stde
 
 
 def run_from_files(
-    meta: dict, folder: Path, returncode: int | None, stopped: str | None, ended_at: str | None = None
+    meta: dict,
+    folder: Path,
+    returncode: int | None,
+    stopped: str | None,
+    ended_at: str | None = None,
+    stream: CoreStream | None = None,
 ) -> Run:
     """The Run of one launch from its folder: meta.json's fields, the core's JSONL stream,
     its stderr. `stopped` says why the launch was ended early (it makes the run
-    incomplete with the sizes measured); `returncode` is needed only when it was not."""
-    stream = CoreStream(folder / JSONL)
-    stream.poll()
+    incomplete with the sizes measured); `returncode` is needed only when it was not.
+    `stream`: the core's stream as the runner read it while following the launch, to
+    the end (read here when None: `collect` reads a folder a job left)."""
+    if stream is None:
+        stream = CoreStream(folder / JSONL)
+        stream.poll()
     read = lambda name: (folder / name).read_bytes() if (folder / name).exists() else b""  # noqa: E731
     stderr = read(STDERR)
     status, reason = judge(

@@ -45,6 +45,7 @@ from commscope.execute.outcome import FINALIZE_NOTE
 from commscope.execute.pairs import CorePair, core_pairs_of, gpu_pairs_of, host_links
 from commscope.execute.process import POLL_SECONDS, exit_waiter, start, stop_reason, terminate
 from commscope.execute.provenance import compiler_of, default_system, job_id
+from commscope.execute.reporter import Reporter, TerminalReporter
 from commscope.execute.signals import StopSignals
 from commscope.execute.stream import CoreStream
 from commscope.execute.transports import TransportChoice, core_device
@@ -52,7 +53,6 @@ from commscope.execute.transports import choose as choose_transport
 from commscope.records.invocation import now
 from commscope.records.run import Axes, Run
 from commscope.records.suite import Entry, expand, suite_path
-from commscope.records.text import precision_line
 from commscope.settings import seconds
 
 DEFAULT_SUITE = "quick"
@@ -66,7 +66,6 @@ FINALIZE_GRACE_SECONDS = 30.0
 FINALIZE_GRACE_VARIABLE = "COMMSCOPE_FINALIZE_GRACE"
 #: What the dry run prints in place of the temporary JSONL file.
 JSONL_PLACEHOLDER = "JSONL"
-STDERR_TAIL_LINES = 15
 
 
 def finalize_grace_s() -> float:
@@ -186,10 +185,18 @@ def combined_label(request_label: str | None, entry_label: str | None) -> str | 
 class Runner:
     """Launches planned benchmarks and turns what each measured into a Run."""
 
-    def __init__(self, core: Path, request: RunRequest, signals: StopSignals, links: HostsLinks | None = None) -> None:
+    def __init__(
+        self,
+        core: Path,
+        request: RunRequest,
+        signals: StopSignals,
+        links: HostsLinks | None = None,
+        reporter: Reporter | None = None,
+    ) -> None:
         self.core = core
         self.request = request
         self.signals = signals
+        self.reporter = reporter or TerminalReporter(ranks_given=request.np is not None)
         self.system = request.system
         self.finalize_grace = finalize_grace_s()
         self.links = links or HostsLinks({host_links()["host"]: host_links()})
@@ -234,10 +241,11 @@ class Runner:
                 process = start(argv, stdout, stderr, planned.command.env)
                 stream = CoreStream(jsonl)
                 stopped = self._follow(process, stream, planned)
+            stream.poll()  # what the core wrote after the last look: the stream is read and checked once
             if keep is not None:
                 write_json(folder / RESULT, {"returncode": process.returncode, "stopped": stopped, "ended_at": now()})
-            run = run_from_files(meta, folder, process.returncode, stopped)
-            self._report(run, run.raw["stderr"].decode(errors="replace"), time.monotonic() - begin)
+            run = run_from_files(meta, folder, process.returncode, stopped, stream=stream)
+            self.reporter.launched(run, time.monotonic() - begin)
             return run
 
     def _follow(self, process: subprocess.Popen, stream: CoreStream, planned: Planned) -> str | None:
@@ -269,43 +277,6 @@ class Runner:
                 if stopped:
                     terminate(process, self.signals)
                     return stopped
-
-    def _report(self, run: Run, stderr_text: str, seconds: float) -> None:
-        table = run.raw["stdout"].decode(errors="replace")
-        if table:
-            sys.stdout.write(table if table.endswith("\n") else table + "\n")
-        line = precision_line(run)
-        if line:
-            sys.stdout.write(f"# {line}\n")
-            sys.stdout.flush()
-        self._warn(run, stderr_text)
-        refused = run.status == "failed" and not run.points and "ranks" in (run.status_reason or "")
-        if refused and self.request.np is None:
-            # the core refused the rank count the suite or the default chose, not one the user typed
-            ui.note(
-                f"  {run.benchmark} was started on {run.ranks} ranks (the suite entry's `ranks`, or "
-                f"{Entry.ranks} for a benchmark named directly): `--np N` sets them"
-            )
-        hosts = {host["name"] for host in run.hosts or []}
-        if run.placement == "inter-node" and len(hosts) == 1:
-            ui.warn(
-                f"{run.benchmark} asks for inter-node placement but all ranks ran on {hosts.pop()}; "
-                "give two hosts with --hosts/--hostfile or run inside a multi-node allocation"
-            )
-        elif run.placement == "intra-node" and len(hosts) > 1:
-            ui.warn(f"{run.benchmark} asks for intra-node placement but ran on {len(hosts)} hosts")
-        ui.note(f"{run.benchmark}: {run.status}, {len(run.points)} points in {seconds:.1f} s")
-
-    @staticmethod
-    def _warn(run: Run, stderr_text: str) -> None:
-        """What went wrong in a launch, with the end of its stderr when it did not complete."""
-        if run.status == "complete" and run.status_reason:
-            ui.warn(f"{run.benchmark}: {run.status_reason}")
-        if run.status != "complete":
-            ui.warn(f"{run.benchmark}: {run.status}: {run.status_reason}")
-            tail = stderr_text.strip().splitlines()[-STDERR_TAIL_LINES:]
-            if tail:
-                ui.note("  last lines of its stderr:\n" + "\n".join(f"    {line}" for line in tail))
 
 
 def plan(

@@ -49,6 +49,7 @@ from commscope.execute.core import MPICH, OPENMPI, core_mpi_flavour, find_core
 from commscope.execute.cpu_topology import cpu_topology
 from commscope.execute.launchers import resolve_launcher, split_host
 from commscope.execute.outcome import timed_out
+from commscope.execute.reporter import QuietReporter
 from commscope.execute.runner import Runner, RunRequest, finalize_grace_s, plan
 from commscope.execute.signals import StopSignals
 from commscope.output.sweep_view import flag_record, heatmap_files, intra_table, sweep_table, where_text
@@ -120,13 +121,6 @@ def hosts_of(request: SweepRequest) -> list[str]:
         hosts.remove(request.source)
         hosts.insert(0, request.source)  # rank 0 is the root of the schedule
     return hosts
-
-
-class _QuietRunner(Runner):
-    """The runner without its per-run report: the sweep prints its own table."""
-
-    def _report(self, run: Run, stderr_text: str, seconds: float) -> None:
-        self._warn(run, stderr_text)
 
 
 @dataclass
@@ -207,7 +201,8 @@ class Sweeper:
             # rank 0 writes the core's JSONL stream, maybe on another host whose /tmp is its own
             previous, tempfile.tempdir = tempfile.tempdir, self.folder
             try:
-                return _QuietRunner(self.core, run_request, signals).execute(item, 0)
+                quiet = Runner(self.core, run_request, signals, reporter=QuietReporter())  # prints its own table
+                return quiet.execute(item, 0)
             finally:
                 tempfile.tempdir = previous
 
