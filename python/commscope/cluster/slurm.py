@@ -266,9 +266,3 @@ def cluster_name() -> str | None:
         return None
     match = re.search(r"^ClusterName\s*=\s*(\S+)", done.stdout, re.M)
     return match.group(1) if match else None
-
-
-def scancel(job_id: str) -> None:
-    done = run_slurm(["scancel", str(job_id)])
-    if done.returncode != 0:
-        raise CommscopeError(f"scancel {job_id} failed: {_slurm_message(done)}")

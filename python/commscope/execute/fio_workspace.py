@@ -44,7 +44,6 @@ class StorageRequest:
 class Workspace:
     directory: Path
     folder: Path  # private subfolder holding the files
-    created_directory: bool
     cache_policy: str
     direct: bool
     drop_caches: bool
@@ -124,7 +123,7 @@ def workspace(request: StorageRequest) -> Iterator[Workspace]:
             else:
                 policy = "buffered I/O: the page cache is NOT defeated (no O_DIRECT, files fit in memory, not root)"
                 ui.warn(f"{directory}: {policy}; read figures may come from memory")
-            yield Workspace(directory, folder, created, policy, direct, drop, notes)
+            yield Workspace(directory, folder, policy, direct, drop, notes)
         finally:
             _remove_ours(folder)
     finally:

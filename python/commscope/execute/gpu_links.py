@@ -18,16 +18,6 @@ from commscope.execute.sysfs import numa_node, pcie_link
 
 NVIDIA_SMI_VARIABLE = "COMMSCOPE_NVIDIA_SMI"
 TIMEOUT_S = 20
-#: The legend of `nvidia-smi topo -m`, in words.
-PATH_WORDS = {
-    "NV": "NVLink",
-    "PIX": "at most one PCIe switch",
-    "PXB": "several PCIe switches, no host bridge",
-    "PHB": "a PCIe host bridge",
-    "NODE": "host bridges within one NUMA node",
-    "SYS": "across NUMA nodes (the socket interconnect)",
-    "SOC": "across sockets",
-}
 _NVLINK = re.compile(r"^NV(?P<count>\d+)$")
 _GPU = re.compile(r"^GPU(?P<index>\d+)$")
 _NIC_LEGEND = re.compile(r"^\s*(?P<nic>NIC\d+):\s*(?P<name>\S+)\s*$")

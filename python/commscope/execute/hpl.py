@@ -14,7 +14,6 @@ from __future__ import annotations
 
 import math
 import os
-import subprocess
 import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -337,13 +336,3 @@ def execute_hpl(plan: HplPlan, request: HplRequest, destination: Destination) ->
             stored.add(run)
         stored.stopped_by = signals.received[0] if signals.received else None
     return stored
-
-
-def launcher_version(program: str) -> str | None:
-    try:
-        done = subprocess.run(
-            [program, "--version"], capture_output=True, text=True, timeout=20, stdin=subprocess.DEVNULL
-        )
-    except (OSError, subprocess.TimeoutExpired):
-        return None
-    return (done.stdout.strip().splitlines() or [None])[0]

@@ -28,10 +28,7 @@ from commscope.execute.core import MPICH, OPENMPI
 from commscope.records.inputs import read_text
 
 SLURM = "slurm"
-PLACEMENTS = ("intra-node", "inter-node", "any")
 LAUNCHER_CHOICES = ("auto", "mpirun", "mpiexec", "srun")
-#: --bind: each rank pinned to a core of its own (the default), or left to the scheduler
-BIND_CHOICES = ("core", "none")
 
 
 @dataclass(frozen=True)
@@ -46,7 +43,7 @@ class LaunchSpec:
     known_nodes: int | None = None  # nodes a hostfile or Slurm allocation offers
     core_flavour: str | None = None  # MPI the core was built with, if known
     as_root: bool = False
-    bind: str = "core"  # BIND_CHOICES: what the user asked for
+    bind: str = "core"  # --bind (cli.common.bind_option): what the user asked for
     cpus: tuple[int, ...] = ()  # rank i bound to CPU cpus[i] (core pairs of a node); () the launcher's choice
 
 

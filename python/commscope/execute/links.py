@@ -97,17 +97,6 @@ def net_interfaces(root: Path, rdma_pci: set[str]) -> tuple[list[dict], list[str
     return adapters, virtual
 
 
-def _cpu_list_count(text: str | None) -> int:
-    count = 0
-    for part in (text or "").split(","):
-        if "-" in part:
-            low, high = part.split("-")
-            count += int(high) - int(low) + 1
-        elif part.strip():
-            count += 1
-    return count
-
-
 def cpu_inventory(root: Path) -> dict:
     """Sockets, cores, hardware threads, NUMA nodes and the last-level caches."""
     cpu_root = root / "devices" / "system" / "cpu"

@@ -86,7 +86,7 @@ class RunRequest:
     system: str | None = None
     repeat: int = 1
     timeout: float | None = None
-    bind: str = "core"  # launchers.BIND_CHOICES
+    bind: str = "core"  # --bind (cli.common.bind_option)
     dry_run: bool = False
     extra_flags: Sequence[str] = ()
     #: Each benchmark is launched once per wrapper (execute/wrap.py); () runs it plain.

@@ -32,11 +32,11 @@ class StopSignals:
             self._previous[signum] = signal.signal(signum, self._handle)
         return self
 
-    def __exit__(self, *exc_info) -> None:
+    def __exit__(self, *_exc_info) -> None:
         for signum, handler in self._previous.items():
             signal.signal(signum, handler)
 
-    def _handle(self, signum: int, frame: object) -> None:
+    def _handle(self, signum: int, _frame: object) -> None:
         if signum == signal.SIGHUP:
             _detach_from_terminal()
         self.received.append(signal.Signals(signum).name)

@@ -40,7 +40,6 @@ FORMATS = ("png", "svg")
 #: Fonts tried after DejaVu Sans for characters it lacks (labels in Chinese, Japanese,
 #: Korean, as in seed 000), where installed: Debian's fonts-droid-fallback or fonts-noto-cjk.
 FALLBACK_FONTS = ("Noto Sans CJK SC", "Noto Sans CJK JP", "WenQuanYi Zen Hei", "Droid Sans Fallback")
-BANDS = ("ci", "minmax", "none")
 _MAX_SIZE_LABELS = 12
 #: More lines than this get no legend: it would cover the plot and name nothing one can
 #: find in it, and placing it is the slowest part of drawing hundreds of runs. The table

@@ -12,11 +12,6 @@ from typing import Any, NamedTuple
 
 from commscope.records.metrics import CORE_METRICS, STATS
 
-#: Run statuses. "incomplete": the sweep stopped early (crash, timeout,
-#: interrupt) and holds only the sizes measured before; "failed": the core
-#: reported a validation failure or an error, or never started measuring.
-STATUSES = ("complete", "incomplete", "failed")
-
 # Field metadata: which Run fields are stored as JSON text.
 _JSON = {"json": True}
 
@@ -188,6 +183,9 @@ class Run:
     """One curve of one benchmark over message sizes, with everything known about where it came from."""
 
     benchmark: str
+    #: complete; incomplete: the sweep stopped early (crash, timeout, interrupt) and holds
+    #: only the sizes measured before; failed: the core reported a validation failure or an
+    #: error, or never started measuring.
     status: str = "complete"
     status_reason: str | None = None
     description: str | None = None

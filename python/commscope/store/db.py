@@ -96,7 +96,7 @@ class Store:
     def __enter__(self) -> Store:
         return self
 
-    def __exit__(self, *exc_info) -> None:
+    def __exit__(self, *_exc_info) -> None:
         self.close()
 
     def close(self) -> None:

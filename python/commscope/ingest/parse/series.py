@@ -43,13 +43,6 @@ class Layout:
     def width(self) -> int:
         return len(self.columns)
 
-    @property
-    def has_size(self) -> bool:
-        return self.size_index is not None
-
-    def metric_names(self, group: int) -> list[str]:
-        return [self.columns[i].metric for i in self.groups[group]]
-
 
 def layout_of(cells: list[str], *, allow_labelled: bool = False) -> Layout:
     """The layout of a header; :class:`UnknownColumn` if a cell is not known.

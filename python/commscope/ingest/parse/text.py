@@ -59,11 +59,6 @@ def unwrap(line: str) -> str:
     return line.strip()
 
 
-def is_code_fence(line: str) -> bool:
-    stripped = line.strip()
-    return stripped.startswith("```") or stripped.startswith("~~~")
-
-
 _VERSION_IN_TEXT = re.compile(r"\bv(\d+(?:\.\d+)+)\b")
 
 
