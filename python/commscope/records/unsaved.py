@@ -66,14 +66,28 @@ def sidecar_of(jsonl: Path) -> Path:
     return jsonl.with_name(jsonl.name.removesuffix(".jsonl") + SIDECAR_SUFFIX)
 
 
+def _new_name(folder: Path, stem: str) -> tuple[str, Path]:
+    """A stem no run in `folder` has, and its JSONL file, created empty to claim it: two runs
+    of one benchmark and repeat kept within a second (`overhead`'s plain and wrapped
+    launches, a suite's two entries of one benchmark) must not overwrite each other."""
+    for number in range(1, 10_000):
+        candidate = stem if number == 1 else f"{stem}_{number}"
+        jsonl = folder / f"{candidate}.jsonl"
+        try:
+            jsonl.open("xb").close()
+        except FileExistsError:
+            continue
+        return candidate, jsonl
+    raise OSError(f"{folder}: no free name for {stem}")
+
+
 def keep(run: Run, invocation: dict, folder: Path) -> Path:
     """Write `run` into `folder`; returns the JSONL file. The sidecar is written last, so a
     sidecar always has its files."""
     folder.mkdir(parents=True, exist_ok=True)
     stamp = time.strftime("%Y%m%dT%H%M%SZ", time.gmtime())
     benchmark = re.sub(r"[^\w.-]", "_", run.benchmark)
-    stem = f"{stamp}-{benchmark}-{os.getpid()}-{run.repeat_index}"
-    jsonl = folder / f"{stem}.jsonl"
+    stem, jsonl = _new_name(folder, f"{stamp}-{benchmark}-{os.getpid()}-{run.repeat_index}")
     secrets = secret_names(run.environment)  # kept files are as clean as the store
     streamed = "jsonl" in run.raw
     raw_names = _RAW_KINDS if streamed else tuple(run.raw)
@@ -86,9 +100,11 @@ def keep(run: Run, invocation: dict, folder: Path) -> Path:
     }
     if not streamed:  # no stream to read the points back from
         sidecar.update(points=[dataclasses.asdict(point) for point in run.points], raw=list(raw_names))
+    elif run.provenance:  # the header's and what the runner added: transport, wrapper, binding, links
+        sidecar["provenance"] = run.provenance
     # encoded before any file is written, so a value that cannot be written leaves no half run
     sidecar_bytes = (json.dumps(sidecar, indent=2, ensure_ascii=False) + "\n").encode("utf-8")
-    jsonl.write_bytes(redact_json_text(run.raw.get("jsonl", b""), secrets))
+    jsonl.write_bytes(redact_json_text(run.raw.get("jsonl", b""), secrets))  # the name is ours already
     for name in raw_names:
         (folder / f"{stem}.{name}").write_bytes(redact_json_text(run.raw.get(name, b""), secrets))
     written = sidecar_of(jsonl).with_suffix(".tmp")
@@ -147,6 +163,8 @@ def load(jsonl: Path, data: bytes, imported: bool = True) -> Run:
         fill_run(run, CoreOutput(header, records))
     for name, value in fields.items():  # the values the runner ended with, after the header's
         setattr(run, name, value)
+    if isinstance(sidecar.get("provenance"), dict):  # files kept by earlier releases have none
+        run.provenance = {**(run.provenance or {}), **sidecar["provenance"]}
     return _noted(run, sidecar) if imported else run
 
 
