@@ -76,6 +76,9 @@ class Stored:
     invoked: dict = field(default_factory=dict, repr=False)
     runs: list[Run] = field(default_factory=list)
     kept: int = 0
+    #: Every run made, stored or kept: what a command works out from what it measured
+    #: (`overhead`'s slowdown) does not depend on whether the store could take it.
+    measured: list[Run] = field(default_factory=list)
     stopped_by: str | None = None
     #: Where every run is also written as files (`--output-dir`: a batch job's runs/ folder,
     #: which `commscope collect` stores), in the unsaved-results format.
@@ -83,6 +86,7 @@ class Stored:
 
     def add(self, run: Run) -> None:
         """Store one run (with no store, just count it), or keep it as files."""
+        self.measured.append(run)
         if self.folder is not None:
             unsaved.keep(run, self.invoked, self.folder)
         if self.store is None or store_or_keep(self.store, run, self.invocation_id, self.invoked):
@@ -110,6 +114,8 @@ def summary(stored: Stored, where: Path | None) -> int:
     counted = f"{len(runs)} run{'s' if len(runs) != 1 else ''}"
     if where is None:
         ui.note(f"{counted} not stored (--no-store)")
+    elif stored.kept and not runs:
+        pass  # none reached the store: the warning below says where they are
     else:
         ui.note(f"{'stored' if ids else 'kept'} {counted} in {where}" + (f" (ids {ids})" if ids else ""))
     if failed:

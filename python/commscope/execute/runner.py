@@ -318,7 +318,8 @@ def plan(
 
 
 def run_benchmarks(request: RunRequest, db: Path) -> tuple[int, list[Run]]:
-    """Carry out `commscope run`; returns the exit code and the runs it stored."""
+    """Carry out `commscope run`; returns the exit code and the runs it measured (stored, or
+    kept as files where the store could not take them)."""
     if request.hosts and request.hostfile:
         raise UsageError("give hosts either with --hosts or with --hostfile, not both")
     core = find_core()
@@ -375,4 +376,4 @@ def run_benchmarks(request: RunRequest, db: Path) -> tuple[int, list[Run]]:
             ui.note(f"{item.entry.benchmark}: {item.command.shell()}")
             stored.add(runner.execute(item, repeat_index))
         stored.stopped_by = signals.received[0] if signals.received else None
-    return summary(stored, db if request.store else request.output_dir), stored.runs
+    return summary(stored, db if request.store else request.output_dir), stored.measured
