@@ -25,6 +25,13 @@ from commscope.cli.common import (
 from commscope.errors import EXIT_FAILED, EXIT_OK, CommscopeError, UsageError
 
 
+def _reference_name(ctx: click.Context, param: click.Parameter, value: str | None) -> str | None:
+    """--reference names a reference: an empty or blank name is a mistake, not "no reference"."""
+    if value is not None and not value.strip():
+        raise click.BadParameter(f"{value!r} names no reference (`--reference list` lists them)", ctx, param)
+    return value
+
+
 @click.command(epilog=SELECTORS_HELP)
 @selection_options(otherwise="Without it and without selectors, every stored run is compared.")
 @click.option(
@@ -49,6 +56,7 @@ from commscope.errors import EXIT_FAILED, EXIT_OK, CommscopeError, UsageError
 @click.option(
     "--reference",
     metavar="NAME|list",
+    callback=_reference_name,
     help="Place the runs among a published system's OSU figures (same benchmark, placement, "
     "host or GPU buffers and size): theirs, yours and the ratio, with the source. "
     "`--reference list` lists the published references commscope ships.",
