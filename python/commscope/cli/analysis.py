@@ -17,19 +17,13 @@ from commscope.cli.common import (
     finite_number,
     format_option,
     policy_options,
+    reference_name,
     selection_of,
     selection_options,
-    utf8_text,
+    valid_baseline_name,
     write_output,
 )
 from commscope.errors import EXIT_FAILED, EXIT_OK, CommscopeError, UsageError
-
-
-def _reference_name(ctx: click.Context, param: click.Parameter, value: str | None) -> str | None:
-    """--reference names a reference: an empty or blank name is a mistake, not "no reference"."""
-    if value is not None and not value.strip():
-        raise click.BadParameter(f"{value!r} names no reference (`--reference list` lists them)", ctx, param)
-    return value
 
 
 @click.command(epilog=SELECTORS_HELP)
@@ -56,7 +50,7 @@ def _reference_name(ctx: click.Context, param: click.Parameter, value: str | Non
 @click.option(
     "--reference",
     metavar="NAME|list",
-    callback=_reference_name,
+    callback=reference_name,
     help="Place the runs among a published system's OSU figures (same benchmark, placement, "
     "host or GPU buffers and size): theirs, yours and the ratio, with the source. "
     "`--reference list` lists the published references commscope ships.",
@@ -106,15 +100,8 @@ def baseline() -> None:
     """Name sets of runs that `commscope check` compares new runs against."""
 
 
-def _baseline_name(ctx: click.Context, param: click.Parameter, value: str) -> str:
-    """A name `check --baseline` can be given: not empty, not only blanks."""
-    if not value.strip():
-        raise click.BadParameter(f"{value!r}: a baseline name needs a character that is not blank", ctx, param)
-    return utf8_text(ctx, param, value)
-
-
 @baseline.command(name="set", epilog=SELECTORS_HELP)
-@click.argument("name", callback=_baseline_name)
+@click.argument("name", callback=valid_baseline_name)
 @selection_options()
 @db_option()
 def baseline_set(name, selectors, benchmark, since, last_invocation, db: Path) -> None:
