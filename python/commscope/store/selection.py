@@ -11,22 +11,20 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta, timezone
 
 from commscope.errors import UsageError
-from commscope.records.run import Run
+from commscope.records.run import LARGEST_INTEGER, Run
 from commscope.records.textsafe import not_utf8
 from commscope.store.db import Store
 from commscope.store.runs import RunSummary
 
 _AGE = re.compile(r"(?P<count>\d+(?:\.\d+)?)\s*(?P<unit>[smhdw])")
 _AGE_UNITS = {"s": "seconds", "m": "minutes", "h": "hours", "d": "days", "w": "weeks"}
-#: Run and invocation ids are SQLite integers: 64-bit signed.
-LARGEST_ID = 2**63 - 1
 _NUMBER = re.compile(r"[0-9]+")  # str.isdigit() also takes '²' and other digits int() refuses
 
 
 def stored_id(text: str, what: str) -> int:
     """A run or invocation id as a selector gives it; UsageError naming it when it cannot be one."""
-    if not _NUMBER.fullmatch(text) or int(text) > LARGEST_ID:
-        raise UsageError(f"{text!r} is not {what} (a number from 1 to {LARGEST_ID})")
+    if not _NUMBER.fullmatch(text) or int(text) > LARGEST_INTEGER:
+        raise UsageError(f"{text!r} is not {what} (a number from 1 to {LARGEST_INTEGER})")
     return int(text)
 
 

@@ -33,6 +33,7 @@ from commscope.ingest.parse.model import ParsedRun, Point
 from commscope.ingest.parse.text import unwrap
 from commscope.records import benchmarks
 from commscope.records.metrics import in_place_metric, unit_of
+from commscope.records.run import LARGEST_INTEGER
 
 _PREAMBLE = re.compile(
     r"^nThread\s+(?P<threads>\d+)\s+nGpus\s+(?P<gpus>\d+)\s+minBytes\s+(?P<min>\d+)\s+maxBytes\s+(?P<max>\d+)"
@@ -54,8 +55,14 @@ _TAG = re.compile(r"^\[\d+,\d+\]<std(?:out|err)>:")
 # NCCL_DEBUG lines that land between a table's rows ("host:pid:tid [0] NCCL INFO ...")
 _DEBUG = re.compile(r"\bNCCL (?:INFO|WARN|TRACE)\b")
 
-#: The key columns a header may start with, and how their cells read.
-_KEYS = {"size": int, "count": int, "type": str, "redop": str, "root": int}
+#: The key columns a header may start with.
+_KEYS = ("size", "count", "type", "redop", "root")
+#: Key columns whose cells are whole numbers, and the least each may be.
+_WHOLE_KEYS = {"size": 0, "count": 0, "root": -1}
+#: A row of a table starts with its size: a line inside a table that starts like a number
+#: (or like nan or inf) is a row and is read as one, so that a size nccl-tests could not
+#: have printed is refused rather than passed over as a stray line.
+_ROW = re.compile(r"[-+]?(?:\d|\.\d|nan\b|inf)", re.I)
 #: What each cell of one side (out-of-place, in-place) holds: nccl-tests' header word -> metric.
 SIDE_METRICS = {
     "time": "latency_us",
@@ -125,18 +132,52 @@ def layout_of(cells: list[str], source: str, line: int) -> Layout:
     return Layout(keys, [SIDE_METRICS[cell] for cell in cells[:half]], timestamp, line)
 
 
-def side_value(metric: str, cell: str, source: str, line: int) -> float | int | None:
+def _blank_redop(layout: Layout, cells: list[str]) -> bool:
+    """Whether a row leaves its redop cell blank: the programs that do not reduce printed an
+    empty name there before v2.13 (alltoall_perf under its "redop" header), hypercube_perf
+    still does. The row is one cell short, and a number stands where the name would."""
+    if len(cells) != layout.width - 1 or "redop" not in layout.keys:
+        return False
+    try:
+        float(cells[layout.keys.index("redop")])
+    except ValueError:
+        return False
+    return True
+
+
+def whole_number(name: str, value: Any, source: str, line: int, least: int = 0) -> int:
+    """A size, count or root as a record holds it: a whole number from `least` to
+    LARGEST_INTEGER (nccl-tests' own are 64-bit); ParseError naming it otherwise."""
+    shown = f"{value:g}" if isinstance(value, float) else str(value)
+    shown = shown if len(shown) <= 40 else f"{shown[:20]}...({len(shown)} digits)"
+    if isinstance(value, str):
+        if not re.fullmatch(r"[-+]?\d+", value.strip()):
+            raise ParseError(source, line, f"{name}: '{value}' is not a whole number")
+        value = int(value)
+    elif isinstance(value, float) and value.is_integer():
+        value = int(value)
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise ParseError(source, line, f"{name}: {value!r} is not a whole number")
+    if value < least:
+        raise ParseError(source, line, f"{name}: {shown} is below {least}")
+    if value > LARGEST_INTEGER:
+        raise ParseError(source, line, f"{name}: {shown} is beyond 64 bits (at most {LARGEST_INTEGER})")
+    return value
+
+
+def side_value(metric: str, cell: str, source: str, line: int, in_place: bool = False) -> float | int | None:
     """A side's cell as a number (None for N/A); ParseError naming the column otherwise."""
     if cell == _NOT_MEASURED:
         return None
+    name = in_place_metric(metric) if in_place else metric
     try:
         number = float(cell)
     except ValueError:
-        raise ParseError(source, line, f"{metric}: '{cell}' is not a number") from None
+        raise ParseError(source, line, f"{name}: '{cell}' is not a number") from None
     if metric in _COUNTS:
         if not number.is_integer():
-            raise ParseError(source, line, f"{metric}: '{cell}' is not a whole number")
-        return int(number)
+            raise ParseError(source, line, f"{name}: '{cell}' is not a whole number")
+        return whole_number(name, number, source, line)
     return number
 
 
@@ -249,7 +290,7 @@ class NcclTestsReader:
             return
         test = self.test
         if test is not None and test.layout is not None:
-            if self._table_line(test, number, line):
+            if self._table_line(test, number, line, commented=_untagged(raw).startswith("#")):
                 return
         if version := _VERSION.match(line):
             # rccl-tests prints its version after the settings line, nccl-tests before it
@@ -318,7 +359,7 @@ class NcclTestsReader:
             device["group"] = int(match["group"])
         return device
 
-    def _table_line(self, test: Test, number: int, line: str) -> bool:
+    def _table_line(self, test: Test, number: int, line: str, commented: bool) -> bool:
         """Read a line inside a table; False when it is not the table's (then it is read as any other)."""
         if oob := _OUT_OF_BOUNDS.match(line):
             test.summary["out_of_bounds"] = int(oob["count"])
@@ -334,7 +375,7 @@ class NcclTestsReader:
                 test.notes.append("nccl-tests: average bus bandwidth below the -A check: FAILED")
             self._finish(test, number)
             return True
-        if line[0].isdigit() and not _DEBUG.search(line):
+        if not commented and _ROW.match(line) and not _DEBUG.search(line):
             self._row(test, number, line)
             return True
         return not _VERSION.match(line) and not _PREAMBLE.match(line) and not _header_cells(line)
@@ -342,6 +383,8 @@ class NcclTestsReader:
     def _row(self, test: Test, number: int, line: str) -> None:
         layout = test.layout
         cells = line.split()
+        if _blank_redop(layout, cells):
+            cells.insert(layout.keys.index("redop"), "")
         if len(cells) != layout.width:
             raise ParseError(
                 self.source,
@@ -349,12 +392,10 @@ class NcclTestsReader:
                 f"row has {len(cells)} cells where the header on line {layout.line} has {layout.width} "
                 "(truncated or garbled line?)",
             )
-        keys: dict[str, Any] = {}
-        for name, cell in zip(layout.keys, cells):
-            try:
-                keys[name] = _KEYS[name](cell)
-            except ValueError:
-                raise ParseError(self.source, number, f"{name}: '{cell}' is not a number") from None
+        keys: dict[str, Any] = {
+            name: whole_number(name, cell, self.source, number, _WHOLE_KEYS[name]) if name in _WHOLE_KEYS else cell
+            for name, cell in zip(layout.keys, cells)
+        }
         if "size" not in keys:
             raise ParseError(self.source, layout.line, "nccl-tests table header has no size column")
         width = len(layout.side)
@@ -362,7 +403,7 @@ class NcclTestsReader:
         values: dict[str, float | int] = {}
         for index, in_place in ((start, False), (start + width, True)):
             named = {
-                metric: side_value(metric, cell, self.source, number)
+                metric: side_value(metric, cell, self.source, number, in_place)
                 for metric, cell in zip(layout.side, cells[index : index + width])
             }
             values.update(side_values(named, in_place))
@@ -370,7 +411,7 @@ class NcclTestsReader:
         for setting, count in (("iters", "iterations"), ("warmup_iters", "warmup")):
             if setting in test.settings:
                 values[count] = test.settings[setting]
-        key = (keys.get("type"), keys.get("redop"), keys.get("root"))
+        key = (keys.get("type"), keys.get("redop") or None, keys.get("root"))
         add_point(test, key, Point(size=keys["size"], values=values, line=number))
         test.last_row = number
 
