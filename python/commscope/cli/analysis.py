@@ -17,12 +17,11 @@ from commscope.cli.common import (
     finite_number,
     format_option,
     policy_options,
-    reference_name,
     selection_of,
     selection_options,
-    valid_baseline_name,
     write_output,
 )
+from commscope.cli.values import reference_name, valid_baseline_name
 from commscope.errors import EXIT_FAILED, EXIT_OK, CommscopeError, UsageError
 
 

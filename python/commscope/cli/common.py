@@ -82,20 +82,6 @@ def utf8_text(ctx: click.Context, param: click.Parameter, value: str | None) -> 
     return value
 
 
-def valid_baseline_name(ctx: click.Context, param: click.Parameter, value: str) -> str:
-    """A name `check --baseline` can be given: not empty, not only blanks."""
-    if not value.strip():
-        raise click.BadParameter(f"{value!r}: a baseline name needs a character that is not blank", ctx, param)
-    return utf8_text(ctx, param, value)
-
-
-def reference_name(ctx: click.Context, param: click.Parameter, value: str | None) -> str | None:
-    """--reference names a reference: an empty or blank name is a mistake, not "no reference"."""
-    if value is not None and not value.strip():
-        raise click.BadParameter(f"{value!r} names no reference (`--reference list` lists them)", ctx, param)
-    return value
-
-
 def _finite(what: str):
     """An option callback refusing nan and inf (click's FloatRange lets both through)."""
 
