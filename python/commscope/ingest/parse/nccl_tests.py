@@ -25,15 +25,13 @@ footer: one that stops before it is a truncated output and is refused.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
 from typing import Any
 
 from commscope.ingest.parse.errors import ParseError
 from commscope.ingest.parse.model import ParsedRun, Point
+from commscope.ingest.parse.nccl_tests_runs import Layout, Test, add_point, build_runs, side_values, whole_number
 from commscope.ingest.parse.text import unwrap
-from commscope.records import benchmarks
-from commscope.records.metrics import in_place_metric, unit_of
-from commscope.records.run import LARGEST_INTEGER
+from commscope.records.metrics import in_place_metric
 
 _PREAMBLE = re.compile(
     r"^nThread\s+(?P<threads>\d+)\s+nGpus\s+(?P<gpus>\d+)\s+minBytes\s+(?P<min>\d+)\s+maxBytes\s+(?P<max>\d+)"
@@ -106,20 +104,6 @@ def _header_cells(line: str) -> list[str] | None:
     return None
 
 
-@dataclass
-class Layout:
-    """The columns of one table, from its header line."""
-
-    keys: list[str]
-    side: list[str]  # the metrics of one side, in order
-    timestamp: bool
-    line: int
-
-    @property
-    def width(self) -> int:
-        return len(self.keys) + 2 * len(self.side) + (2 if self.timestamp else 0)
-
-
 def layout_of(cells: list[str], source: str, line: int) -> Layout:
     keys = []
     while cells and cells[0] in _KEYS:
@@ -145,26 +129,6 @@ def _blank_redop(layout: Layout, cells: list[str]) -> bool:
     return True
 
 
-def whole_number(name: str, value: Any, source: str, line: int, least: int = 0) -> int:
-    """A size, count or root as a record holds it: a whole number from `least` to
-    LARGEST_INTEGER (nccl-tests' own are 64-bit); ParseError naming it otherwise."""
-    shown = f"{value:g}" if isinstance(value, float) else str(value)
-    shown = shown if len(shown) <= 40 else f"{shown[:20]}...({len(shown)} digits)"
-    if isinstance(value, str):
-        if not re.fullmatch(r"[-+]?\d+", value.strip()):
-            raise ParseError(source, line, f"{name}: '{value}' is not a whole number")
-        value = int(value)
-    elif isinstance(value, float) and value.is_integer():
-        value = int(value)
-    if isinstance(value, bool) or not isinstance(value, int):
-        raise ParseError(source, line, f"{name}: {value!r} is not a whole number")
-    if value < least:
-        raise ParseError(source, line, f"{name}: {shown} is below {least}")
-    if value > LARGEST_INTEGER:
-        raise ParseError(source, line, f"{name}: {shown} is beyond 64 bits (at most {LARGEST_INTEGER})")
-    return value
-
-
 def side_value(metric: str, cell: str, source: str, line: int, in_place: bool = False) -> float | int | None:
     """A side's cell as a number (None for N/A); ParseError naming the column otherwise."""
     if cell == _NOT_MEASURED:
@@ -181,105 +145,13 @@ def side_value(metric: str, cell: str, source: str, line: int, in_place: bool = 
     return number
 
 
-def side_values(named: dict[str, float | int | None], in_place: bool) -> dict[str, float | int]:
-    """The metrics of one side of a row, named for its side; N/A cells left out."""
-    return {(in_place_metric(k) if in_place else k): v for k, v in named.items() if v is not None}
-
-
-@dataclass
-class Test:
-    """One program's output being read: what its preamble said, then its table."""
-
-    line: int
-    tool: str = _FORMAT
-    version: str | None = None
-    program: str | None = None
-    settings: dict[str, Any] = field(default_factory=dict)
-    libraries: dict[str, int] = field(default_factory=dict)
-    devices: list[dict[str, Any]] = field(default_factory=list)
-    layout: Layout | None = None
-    series: dict[tuple, list[Point]] = field(default_factory=dict)
-    rejected: list[tuple[int, str]] = field(default_factory=list)
-    notes: list[str] = field(default_factory=list)
-    summary: dict[str, Any] = field(default_factory=dict)
-    last_row: int = 0
-
-
-def hosts_of(devices: list[dict[str, Any]]) -> list[dict[str, Any]] | None:
-    """Run.hosts from device lines: each host with its ranks, in order of first appearance."""
-    hosts: dict[str, list[int]] = {}
-    for device in devices:
-        hosts.setdefault(device["host"], []).append(device["rank"])
-    return [{"name": name, "ranks": ranks} for name, ranks in hosts.items()] or None
-
-
-def build_runs(test: Test, source: str, source_format: str, text: str | None) -> list[ParsedRun]:
-    """The runs of a finished test: one per datatype, reduction, root and cycle."""
-    if test.program is None:
-        raise ParseError(
-            source,
-            test.layout.line if test.layout else test.line,
-            "cannot tell which nccl-tests program wrote this table: no 'Collective test starting' line "
-            "and no *_perf program named before it",
-        )
-    hosts = hosts_of(test.devices)
-    provenance: dict[str, Any] = {"program": test.program, **test.libraries, **test.summary}
-    if test.devices:
-        provenance["gpus"] = test.devices
-    runs = []
-    several = len(test.series) > 1
-    for (datatype, redop, root, cycle), points in test.series.items():
-        parameters: dict[str, Any] = {**test.settings}
-        for name, value in (("datatype", datatype), ("reduction_op", redop), ("root", root)):
-            if value is not None:
-                parameters[name] = value
-        label = " ".join(str(part) for part in (datatype, redop, root is not None and f"root {root}") if part)
-        runs.append(
-            ParsedRun(
-                benchmark=benchmarks.from_nccl_tests(test.program),
-                source_format=source_format,
-                source=source,
-                line=test.line,
-                metrics={name: unit_of(name) for point in points for name in point.values},
-                points=points,
-                tool=test.tool,
-                tool_version=test.version,
-                title=test.program,
-                label=(label + (f" cycle {cycle}" if cycle > 1 else "")) if several else None,
-                ranks=len(test.devices) or None,
-                nodes=len(hosts) if hosts else None,
-                parameters=parameters,
-                provenance=dict(provenance),
-                notes=list(test.notes),
-                text=None if several else text,
-                hosts=hosts,
-                rejected_rows=list(test.rejected) if not runs else [],
-            )
-        )
-    return runs
-
-
-def add_point(test: Test, key: tuple, point: Point) -> None:
-    """Put a row in its series: a size below the last one starts the next cycle (-N); the
-    same size again (nccl-tests rounds tiny sizes down to 0 bytes) is reported, not kept."""
-    cycle = 1
-    while (key + (cycle,)) in test.series:
-        last = test.series[key + (cycle,)][-1]
-        if point.size == last.size:
-            test.rejected.append((point.line, f"size {point.size} again (line {last.line} has it): left out"))
-            return
-        if point.size > last.size:
-            break
-        cycle += 1
-    test.series.setdefault(key + (cycle,), []).append(point)
-
-
 class NcclTestsReader:
     """Line-by-line reader of nccl-tests text. Use :func:`read_nccl_tests`."""
 
-    def __init__(self, source: str, lines: list[str]) -> None:
+    def __init__(self, source: str, lines: list[str], given: str | None = None) -> None:
         self.source = source
         self.lines = lines
+        self.given = given  # the program --benchmark names
         self.runs: list[ParsedRun] = []
         self.test: Test | None = None
         self.named_program: str | None = None  # the last *_perf program a command line named
@@ -300,7 +172,8 @@ class NcclTestsReader:
             self.test.version = version["version"]
             self.test.libraries = {m["key"].replace("-", "_"): int(m["value"]) for m in _LIBRARIES.finditer(line)}
         elif starting := _STARTING.match(line):
-            self._ensure_test(number).program = starting["program"]
+            test = self._ensure_test(number)
+            test.program, test.named_by = starting["program"], "output"
         elif preamble := _PREAMBLE.match(line):
             self._preamble(number, preamble)
         elif device := _DEVICE.match(line):
@@ -310,7 +183,8 @@ class NcclTestsReader:
             if test.layout is not None:
                 self._unfinished(test)
             test.layout = layout_of(cells, self.source, number)
-            test.program = test.program or self.named_program
+            if test.program is None and self.named_program is not None:
+                test.program, test.named_by = self.named_program, "command"
         elif not _untagged(raw).startswith("#") and (program := _PROGRAM.search(line)):
             self.named_program = program["program"]
 
@@ -419,7 +293,7 @@ class NcclTestsReader:
         if not test.series:
             raise ParseError(self.source, test.layout.line, "nccl-tests table has no rows")
         text = "\n".join(self.lines[test.line - 1 : number]) + "\n"
-        self.runs += build_runs(test, self.source, _FORMAT, text)
+        self.runs += build_runs(test, self.source, _FORMAT, text, self.given)
         self.test = None
 
     def _unfinished(self, test: Test) -> None:
@@ -430,9 +304,10 @@ class NcclTestsReader:
         )
 
 
-def read_nccl_tests(lines: list[str], source: str) -> list[ParsedRun]:
-    """Every nccl-tests (or rccl-tests) test in ``lines``, a run per datatype, op, root and cycle."""
-    reader = NcclTestsReader(source, lines)
+def read_nccl_tests(lines: list[str], source: str, given: str | None = None) -> list[ParsedRun]:
+    """Every nccl-tests (or rccl-tests) test in ``lines``, a run per datatype, op, root and
+    cycle; `given` names the program of the tests whose output does not."""
+    reader = NcclTestsReader(source, lines, given)
     for number, raw in enumerate(lines, start=1):
         reader.feed(number, raw)
     reader.close()

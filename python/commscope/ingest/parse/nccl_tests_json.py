@@ -24,7 +24,7 @@ from typing import Any
 
 from commscope.ingest.parse.errors import ParseError
 from commscope.ingest.parse.model import ParsedRun, Point
-from commscope.ingest.parse.nccl_tests import Test, add_point, build_runs, side_values, whole_number
+from commscope.ingest.parse.nccl_tests_runs import Test, add_point, build_runs, side_values, whole_number
 
 _FORMAT = "nccl-tests-json"
 # nccl-tests' own key (commscope's documents say busbw_GBps, and in_place for an option)
@@ -128,8 +128,9 @@ def _device(device: Any, source: str, line: int) -> dict[str, Any]:
     }
 
 
-def read_nccl_tests_json(text: str, source: str) -> list[ParsedRun]:
-    """The test of an nccl-tests -J document: a run per datatype, op and root."""
+def read_nccl_tests_json(text: str, source: str, given: str | None = None) -> list[ParsedRun]:
+    """The test of an nccl-tests -J document: a run per datatype, op and root; `given` is
+    the program --benchmark names (checked against the document's own)."""
     try:
         document = json.loads(text)
     except json.JSONDecodeError as error:
@@ -146,7 +147,8 @@ def read_nccl_tests_json(text: str, source: str) -> list[ParsedRun]:
             f"{', '.join(map(str, VERSIONS))} (a newer nccl-tests writes a layout not known here)",
         )
     args = document.get("args") or []
-    test = Test(line=line, tool="nccl-tests", program=args[0].rsplit("/", 1)[-1] if args else None)
+    program = args[0].rsplit("/", 1)[-1] if args and isinstance(args[0], str) else None
+    test = Test(line=line, tool="nccl-tests", program=program, named_by="output" if program else None)
     config = document.get("config") or {}
     test.settings = {name: config[key] for key, name in _SETTINGS.items() if key in config}
     test.devices = [_device(device, source, line) for device in config.get("devices") or []]
@@ -184,4 +186,4 @@ def read_nccl_tests_json(text: str, source: str) -> list[ParsedRun]:
         add_point(test, key, Point(size=size, values=values, line=line))
     if not test.series:
         raise ParseError(source, line, "nccl-tests JSON document has no results")
-    return build_runs(test, source, _FORMAT, None)
+    return build_runs(test, source, _FORMAT, None, given)
