@@ -259,7 +259,7 @@ def delete(run_ids, db: Path) -> None:
     help="The nccl-tests program (all_reduce_perf, all_gather_perf, ...; or its stored name, nccl_allreduce) "
     "of outputs that do not name theirs. nccl-tests before v2.16.7 printed no program name: import "
     "infers it from the table and says how, and refuses a table that several programs print alike "
-    "(an all_reduce and a sendrecv of 2 ranks); this names it. A file whose output names another "
+    "(with -c 0, an all_reduce and a sendrecv of 2 ranks); this names it. A file whose output names another "
     "program is refused, and so is a file that is not nccl-tests output.",
 )
 @db_option()
