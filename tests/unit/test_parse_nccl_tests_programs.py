@@ -143,6 +143,11 @@ def test_a_command_line_naming_another_program_is_refused():
         parse_text(text, "echoed.out")
     assert "the command line above names all_reduce_perf, but this table is not all_reduce_perf's" in str(refused.value)
     assert "--benchmark names the program that wrote it" in str(refused.value)
+    [run] = parse_text(text, "echoed.out", "broadcast_perf")  # what --benchmark passes
+    assert run.benchmark == "nccl_broadcast"
+    assert run.provenance["program_inferred"] == (
+        "broadcast_perf, named by --benchmark (the command line above names all_reduce_perf)"
+    )
 
 
 def _stored(db: Path) -> list:

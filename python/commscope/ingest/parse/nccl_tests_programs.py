@@ -51,7 +51,7 @@ def _one(ranks: int) -> float:
     return 1.0
 
 
-#: nccl-tests' types and their sizes in bytes (char and int before NCCL 2.x's full set).
+#: nccl-tests' types and their sizes in bytes (char and int: as built against NCCL 1).
 TYPE_SIZES = {
     "int8": 1,
     "uint8": 1,
@@ -88,19 +88,22 @@ class Signature:
     once_one: bool = False  # busbw = algbw before June 2020 (so with the key columns of before v2.13)
 
 
+#: program, key columns, reduces, rooted, per_rank, factor (Signature's fields, in order)
 SIGNATURES = (
     Signature("all_reduce_perf", (_BEFORE_2_13["redop"], _SINCE_2_13), True, False, False, _all_reduce),
     Signature("reduce_scatter_perf", (_BEFORE_2_13["redop"], _SINCE_2_13), True, False, True, _ring, once_one=True),
-    Signature("alltoall_perf", (_BEFORE_2_13["redop"], _SINCE_2_13), False, False, True, _ring, True),
+    Signature(
+        "alltoall_perf", (_BEFORE_2_13["redop"], _SINCE_2_13), False, False, True, _ring, in_place_unchecked=True
+    ),
     Signature("broadcast_perf", (_BEFORE_2_13["root"], _SINCE_2_13), False, True, False, _one),
     Signature("reduce_perf", (_SINCE_2_13,), True, True, False, _one),
     Signature("gather_perf", (_BEFORE_2_13["root"], _SINCE_2_13), False, True, True, _ring),
     Signature("scatter_perf", (_BEFORE_2_13["root"], _SINCE_2_13), False, True, True, _ring),
     Signature("all_gather_perf", (_BEFORE_2_13["none"], _SINCE_2_13), False, False, True, _ring, once_one=True),
-    Signature("sendrecv_perf", (_BEFORE_2_13["none"], _SINCE_2_13), True, False, False, _one, True),
+    Signature("sendrecv_perf", (_BEFORE_2_13["none"], _SINCE_2_13), True, False, False, _one, in_place_unchecked=True),
     Signature("hypercube_perf", (_BEFORE_2_13["none"], _SINCE_2_13), False, False, True, _one),
 )
-KNOWN = frozenset(signature.program for signature in SIGNATURES)
+_KNOWN_NAMES = frozenset(benchmarks.from_nccl_tests(signature.program) for signature in SIGNATURES)
 
 
 @dataclass
@@ -133,6 +136,7 @@ def _fits_bandwidth(signature: Signature, rows: list[Row], ranks: int, shape: tu
             algbw, busbw = row.point.values.get(prefix + "algbw_GBps"), row.point.values.get(prefix + "busbw_GBps")
             if algbw is None or busbw is None:
                 continue
+            # each printed to 2 decimals: within 0.005 of its value
             if not any(abs(busbw - factor * algbw) <= 0.005 * (1 + factor) + 1e-9 for factor in factors):
                 return False
     return True
@@ -220,14 +224,18 @@ def choose_program(
     above the table, which may be a script's echo of another program). `given` is
     --benchmark's program. A program the output states itself is checked against `given`;
     one a command line names, against the table; the table alone is read last."""
+    stored_name = benchmarks.from_nccl_tests
     if given is not None:
-        if named_by == "output" and benchmarks.from_nccl_tests(named or "") != benchmarks.from_nccl_tests(given):
-            raise ParseError(source, line, f"the output says it is {named}, --benchmark says {given}")
-        return given, None if named else f"{given}, named by --benchmark (the output does not name it)"
+        if named_by == "output":
+            if stored_name(named or "") != stored_name(given):
+                raise ParseError(source, line, f"the output says it is {named}, --benchmark says {given}")
+            return named or given, None
+        above = f"the command line above names {named}" if named else "the output does not name it"
+        return given, f"{given}, named by --benchmark ({above})"
     if named is not None:
-        if named_by == "command" and named in KNOWN:
+        if named_by == "command" and stored_name(named) in _KNOWN_NAMES:
             found = inference()
-            if named not in found.candidates:
+            if stored_name(named) not in {stored_name(program) for program in found.candidates}:
                 raise ParseError(
                     source,
                     line,
