@@ -88,6 +88,16 @@ def test_mpirun_tags_and_nccl_debug_lines_are_looked_through():
     assert run.hosts == plain.hosts
 
 
+def test_stray_lines_between_rows_that_are_no_rows_are_looked_through():
+    """Open MPI's warning boxes and a job's messages can land between rows: only a line that
+    starts like a number (or nan, inf) is a row."""
+    lines = H100.read_text().splitlines()
+    stray = ["-" * 74, "Info: rank 3 bound to core 3", "infiniband: mlx5_0 up", "+ echo done"]
+    [run] = parse_text("\n".join([*lines[:40], *stray, *lines[40:]]) + "\n", "stray.out")
+    [plain] = parse_file(H100)
+    assert [(p.size, p.values) for p in run.points] == [(p.size, p.values) for p in plain.points]
+
+
 def test_json_document_holds_the_same_numbers_as_the_text():
     [text_run] = parse_file(H100)
     [json_run] = parse_file(H100_JSON)

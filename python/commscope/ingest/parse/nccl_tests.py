@@ -60,7 +60,7 @@ _WHOLE_KEYS = {"size": 0, "count": 0, "root": -1}
 #: A row of a table starts with its size: a line inside a table that starts like a number
 #: (or like nan or inf) is a row and is read as one, so that a size nccl-tests could not
 #: have printed is refused rather than passed over as a stray line.
-_ROW = re.compile(r"[-+]?(?:\d|\.\d|nan\b|inf)", re.I)
+_ROW = re.compile(r"[-+]?(?:\d|\.\d|(?:nan|inf(?:inity)?)\b)", re.I)
 #: What each cell of one side (out-of-place, in-place) holds: nccl-tests' header word -> metric.
 SIDE_METRICS = {
     "time": "latency_us",
