@@ -64,3 +64,9 @@ def test_empty_reference_is_refused_not_ignored(cli, stored):
         result = cli("compare", "1", "--reference", value, "--db", stored)
         assert result.exit_code == 2, result.output
         assert "names no reference (`--reference list` lists them)" in result.stderr
+
+
+@pytest.mark.parametrize("command", ["show", "export", "delete"])
+def test_a_digit_int_cannot_read_is_no_run_id(cli, stored, command):
+    result = cli(command, "²", "--db", stored)
+    assert result.exit_code == 2 and "'²' is not a run id" in result.stderr, result.output
