@@ -88,6 +88,16 @@ def test_mpirun_tags_and_nccl_debug_lines_are_looked_through():
     assert run.hosts == plain.hosts
 
 
+def test_stray_lines_between_rows_that_are_no_rows_are_looked_through():
+    """Open MPI's warning boxes and a job's messages can land between rows: only a line that
+    starts like a number (or nan, inf) is a row."""
+    lines = H100.read_text().splitlines()
+    stray = ["-" * 74, "Info: rank 3 bound to core 3", "infiniband: mlx5_0 up", "+ echo done"]
+    [run] = parse_text("\n".join([*lines[:40], *stray, *lines[40:]]) + "\n", "stray.out")
+    [plain] = parse_file(H100)
+    assert [(p.size, p.values) for p in run.points] == [(p.size, p.values) for p in plain.points]
+
+
 def test_json_document_holds_the_same_numbers_as_the_text():
     [text_run] = parse_file(H100)
     [json_run] = parse_file(H100_JSON)
@@ -149,8 +159,35 @@ _ROW_LINE = _TEXT.splitlines().index(_ROW_1M) + 1
         (_TEXT.replace(_ROW_1M, _ROW_1M.replace("   5.06 ", " ")), _ROW_LINE, "row has 12 cells"),
         # cut after a whole row: no footer
         (_TEXT[: _TEXT.index(_ROW_1M) + len(_ROW_1M) + 1], _ROW_LINE, "without its '# Avg bus bandwidth' line"),
+        # sizes nccl-tests cannot print: once passed over as stray lines, the run stored complete
+        (_TEXT.replace(_ROW_1M, "     -1" + _ROW_1M[12:]), _ROW_LINE, "size: -1 is below 0"),
+        (_TEXT.replace(_ROW_1M, "    nan" + _ROW_1M[12:]), _ROW_LINE, "size: 'nan' is not a whole number"),
+        (_TEXT.replace(_ROW_1M, "   -inf" + _ROW_1M[12:]), _ROW_LINE, "size: '-inf' is not a whole number"),
+        (_TEXT.replace(_ROW_1M, "    inf" + _ROW_1M[12:]), _ROW_LINE, "size: 'inf' is not a whole number"),
+        # beyond 64 bits: a traceback when stored, once
+        (
+            _TEXT.replace(_ROW_1M, "99999999999999999999999" + _ROW_1M[12:]),
+            _ROW_LINE,
+            "size: 99999999999999999999999 is beyond 64 bits",
+        ),
+        (
+            _TEXT.replace(_ROW_1M, _ROW_1M[: -len("      0")] + "  1e+30"),
+            _ROW_LINE,
+            "in_place_validation_errors: 1e+30 is beyond 64 bits",
+        ),
     ],
-    ids=["cut-mid-line", "non-numeric", "missing-column", "no-footer"],
+    ids=[
+        "cut-mid-line",
+        "non-numeric",
+        "missing-column",
+        "no-footer",
+        "size-negative",
+        "size-nan",
+        "size-minus-inf",
+        "size-inf",
+        "size-beyond-64-bits",
+        "wrong-beyond-64-bits",
+    ],
 )
 def test_truncated_or_garbled_output_is_refused_and_nothing_stored(cli, clean_env, db, tmp_path, text, line, problem):
     assert cli("import", MI300X, "--db", db).exit_code == 0
@@ -169,8 +206,39 @@ def test_truncated_or_garbled_output_is_refused_and_nothing_stored(cli, clean_en
         (lambda text: text[: len(text) // 2], "not valid JSON"),
         (lambda text: text.replace('"bus_bw":338.820000,', "", 1), "results[30].out_of_place has no bus_bw"),
         (lambda text: text.replace('"alg_bw":180.710000', '"alg_bw":"fast"', 1), "results[30].out_of_place.alg_bw"),
+        (
+            lambda text: text.replace('{"size":1048576,', '{"size":99999999999999999999999,'),
+            "results[17].size: 99999999999999999999999 is beyond 64 bits",
+        ),
+        (lambda text: text.replace('{"size":1048576,', '{"size":-1,'), "results[17].size: -1 is below 0"),
+        (lambda text: text.replace('"count":262144,', '"count":1e300,'), "results[17].count: 1e+300 is beyond 64 bits"),
+        (
+            lambda text: text.replace('"nwrong":0.000000}', '"nwrong":1e30}', 1),
+            "results[0].out_of_place.nwrong: 1e+30 is beyond 64 bits",
+        ),
+        # a layout commscope does not know is refused, not read as if it were version 3
+        (
+            lambda text: text.replace('{"version":3,', '{"version":4,'),
+            "nccl-tests JSON version 4: commscope reads versions 1, 2, 3",
+        ),
+        (
+            lambda text: text.replace('{"version":3,', '{"version":"3.1",'),
+            'nccl-tests JSON version "3.1": commscope reads',
+        ),
+        (lambda text: text.replace('{"version":3,', "{"), "nccl-tests JSON version null: commscope reads"),
     ],
-    ids=["truncated", "missing-bus_bw", "non-numeric"],
+    ids=[
+        "truncated",
+        "missing-bus_bw",
+        "non-numeric",
+        "size-beyond-64-bits",
+        "size-negative",
+        "count-beyond-64-bits",
+        "wrong-beyond-64-bits",
+        "version-4",
+        "version-text",
+        "no-version",
+    ],
 )
 def test_garbled_json_is_refused_and_nothing_stored(cli, clean_env, db, tmp_path, edit, problem):
     assert cli("import", MI300X, "--db", db).exit_code == 0

@@ -19,9 +19,9 @@ from commscope.cli.common import (
     policy_options,
     selection_of,
     selection_options,
-    utf8_text,
     write_output,
 )
+from commscope.cli.values import reference_name, valid_baseline_name
 from commscope.errors import EXIT_FAILED, EXIT_OK, CommscopeError, UsageError
 
 
@@ -49,6 +49,7 @@ from commscope.errors import EXIT_FAILED, EXIT_OK, CommscopeError, UsageError
 @click.option(
     "--reference",
     metavar="NAME|list",
+    callback=reference_name,
     help="Place the runs among a published system's OSU figures (same benchmark, placement, "
     "host or GPU buffers and size): theirs, yours and the ratio, with the source. "
     "`--reference list` lists the published references commscope ships.",
@@ -98,15 +99,8 @@ def baseline() -> None:
     """Name sets of runs that `commscope check` compares new runs against."""
 
 
-def _baseline_name(ctx: click.Context, param: click.Parameter, value: str) -> str:
-    """A name `check --baseline` can be given: not empty, not only blanks."""
-    if not value.strip():
-        raise click.BadParameter(f"{value!r}: a baseline name needs a character that is not blank", ctx, param)
-    return utf8_text(ctx, param, value)
-
-
 @baseline.command(name="set", epilog=SELECTORS_HELP)
-@click.argument("name", callback=_baseline_name)
+@click.argument("name", callback=valid_baseline_name)
 @selection_options()
 @db_option()
 def baseline_set(name, selectors, benchmark, since, last_invocation, db: Path) -> None:

@@ -53,7 +53,7 @@ class RunId(click.ParamType):
     def convert(self, value, param, ctx):
         if isinstance(value, int) or value == "last":
             return value
-        if str(value).isdigit() and 0 < int(value) <= LARGEST_RUN_ID:
+        if str(value).isascii() and str(value).isdigit() and 0 < int(value) <= LARGEST_RUN_ID:  # not '²'
             return int(value)
         self.fail(f"{value!r} is not a run id (a number from `commscope list runs`, or `last`)", param, ctx)
 

@@ -18,6 +18,7 @@ from commscope.cli.common import (
     utf8_text,
     write_output,
 )
+from commscope.cli.values import nccl_tests_program
 from commscope.errors import EXIT_FAILED, UsageError
 from commscope.records.textsafe import terminal
 
@@ -250,9 +251,20 @@ def delete(run_ids, db: Path) -> None:
     help="Refuse a file any of whose table rows cannot be read (a failed job's empty cells); "
     "without it the good rows are stored, the others listed, and the exit status is 1.",
 )
+@click.option(
+    "--benchmark",
+    "nccl_program",
+    metavar="PROGRAM",
+    callback=nccl_tests_program,
+    help="The nccl-tests program (all_reduce_perf, all_gather_perf, ...; or its stored name, nccl_allreduce) "
+    "of outputs that do not name theirs. nccl-tests before v2.16.7 printed no program name: import "
+    "infers it from the table and says how, and refuses a table that several programs print alike "
+    "(with -c 0, an all_reduce and a sendrecv of 2 ranks); this names it. A file whose output names another "
+    "program is refused, and so is a file that is not nccl-tests output.",
+)
 @db_option()
 @click.pass_context
-def import_(ctx: click.Context, files, label, system, max_size, force, strict, db: Path) -> None:
+def import_(ctx: click.Context, files, label, system, max_size, force, strict, nccl_program, db: Path) -> None:
     """Import result files: OSU Micro-Benchmarks output (5.x-7.x), Intel MPI
     Benchmarks output, nccl-tests and rccl-tests output (all_reduce_perf and
     the other *_perf programs: their text, or the JSON of -J), OMB tables pasted
@@ -276,9 +288,13 @@ def import_(ctx: click.Context, files, label, system, max_size, force, strict, d
     from commscope.store.db import Store
 
     with Store(db) as store:
-        result = import_files(store, files, label, system, sys.argv, max_size, force=force, strict=strict)
+        result = import_files(
+            store, files, label, system, sys.argv, max_size, force=force, strict=strict, nccl_program=nccl_program
+        )
     for name, ids in result.stored.items():
         ui.note(f"{name}: stored {len(ids)} run(s): {', '.join(map(str, ids))}")
+    for note in result.notes:
+        ui.note(note)
     for name, earlier in result.skipped.items():
         ui.note(f"{name}: already imported ({earlier}); not stored again (--force stores it)")
     for name, earlier in result.repeated.items():

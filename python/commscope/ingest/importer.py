@@ -50,6 +50,7 @@ from commscope.store.sources import make_source
 # Per-row bookkeeping the readers put among the values; Point has fields for it.
 _COUNTS = ("iterations", "warmup", "batch", "validation_errors")
 _COUNT_NAMES = frozenset(_COUNTS)
+_NCCL_FORMATS = ("nccl-tests", "nccl-tests-json")
 
 #: Files whose runs are stored in one transaction (each file still all or nothing), and
 #: that a worker reads at a time. A commit per file was a large part of a bulk import's
@@ -76,6 +77,7 @@ class ImportResult:
     skipped: dict[str, str] = field(default_factory=dict)  # file -> what already holds its bytes
     rejected_rows: list[str] = field(default_factory=list)  # "file:line: message" of rows left out
     repeated: dict[str, str] = field(default_factory=dict)  # file -> what holds some of its runs' rows
+    notes: list[str] = field(default_factory=list)  # "file:line: how a stored nccl-tests program was known"
 
 
 def _label(user_label: str | None, own_label: str | None) -> str | None:
@@ -172,36 +174,58 @@ def run_from_parsed(parsed: ParsedRun, path: Path, label: str | None, system: st
 
 
 def read_file(
-    name: str, label: str | None, system: str | None, max_size: int = DEFAULT_MAX_SIZE, strict: bool = False
-) -> tuple[list[RunRows] | str, list[str]]:
+    name: str,
+    label: str | None,
+    system: str | None,
+    max_size: int = DEFAULT_MAX_SIZE,
+    strict: bool = False,
+    nccl_program: str | None = None,
+) -> tuple[list[RunRows] | str, list[str], list[str]]:
     """The runs of one result file as rows to store, or the message saying why it cannot be
-    imported; and FILE:LINE: problem of each row a table left out (a failed job's), which
-    with `strict` refuse the whole file instead."""
+    imported; FILE:LINE: problem of each row a table left out (a failed job's), which with
+    `strict` refuse the whole file instead; and FILE:LINE: note of each nccl-tests program
+    the output did not name (inferred from its table, or `nccl_program`: --benchmark's)."""
     path = Path(name)
     try:
         data = read_capped(path, max_size)
     except OSError as exc:
-        return f"{name}: cannot read: {exc.strerror or exc}", []
+        return f"{name}: cannot read: {exc.strerror or exc}", [], []
     if data is None:
         return (
-            f"{name}: larger than the import limit of {format_size(max_size)} "
-            "(--max-size or COMMSCOPE_IMPORT_MAX_SIZE raise it)"
-        ), []
+            (
+                f"{name}: larger than the import limit of {format_size(max_size)} "
+                "(--max-size or COMMSCOPE_IMPORT_MAX_SIZE raise it)"
+            ),
+            [],
+            [],
+        )
     if path.suffix == ".jsonl":
-        return _read_unsaved(path, data), []
+        return _read_unsaved(path, data), [], []
     try:
-        parsed = parse_bytes(data, os.fspath(path))
+        parsed = parse_bytes(data, os.fspath(path), nccl_program)
     except ParseError as exc:
-        return str(exc), []
+        return str(exc), [], []
     if not parsed:
-        return f"{name}: no benchmark results found", []
+        return f"{name}: no benchmark results found", [], []
+    if nccl_program and any(run.source_format not in _NCCL_FORMATS for run in parsed):
+        found = sorted({run.source_format for run in parsed} - set(_NCCL_FORMATS))
+        return (
+            f"{name}: --benchmark names the program of nccl-tests outputs; this file holds {', '.join(found)}",
+            [],
+            [],
+        )
     rejected = [f"{run.source}:{line}: {message}" for run in parsed for line, message in run.rejected_rows]
     if strict and rejected:
-        return "\n".join(rejected) + f"\n{name}: --strict: nothing stored from it", []
+        return "\n".join(rejected) + f"\n{name}: --strict: nothing stored from it", [], []
+    notes = [
+        f"{run.source}:{run.line}: nccl-tests program {run.provenance['program_inferred']}"
+        for run in parsed
+        if "program_inferred" in run.provenance
+    ]
     runs = [run_from_parsed(run, path, label, system) for run in parsed]
     secrets = {name for run in runs for name in secret_names(run.environment)}
     source = make_source(redact_json_text(data, secrets))  # once for all the runs it holds
-    return [rows_of(run, source) for run in runs], rejected
+    return [rows_of(run, source) for run in runs], rejected, list(dict.fromkeys(notes))
 
 
 def _read_unsaved(path: Path, data: bytes) -> list[RunRows] | str:
@@ -219,10 +243,10 @@ def _read_unsaved(path: Path, data: bytes) -> list[RunRows] | str:
 
 
 def _read_batch(
-    names: Sequence[str], label: str | None, system: str | None, max_size: int, strict: bool
-) -> list[tuple[str, list[RunRows] | str, list[str]]]:
+    names: Sequence[str], label: str | None, system: str | None, max_size: int, strict: bool, nccl_program: str | None
+) -> list[tuple[str, list[RunRows] | str, list[str], list[str]]]:
     """read_file() for each file: what a worker does."""
-    return [(name, *read_file(name, label, system, max_size, strict)) for name in names]
+    return [(name, *read_file(name, label, system, max_size, strict, nccl_program)) for name in names]
 
 
 def import_files(
@@ -234,24 +258,29 @@ def import_files(
     max_size: int = DEFAULT_MAX_SIZE,
     force: bool = False,
     strict: bool = False,
+    nccl_program: str | None = None,
 ) -> ImportResult:
     """Import the files; one whose bytes are already stored is skipped (named in
-    result.skipped) unless `force`."""
+    result.skipped) unless `force`. `nccl_program` is the program of the nccl-tests
+    outputs that do not name theirs (--benchmark)."""
     result = ImportResult()
     seen = SeenSources(store)
     invocation_id = store.add_invocation(invocation("import", argv))
     batches = [paths[start : start + FILES_PER_TRANSACTION] for start in range(0, len(paths), FILES_PER_TRANSACTION)]
-    read = functools.partial(_read_batch, label=label, system=system, max_size=max_size, strict=strict)
+    read = functools.partial(
+        _read_batch, label=label, system=system, max_size=max_size, strict=strict, nccl_program=nccl_program
+    )
     with contextlib.closing(_map_in_workers(read, batches)) as read_batches:
         for batch in read_batches:
-            readable = [(name, rows) for name, rows, _ in batch if not isinstance(rows, str)]
-            result.errors += [rows for _, rows, _ in batch if isinstance(rows, str)]
-            result.rejected_rows += [row for _, _, rejected in batch for row in rejected]
+            readable = [(name, rows) for name, rows, _, _ in batch if not isinstance(rows, str)]
+            result.errors += [rows for _, rows, _, _ in batch if isinstance(rows, str)]
+            result.rejected_rows += [row for _, _, rejected, _ in batch for row in rejected]
             if not force:
                 readable = _new_sources(readable, seen, result)
             readable = _new_rows(readable, seen, result, force)
             ids = store.add_run_groups([rows for _, rows in readable], invocation_id)
             result.stored.update(zip((name for name, _ in readable), ids))
+            result.notes += [note for name, _, _, notes in batch if name in result.stored for note in notes]
     return result
 
 

@@ -12,6 +12,10 @@ from typing import Any, NamedTuple
 
 from commscope.records.metrics import CORE_METRICS, STATS
 
+#: The largest whole number a record holds (a size, a count, an id): SQLite's integers are
+#: 64-bit signed.
+LARGEST_INTEGER = 2**63 - 1
+
 # Field metadata: which Run fields are stored as JSON text.
 _JSON = {"json": True}
 

@@ -11,12 +11,21 @@ from dataclasses import dataclass
 from datetime import datetime, timedelta, timezone
 
 from commscope.errors import UsageError
-from commscope.records.run import Run
+from commscope.records.run import LARGEST_INTEGER, Run
+from commscope.records.textsafe import not_utf8
 from commscope.store.db import Store
 from commscope.store.runs import RunSummary
 
 _AGE = re.compile(r"(?P<count>\d+(?:\.\d+)?)\s*(?P<unit>[smhdw])")
 _AGE_UNITS = {"s": "seconds", "m": "minutes", "h": "hours", "d": "days", "w": "weeks"}
+_NUMBER = re.compile(r"[0-9]+")  # str.isdigit() also takes '²' and other digits int() refuses
+
+
+def stored_id(text: str, what: str) -> int:
+    """A run or invocation id as a selector gives it; UsageError naming it when it cannot be one."""
+    if not _NUMBER.fullmatch(text) or int(text) > LARGEST_INTEGER:
+        raise UsageError(f"{text!r} is not {what} (a number from 1 to {LARGEST_INTEGER})")
+    return int(text)
 
 
 def parse_since(text: str, now: datetime | None = None) -> datetime:
@@ -25,7 +34,10 @@ def parse_since(text: str, now: datetime | None = None) -> datetime:
     now = now or datetime.now(timezone.utc)
     match = _AGE.fullmatch(text.strip())
     if match:
-        return now - timedelta(**{_AGE_UNITS[match["unit"]]: float(match["count"])})
+        try:
+            return now - timedelta(**{_AGE_UNITS[match["unit"]]: float(match["count"])})
+        except OverflowError:  # beyond timedelta's 999,999,999 days, or before the year 1
+            raise ValueError(f"{text!r} reaches back before the year 1") from None
     try:
         moment = datetime.fromisoformat(text.strip())
     except ValueError:
@@ -69,16 +81,14 @@ def _named_by(store: Store, selector: str) -> list[RunSummary]:
     system name."""
     kind, _, value = selector.partition(":")
     if selector.isdigit() or selector == "last":
-        run_id = store.last_run_id() if selector == "last" else int(selector)
+        run_id = store.last_run_id() if selector == "last" else stored_id(selector, "a run id")
         found = store.summaries(run_id=run_id) if run_id is not None else []
         if not found:
             raise UsageError(f"no run {selector} in {store.path}")
         return found
     if kind in ("label", "system", "invocation", "job") and value:
-        if kind == "invocation" and not value.isdigit():
-            raise UsageError(f"{selector!r}: an invocation is a number")
         column = {"invocation": "invocation_id", "job": "job_id"}.get(kind, kind)
-        found = store.summaries(**{column: int(value) if kind == "invocation" else value})
+        found = store.summaries(**{column: stored_id(value, "an invocation") if kind == "invocation" else value})
     else:
         found = store.summaries(label=selector) or store.summaries(system=selector)
     if not found:
@@ -88,6 +98,15 @@ def _named_by(store: Store, selector: str) -> list[RunSummary]:
     return _oldest_first(found)
 
 
+def _check_utf8(selection: Selection) -> None:
+    """UsageError for a selector or --benchmark that is not UTF-8 (bytes Python decoded with
+    surrogates): no stored run has such a name, and SQLite cannot even be asked."""
+    for what, text in [*(("selector", s) for s in selection.selectors), ("--benchmark", selection.benchmark or "")]:
+        shown = not_utf8(text)
+        if shown is not None:
+            raise UsageError(f"{what} '{shown}' is not valid UTF-8; give it in UTF-8")
+
+
 def select_runs(store: Store, selection: Selection) -> list[Run]:
     """The selected runs, in selector order (oldest first within one selector)."""
     return store.runs(select_run_ids(store, selection))
@@ -95,6 +114,7 @@ def select_runs(store: Store, selection: Selection) -> list[Run]:
 
 def select_run_ids(store: Store, selection: Selection) -> list[int]:
     """The ids of the selected runs, in selector order (oldest first within one selector)."""
+    _check_utf8(selection)
     if selection.last_invocation:
         invocation_id = store.last_invocation_id("run")
         if invocation_id is None:

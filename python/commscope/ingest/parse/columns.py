@@ -14,6 +14,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from commscope.records.metrics import percentile_metric, unit_of, value_problem
+from commscope.records.run import LARGEST_INTEGER
 
 #: Column kinds: how a cell is read.
 SIZE = "size"  # message size in bytes, the key of a row
@@ -237,10 +238,6 @@ def is_integer(token: str) -> bool:
     return token.isdecimal() or _INTEGER.fullmatch(token) is not None
 
 
-# SQLite's integers are 64-bit signed; a larger "size" cannot be a real message either.
-_LARGEST_STORABLE = 2**63 - 1
-
-
 def read_cell(token: str, column: Column) -> float | int | str:
     """The value of one cell; ``ValueError`` with a readable message if the
     cell does not hold what the column promises."""
@@ -250,8 +247,8 @@ def read_cell(token: str, column: Column) -> float | int | str:
             what = "a message size" if column.kind == SIZE else "a whole number"
             raise ValueError(f"column '{column.header}': {token!r} is not {what}")
         value = int(token)
-        if value > _LARGEST_STORABLE:
-            raise ValueError(f"column '{column.header}': {token} is too large (at most {_LARGEST_STORABLE})")
+        if value > LARGEST_INTEGER:
+            raise ValueError(f"column '{column.header}': {token} is too large (at most {LARGEST_INTEGER})")
         return value
     if column.kind == STATUS:
         word = token.lower()

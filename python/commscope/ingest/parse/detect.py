@@ -43,23 +43,24 @@ def parse_file(path: str | os.PathLike[str]) -> list[ParsedRun]:
     return parse_bytes(data, name)
 
 
-def parse_bytes(data: bytes, source_name: str = "<bytes>") -> list[ParsedRun]:
+def parse_bytes(data: bytes, source_name: str = "<bytes>", nccl_program: str | None = None) -> list[ParsedRun]:
     """Like :func:`parse_text` for raw file contents in any encoding we know."""
-    return parse_text(decode(data), source_name)
+    return parse_text(decode(data), source_name, nccl_program)
 
 
-def parse_text(text: str, source_name: str = "<text>") -> list[ParsedRun]:
+def parse_text(text: str, source_name: str = "<text>", nccl_program: str | None = None) -> list[ParsedRun]:
     """Read every benchmark run in ``text``: OMB 5.x-7.x or commscope text
     output, IMB output, nccl-tests / rccl-tests output (text or -J JSON), a commscope
     JSON document, JUBE result tables, or Markdown /
     reStructuredText / whitespace tables of OMB numbers. ``source_name``
-    names the text in errors and in :attr:`ParsedRun.source`.
+    names the text in errors and in :attr:`ParsedRun.source`; ``nccl_program`` the
+    nccl-tests program (all_reduce_perf...) of an output that does not name its own.
 
     Runs come in the order they appear in the text. Raises
     :class:`ParseError` (and nothing else) on anything malformed or unknown.
     """
     try:
-        return check_values(_parse(text, source_name))
+        return check_values(_parse(text, source_name, nccl_program))
     except ParseError:
         raise
     except Exception as error:  # the promise is "only ParseError", even for our own bugs
@@ -78,17 +79,17 @@ def detect_format(text: str) -> str | None:
     return runs[0].source_format if runs else None
 
 
-def _parse(text: str, source: str) -> list[ParsedRun]:
+def _parse(text: str, source: str, nccl_program: str | None = None) -> list[ParsedRun]:
     check_is_text(text, source)
     if looks_like_fio_json(text):
         return read_fio_json(text, source)
     if looks_like_nccl_tests_json(text):
-        return read_nccl_tests_json(text, source)
+        return read_nccl_tests_json(text, source, nccl_program)
     lines = split_lines(text)
     # nccl-tests and rccl-tests: the whole output is theirs (its rows look like no other
     # table); before the JSON check, as mpirun's "[1,0]<stdout>:" tags start it with "["
     if ("busbw" in text or "nThread" in text) and looks_like_nccl_tests(lines):
-        return read_nccl_tests(lines, source)
+        return read_nccl_tests(lines, source, nccl_program)
     if looks_like_commscope_json(text):
         return read_commscope_json(text, source)
     # Whole outputs of other tools: HPL (xhpl or hpcc) and IOzone.

@@ -25,14 +25,13 @@ footer: one that stops before it is a truncated output and is refused.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass, field
 from typing import Any
 
 from commscope.ingest.parse.errors import ParseError
 from commscope.ingest.parse.model import ParsedRun, Point
+from commscope.ingest.parse.nccl_tests_runs import Layout, Test, add_point, build_runs, side_values, whole_number
 from commscope.ingest.parse.text import unwrap
-from commscope.records import benchmarks
-from commscope.records.metrics import in_place_metric, unit_of
+from commscope.records.metrics import in_place_metric
 
 _PREAMBLE = re.compile(
     r"^nThread\s+(?P<threads>\d+)\s+nGpus\s+(?P<gpus>\d+)\s+minBytes\s+(?P<min>\d+)\s+maxBytes\s+(?P<max>\d+)"
@@ -54,8 +53,14 @@ _TAG = re.compile(r"^\[\d+,\d+\]<std(?:out|err)>:")
 # NCCL_DEBUG lines that land between a table's rows ("host:pid:tid [0] NCCL INFO ...")
 _DEBUG = re.compile(r"\bNCCL (?:INFO|WARN|TRACE)\b")
 
-#: The key columns a header may start with, and how their cells read.
-_KEYS = {"size": int, "count": int, "type": str, "redop": str, "root": int}
+#: The key columns a header may start with.
+_KEYS = ("size", "count", "type", "redop", "root")
+#: Key columns whose cells are whole numbers, and the least each may be.
+_WHOLE_KEYS = {"size": 0, "count": 0, "root": -1}
+#: A row of a table starts with its size: a line inside a table that starts like a number
+#: (or like nan or inf) is a row and is read as one, so that a size nccl-tests could not
+#: have printed is refused rather than passed over as a stray line.
+_ROW = re.compile(r"[-+]?(?:\d|\.\d|(?:nan|inf(?:inity)?)\b)", re.I)
 #: What each cell of one side (out-of-place, in-place) holds: nccl-tests' header word -> metric.
 SIDE_METRICS = {
     "time": "latency_us",
@@ -99,20 +104,6 @@ def _header_cells(line: str) -> list[str] | None:
     return None
 
 
-@dataclass
-class Layout:
-    """The columns of one table, from its header line."""
-
-    keys: list[str]
-    side: list[str]  # the metrics of one side, in order
-    timestamp: bool
-    line: int
-
-    @property
-    def width(self) -> int:
-        return len(self.keys) + 2 * len(self.side) + (2 if self.timestamp else 0)
-
-
 def layout_of(cells: list[str], source: str, line: int) -> Layout:
     keys = []
     while cells and cells[0] in _KEYS:
@@ -125,120 +116,42 @@ def layout_of(cells: list[str], source: str, line: int) -> Layout:
     return Layout(keys, [SIDE_METRICS[cell] for cell in cells[:half]], timestamp, line)
 
 
-def side_value(metric: str, cell: str, source: str, line: int) -> float | int | None:
+def _blank_redop(layout: Layout, cells: list[str]) -> bool:
+    """Whether a row leaves its redop cell blank: the programs that do not reduce printed an
+    empty name there before v2.13 (alltoall_perf under its "redop" header), hypercube_perf
+    still does. The row is one cell short, and a number stands where the name would."""
+    if len(cells) != layout.width - 1 or "redop" not in layout.keys:
+        return False
+    try:
+        float(cells[layout.keys.index("redop")])
+    except ValueError:
+        return False
+    return True
+
+
+def side_value(metric: str, cell: str, source: str, line: int, in_place: bool = False) -> float | int | None:
     """A side's cell as a number (None for N/A); ParseError naming the column otherwise."""
     if cell == _NOT_MEASURED:
         return None
+    name = in_place_metric(metric) if in_place else metric
     try:
         number = float(cell)
     except ValueError:
-        raise ParseError(source, line, f"{metric}: '{cell}' is not a number") from None
+        raise ParseError(source, line, f"{name}: '{cell}' is not a number") from None
     if metric in _COUNTS:
         if not number.is_integer():
-            raise ParseError(source, line, f"{metric}: '{cell}' is not a whole number")
-        return int(number)
+            raise ParseError(source, line, f"{name}: '{cell}' is not a whole number")
+        return whole_number(name, number, source, line)
     return number
-
-
-def side_values(named: dict[str, float | int | None], in_place: bool) -> dict[str, float | int]:
-    """The metrics of one side of a row, named for its side; N/A cells left out."""
-    return {(in_place_metric(k) if in_place else k): v for k, v in named.items() if v is not None}
-
-
-@dataclass
-class Test:
-    """One program's output being read: what its preamble said, then its table."""
-
-    line: int
-    tool: str = _FORMAT
-    version: str | None = None
-    program: str | None = None
-    settings: dict[str, Any] = field(default_factory=dict)
-    libraries: dict[str, int] = field(default_factory=dict)
-    devices: list[dict[str, Any]] = field(default_factory=list)
-    layout: Layout | None = None
-    series: dict[tuple, list[Point]] = field(default_factory=dict)
-    rejected: list[tuple[int, str]] = field(default_factory=list)
-    notes: list[str] = field(default_factory=list)
-    summary: dict[str, Any] = field(default_factory=dict)
-    last_row: int = 0
-
-
-def hosts_of(devices: list[dict[str, Any]]) -> list[dict[str, Any]] | None:
-    """Run.hosts from device lines: each host with its ranks, in order of first appearance."""
-    hosts: dict[str, list[int]] = {}
-    for device in devices:
-        hosts.setdefault(device["host"], []).append(device["rank"])
-    return [{"name": name, "ranks": ranks} for name, ranks in hosts.items()] or None
-
-
-def build_runs(test: Test, source: str, source_format: str, text: str | None) -> list[ParsedRun]:
-    """The runs of a finished test: one per datatype, reduction, root and cycle."""
-    if test.program is None:
-        raise ParseError(
-            source,
-            test.layout.line if test.layout else test.line,
-            "cannot tell which nccl-tests program wrote this table: no 'Collective test starting' line "
-            "and no *_perf program named before it",
-        )
-    hosts = hosts_of(test.devices)
-    provenance: dict[str, Any] = {"program": test.program, **test.libraries, **test.summary}
-    if test.devices:
-        provenance["gpus"] = test.devices
-    runs = []
-    several = len(test.series) > 1
-    for (datatype, redop, root, cycle), points in test.series.items():
-        parameters: dict[str, Any] = {**test.settings}
-        for name, value in (("datatype", datatype), ("reduction_op", redop), ("root", root)):
-            if value is not None:
-                parameters[name] = value
-        label = " ".join(str(part) for part in (datatype, redop, root is not None and f"root {root}") if part)
-        runs.append(
-            ParsedRun(
-                benchmark=benchmarks.from_nccl_tests(test.program),
-                source_format=source_format,
-                source=source,
-                line=test.line,
-                metrics={name: unit_of(name) for point in points for name in point.values},
-                points=points,
-                tool=test.tool,
-                tool_version=test.version,
-                title=test.program,
-                label=(label + (f" cycle {cycle}" if cycle > 1 else "")) if several else None,
-                ranks=len(test.devices) or None,
-                nodes=len(hosts) if hosts else None,
-                parameters=parameters,
-                provenance=dict(provenance),
-                notes=list(test.notes),
-                text=None if several else text,
-                hosts=hosts,
-                rejected_rows=list(test.rejected) if not runs else [],
-            )
-        )
-    return runs
-
-
-def add_point(test: Test, key: tuple, point: Point) -> None:
-    """Put a row in its series: a size below the last one starts the next cycle (-N); the
-    same size again (nccl-tests rounds tiny sizes down to 0 bytes) is reported, not kept."""
-    cycle = 1
-    while (key + (cycle,)) in test.series:
-        last = test.series[key + (cycle,)][-1]
-        if point.size == last.size:
-            test.rejected.append((point.line, f"size {point.size} again (line {last.line} has it): left out"))
-            return
-        if point.size > last.size:
-            break
-        cycle += 1
-    test.series.setdefault(key + (cycle,), []).append(point)
 
 
 class NcclTestsReader:
     """Line-by-line reader of nccl-tests text. Use :func:`read_nccl_tests`."""
 
-    def __init__(self, source: str, lines: list[str]) -> None:
+    def __init__(self, source: str, lines: list[str], given: str | None = None) -> None:
         self.source = source
         self.lines = lines
+        self.given = given  # the program --benchmark names
         self.runs: list[ParsedRun] = []
         self.test: Test | None = None
         self.named_program: str | None = None  # the last *_perf program a command line named
@@ -249,7 +162,7 @@ class NcclTestsReader:
             return
         test = self.test
         if test is not None and test.layout is not None:
-            if self._table_line(test, number, line):
+            if self._table_line(test, number, line, commented=_untagged(raw).startswith("#")):
                 return
         if version := _VERSION.match(line):
             # rccl-tests prints its version after the settings line, nccl-tests before it
@@ -259,7 +172,8 @@ class NcclTestsReader:
             self.test.version = version["version"]
             self.test.libraries = {m["key"].replace("-", "_"): int(m["value"]) for m in _LIBRARIES.finditer(line)}
         elif starting := _STARTING.match(line):
-            self._ensure_test(number).program = starting["program"]
+            test = self._ensure_test(number)
+            test.program, test.named_by = starting["program"], "output"
         elif preamble := _PREAMBLE.match(line):
             self._preamble(number, preamble)
         elif device := _DEVICE.match(line):
@@ -269,7 +183,8 @@ class NcclTestsReader:
             if test.layout is not None:
                 self._unfinished(test)
             test.layout = layout_of(cells, self.source, number)
-            test.program = test.program or self.named_program
+            if test.program is None and self.named_program is not None:
+                test.program, test.named_by = self.named_program, "command"
         elif not _untagged(raw).startswith("#") and (program := _PROGRAM.search(line)):
             self.named_program = program["program"]
 
@@ -318,7 +233,7 @@ class NcclTestsReader:
             device["group"] = int(match["group"])
         return device
 
-    def _table_line(self, test: Test, number: int, line: str) -> bool:
+    def _table_line(self, test: Test, number: int, line: str, commented: bool) -> bool:
         """Read a line inside a table; False when it is not the table's (then it is read as any other)."""
         if oob := _OUT_OF_BOUNDS.match(line):
             test.summary["out_of_bounds"] = int(oob["count"])
@@ -334,7 +249,7 @@ class NcclTestsReader:
                 test.notes.append("nccl-tests: average bus bandwidth below the -A check: FAILED")
             self._finish(test, number)
             return True
-        if line[0].isdigit() and not _DEBUG.search(line):
+        if not commented and _ROW.match(line) and not _DEBUG.search(line):
             self._row(test, number, line)
             return True
         return not _VERSION.match(line) and not _PREAMBLE.match(line) and not _header_cells(line)
@@ -342,6 +257,8 @@ class NcclTestsReader:
     def _row(self, test: Test, number: int, line: str) -> None:
         layout = test.layout
         cells = line.split()
+        if _blank_redop(layout, cells):
+            cells.insert(layout.keys.index("redop"), "")
         if len(cells) != layout.width:
             raise ParseError(
                 self.source,
@@ -349,12 +266,10 @@ class NcclTestsReader:
                 f"row has {len(cells)} cells where the header on line {layout.line} has {layout.width} "
                 "(truncated or garbled line?)",
             )
-        keys: dict[str, Any] = {}
-        for name, cell in zip(layout.keys, cells):
-            try:
-                keys[name] = _KEYS[name](cell)
-            except ValueError:
-                raise ParseError(self.source, number, f"{name}: '{cell}' is not a number") from None
+        keys: dict[str, Any] = {
+            name: whole_number(name, cell, self.source, number, _WHOLE_KEYS[name]) if name in _WHOLE_KEYS else cell
+            for name, cell in zip(layout.keys, cells)
+        }
         if "size" not in keys:
             raise ParseError(self.source, layout.line, "nccl-tests table header has no size column")
         width = len(layout.side)
@@ -362,7 +277,7 @@ class NcclTestsReader:
         values: dict[str, float | int] = {}
         for index, in_place in ((start, False), (start + width, True)):
             named = {
-                metric: side_value(metric, cell, self.source, number)
+                metric: side_value(metric, cell, self.source, number, in_place)
                 for metric, cell in zip(layout.side, cells[index : index + width])
             }
             values.update(side_values(named, in_place))
@@ -370,7 +285,7 @@ class NcclTestsReader:
         for setting, count in (("iters", "iterations"), ("warmup_iters", "warmup")):
             if setting in test.settings:
                 values[count] = test.settings[setting]
-        key = (keys.get("type"), keys.get("redop"), keys.get("root"))
+        key = (keys.get("type"), keys.get("redop") or None, keys.get("root"))
         add_point(test, key, Point(size=keys["size"], values=values, line=number))
         test.last_row = number
 
@@ -378,7 +293,7 @@ class NcclTestsReader:
         if not test.series:
             raise ParseError(self.source, test.layout.line, "nccl-tests table has no rows")
         text = "\n".join(self.lines[test.line - 1 : number]) + "\n"
-        self.runs += build_runs(test, self.source, _FORMAT, text)
+        self.runs += build_runs(test, self.source, _FORMAT, text, self.given)
         self.test = None
 
     def _unfinished(self, test: Test) -> None:
@@ -389,9 +304,10 @@ class NcclTestsReader:
         )
 
 
-def read_nccl_tests(lines: list[str], source: str) -> list[ParsedRun]:
-    """Every nccl-tests (or rccl-tests) test in ``lines``, a run per datatype, op, root and cycle."""
-    reader = NcclTestsReader(source, lines)
+def read_nccl_tests(lines: list[str], source: str, given: str | None = None) -> list[ParsedRun]:
+    """Every nccl-tests (or rccl-tests) test in ``lines``, a run per datatype, op, root and
+    cycle; `given` names the program of the tests whose output does not."""
+    reader = NcclTestsReader(source, lines, given)
     for number, raw in enumerate(lines, start=1):
         reader.feed(number, raw)
     reader.close()

@@ -24,7 +24,7 @@ from typing import Any
 
 from commscope.ingest.parse.errors import ParseError
 from commscope.ingest.parse.model import ParsedRun, Point
-from commscope.ingest.parse.nccl_tests import Test, add_point, build_runs, side_values
+from commscope.ingest.parse.nccl_tests_runs import Test, add_point, build_runs, side_values, whole_number
 
 _FORMAT = "nccl-tests-json"
 # nccl-tests' own key (commscope's documents say busbw_GBps, and in_place for an option)
@@ -40,6 +40,10 @@ _SIDE = {
     "nwrong": "validation_errors",
 }
 _REQUIRED = ("alg_bw", "bus_bw", "nwrong")
+#: The layouts read (JSON_FILE_VERSION of nccl-tests' src/util.cu): 1 (October 2025), 2 with
+#: -I's per-iteration summary (June 2026), 3 with its skipped iterations. A later version
+#: may move or rename what is read here, so it is refused rather than read as if it were 3.
+VERSIONS = (1, 2, 3)
 #: -I's per-iteration summary beside each side (the raw times stay in the stored file).
 _PER_ITERATION = {
     "min_us": "iteration_min_us",
@@ -80,7 +84,7 @@ def _number(value: Any, where: str, source: str, line: int, whole: bool = False)
     if whole:
         if not float(value).is_integer():
             raise ParseError(source, line, f"{where}: {value} is not a whole number")
-        return int(value)
+        return whole_number(where, value, source, line)
     return float(value)
 
 
@@ -124,8 +128,9 @@ def _device(device: Any, source: str, line: int) -> dict[str, Any]:
     }
 
 
-def read_nccl_tests_json(text: str, source: str) -> list[ParsedRun]:
-    """The test of an nccl-tests -J document: a run per datatype, op and root."""
+def read_nccl_tests_json(text: str, source: str, given: str | None = None) -> list[ParsedRun]:
+    """The test of an nccl-tests -J document: a run per datatype, op and root; `given` is
+    the program --benchmark names (checked against the document's own)."""
     try:
         document = json.loads(text)
     except json.JSONDecodeError as error:
@@ -133,8 +138,17 @@ def read_nccl_tests_json(text: str, source: str) -> list[ParsedRun]:
     line = 1  # nccl-tests writes the whole document on one line
     if not isinstance(document, dict) or not isinstance(document.get("results"), list):
         raise ParseError(source, line, "an nccl-tests JSON document needs a 'results' list")
+    version = document.get("version")
+    if isinstance(version, bool) or version not in VERSIONS:
+        raise ParseError(
+            source,
+            line,
+            f"nccl-tests JSON version {json.dumps(version)[:40]}: commscope reads versions "
+            f"{', '.join(map(str, VERSIONS))} (a newer nccl-tests writes a layout not known here)",
+        )
     args = document.get("args") or []
-    test = Test(line=line, tool="nccl-tests", program=args[0].rsplit("/", 1)[-1] if args else None)
+    program = args[0].rsplit("/", 1)[-1] if args and isinstance(args[0], str) else None
+    test = Test(line=line, tool="nccl-tests", program=program, named_by="output" if program else None)
     config = document.get("config") or {}
     test.settings = {name: config[key] for key, name in _SETTINGS.items() if key in config}
     test.devices = [_device(device, source, line) for device in config.get("devices") or []]
@@ -155,20 +169,21 @@ def read_nccl_tests_json(text: str, source: str) -> list[ParsedRun]:
     if test.summary.get("out_of_bounds"):
         test.notes.append(f"nccl-tests: {test.summary['out_of_bounds']} out-of-bounds values FAILED")
     for index, result in enumerate(document["results"]):
-        if not isinstance(result, dict) or not isinstance(result.get("size"), int):
+        if not isinstance(result, dict) or "size" not in result:
             raise ParseError(source, line, f"results[{index}] has no size")
+        size = whole_number(f"results[{index}].size", result["size"], source, line)
         values: dict[str, float | int] = {}
         for key in ("out_of_place", "in_place"):
             values.update(_side(result, key, index, source, line) or {})
         if not values:
             raise ParseError(source, line, f"results[{index}] has neither out_of_place nor in_place numbers")
-        values["elements"] = result.get("count", 0)
+        values["elements"] = whole_number(f"results[{index}].count", result.get("count", 0), source, line)
         for setting, count in (("iters", "iterations"), ("warmup_iters", "warmup")):
             if setting in test.settings:
                 values[count] = test.settings[setting]
         root = str(result.get("root", "")).strip()
         key = (result.get("type"), result.get("redop"), int(root) if re.fullmatch(r"-?\d+", root) else None)
-        add_point(test, key, Point(size=result["size"], values=values, line=line))
+        add_point(test, key, Point(size=size, values=values, line=line))
     if not test.series:
         raise ParseError(source, line, "nccl-tests JSON document has no results")
-    return build_runs(test, source, _FORMAT, None)
+    return build_runs(test, source, _FORMAT, None, given)

@@ -1,0 +1,38 @@
+"""Option values that click's types do not check: names that must not be blank, and the
+nccl-tests program `import --benchmark` takes."""
+
+from __future__ import annotations
+
+import click
+
+from commscope.cli.common import utf8_text
+
+
+def valid_baseline_name(ctx: click.Context, param: click.Parameter, value: str) -> str:
+    """A name `check --baseline` can be given: not empty, not only blanks."""
+    if not value.strip():
+        raise click.BadParameter(f"{value!r}: a baseline name needs a character that is not blank", ctx, param)
+    return utf8_text(ctx, param, value)
+
+
+def nccl_tests_program(ctx: click.Context, param: click.Parameter, value: str | None) -> str | None:
+    """import --benchmark: an nccl-tests program by its name (all_gather_perf) or the name its
+    runs are stored under (nccl_allgather); the program's name is what the readers take."""
+    if value is None:
+        return None
+    from commscope.records.benchmarks import NCCL_TESTS_PROGRAMS
+
+    by_stored_name = {stored: program for program, stored in NCCL_TESTS_PROGRAMS.items()}
+    program = value if value in NCCL_TESTS_PROGRAMS else by_stored_name.get(value)
+    if program is None:
+        raise click.BadParameter(
+            f"{value!r} is no nccl-tests program; one of {', '.join(NCCL_TESTS_PROGRAMS)}", ctx, param
+        )
+    return program
+
+
+def reference_name(ctx: click.Context, param: click.Parameter, value: str | None) -> str | None:
+    """--reference names a reference: an empty or blank name is a mistake, not "no reference"."""
+    if value is not None and not value.strip():
+        raise click.BadParameter(f"{value!r} names no reference (`--reference list` lists them)", ctx, param)
+    return value
