@@ -20,7 +20,7 @@ LINKS = FIXTURES / "links"
 
 
 def recorded(sysfs: str | None = None, gpus: str | None = None) -> dict:
-    environ = {"COMMSCOPE_SYSFS": str(LINKS / sysfs / "sys") if sysfs else str(LINKS / "no-such-tree")}
+    environ = {"COMMSCOPE_SYSFS": str(LINKS / sysfs / "sys") if sysfs else str(LINKS / "empty-tree")}
     environ["COMMSCOPE_NVIDIA_SMI"] = str(LINKS / gpus / "nvidia-smi") if gpus else str(LINKS / "no-such-tool")
     return inventory(environ=environ)
 

@@ -6,7 +6,9 @@ from __future__ import annotations
 import functools
 import importlib
 import math
+import os
 import sys
+import tempfile
 from pathlib import Path
 
 import click
@@ -244,15 +246,34 @@ def analysis_store(db: Path, write: bool = False):
 def write_output(path: Path, data: bytes | str, make_folder: bool = True, what: str = "") -> None:
     """Write an output file, creating its folder unless told not to; a path that cannot be
     written is a usage error, naming the option it came with (`what`) when given."""
+    name = f"{what + ' ' if what else ''}{path}"
+    try:
+        data = data.encode("utf-8") if isinstance(data, str) else data
+    except UnicodeEncodeError as exc:  # a lone surrogate: bytes that were not UTF-8 when read
+        raise UsageError(f"cannot write {name}: its text holds bytes that are not UTF-8 ({exc.reason})") from None
+    temporary = None
     try:
         if make_folder:
             path.parent.mkdir(parents=True, exist_ok=True)
-        if isinstance(data, str):
-            path.write_text(data, encoding="utf-8")
-        else:
+        if path.exists() and not path.is_file():  # /dev/stdout, a FIFO: written as they are
             path.write_bytes(data)
+            return
+        # written beside it, then renamed over it: an error never leaves an empty or cut file
+        handle, temporary = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.")
+        with os.fdopen(handle, "wb") as file:
+            file.write(data)
+        os.chmod(temporary, 0o666 & ~_umask())  # as a file written in place would be
+        os.replace(temporary, path)
     except OSError as exc:
-        raise UsageError(f"cannot write {what + ' ' if what else ''}{path}: {exc.strerror or exc}") from None
+        if temporary:
+            Path(temporary).unlink(missing_ok=True)
+        raise UsageError(f"cannot write {name}: {exc.strerror or exc}") from None
+
+
+def _umask() -> int:
+    mask = os.umask(0o022)
+    os.umask(mask)
+    return mask
 
 
 # -- options that measuring commands share ----------------------------------------------

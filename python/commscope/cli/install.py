@@ -96,7 +96,7 @@ def _links(fmt: str, hosts: tuple[str, ...], hostfile: str | None, launcher: str
     if not hosts and not hostfile:
         from commscope.execute.links import inventory
 
-        found = inventory()
+        found = inventory(fresh=True)  # what it prints is read now, and renews what runs keep
         click.echo(json.dumps(found, indent=2) if fmt == "json" else links_text(found), nl=fmt == "json")
         return
     from commscope.execute.host_inventory import of_hosts

@@ -11,13 +11,20 @@ from __future__ import annotations
 import os
 import re
 import shutil
-import subprocess
+import signal
 from pathlib import Path
 
-from commscope.execute.sysfs import numa_node, pcie_link
+from commscope.errors import CommscopeError
+from commscope.execute import boot_cache
+from commscope.execute.process import run_program
+from commscope.execute.signals import StopSignals
+from commscope.execute.sysfs import numa_node, pcie_link, read
 
 NVIDIA_SMI_VARIABLE = "COMMSCOPE_NVIDIA_SMI"
+#: Seconds one nvidia-smi call may take (a hung driver must not hang every run).
 TIMEOUT_S = 20
+#: What the inventory asks nvidia-smi, in this order: the matrix first (without it, nothing).
+QUESTIONS = (("topo", "-m"), ("nvlink", "-s"), ("--query-gpu=index,name,pci.bus_id", "--format=csv,noheader"))
 #: The legend of `nvidia-smi topo -m`, in words.
 PATH_WORDS = {
     "NV": "NVLink",
@@ -123,37 +130,53 @@ def nvidia_smi(environ=os.environ) -> str | None:
     return environ.get(NVIDIA_SMI_VARIABLE) or shutil.which("nvidia-smi")
 
 
-def _ask(program: str, *args: str) -> tuple[str | None, str | None]:
-    """The tool's output, or None and why not."""
-    try:
-        done = subprocess.run([program, *args], capture_output=True, text=True, timeout=TIMEOUT_S, check=False)
-    except (OSError, subprocess.TimeoutExpired) as exc:
-        return None, f"{program} {' '.join(args)}: {exc}"
+def _ask(program: str, args: tuple[str, ...], timeout: float) -> tuple[str | None, str | None]:
+    """The tool's output, or None and why not. It runs as every program commscope starts
+    (execute.process): a tool that hangs is stopped after `timeout` with every process it
+    started. A stop signal meanwhile stops it too, then reaches the command as it would have."""
+    asked = f"{program} {' '.join(args)}"
+    with StopSignals() as signals:
+        try:
+            done = run_program([program, *args], signals, timeout=timeout)
+        except CommscopeError as exc:
+            return None, f"{asked}: {exc}"
+    for received in signals.received[:1]:
+        signal.raise_signal(signal.Signals[received])
+    if done.stopped:
+        return None, f"{asked}: {done.stopped}"
+    # a driver's messages in another encoding must not cost a run: what is not UTF-8 is replaced
+    out = done.stdout.decode(errors="replace")
     if done.returncode != 0:
-        said = (done.stdout + done.stderr).strip().splitlines()
-        return None, f"{program} {' '.join(args)}: exit {done.returncode}" + (f": {said[0]}" if said else "")
-    return done.stdout, None
+        said = (out + done.stderr.decode(errors="replace")).strip().splitlines()
+        return None, f"{asked}: exit {done.returncode}" + (f": {said[0]}" if said else "")
+    return out, None
 
 
 def _none(reason: str | None) -> dict:
     return {"available": False, "reason": reason, "devices": [], "pairs": []}
 
 
-def gpu_inventory(root: Path, environ=os.environ) -> dict:
+def gpu_inventory(root: Path, environ=os.environ, timeout: float = TIMEOUT_S, fresh: bool = False) -> dict:
+    """The GPUs and their pairs. nvidia-smi's answers are kept per host and boot
+    (execute.boot_cache): its three calls take seconds on a large node, every run asks, and
+    what they say changes with a boot, a driver or a GPU the driver sees; `fresh` asks anew."""
     program = nvidia_smi(environ)
     if program is None:
-        return {
-            "available": False,
-            "reason": "no nvidia-smi on PATH (no NVIDIA driver here)",
-            "devices": [],
-            "pairs": [],
-        }
-    topo_text, reason = _ask(program, "topo", "-m")
-    if topo_text is None:
-        return _none(reason)
+        return _none("no nvidia-smi on PATH (no NVIDIA driver here)")
+    # a recorded tool (COMMSCOPE_NVIDIA_SMI) answers from files that may change: never kept
+    kept = None if environ.get(NVIDIA_SMI_VARIABLE) else boot_cache.Kept("nvidia-smi", _driver_state(program))
+    answers = {} if kept is None or fresh else kept.load()
+    reasons: dict[str, str | None] = {}
+    for args in QUESTIONS:
+        asked = " ".join(args)
+        if answers.get(asked) is None:
+            answers[asked], reasons[asked] = _ask(program, args, timeout)
+        if args == QUESTIONS[0] and answers[asked] is None:
+            return _none(reasons[asked])
+    if kept is not None and reasons:
+        kept.save({asked: text for asked, text in answers.items() if text is not None})  # a failure is asked again
+    topo_text, nvlink_text, query_text = (answers[" ".join(args)] for args in QUESTIONS)
     topo = parse_topo(topo_text)
-    nvlink_text, nvlink_reason = _ask(program, "nvlink", "-s")
-    query_text, query_reason = _ask(program, "--query-gpu=index,name,pci.bus_id", "--format=csv,noheader")
     nvlinks = parse_nvlink_status(nvlink_text or "")
     queried = {device["index"]: device for device in parse_query(query_text or "")}
     devices = []
@@ -173,5 +196,16 @@ def gpu_inventory(root: Path, environ=os.environ) -> dict:
                 "nvlinks_inactive": sum(1 for speed in links.values() if speed is None),
             }
         )
-    notes = [reason for reason in (nvlink_reason, query_reason) if reason]
+    notes = [reason for reason in reasons.values() if reason]
     return {"available": True, "reason": None, "devices": devices, "pairs": topo["pairs"], "notes": notes}
+
+
+def _driver_state(program: str) -> dict:
+    """What nvidia-smi's answers depend on besides the boot: the tool itself, the driver's
+    version and the GPUs the driver holds (one gone or reset, another answer)."""
+    gpus = Path("/proc/driver/nvidia/gpus")
+    return {
+        "program": boot_cache.file_identity(Path(program)),
+        "driver": read(Path("/sys/module/nvidia/version")),
+        "gpus": sorted(entry.name for entry in gpus.iterdir()) if gpus.is_dir() else None,
+    }

@@ -134,7 +134,8 @@ def every_host(
 def of_hosts(hosts: tuple[str, ...], hostfile: str | None, launcher_choice: str) -> HostsLinks:
     """`commscope info --links --hosts/--hostfile`: every named host's inventory through the
     launcher `commscope run` would use; the launching host's too. The launching host is kept
-    only where it is one of those named."""
+    only where it is one of those named. A named host that does not answer is an error that
+    names it: printing the other hosts' links alone would read as all of them."""
     from commscope.execute.core import core_mpi_flavour, find_core
     from commscope.execute.launchers import hostfile_nodes, resolve_launcher
     from commscope.execute.links import inventory
@@ -147,18 +148,40 @@ def of_hosts(hosts: tuple[str, ...], hostfile: str | None, launcher_choice: str)
     nodes = len(hosts) if hosts else hostfile_nodes(hostfile or "")
     spec = LaunchSpec(np=nodes, hosts=hosts, hostfile=hostfile, known_nodes=nodes, core_flavour=flavour)
     spec = dataclasses.replace(spec, as_root=os.geteuid() == 0, local_cores=len(os.sched_getaffinity(0)))
-    local = inventory()
+    local = inventory(fresh=True)
     with StopSignals() as signals:
         found = every_host(local, launcher, spec, signals)
-    if local["host"] not in [split_host(entry)[0] for entry in hosts] and len(found.hosts) > 1:
+    named = list(dict.fromkeys(split_host(entry)[0] for entry in hosts))
+    if local["host"] not in named and len(found.hosts) > 1:
         found.hosts.pop(local["host"], None)  # answered by its own process where it was named
-    return found
+    answered = [host for host in found.hosts if host != local["host"] or local["host"] in named]
+    if len(answered) >= nodes:
+        return found
+    missing = [host for host in named if not any(_same_host(host, other) for other in answered)]
+    if hosts and len(missing) == nodes - len(answered):
+        which = ", ".join(missing)
+    else:  # a hostfile's names, or names that are not what the hosts call themselves (addresses)
+        which = f"{nodes - len(answered)} of the {nodes} hosts of {', '.join(named) or hostfile}"
+    raise CommscopeError(
+        f"no link inventory of {which}" + (f": {found.not_inventoried}" if found.not_inventoried else "")
+    )
+
+
+def _same_host(named: str, answered: str) -> bool:
+    """A name given and the name a host gave itself: the same, or one's short name the other
+    (n1 and n1.cluster)."""
+    return named == answered or named.split(".")[0] == answered.split(".")[0]
 
 
 def main() -> int:
     from commscope.execute.links import inventory
 
-    for line in frames(inventory(), os.getpid()):
+    try:
+        found = inventory()
+    except CommscopeError as exc:
+        print(f"commscope: {socket.gethostname()}: {exc}", file=sys.stderr)
+        return 1
+    for line in frames(found, os.getpid()):
         os.write(sys.stdout.fileno(), (line + "\n").encode())  # one write per line: whole in the pipe
     return 0
 

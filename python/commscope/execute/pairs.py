@@ -59,7 +59,7 @@ def core_pairs_of(entry: Entry) -> list[CorePair | None]:
     binds ([None])."""
     if entry.core_pairs is None:
         return [None]
-    from commscope.execute.links import sysfs_root
+    from commscope.execute.sysfs import sysfs_root
 
     root = sysfs_root()
     pairs = one_to_all_cores(cpu_topology(root / "devices" / "system" / "cpu"))

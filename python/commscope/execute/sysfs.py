@@ -1,28 +1,84 @@
 """Reading sysfs files (a live /sys or a recorded tree): text, numbers, a PCI device's
-negotiated PCIe link and NUMA node. Nothing here guesses: what a file does not say is None."""
+negotiated PCIe link and NUMA node. Nothing here guesses: what a file does not say is None.
+
+Every `commscope run` reads these files, and COMMSCOPE_SYSFS may point at any folder, so a
+read is bounded and never waits: only a regular file is read (a FIFO, /dev/zero or a socket
+linked into the tree is not), opened non-blocking, and no more than a text attribute can
+hold (the kernel gives one at most a page)."""
 
 from __future__ import annotations
 
+import os
 import re
+import stat
 from pathlib import Path
 
+from commscope.errors import CommscopeError
+from commscope.records.textsafe import file_name
+
+SYSFS_VARIABLE = "COMMSCOPE_SYSFS"
+#: Bytes of one sysfs file read at most: a text attribute is at most a page (PAGE_SIZE, 4096
+#: on the machines commscope runs on); a longer file is not an attribute and is not read.
+READ_LIMIT = 4096
 #: `current_link_speed`: "16.0 GT/s PCIe", "8.0 GT/s PCIe", "8 GT/s", "2.5 GT/s".
 _PCIE_SPEED = re.compile(r"^\s*(?P<gts>\d+(?:\.\d+)?)\s*GT/s")
 #: PCIe generation by its transfer rate per lane (GT/s).
 PCIE_GENERATIONS = {2.5: 1, 5.0: 2, 8.0: 3, 16.0: 4, 32.0: 5, 64.0: 6}
 
 
+def sysfs_root(environ=os.environ) -> Path:
+    """/sys, or the recorded tree COMMSCOPE_SYSFS names; a folder that is not there is an
+    error, not a machine without adapters."""
+    named = environ.get(SYSFS_VARIABLE)
+    if not named:
+        return Path("/sys")
+    if not Path(named).is_dir():
+        raise CommscopeError(f"{SYSFS_VARIABLE}={file_name(named)}: no such folder (a recorded sysfs tree, or unset)")
+    return Path(named)
+
+
 def read(path: Path) -> str | None:
+    """A sysfs file's text, stripped; None where it is missing, not a regular file, longer than
+    an attribute can be, or not UTF-8."""
     try:
-        return path.read_text().strip()
-    except (OSError, UnicodeDecodeError):
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK)  # a FIFO's open would wait for a writer
+    except (OSError, ValueError):
+        return None
+    try:
+        if not stat.S_ISREG(os.fstat(fd).st_mode):
+            return None
+        data = os.read(fd, READ_LIMIT + 1)
+    except OSError:
+        return None
+    finally:
+        os.close(fd)
+    if len(data) > READ_LIMIT:
+        return None
+    try:
+        return data.decode().strip()
+    except UnicodeDecodeError:
         return None
 
 
 def to_int(text: str | None) -> int | None:
     try:
         return int(text) if text is not None else None
-    except ValueError:
+    except ValueError:  # not a number, or more digits than Python converts
+        return None
+
+
+def name(path: Path) -> str:
+    """A file's name as text that can be stored (bytes that are not UTF-8 as \\xNN): device and
+    interface names come from the tree's file names, which a recorded tree makes anything."""
+    return file_name(path.name)
+
+
+def target_name(path: Path) -> str | None:
+    """The name of what a link points to (a PCI address, a driver); None where it does not
+    resolve."""
+    try:
+        return file_name(path.resolve().name) if path.exists() else None
+    except (OSError, RuntimeError):  # a loop of links (RuntimeError before Python 3.13)
         return None
 
 
@@ -51,7 +107,4 @@ def numa_node(device: Path) -> int | None:
 
 
 def pci_address(device: Path) -> str | None:
-    try:
-        return device.resolve().name if device.exists() else None
-    except OSError:
-        return None
+    return target_name(device)
