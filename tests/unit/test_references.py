@@ -67,7 +67,10 @@ def test_compare_reference_and_list(cli, tmp_path):
 
 def gpu_pair_runs(recording: str, benchmark: str, metric: str, values: dict[int, float]) -> list[Run]:
     links = inventory(
-        environ={"COMMSCOPE_SYSFS": str(LINKS / "empty-tree"), "COMMSCOPE_NVIDIA_SMI": str(LINKS / recording / "nvidia-smi")}
+        environ={
+            "COMMSCOPE_SYSFS": str(LINKS / "empty-tree"),
+            "COMMSCOPE_NVIDIA_SMI": str(LINKS / recording / "nvidia-smi"),
+        }
     )
     provenance = {"links": {"hosts": {"node1": links}}}
     return [
