@@ -12,6 +12,7 @@ from pathlib import Path
 import pytest
 
 from commscope.execute import boot_cache
+from commscope.execute.gpu_links import gpu_inventory
 from commscope.execute.links import inventory
 from paths import FIXTURES
 
@@ -29,7 +30,11 @@ def counted_tool(tmp_path, monkeypatch):
     tool = folder / "nvidia-smi"
     shutil.copy(RECORDED / "topo-m.txt", folder / "topo-m.txt")  # recorded-nvidia-smi reads beside $0
     (folder / "recorded-nvidia-smi").symlink_to(LINKS / "recorded-nvidia-smi")
-    tool.write_text(f'#!/bin/sh\necho "$*" >> {calls}\nexec {folder / "recorded-nvidia-smi"} "$@"\n')
+    hang = tmp_path / "hang"  # while it exists, the matrix never comes
+    tool.write_text(
+        f'#!/bin/sh\necho "$*" >> {calls}\nif [ -e {hang} ] && [ "$1" = topo ]; then sleep 30; fi\n'
+        f'exec {folder / "recorded-nvidia-smi"} "$@"\n'
+    )
     tool.chmod(0o755)
     monkeypatch.setenv("PATH", f"{folder}{os.pathsep}{os.environ['PATH']}")
     monkeypatch.delenv("COMMSCOPE_NVIDIA_SMI", raising=False)
@@ -52,11 +57,10 @@ def test_a_second_inventory_since_boot_does_not_run_nvidia_smi(counted_tool):
     assert first["gpus"]["available"] and len(first["gpus"]["pairs"]) == 6
     assert asked(calls) == 3
     again = of_tree("hdr-ib-node")
-    # the matrix kept; nvlink -s and --query-gpu, which the recording lacks, failed: asked again
-    assert asked(calls) == 3 + 2
-    assert again["gpus"]["pairs"] == first["gpus"]["pairs"]
+    assert asked(calls) == 3  # the failures (exit 9: the recording lacks them) are answers too
+    assert again["gpus"] == first["gpus"] and len(again["gpus"]["notes"]) == 2
     of_tree("hdr-ib-node", fresh=True)  # info --links asks anew
-    assert asked(calls) == 3 + 2 + 3
+    assert asked(calls) == 3 + 3
 
 
 def test_a_changed_link_is_read_anew_while_the_gpus_are_kept(counted_tool):
@@ -85,6 +89,13 @@ def test_another_boot_or_another_tool_asks_again(counted_tool, tmp_path, monkeyp
     tool.write_text(tool.read_text() + "# a new version of the tool\n")
     of_tree("hdr-ib-node")
     assert topo_calls() == 3
+
+
+def test_a_tool_stopped_on_its_timeout_is_asked_again(counted_tool, tmp_path):
+    (tmp_path / "hang").touch()
+    assert "timed out after 1 s" in gpu_inventory(LINKS, timeout=1)["reason"]
+    (tmp_path / "hang").unlink()
+    assert gpu_inventory(LINKS)["available"]
 
 
 def test_a_recorded_tool_is_never_kept(counted_tool, monkeypatch):

@@ -127,58 +127,74 @@ def sysfs_pci_name(bus_id: str) -> str:
 
 
 def nvidia_smi(environ=os.environ) -> str | None:
-    return environ.get(NVIDIA_SMI_VARIABLE) or shutil.which("nvidia-smi")
+    return environ.get(NVIDIA_SMI_VARIABLE) or shutil.which("nvidia-smi", path=environ.get("PATH"))
 
 
-def _ask(program: str, args: tuple[str, ...], timeout: float) -> tuple[str | None, str | None]:
-    """The tool's output, or None and why not. It runs as every program commscope starts
-    (execute.process): a tool that hangs is stopped after `timeout` with every process it
-    started. A stop signal meanwhile stops it too, then reaches the command as it would have."""
+def _ask(program: str, args: tuple[str, ...], timeout: float) -> tuple[dict, bool]:
+    """The tool's answer, {"text": output} or {"reason": why not}, and whether it lasts: an
+    exit status does, a tool stopped or not started may answer next time. It runs as every
+    program commscope starts (execute.process): a tool that hangs is stopped after `timeout`
+    with every process it started. A stop signal meanwhile stops it too, then reaches the
+    command as it would have."""
     asked = f"{program} {' '.join(args)}"
     with StopSignals() as signals:
         try:
             done = run_program([program, *args], signals, timeout=timeout)
         except CommscopeError as exc:
-            return None, f"{asked}: {exc}"
+            return {"reason": f"{asked}: {exc}"}, False
     for received in signals.received[:1]:
         signal.raise_signal(signal.Signals[received])
     if done.stopped:
-        return None, f"{asked}: {done.stopped}"
+        return {"reason": f"{asked}: {done.stopped}"}, False
     # a driver's messages in another encoding must not cost a run: what is not UTF-8 is replaced
     out = done.stdout.decode(errors="replace")
     if done.returncode != 0:
         said = (out + done.stderr.decode(errors="replace")).strip().splitlines()
-        return None, f"{asked}: exit {done.returncode}" + (f": {said[0]}" if said else "")
-    return out, None
+        return {"reason": f"{asked}: exit {done.returncode}" + (f": {said[0]}" if said else "")}, True
+    return {"text": out}, True
 
 
 def _none(reason: str | None) -> dict:
     return {"available": False, "reason": reason, "devices": [], "pairs": []}
 
 
+def _answers(program: str, environ, timeout: float, fresh: bool) -> dict[str, dict]:
+    """nvidia-smi's answer to each of QUESTIONS, kept per host and boot (execute.boot_cache):
+    its calls take seconds on a large node, every run asks, and what they say changes only
+    with a boot, the driver or the GPUs the driver holds; `fresh` asks anew. A recorded tool
+    (COMMSCOPE_NVIDIA_SMI) answers from files that may change: never kept."""
+    kept = None if environ.get(NVIDIA_SMI_VARIABLE) else boot_cache.Kept("nvidia-smi", _driver_state(program))
+    known = {} if kept is None or fresh else kept.load()
+    answers, lasting = {}, {}
+    for args in QUESTIONS:
+        asked = " ".join(args)
+        answer = known.get(asked)
+        if not isinstance(answer, dict):
+            answer, lasts = _ask(program, args, timeout)
+            if lasts:
+                lasting[asked] = answer
+        answers[asked] = answer
+        if args == QUESTIONS[0] and answer.get("text") is None:
+            break  # without the matrix, nothing
+    if kept is not None and lasting:
+        kept.save({**known, **lasting})
+    return answers
+
+
 def gpu_inventory(root: Path, environ=os.environ, timeout: float = TIMEOUT_S, fresh: bool = False) -> dict:
-    """The GPUs and their pairs. nvidia-smi's answers are kept per host and boot
-    (execute.boot_cache): its three calls take seconds on a large node, every run asks, and
-    what they say changes with a boot, a driver or a GPU the driver sees; `fresh` asks anew."""
+    """The GPUs and their pairs, from nvidia-smi's answers (kept per boot, see _answers)."""
     program = nvidia_smi(environ)
     if program is None:
         return _none("no nvidia-smi on PATH (no NVIDIA driver here)")
-    # a recorded tool (COMMSCOPE_NVIDIA_SMI) answers from files that may change: never kept
-    kept = None if environ.get(NVIDIA_SMI_VARIABLE) else boot_cache.Kept("nvidia-smi", _driver_state(program))
-    answers = {} if kept is None or fresh else kept.load()
-    reasons: dict[str, str | None] = {}
-    for args in QUESTIONS:
-        asked = " ".join(args)
-        if answers.get(asked) is None:
-            answers[asked], reasons[asked] = _ask(program, args, timeout)
-        if args == QUESTIONS[0] and answers[asked] is None:
-            return _none(reasons[asked])
-    if kept is not None and reasons:
-        kept.save({asked: text for asked, text in answers.items() if text is not None})  # a failure is asked again
-    topo_text, nvlink_text, query_text = (answers[" ".join(args)] for args in QUESTIONS)
+    answers = _answers(program, environ, timeout, fresh)
+    topo_answer, nvlink_answer, query_answer = (answers.get(" ".join(args), {}) for args in QUESTIONS)
+    topo_text = topo_answer.get("text")
+    if not isinstance(topo_text, str):
+        return _none(topo_answer.get("reason"))
+    nvlink_text, query_text = nvlink_answer.get("text"), query_answer.get("text")
     topo = parse_topo(topo_text)
-    nvlinks = parse_nvlink_status(nvlink_text or "")
-    queried = {device["index"]: device for device in parse_query(query_text or "")}
+    nvlinks = parse_nvlink_status(nvlink_text if isinstance(nvlink_text, str) else "")
+    queried = {device["index"]: device for device in parse_query(query_text if isinstance(query_text, str) else "")}
     devices = []
     for gpu in topo["gpus"]:
         index = gpu["index"]
@@ -196,7 +212,7 @@ def gpu_inventory(root: Path, environ=os.environ, timeout: float = TIMEOUT_S, fr
                 "nvlinks_inactive": sum(1 for speed in links.values() if speed is None),
             }
         )
-    notes = [reason for reason in reasons.values() if reason]
+    notes = [answer["reason"] for answer in (nvlink_answer, query_answer) if isinstance(answer.get("reason"), str)]
     return {"available": True, "reason": None, "devices": devices, "pairs": topo["pairs"], "notes": notes}
 
 
