@@ -89,7 +89,7 @@ def time_runs(program: str, name: str, core: Path, launcher: str, where: list[st
 def time_inventory(repeats: int = 20) -> list[str]:
     """The inventory in this process: this host's /sys, and with a stand-in nvidia-smi."""
     sys.path.insert(0, str(REPO / "python"))
-    from commscope.execute.links import inventory
+    from commscope.execute.host_inventory import inventory
 
     def median_ms(**options) -> float:
         seconds = []

@@ -1,4 +1,4 @@
-"""The link inventory (execute.links, execute.gpu_links), its peaks and seed 004's lowest-peak
+"""The link inventory (execute.host_inventory, execute.sysfs, execute.gpu_links), its peaks and seed 004's lowest-peak
 pair (analysis.peaks), from recorded sysfs trees and nvidia-smi outputs of real machines
 (tests/support/fixtures/links/README.md says where each comes from)."""
 
@@ -12,7 +12,7 @@ import pytest
 
 from commscope.analysis import peaks
 from commscope.execute.gpu_links import parse_nvlink_status, parse_topo
-from commscope.execute.links import inventory
+from commscope.execute.host_inventory import inventory
 from commscope.records.run import Run
 from paths import FIXTURES
 

@@ -1,4 +1,4 @@
-"""nvidia-smi's answers kept per host and boot (execute.boot_cache, execute.gpu_links): a second
+"""nvidia-smi's answers kept per host and boot (execute.gpu_links): a second
 inventory on the same host since boot does not run the tool, and nothing it depends on can
 change without it being asked again. sysfs is read every time, so a changed link is never
 served stale."""
@@ -11,9 +11,9 @@ from pathlib import Path
 
 import pytest
 
-from commscope.execute import boot_cache
+from commscope.execute import gpu_links
 from commscope.execute.gpu_links import gpu_inventory
-from commscope.execute.links import inventory
+from commscope.execute.host_inventory import inventory
 from paths import FIXTURES
 
 LINKS = FIXTURES / "links"
@@ -81,7 +81,7 @@ def test_another_boot_or_another_tool_asks_again(counted_tool, tmp_path, monkeyp
 
     boot = tmp_path / "boot_id"
     boot.write_text("another-boot\n")
-    monkeypatch.setattr(boot_cache, "BOOT_ID", boot)
+    monkeypatch.setattr(gpu_links, "BOOT_ID", boot)
     of_tree("hdr-ib-node")
     assert topo_calls() == 2
     of_tree("hdr-ib-node")

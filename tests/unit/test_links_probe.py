@@ -18,7 +18,7 @@ import pytest
 from commscope.analysis import peaks
 from commscope.errors import UsageError
 from commscope.execute.gpu_links import gpu_inventory
-from commscope.execute.links import inventory
+from commscope.execute.host_inventory import inventory
 from commscope.store.db import Store
 from paths import FIXTURES
 from processes import processes_mentioning
@@ -44,7 +44,7 @@ def inventory_in_a_child(tree: Path) -> dict:
     code = (
         "import json, resource, sys\n"
         "resource.setrlimit(resource.RLIMIT_AS, (256 << 20, 256 << 20))\n"
-        "from commscope.execute.links import inventory\n"
+        "from commscope.execute.host_inventory import inventory\n"
         "json.dump(inventory(), sys.stdout)\n"
     )
     env = {**os.environ, "COMMSCOPE_SYSFS": str(tree), "COMMSCOPE_NVIDIA_SMI": NO_TOOL}

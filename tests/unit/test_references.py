@@ -10,7 +10,7 @@ import pytest
 from commscope.analysis.peaks import lowest_peak
 from commscope.analysis.published import place
 from commscope.errors import UsageError
-from commscope.execute.links import inventory
+from commscope.execute.host_inventory import inventory
 from commscope.kinds import CompareRequest, compare
 from commscope.kinds.report import build
 from commscope.records.references import load, named, parse

@@ -94,7 +94,7 @@ def _links(fmt: str, hosts: tuple[str, ...], hostfile: str | None, launcher: str
     from commscope.output.links_view import hosts_links_text, links_text
 
     if not hosts and not hostfile:
-        from commscope.execute.links import inventory
+        from commscope.execute.host_inventory import inventory
 
         found = inventory(fresh=True)  # what it prints is read now, and renews what runs keep
         click.echo(json.dumps(found, indent=2) if fmt == "json" else links_text(found), nl=fmt == "json")

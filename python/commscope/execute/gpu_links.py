@@ -4,18 +4,29 @@ host bridge, NODE host bridges of one NUMA node, SYS across sockets), `nvidia-sm
 -s` (each NVLink's speed) and `--query-gpu` (name and PCI bus id, whose PCIe link sysfs
 gives). COMMSCOPE_NVIDIA_SMI=PROGRAM runs another program in its place: a recorded tool
 for tests and offline diagnosis. A pair the tool does not show is unknown, never filled in.
+
+nvidia-smi's answers are kept per host and boot (Kept): its calls take seconds on a large
+node and every run asks. They are kept in one JSON file per host, in a folder of this user's
+alone on the host itself ($XDG_RUNTIME_DIR, emptied at every boot; else the temporary
+folder), under a key of the host name, the kernel's boot id (new at every boot), the tool
+(path, inode, size, mtime), the driver's version and the GPUs the driver holds; anything else
+found there (another key, a damaged file, a folder another user could write) is not used,
+and where nothing can be kept every call asks afresh.
 """
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import shutil
 import signal
+import socket
+import stat
+import tempfile
 from pathlib import Path
 
 from commscope.errors import CommscopeError
-from commscope.execute import boot_cache
 from commscope.execute.process import run_program
 from commscope.execute.signals import StopSignals
 from commscope.execute.sysfs import numa_node, pcie_link, read
@@ -159,11 +170,11 @@ def _none(reason: str | None) -> dict:
 
 
 def _answers(program: str, environ, timeout: float, fresh: bool) -> dict[str, dict]:
-    """nvidia-smi's answer to each of QUESTIONS, kept per host and boot (execute.boot_cache):
+    """nvidia-smi's answer to each of QUESTIONS, kept per host and boot (Kept):
     its calls take seconds on a large node, every run asks, and what they say changes only
     with a boot, the driver or the GPUs the driver holds; `fresh` asks anew. A recorded tool
     (COMMSCOPE_NVIDIA_SMI) answers from files that may change: never kept."""
-    kept = None if environ.get(NVIDIA_SMI_VARIABLE) else boot_cache.Kept("nvidia-smi", _driver_state(program))
+    kept = None if environ.get(NVIDIA_SMI_VARIABLE) else Kept("nvidia-smi", _driver_state(program))
     known = {} if kept is None or fresh else kept.load()
     answers, lasting = {}, {}
     for args in QUESTIONS:
@@ -221,7 +232,87 @@ def _driver_state(program: str) -> dict:
     version and the GPUs the driver holds (one gone or reset, another answer)."""
     gpus = Path("/proc/driver/nvidia/gpus")
     return {
-        "program": boot_cache.file_identity(Path(program)),
+        "program": file_identity(Path(program)),
         "driver": read(Path("/sys/module/nvidia/version")),
-        "gpus": sorted(entry.name for entry in gpus.iterdir()) if gpus.is_dir() else None,
+        "gpus": _names_in(gpus),
     }
+
+
+def _names_in(folder: Path) -> list[str] | None:
+    try:
+        return sorted(entry.name for entry in folder.iterdir())
+    except OSError:  # no NVIDIA driver loaded, or not ours to read
+        return None
+
+
+# -- kept per host and boot ----------------------------------------------------------
+
+BOOT_ID = Path("/proc/sys/kernel/random/boot_id")
+#: Bytes of a kept file read at most (nvidia-smi's answers of a 16-GPU node are some 10 kB).
+MAX_BYTES = 1 << 20
+
+
+def _kept_folder() -> Path | None:
+    """This user's folder on this host, made private; None where it cannot be trusted."""
+    runtime = os.environ.get("XDG_RUNTIME_DIR")
+    base = Path(runtime) if runtime and Path(runtime).is_dir() else Path(tempfile.gettempdir())
+    path = base / f"commscope-{os.getuid()}"
+    try:
+        path.mkdir(mode=0o700, exist_ok=True)
+        info = path.lstat()
+    except OSError:
+        return None
+    private = stat.S_ISDIR(info.st_mode) and info.st_uid == os.getuid() and not info.st_mode & 0o077
+    return path if private else None
+
+
+def file_identity(path: Path) -> list | None:
+    """A program as the key names it: where it is and which file (a new version, another key)."""
+    try:
+        real = path.resolve(strict=True)
+        info = real.stat()
+    except (OSError, RuntimeError):
+        return None
+    return [os.fsencode(real).decode(errors="replace"), info.st_ino, info.st_size, info.st_mtime_ns]
+
+
+class Kept:
+    """One subject's value kept on this host for this boot, under `depends_on`."""
+
+    def __init__(self, subject: str, depends_on: dict) -> None:
+        boot = read(BOOT_ID)
+        host = socket.gethostname()
+        self.key = {"host": host, "boot": boot, **depends_on} if boot else None
+        where = _kept_folder() if boot else None
+        self.path = where / f"{subject}-{host.replace('/', '_')}.json" if where else None
+
+    def load(self) -> dict:
+        """The value kept under this key; {} where there is none."""
+        if self.path is None:
+            return {}
+        try:
+            with open(self.path, "rb") as file:
+                text = file.read(MAX_BYTES + 1)
+            document = json.loads(text) if len(text) <= MAX_BYTES else None
+        except (OSError, ValueError):
+            return {}
+        if not isinstance(document, dict) or document.get("key") != self.key:
+            return {}
+        value = document.get("value")
+        return value if isinstance(value, dict) else {}
+
+    def save(self, value: dict) -> None:
+        """Keep `value` (written whole or not at all; a failure only means asking again)."""
+        if self.path is None:
+            return
+        text = json.dumps({"key": self.key, "value": value})
+        try:
+            handle, temporary = tempfile.mkstemp(dir=self.path.parent, suffix=".tmp")
+        except OSError:
+            return
+        try:
+            with os.fdopen(handle, "w") as file:
+                file.write(text)
+            os.replace(temporary, self.path)
+        except OSError:
+            Path(temporary).unlink(missing_ok=True)

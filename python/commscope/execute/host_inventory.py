@@ -1,6 +1,17 @@
-"""The link inventory (execute.links) of every host a command runs on, not only the one that
-launches it: one extra launch through the run's own launcher, one process per host, before
+"""The link inventory of a host, and of every host a command runs on.
+
+A host's: its network adapters (execute.sysfs), CPUs (execute.cpu_topology) and GPUs with
+the link between every pair (execute.gpu_links). Stored in every run's provenance and
+printed by `commscope info --links`; analysis.peaks turns it into theoretical peaks.
+Everything is read, never guessed: a value the kernel does not give (a virtual NIC's speed
+of -1, a PCIe link of a device that has none) is None, and the inventory says what it could
+not read. COMMSCOPE_SYSFS=DIR reads a recorded tree instead of /sys (offline diagnosis,
+tests of hardware this machine lacks).
+
+Every host's: one extra launch through the run's own launcher, one process per host, before
 the benchmarks, so an inter-node peak (the slower node's fastest adapter) can be worked out.
+It costs a launch; a host's state cannot be known without asking the host, so it is not
+kept on the launching host (docs/peaks.md, "What the inventory costs").
 
 Each process runs this module (`python -m commscope.execute.host_inventory`) and prints its
 inventory as frames: lines of `#commscope-links HOST PID INDEX/COUNT CHUNK`, the chunks
@@ -24,11 +35,16 @@ import socket
 import sys
 import zlib
 from collections.abc import Iterable
+from pathlib import Path
 
 from commscope.errors import CommscopeError
+from commscope.execute.cpu_topology import cpu_inventory
+from commscope.execute.gpu_links import gpu_inventory
 from commscope.execute.launchers import Launcher, LaunchSpec, split_host
 from commscope.execute.process import run_program
 from commscope.execute.signals import StopSignals
+from commscope.execute.sysfs import adapters_of, rate_unknown, sysfs_root
+from commscope.records.textsafe import file_name
 
 FRAME = "#commscope-links"
 #: Characters of base64 per line: well under a pipe's atomic write (PIPE_BUF, 4096 bytes).
@@ -38,6 +54,33 @@ TIMEOUT_S = 60.0
 _FRAME_LINE = re.compile(
     rf"^{re.escape(FRAME)} (?P<host>\S+) (?P<pid>\d+) (?P<index>\d+)/(?P<count>\d+) (?P<chunk>[A-Za-z0-9+/=]+)$"
 )
+
+
+def inventory(root: Path | None = None, environ=os.environ, fresh: bool = False) -> dict:
+    """This host's links: adapters, CPU, GPUs; `unknown` lists what could not be read.
+
+    sysfs is read every time: a few milliseconds, and what changes while a machine runs (a
+    port's state and rate, a PCIe link retrained) is there. Only nvidia-smi's answers are kept
+    per host and boot (execute.gpu_links); `fresh` asks it again (`info --links` does)."""
+    root = root or sysfs_root(environ)
+    adapters, virtual = adapters_of(root)
+    unknown = [rate_unknown(adapter) for adapter in adapters if adapter["rate_gbps"] is None]
+    unknown += [f"{adapter['name']}: PCIe link" for adapter in adapters if adapter["pcie"] is None]
+    gpus = gpu_inventory(root, environ, fresh=fresh)
+    if gpus.get("reason"):
+        unknown.append(f"GPUs: {gpus['reason']}")
+    return {
+        "host": socket.gethostname(),
+        # the running kernel's release: a change of it explains a change in a series (history);
+        # a recorded tree says nothing of the kernel that ran beside it
+        "kernel": os.uname().release if root == Path("/sys") else None,
+        "sysfs": file_name(root),
+        "adapters": adapters,
+        "virtual_interfaces": virtual,
+        "cpu": cpu_inventory(root),
+        "gpus": gpus,
+        "unknown": unknown,
+    }
 
 
 def frames(found: dict, pid: int) -> list[str]:
@@ -138,7 +181,6 @@ def of_hosts(hosts: tuple[str, ...], hostfile: str | None, launcher_choice: str)
     names it: printing the other hosts' links alone would read as all of them."""
     from commscope.execute.core import core_mpi_flavour, find_core
     from commscope.execute.launchers import hostfile_nodes, resolve_launcher
-    from commscope.execute.links import inventory
 
     try:
         flavour = core_mpi_flavour(find_core())
@@ -174,8 +216,6 @@ def _same_host(named: str, answered: str) -> bool:
 
 
 def main() -> int:
-    from commscope.execute.links import inventory
-
     try:
         found = inventory()
     except CommscopeError as exc:

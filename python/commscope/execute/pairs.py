@@ -14,8 +14,8 @@ from commscope.records.suite import Entry
 
 @functools.cache
 def host_links() -> dict:
-    """This host's link inventory (execute.links), read once per command."""
-    from commscope.execute.links import inventory
+    """This host's link inventory (execute.host_inventory), read once per command."""
+    from commscope.execute.host_inventory import inventory
 
     return inventory()
 
