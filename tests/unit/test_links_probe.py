@@ -215,11 +215,15 @@ def test_info_links_of_hosts_that_cannot_be_reached_fails_naming_them(cli, clean
         f"#!{sys.executable}\nimport sys\n"
         "if sys.argv[1:] == ['--version']:\n    print('mpirun (Open MPI) 5.0.0-fake')\n    sys.exit(0)\n"
         "sys.stderr.write('ssh: Could not resolve hostname nosuch-a: Name or service not known\\n')\n"
+        "sys.stderr.write('-' * 74 + '\\nORTE was unable to reliably start one or more daemons.\\n')\n"
         "sys.exit(255)\n"
     )
     launcher.chmod(0o755)
     clean_env.setenv("COMMSCOPE_NVIDIA_SMI", NO_TOOL)
     shown = cli("info", "--links", "--hosts", "nosuch-a,nosuch-b", "--launcher", launcher)
     assert shown.exit_code == 1, shown.output
-    assert "no link inventory of nosuch-a, nosuch-b: the inventory launch exited with 255" in shown.stderr
+    assert (
+        "no link inventory of nosuch-a, nosuch-b: the inventory launch exited with 255: "
+        "ssh: Could not resolve hostname nosuch-a" in shown.stderr
+    )
     assert "# links of" not in shown.stdout

@@ -167,11 +167,17 @@ def every_host(
     if done.stopped:
         problems.append(f"the inventory launch was stopped: {done.stopped}")
     elif done.returncode != 0:
-        tail = done.stderr_tail(1)
-        problems.append(f"the inventory launch exited with {done.returncode}" + (f": {tail}" if tail else ""))
+        said = _first_message(done.stderr.decode(errors="replace"))
+        problems.append(f"the inventory launch exited with {done.returncode}" + (f": {said}" if said else ""))
     if len(found) < every.np and not problems:
         problems.append(f"{len(found)} of {every.np} hosts answered the inventory launch")
     return HostsLinks({local["host"]: local, **found}, "; ".join(problems) or None, command.argv)
+
+
+def _first_message(stderr: str) -> str | None:
+    """The launcher's first line of words: the cause (`ssh: Could not resolve hostname n9`)
+    comes before the banners of dashes and advice that follow it."""
+    return next((line.strip() for line in stderr.splitlines() if re.search(r"[A-Za-z]", line)), None)
 
 
 def of_hosts(hosts: tuple[str, ...], hostfile: str | None, launcher_choice: str) -> HostsLinks:
