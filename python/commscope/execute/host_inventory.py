@@ -83,6 +83,20 @@ def inventory(root: Path | None = None, environ=os.environ, fresh: bool = False)
     }
 
 
+def unreadable(reason: str) -> dict:
+    """The inventory of a host whose links could not be read at all, saying why."""
+    return {
+        "host": socket.gethostname(),
+        "kernel": None,
+        "sysfs": None,
+        "adapters": [],
+        "virtual_interfaces": [],
+        "cpu": {},
+        "gpus": {"available": False, "reason": reason, "devices": [], "pairs": []},
+        "unknown": [reason],
+    }
+
+
 def frames(found: dict, pid: int) -> list[str]:
     """One host's inventory as the lines its process prints."""
     payload = base64.b64encode(zlib.compress(json.dumps(found).encode())).decode()
