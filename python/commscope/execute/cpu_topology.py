@@ -41,7 +41,7 @@ def cpu_topology(root: Path = SYS_CPU) -> dict[int, Cpu]:
         l3 = read(folder / "cache" / "index3" / "shared_cpu_list") or (
             (read(last / "shared_cpu_list") or "") if last else ""
         )
-        nodes = [entry.name[4:] for entry in folder.glob("node[0-9]*")]
+        nodes = [str(number) for number, _ in _numbered(folder, "node")]
         cpus[number] = Cpu(
             read(folder / "topology" / "physical_package_id") or "",
             read(folder / "topology" / "core_id") or "",
