@@ -30,11 +30,13 @@ from commscope.errors import CommscopeError, UsageError
     "and NUMA node; CPU sockets, NUMA nodes and caches; GPUs and the path between every pair "
     "with its theoretical peak (lowest first). What cannot be read is shown as unknown. "
     "COMMSCOPE_SYSFS=DIR reads a recorded sysfs tree, COMMSCOPE_NVIDIA_SMI=PROGRAM runs "
-    "another nvidia-smi (a recorded one).",
+    "another nvidia-smi (a recorded one). nvidia-smi is asked afresh here; runs use its "
+    "answers kept since boot.",
 )
 @hosts_options(
     "With --links: these hosts' links, read by one process per host started through the "
-    "launcher (as `commscope run` does before its benchmarks).",
+    "launcher (as `commscope run` does before its benchmarks); a host that does not answer "
+    "is an error naming it.",
     "With --links: the hosts of this hostfile (the launcher's own format).",
 )
 @launcher_option("With --links and --hosts/--hostfile: the launcher that starts the process on each host.")
