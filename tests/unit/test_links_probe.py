@@ -125,6 +125,15 @@ def test_a_missing_recorded_tree_is_an_error_not_an_empty_machine(cli, fake_core
     assert host["adapters"] == [] and any(missing in item for item in host["unknown"])
 
 
+def test_core_pairs_of_a_missing_recorded_tree_run_once_saying_why(cli, fake_core, db, clean_env, tmp_path):
+    clean_env.setenv("COMMSCOPE_SYSFS", str(tmp_path / "nosuch"))
+    result = cli("run", "procurement", "--dry-run", "--launcher", "mpirun", "--db", db)
+    assert result.exit_code == 0, result.output
+    unknown = "core_pairs one-to-all: the sockets and NUMA nodes of this node's cores are unknown"
+    assert f"{unknown} (COMMSCOPE_SYSFS={tmp_path / 'nosuch'}: no such folder" in result.stderr
+    assert "--cpu-list" not in result.stdout
+
+
 def fake_tool(tmp_path: Path, body: str) -> Path:
     tool = tmp_path / "bin" / "nvidia-smi"
     tool.parent.mkdir(exist_ok=True)
