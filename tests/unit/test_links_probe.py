@@ -242,3 +242,29 @@ def test_info_links_of_hosts_that_cannot_be_reached_fails_naming_them(cli, clean
         "ssh: Could not resolve hostname nosuch-a" in shown.stderr
     )
     assert "# links of" not in shown.stdout
+
+
+def test_info_links_of_a_hostfile_keeps_every_host_that_answered_and_names_how_many_did_not(cli, clean_env, tmp_path):
+    """The launching host among a hostfile's hosts is kept (its own process answered); a host
+    of the file that did not answer fails the command."""
+    from commscope.execute.host_inventory import frames, inventory
+
+    here = inventory(environ={"COMMSCOPE_SYSFS": str(LINKS / "hdr-ib-node" / "sys"), "COMMSCOPE_NVIDIA_SMI": NO_TOOL})
+    answers = tmp_path / "answers.txt"
+    answers.write_text("\n".join(frames(here, 11) + frames({**here, "host": "n2"}, 22)) + "\n")
+    launcher = tmp_path / "mpirun"
+    launcher.write_text(
+        f"#!{sys.executable}\nimport sys\n"
+        "if sys.argv[1:] == ['--version']:\n    print('mpirun (Open MPI) 5.0.0-fake')\n    sys.exit(0)\n"
+        f"sys.stdout.write(open({str(answers)!r}).read())\n"
+    )
+    launcher.chmod(0o755)
+    clean_env.setenv("COMMSCOPE_NVIDIA_SMI", NO_TOOL)
+    hostfile = tmp_path / "hosts"
+    hostfile.write_text(f"{here['host']}\nn2\n")
+    shown = cli("info", "--links", "--hostfile", hostfile, "--launcher", launcher, "--format", "json")
+    assert shown.exit_code == 0, shown.output
+    assert sorted(json.loads(shown.stdout)["hosts"]) == sorted([here["host"], "n2"])
+    hostfile.write_text(f"{here['host']}\nn2\nn3\n")
+    shown = cli("info", "--links", "--hostfile", hostfile, "--launcher", launcher)
+    assert shown.exit_code == 1 and f"no link inventory of 1 of the 3 hosts of {hostfile}" in shown.stderr

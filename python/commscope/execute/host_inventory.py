@@ -139,6 +139,7 @@ class HostsLinks:
     hosts: dict[str, dict]
     not_inventoried: str | None = None
     argv: list[str] | None = None  # the inventory launch, where there was one
+    answered: tuple[str, ...] = ()  # the hosts whose own process answered the launch
 
     def provenance(self) -> dict:
         document: dict = {"hosts": self.hosts}
@@ -185,7 +186,7 @@ def every_host(
         problems.append(f"the inventory launch exited with {done.returncode}" + (f": {said}" if said else ""))
     if len(found) < every.np and not problems:
         problems.append(f"{len(found)} of {every.np} hosts answered the inventory launch")
-    return HostsLinks({local["host"]: local, **found}, "; ".join(problems) or None, command.argv)
+    return HostsLinks({local["host"]: local, **found}, "; ".join(problems) or None, command.argv, tuple(found))
 
 
 def _first_message(stderr: str) -> str | None:
@@ -196,9 +197,9 @@ def _first_message(stderr: str) -> str | None:
 
 def of_hosts(hosts: tuple[str, ...], hostfile: str | None, launcher_choice: str) -> HostsLinks:
     """`commscope info --links --hosts/--hostfile`: every named host's inventory through the
-    launcher `commscope run` would use; the launching host's too. The launching host is kept
-    only where it is one of those named. A named host that does not answer is an error that
-    names it: printing the other hosts' links alone would read as all of them."""
+    launcher `commscope run` would use: the hosts whose own process answered. A named host
+    that does not answer is an error that names it: printing the other hosts' links alone
+    would read as all of them."""
     from commscope.execute.core import core_mpi_flavour, find_core
     from commscope.execute.launchers import hostfile_nodes, resolve_launcher
 
@@ -213,17 +214,16 @@ def of_hosts(hosts: tuple[str, ...], hostfile: str | None, launcher_choice: str)
     local = inventory(fresh=True)
     with StopSignals() as signals:
         found = every_host(local, launcher, spec, signals)
-    named = list(dict.fromkeys(split_host(entry)[0] for entry in hosts))
-    if local["host"] not in named and len(found.hosts) > 1:
-        found.hosts.pop(local["host"], None)  # answered by its own process where it was named
-    answered = [host for host in found.hosts if host != local["host"] or local["host"] in named]
-    if len(answered) >= nodes:
+    for host in set(found.hosts) - set(found.answered):
+        del found.hosts[host]  # the launching host, read in this process, where it is not one named
+    if len(found.answered) >= nodes:
         return found
-    missing = [host for host in named if not any(_same_host(host, other) for other in answered)]
-    if hosts and len(missing) == nodes - len(answered):
+    named = list(dict.fromkeys(split_host(entry)[0] for entry in hosts))
+    missing = [host for host in named if not any(_same_host(host, other) for other in found.answered)]
+    if hosts and len(missing) == nodes - len(found.answered):
         which = ", ".join(missing)
     else:  # a hostfile's names, or names that are not what the hosts call themselves (addresses)
-        which = f"{nodes - len(answered)} of the {nodes} hosts of {', '.join(named) or hostfile}"
+        which = f"{nodes - len(found.answered)} of the {nodes} hosts of {', '.join(named) or hostfile}"
     raise CommscopeError(
         f"no link inventory of {which}" + (f": {found.not_inventoried}" if found.not_inventoried else "")
     )
