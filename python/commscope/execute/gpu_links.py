@@ -36,16 +36,6 @@ NVIDIA_SMI_VARIABLE = "COMMSCOPE_NVIDIA_SMI"
 TIMEOUT_S = 20
 #: What the inventory asks nvidia-smi, in this order: the matrix first (without it, nothing).
 QUESTIONS = (("topo", "-m"), ("nvlink", "-s"), ("--query-gpu=index,name,pci.bus_id", "--format=csv,noheader"))
-#: The legend of `nvidia-smi topo -m`, in words.
-PATH_WORDS = {
-    "NV": "NVLink",
-    "PIX": "at most one PCIe switch",
-    "PXB": "several PCIe switches, no host bridge",
-    "PHB": "a PCIe host bridge",
-    "NODE": "host bridges within one NUMA node",
-    "SYS": "across NUMA nodes (the socket interconnect)",
-    "SOC": "across sockets",
-}
 _NVLINK = re.compile(r"^NV(?P<count>\d+)$")
 _GPU = re.compile(r"^GPU(?P<index>\d+)$")
 _NIC_LEGEND = re.compile(r"^\s*(?P<nic>NIC\d+):\s*(?P<name>\S+)\s*$")

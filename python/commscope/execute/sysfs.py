@@ -110,10 +110,6 @@ def numa_node(device: Path) -> int | None:
     return node if node is not None and node >= 0 else None
 
 
-def pci_address(device: Path) -> str | None:
-    return target_name(device)
-
-
 # -- network adapters ---------------------------------------------------------------
 
 #: The fastest line rate one port may claim, Gb/s: ten times today's fastest ports (800G
@@ -148,7 +144,7 @@ def infiniband_ports(root: Path) -> list[dict]:
                     "state": read(port / "state"),
                     "up": (read(port / "state") or "").endswith("ACTIVE"),
                     "netdev": ", ".join(netdevs) or None,
-                    "pci": pci_address(pci),
+                    "pci": target_name(pci),
                     "pcie": pcie_link(pci),
                     "numa_node": numa_node(pci),
                 }
@@ -174,7 +170,7 @@ def net_interfaces(root: Path, rdma_pci: set[str]) -> tuple[list[dict], list[str
         if not device.exists():
             virtual.append(name(interface))
             continue
-        pci = pci_address(device)
+        pci = target_name(device)
         if pci in rdma_pci:
             continue
         speed = to_int(read(interface / "speed"))  # Mb/s; -1 or unreadable when unknown
