@@ -220,8 +220,13 @@ def test_an_output_file_is_whole_or_untouched(tmp_path):
     with pytest.raises(UsageError):
         write_output(target, '{"name": "eth\udcff"}\n', make_folder=False)
     assert target.read_text() == "earlier\n" and [path.name for path in tmp_path.iterdir()] == ["export.json"]
+    target.chmod(0o600)
     write_output(target, "new\n", make_folder=False)
-    assert target.read_text() == "new\n"
+    assert target.read_text() == "new\n" and target.stat().st_mode & 0o777 == 0o600
+    link = tmp_path / "link.json"
+    link.symlink_to(target)
+    write_output(link, "through the link\n", make_folder=False)
+    assert link.is_symlink() and target.read_text() == "through the link\n"
 
 
 def test_info_links_of_hosts_that_cannot_be_reached_fails_naming_them(cli, clean_env, tmp_path):

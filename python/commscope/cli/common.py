@@ -258,22 +258,27 @@ def write_output(path: Path, data: bytes | str, make_folder: bool = True, what: 
         if path.exists() and not path.is_file():  # /dev/stdout, a FIFO: written as they are
             path.write_bytes(data)
             return
+        target = path.resolve()  # through a link, as writing in place would go
         # written beside it, then renamed over it: an error never leaves an empty or cut file
-        handle, temporary = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.")
+        handle, temporary = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.")
         with os.fdopen(handle, "wb") as file:
             file.write(data)
-        os.chmod(temporary, 0o666 & ~_umask())  # as a file written in place would be
-        os.replace(temporary, path)
+        os.chmod(temporary, _mode_of(target))
+        os.replace(temporary, target)
     except OSError as exc:
         if temporary:
             Path(temporary).unlink(missing_ok=True)
         raise UsageError(f"cannot write {name}: {exc.strerror or exc}") from None
 
 
-def _umask() -> int:
-    mask = os.umask(0o022)
-    os.umask(mask)
-    return mask
+def _mode_of(path: Path) -> int:
+    """The permissions a file written in place at `path` would have: its own where it is."""
+    try:
+        return path.stat().st_mode & 0o7777
+    except OSError:
+        mask = os.umask(0o022)
+        os.umask(mask)
+        return 0o666 & ~mask
 
 
 # -- options that measuring commands share ----------------------------------------------
