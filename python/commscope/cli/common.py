@@ -6,15 +6,14 @@ from __future__ import annotations
 import functools
 import importlib
 import math
-import os
 import sys
-import tempfile
 from pathlib import Path
 
 import click
 import platformdirs
 
 from commscope.errors import UsageError
+from commscope.records.outputs import write_whole
 from commscope.records.textsafe import not_utf8
 
 EXIT_STATUS_HELP = """\b
@@ -249,36 +248,16 @@ def write_output(path: Path, data: bytes | str, make_folder: bool = True, what: 
     name = f"{what + ' ' if what else ''}{path}"
     try:
         data = data.encode("utf-8") if isinstance(data, str) else data
-    except UnicodeEncodeError as exc:  # a lone surrogate: bytes that were not UTF-8 when read
-        raise UsageError(f"cannot write {name}: its text holds bytes that are not UTF-8 ({exc.reason})") from None
-    temporary = None
-    try:
         if make_folder:
             path.parent.mkdir(parents=True, exist_ok=True)
         if path.exists() and not path.is_file():  # /dev/stdout, a FIFO: written as they are
             path.write_bytes(data)
-            return
-        target = path.resolve()  # through a link, as writing in place would go
-        # written beside it, then renamed over it: an error never leaves an empty or cut file
-        handle, temporary = tempfile.mkstemp(dir=target.parent, prefix=f".{target.name}.")
-        with os.fdopen(handle, "wb") as file:
-            file.write(data)
-        os.chmod(temporary, _mode_of(target))
-        os.replace(temporary, target)
+        else:
+            write_whole(path, data)  # never left empty or cut by an error
+    except UnicodeEncodeError as exc:  # a lone surrogate: bytes that were not UTF-8 when read
+        raise UsageError(f"cannot write {name}: its text holds bytes that are not UTF-8 ({exc.reason})") from None
     except OSError as exc:
-        if temporary:
-            Path(temporary).unlink(missing_ok=True)
         raise UsageError(f"cannot write {name}: {exc.strerror or exc}") from None
-
-
-def _mode_of(path: Path) -> int:
-    """The permissions a file written in place at `path` would have: its own where it is."""
-    try:
-        return path.stat().st_mode & 0o7777
-    except OSError:
-        mask = os.umask(0o022)
-        os.umask(mask)
-        return 0o666 & ~mask
 
 
 # -- options that measuring commands share ----------------------------------------------

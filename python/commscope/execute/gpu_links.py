@@ -30,6 +30,7 @@ from commscope.errors import CommscopeError
 from commscope.execute.process import run_program
 from commscope.execute.signals import StopSignals
 from commscope.execute.sysfs import numa_node, pcie_link, read
+from commscope.records.outputs import write_whole
 
 NVIDIA_SMI_VARIABLE = "COMMSCOPE_NVIDIA_SMI"
 #: Seconds one nvidia-smi call may take (a hung driver must not hang every run).
@@ -295,14 +296,7 @@ class Kept:
         """Keep `value` (written whole or not at all; a failure only means asking again)."""
         if self.path is None:
             return
-        text = json.dumps({"key": self.key, "value": value})
         try:
-            handle, temporary = tempfile.mkstemp(dir=self.path.parent, suffix=".tmp")
+            write_whole(self.path, json.dumps({"key": self.key, "value": value}).encode())
         except OSError:
-            return
-        try:
-            with os.fdopen(handle, "w") as file:
-                file.write(text)
-            os.replace(temporary, self.path)
-        except OSError:
-            Path(temporary).unlink(missing_ok=True)
+            pass
