@@ -134,15 +134,15 @@ def infiniband_ports(root: Path) -> list[dict]:
         for port in sorted((device / "ports").glob("*"), key=lambda path: to_int(path.name) or 0):
             rate = read(port / "rate")
             match = _IB_RATE.match(rate or "")
-            layer = read(port / "link_layer")
+            layer, state = read(port / "link_layer"), read(port / "state")
             ports.append(
                 {
                     "name": f"{name(device)}:{name(port)}",
                     "kind": "RoCE" if layer == "Ethernet" else "InfiniBand" if layer == "InfiniBand" else layer,
                     "rate": rate,
                     "rate_gbps": _plausible(float(match["gbps"])) if match else None,
-                    "state": read(port / "state"),
-                    "up": (read(port / "state") or "").endswith("ACTIVE"),
+                    "state": state,
+                    "up": (state or "").endswith("ACTIVE"),
                     "netdev": ", ".join(netdevs) or None,
                     "pci": target_name(pci),
                     "pcie": pcie_link(pci),
