@@ -10,9 +10,8 @@ import random
 import sys
 
 from commscope.analysis import peaks
-from commscope.execute.host_inventory import HostsLinks, every_host, frames, inventory_command, read_frames
+from commscope.execute.host_inventory import HostsLinks, every_host, frames, inventory, inventory_command, read_frames
 from commscope.execute.launchers import HydraLauncher, Launcher, LaunchSpec, OpenMpiLauncher, SrunLauncher
-from commscope.execute.links import inventory
 from commscope.execute.signals import StopSignals
 from commscope.records.run import Run
 from paths import FIXTURES

@@ -1,4 +1,4 @@
-"""The link inventory (execute.links, execute.gpu_links), its peaks and seed 004's lowest-peak
+"""The link inventory (execute.host_inventory, execute.sysfs, execute.gpu_links), its peaks and seed 004's lowest-peak
 pair (analysis.peaks), from recorded sysfs trees and nvidia-smi outputs of real machines
 (tests/support/fixtures/links/README.md says where each comes from)."""
 
@@ -12,7 +12,7 @@ import pytest
 
 from commscope.analysis import peaks
 from commscope.execute.gpu_links import parse_nvlink_status, parse_topo
-from commscope.execute.links import inventory
+from commscope.execute.host_inventory import inventory
 from commscope.records.run import Run
 from paths import FIXTURES
 
@@ -20,7 +20,7 @@ LINKS = FIXTURES / "links"
 
 
 def recorded(sysfs: str | None = None, gpus: str | None = None) -> dict:
-    environ = {"COMMSCOPE_SYSFS": str(LINKS / sysfs / "sys") if sysfs else str(LINKS / "no-such-tree")}
+    environ = {"COMMSCOPE_SYSFS": str(LINKS / sysfs / "sys") if sysfs else str(LINKS / "empty-tree")}
     environ["COMMSCOPE_NVIDIA_SMI"] = str(LINKS / gpus / "nvidia-smi") if gpus else str(LINKS / "no-such-tool")
     return inventory(environ=environ)
 

@@ -10,7 +10,7 @@ import pytest
 from commscope.analysis.peaks import lowest_peak
 from commscope.analysis.published import place
 from commscope.errors import UsageError
-from commscope.execute.links import inventory
+from commscope.execute.host_inventory import inventory
 from commscope.kinds import CompareRequest, compare
 from commscope.kinds.report import build
 from commscope.records.references import load, named, parse
@@ -67,7 +67,10 @@ def test_compare_reference_and_list(cli, tmp_path):
 
 def gpu_pair_runs(recording: str, benchmark: str, metric: str, values: dict[int, float]) -> list[Run]:
     links = inventory(
-        environ={"COMMSCOPE_SYSFS": str(LINKS / "none"), "COMMSCOPE_NVIDIA_SMI": str(LINKS / recording / "nvidia-smi")}
+        environ={
+            "COMMSCOPE_SYSFS": str(LINKS / "empty-tree"),
+            "COMMSCOPE_NVIDIA_SMI": str(LINKS / recording / "nvidia-smi"),
+        }
     )
     provenance = {"links": {"hosts": {"node1": links}}}
     return [

@@ -1,5 +1,5 @@
 """Theoretical peaks of the paths a result crossed, from the link inventory stored with it
-(execute.links): pure functions, no I/O. docs/peaks.md gives the formulas.
+(execute.host_inventory): pure functions, no I/O. docs/peaks.md gives the formulas.
 
 * A network adapter: its line rate (Gb/s) / 8 = GB/s one way. Between two nodes the
   peak is the slower node's fastest active adapter.

@@ -14,6 +14,7 @@ import click
 import platformdirs
 
 from commscope.errors import EXIT_STATUSES, UsageError
+from commscope.records.outputs import write_whole
 from commscope.records.textsafe import not_utf8
 
 #: The exit statuses as a --help epilog (``\b``: click keeps its lines as they are).
@@ -238,15 +239,19 @@ def analysis_store(db: Path, write: bool = False):
 def write_output(path: Path, data: bytes | str, make_folder: bool = True, what: str = "") -> None:
     """Write an output file, creating its folder unless told not to; a path that cannot be
     written is a usage error, naming the option it came with (`what`) when given."""
+    name = f"{what + ' ' if what else ''}{path}"
     try:
+        data = data.encode("utf-8") if isinstance(data, str) else data
         if make_folder:
             path.parent.mkdir(parents=True, exist_ok=True)
-        if isinstance(data, str):
-            path.write_text(data, encoding="utf-8")
-        else:
+        if path.exists() and not path.is_file():  # /dev/stdout, a FIFO: written as they are
             path.write_bytes(data)
+        else:
+            write_whole(path, data)  # never left empty or cut by an error
+    except UnicodeEncodeError as exc:  # a lone surrogate: bytes that were not UTF-8 when read
+        raise UsageError(f"cannot write {name}: its text holds bytes that are not UTF-8 ({exc.reason})") from None
     except OSError as exc:
-        raise UsageError(f"cannot write {what + ' ' if what else ''}{path}: {exc.strerror or exc}") from None
+        raise UsageError(f"cannot write {name}: {exc.strerror or exc}") from None
 
 
 # -- options that measuring commands share ----------------------------------------------

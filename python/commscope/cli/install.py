@@ -30,11 +30,13 @@ from commscope.errors import CommscopeError, UsageError
     "and NUMA node; CPU sockets, NUMA nodes and caches; GPUs and the path between every pair "
     "with its theoretical peak (lowest first). What cannot be read is shown as unknown. "
     "COMMSCOPE_SYSFS=DIR reads a recorded sysfs tree, COMMSCOPE_NVIDIA_SMI=PROGRAM runs "
-    "another nvidia-smi (a recorded one).",
+    "another nvidia-smi (a recorded one). nvidia-smi is asked afresh here; runs use its "
+    "answers kept since boot.",
 )
 @hosts_options(
     "With --links: these hosts' links, read by one process per host started through the "
-    "launcher (as `commscope run` does before its benchmarks).",
+    "launcher (as `commscope run` does before its benchmarks); a host that does not answer "
+    "is an error naming it.",
     "With --links: the hosts of this hostfile (the launcher's own format).",
 )
 @launcher_option("With --links and --hosts/--hostfile: the launcher that starts the process on each host.")
@@ -94,9 +96,9 @@ def _links(fmt: str, hosts: tuple[str, ...], hostfile: str | None, launcher: str
     from commscope.output.links_view import hosts_links_text, links_text
 
     if not hosts and not hostfile:
-        from commscope.execute.links import inventory
+        from commscope.execute.host_inventory import inventory
 
-        found = inventory()
+        found = inventory(fresh=True)  # what it prints is read now, and renews what runs keep
         click.echo(json.dumps(found, indent=2) if fmt == "json" else links_text(found), nl=fmt == "json")
         return
     from commscope.execute.host_inventory import of_hosts

@@ -4,20 +4,39 @@ host bridge, NODE host bridges of one NUMA node, SYS across sockets), `nvidia-sm
 -s` (each NVLink's speed) and `--query-gpu` (name and PCI bus id, whose PCIe link sysfs
 gives). COMMSCOPE_NVIDIA_SMI=PROGRAM runs another program in its place: a recorded tool
 for tests and offline diagnosis. A pair the tool does not show is unknown, never filled in.
+
+nvidia-smi's answers are kept per host and boot (Kept): its calls take seconds on a large
+node and every run asks. They are kept in one JSON file per host, in a folder of this user's
+alone on the host itself ($XDG_RUNTIME_DIR, emptied at every boot; else the temporary
+folder), under a key of the host name, the kernel's boot id (new at every boot), the tool
+(path, inode, size, mtime), the driver's version and the GPUs the driver holds; anything else
+found there (another key, a damaged file, a folder another user could write) is not used,
+and where nothing can be kept every call asks afresh.
 """
 
 from __future__ import annotations
 
+import json
 import os
 import re
 import shutil
-import subprocess
+import signal
+import socket
+import stat
+import tempfile
 from pathlib import Path
 
-from commscope.execute.sysfs import numa_node, pcie_link
+from commscope.errors import CommscopeError
+from commscope.execute.process import run_program
+from commscope.execute.signals import StopSignals
+from commscope.execute.sysfs import numa_node, pcie_link, read
+from commscope.records.outputs import write_whole
 
 NVIDIA_SMI_VARIABLE = "COMMSCOPE_NVIDIA_SMI"
+#: Seconds one nvidia-smi call may take (a hung driver must not hang every run).
 TIMEOUT_S = 20
+#: What the inventory asks nvidia-smi, in this order: the matrix first (without it, nothing).
+QUESTIONS = (("topo", "-m"), ("nvlink", "-s"), ("--query-gpu=index,name,pci.bus_id", "--format=csv,noheader"))
 _NVLINK = re.compile(r"^NV(?P<count>\d+)$")
 _GPU = re.compile(r"^GPU(?P<index>\d+)$")
 _NIC_LEGEND = re.compile(r"^\s*(?P<nic>NIC\d+):\s*(?P<name>\S+)\s*$")
@@ -110,42 +129,74 @@ def sysfs_pci_name(bus_id: str) -> str:
 
 
 def nvidia_smi(environ=os.environ) -> str | None:
-    return environ.get(NVIDIA_SMI_VARIABLE) or shutil.which("nvidia-smi")
+    return environ.get(NVIDIA_SMI_VARIABLE) or shutil.which("nvidia-smi", path=environ.get("PATH"))
 
 
-def _ask(program: str, *args: str) -> tuple[str | None, str | None]:
-    """The tool's output, or None and why not."""
-    try:
-        done = subprocess.run([program, *args], capture_output=True, text=True, timeout=TIMEOUT_S, check=False)
-    except (OSError, subprocess.TimeoutExpired) as exc:
-        return None, f"{program} {' '.join(args)}: {exc}"
+def _ask(program: str, args: tuple[str, ...], timeout: float) -> tuple[dict, bool]:
+    """The tool's answer, {"text": output} or {"reason": why not}, and whether it lasts: an
+    exit status does, a tool stopped or not started may answer next time. It runs as every
+    program commscope starts (execute.process): a tool that hangs is stopped after `timeout`
+    with every process it started. A stop signal meanwhile stops it too, then reaches the
+    command as it would have."""
+    asked = f"{program} {' '.join(args)}"
+    with StopSignals() as signals:
+        try:
+            done = run_program([program, *args], signals, timeout=timeout)
+        except CommscopeError as exc:
+            return {"reason": f"{asked}: {exc}"}, False
+    for received in signals.received[:1]:
+        signal.raise_signal(signal.Signals[received])
+    if done.stopped:
+        return {"reason": f"{asked}: {done.stopped}"}, False
+    # a driver's messages in another encoding must not cost a run: what is not UTF-8 is replaced
+    out = done.stdout.decode(errors="replace")
     if done.returncode != 0:
-        said = (done.stdout + done.stderr).strip().splitlines()
-        return None, f"{program} {' '.join(args)}: exit {done.returncode}" + (f": {said[0]}" if said else "")
-    return done.stdout, None
+        said = (out + done.stderr.decode(errors="replace")).strip().splitlines()
+        return {"reason": f"{asked}: exit {done.returncode}" + (f": {said[0]}" if said else "")}, True
+    return {"text": out}, True
 
 
 def _none(reason: str | None) -> dict:
     return {"available": False, "reason": reason, "devices": [], "pairs": []}
 
 
-def gpu_inventory(root: Path, environ=os.environ) -> dict:
+def _answers(program: str, environ, timeout: float, fresh: bool) -> dict[str, dict]:
+    """nvidia-smi's answer to each of QUESTIONS, kept per host and boot (Kept):
+    its calls take seconds on a large node, every run asks, and what they say changes only
+    with a boot, the driver or the GPUs the driver holds; `fresh` asks anew. A recorded tool
+    (COMMSCOPE_NVIDIA_SMI) answers from files that may change: never kept."""
+    kept = None if environ.get(NVIDIA_SMI_VARIABLE) else Kept("nvidia-smi", _driver_state(program))
+    known = {} if kept is None or fresh else kept.load()
+    answers, lasting = {}, {}
+    for args in QUESTIONS:
+        asked = " ".join(args)
+        answer = known.get(asked)
+        if not isinstance(answer, dict):
+            answer, lasts = _ask(program, args, timeout)
+            if lasts:
+                lasting[asked] = answer
+        answers[asked] = answer
+        if args == QUESTIONS[0] and answer.get("text") is None:
+            break  # without the matrix, nothing
+    if kept is not None and lasting:
+        kept.save({**known, **lasting})
+    return answers
+
+
+def gpu_inventory(root: Path, environ=os.environ, timeout: float = TIMEOUT_S, fresh: bool = False) -> dict:
+    """The GPUs and their pairs, from nvidia-smi's answers (kept per boot, see _answers)."""
     program = nvidia_smi(environ)
     if program is None:
-        return {
-            "available": False,
-            "reason": "no nvidia-smi on PATH (no NVIDIA driver here)",
-            "devices": [],
-            "pairs": [],
-        }
-    topo_text, reason = _ask(program, "topo", "-m")
-    if topo_text is None:
-        return _none(reason)
+        return _none("no nvidia-smi on PATH (no NVIDIA driver here)")
+    answers = _answers(program, environ, timeout, fresh)
+    topo_answer, nvlink_answer, query_answer = (answers.get(" ".join(args), {}) for args in QUESTIONS)
+    topo_text = topo_answer.get("text")
+    if not isinstance(topo_text, str):
+        return _none(topo_answer.get("reason"))
+    nvlink_text, query_text = nvlink_answer.get("text"), query_answer.get("text")
     topo = parse_topo(topo_text)
-    nvlink_text, nvlink_reason = _ask(program, "nvlink", "-s")
-    query_text, query_reason = _ask(program, "--query-gpu=index,name,pci.bus_id", "--format=csv,noheader")
-    nvlinks = parse_nvlink_status(nvlink_text or "")
-    queried = {device["index"]: device for device in parse_query(query_text or "")}
+    nvlinks = parse_nvlink_status(nvlink_text if isinstance(nvlink_text, str) else "")
+    queried = {device["index"]: device for device in parse_query(query_text if isinstance(query_text, str) else "")}
     devices = []
     for gpu in topo["gpus"]:
         index = gpu["index"]
@@ -163,5 +214,89 @@ def gpu_inventory(root: Path, environ=os.environ) -> dict:
                 "nvlinks_inactive": sum(1 for speed in links.values() if speed is None),
             }
         )
-    notes = [reason for reason in (nvlink_reason, query_reason) if reason]
+    notes = [answer["reason"] for answer in (nvlink_answer, query_answer) if isinstance(answer.get("reason"), str)]
     return {"available": True, "reason": None, "devices": devices, "pairs": topo["pairs"], "notes": notes}
+
+
+def _driver_state(program: str) -> dict:
+    """What nvidia-smi's answers depend on besides the boot: the tool itself, the driver's
+    version and the GPUs the driver holds (one gone or reset, another answer)."""
+    gpus = Path("/proc/driver/nvidia/gpus")
+    return {
+        "program": file_identity(Path(program)),
+        "driver": read(Path("/sys/module/nvidia/version")),
+        "gpus": _names_in(gpus),
+    }
+
+
+def _names_in(folder: Path) -> list[str] | None:
+    try:
+        return sorted(entry.name for entry in folder.iterdir())
+    except OSError:  # no NVIDIA driver loaded, or not ours to read
+        return None
+
+
+# -- kept per host and boot ----------------------------------------------------------
+
+BOOT_ID = Path("/proc/sys/kernel/random/boot_id")
+#: Bytes of a kept file read at most (nvidia-smi's answers of a 16-GPU node are some 10 kB).
+MAX_BYTES = 1 << 20
+
+
+def _kept_folder() -> Path | None:
+    """This user's folder on this host, made private; None where it cannot be trusted."""
+    runtime = os.environ.get("XDG_RUNTIME_DIR")
+    base = Path(runtime) if runtime and Path(runtime).is_dir() else Path(tempfile.gettempdir())
+    path = base / f"commscope-{os.getuid()}"
+    try:
+        path.mkdir(mode=0o700, exist_ok=True)
+        info = path.lstat()
+    except OSError:
+        return None
+    private = stat.S_ISDIR(info.st_mode) and info.st_uid == os.getuid() and not info.st_mode & 0o077
+    return path if private else None
+
+
+def file_identity(path: Path) -> list | None:
+    """A program as the key names it: where it is and which file (a new version, another key)."""
+    try:
+        real = path.resolve(strict=True)
+        info = real.stat()
+    except (OSError, RuntimeError):
+        return None
+    return [os.fsencode(real).decode(errors="replace"), info.st_ino, info.st_size, info.st_mtime_ns]
+
+
+class Kept:
+    """One subject's value kept on this host for this boot, under `depends_on`."""
+
+    def __init__(self, subject: str, depends_on: dict) -> None:
+        boot = read(BOOT_ID)
+        host = socket.gethostname()
+        self.key = {"host": host, "boot": boot, **depends_on} if boot else None
+        where = _kept_folder() if boot else None
+        self.path = where / f"{subject}-{host.replace('/', '_')}.json" if where else None
+
+    def load(self) -> dict:
+        """The value kept under this key; {} where there is none."""
+        if self.path is None:
+            return {}
+        try:
+            with open(self.path, "rb") as file:
+                text = file.read(MAX_BYTES + 1)
+            document = json.loads(text) if len(text) <= MAX_BYTES else None
+        except (OSError, ValueError):
+            return {}
+        if not isinstance(document, dict) or document.get("key") != self.key:
+            return {}
+        value = document.get("value")
+        return value if isinstance(value, dict) else {}
+
+    def save(self, value: dict) -> None:
+        """Keep `value` (written whole or not at all; a failure only means asking again)."""
+        if self.path is None:
+            return
+        try:
+            write_whole(self.path, json.dumps({"key": self.key, "value": value}).encode())
+        except OSError:
+            pass

@@ -1,6 +1,17 @@
-"""The link inventory (execute.links) of every host a command runs on, not only the one that
-launches it: one extra launch through the run's own launcher, one process per host, before
+"""The link inventory of a host, and of every host a command runs on.
+
+A host's: its network adapters (execute.sysfs), CPUs (execute.cpu_topology) and GPUs with
+the link between every pair (execute.gpu_links). Stored in every run's provenance and
+printed by `commscope info --links`; analysis.peaks turns it into theoretical peaks.
+Everything is read, never guessed: a value the kernel does not give (a virtual NIC's speed
+of -1, a PCIe link of a device that has none) is None, and the inventory says what it could
+not read. COMMSCOPE_SYSFS=DIR reads a recorded tree instead of /sys (offline diagnosis,
+tests of hardware this machine lacks).
+
+Every host's: one extra launch through the run's own launcher, one process per host, before
 the benchmarks, so an inter-node peak (the slower node's fastest adapter) can be worked out.
+It costs a launch; a host's state cannot be known without asking the host, so it is not
+kept on the launching host (docs/peaks.md, "What the inventory costs").
 
 Each process runs this module (`python -m commscope.execute.host_inventory`) and prints its
 inventory as frames: lines of `#commscope-links HOST PID INDEX/COUNT CHUNK`, the chunks
@@ -24,11 +35,16 @@ import socket
 import sys
 import zlib
 from collections.abc import Iterable
+from pathlib import Path
 
 from commscope.errors import CommscopeError
+from commscope.execute.cpu_topology import cpu_inventory
+from commscope.execute.gpu_links import gpu_inventory
 from commscope.execute.launchers import Launcher, LaunchSpec, split_host
 from commscope.execute.process import run_program
 from commscope.execute.signals import StopSignals
+from commscope.execute.sysfs import adapters_of, rate_unknown, sysfs_root
+from commscope.records.textsafe import file_name
 
 FRAME = "#commscope-links"
 #: Characters of base64 per line: well under a pipe's atomic write (PIPE_BUF, 4096 bytes).
@@ -38,6 +54,47 @@ TIMEOUT_S = 60.0
 _FRAME_LINE = re.compile(
     rf"^{re.escape(FRAME)} (?P<host>\S+) (?P<pid>\d+) (?P<index>\d+)/(?P<count>\d+) (?P<chunk>[A-Za-z0-9+/=]+)$"
 )
+
+
+def inventory(root: Path | None = None, environ=os.environ, fresh: bool = False) -> dict:
+    """This host's links: adapters, CPU, GPUs; `unknown` lists what could not be read.
+
+    sysfs is read every time: a few milliseconds, and what changes while a machine runs (a
+    port's state and rate, a PCIe link retrained) is there. Only nvidia-smi's answers are kept
+    per host and boot (execute.gpu_links); `fresh` asks it again (`info --links` does)."""
+    root = root or sysfs_root(environ)
+    adapters, virtual = adapters_of(root)
+    unknown = [rate_unknown(adapter) for adapter in adapters if adapter["rate_gbps"] is None]
+    unknown += [f"{adapter['name']}: PCIe link" for adapter in adapters if adapter["pcie"] is None]
+    gpus = gpu_inventory(root, environ, fresh=fresh)
+    if gpus.get("reason"):
+        unknown.append(f"GPUs: {gpus['reason']}")
+    return {
+        "host": socket.gethostname(),
+        # the running kernel's release: a change of it explains a change in a series (history);
+        # a recorded tree says nothing of the kernel that ran beside it
+        "kernel": os.uname().release if root == Path("/sys") else None,
+        "sysfs": file_name(root),
+        "adapters": adapters,
+        "virtual_interfaces": virtual,
+        "cpu": cpu_inventory(root),
+        "gpus": gpus,
+        "unknown": unknown,
+    }
+
+
+def unreadable(reason: str) -> dict:
+    """The inventory of a host whose links could not be read at all, saying why."""
+    return {
+        "host": socket.gethostname(),
+        "kernel": None,
+        "sysfs": None,
+        "adapters": [],
+        "virtual_interfaces": [],
+        "cpu": {},
+        "gpus": {"available": False, "reason": reason, "devices": [], "pairs": []},
+        "unknown": [reason],
+    }
 
 
 def frames(found: dict, pid: int) -> list[str]:
@@ -82,6 +139,7 @@ class HostsLinks:
     hosts: dict[str, dict]
     not_inventoried: str | None = None
     argv: list[str] | None = None  # the inventory launch, where there was one
+    answered: tuple[str, ...] = ()  # the hosts whose own process answered the launch
 
     def provenance(self) -> dict:
         document: dict = {"hosts": self.hosts}
@@ -124,20 +182,26 @@ def every_host(
     if done.stopped:
         problems.append(f"the inventory launch was stopped: {done.stopped}")
     elif done.returncode != 0:
-        tail = done.stderr_tail(1)
-        problems.append(f"the inventory launch exited with {done.returncode}" + (f": {tail}" if tail else ""))
+        said = _first_message(done.stderr.decode(errors="replace"))
+        problems.append(f"the inventory launch exited with {done.returncode}" + (f": {said}" if said else ""))
     if len(found) < every.np and not problems:
         problems.append(f"{len(found)} of {every.np} hosts answered the inventory launch")
-    return HostsLinks({local["host"]: local, **found}, "; ".join(problems) or None, command.argv)
+    return HostsLinks({local["host"]: local, **found}, "; ".join(problems) or None, command.argv, tuple(found))
+
+
+def _first_message(stderr: str) -> str | None:
+    """The launcher's first line of words: the cause (`ssh: Could not resolve hostname n9`)
+    comes before the banners of dashes and advice that follow it."""
+    return next((line.strip() for line in stderr.splitlines() if re.search(r"[A-Za-z]", line)), None)
 
 
 def of_hosts(hosts: tuple[str, ...], hostfile: str | None, launcher_choice: str) -> HostsLinks:
     """`commscope info --links --hosts/--hostfile`: every named host's inventory through the
-    launcher `commscope run` would use; the launching host's too. The launching host is kept
-    only where it is one of those named."""
+    launcher `commscope run` would use: the hosts whose own process answered. A named host
+    that does not answer is an error that names it: printing the other hosts' links alone
+    would read as all of them."""
     from commscope.execute.core import core_mpi_flavour, find_core
     from commscope.execute.launchers import hostfile_nodes, resolve_launcher
-    from commscope.execute.links import inventory
 
     try:
         flavour = core_mpi_flavour(find_core())
@@ -147,18 +211,37 @@ def of_hosts(hosts: tuple[str, ...], hostfile: str | None, launcher_choice: str)
     nodes = len(hosts) if hosts else hostfile_nodes(hostfile or "")
     spec = LaunchSpec(np=nodes, hosts=hosts, hostfile=hostfile, known_nodes=nodes, core_flavour=flavour)
     spec = dataclasses.replace(spec, as_root=os.geteuid() == 0, local_cores=len(os.sched_getaffinity(0)))
-    local = inventory()
+    local = inventory(fresh=True)
     with StopSignals() as signals:
         found = every_host(local, launcher, spec, signals)
-    if local["host"] not in [split_host(entry)[0] for entry in hosts] and len(found.hosts) > 1:
-        found.hosts.pop(local["host"], None)  # answered by its own process where it was named
-    return found
+    for host in set(found.hosts) - set(found.answered):
+        del found.hosts[host]  # the launching host, read in this process, where it is not one named
+    if len(found.answered) >= nodes:
+        return found
+    named = list(dict.fromkeys(split_host(entry)[0] for entry in hosts))
+    missing = [host for host in named if not any(_same_host(host, other) for other in found.answered)]
+    if hosts and len(missing) == nodes - len(found.answered):
+        which = ", ".join(missing)
+    else:  # a hostfile's names, or names that are not what the hosts call themselves (addresses)
+        which = f"{nodes - len(found.answered)} of the {nodes} hosts of {', '.join(named) or hostfile}"
+    raise CommscopeError(
+        f"no link inventory of {which}" + (f": {found.not_inventoried}" if found.not_inventoried else "")
+    )
+
+
+def _same_host(named: str, answered: str) -> bool:
+    """A name given and the name a host gave itself: the same, or one's short name the other
+    (n1 and n1.cluster)."""
+    return named == answered or named.split(".")[0] == answered.split(".")[0]
 
 
 def main() -> int:
-    from commscope.execute.links import inventory
-
-    for line in frames(inventory(), os.getpid()):
+    try:
+        found = inventory()
+    except CommscopeError as exc:
+        print(f"commscope: {socket.gethostname()}: {exc}", file=sys.stderr)
+        return 1
+    for line in frames(found, os.getpid()):
         os.write(sys.stdout.fileno(), (line + "\n").encode())  # one write per line: whole in the pipe
     return 0
 

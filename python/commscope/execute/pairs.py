@@ -8,16 +8,24 @@ import functools
 from dataclasses import dataclass
 
 from commscope import ui
+from commscope.errors import CommscopeError
 from commscope.execute.cpu_topology import cpu_topology, one_to_all_cores
 from commscope.records.suite import Entry
 
 
 @functools.cache
 def host_links() -> dict:
-    """This host's link inventory (execute.links), read once per command."""
-    from commscope.execute.links import inventory
+    """This host's link inventory (execute.host_inventory), read once per command. One that
+    cannot be read (COMMSCOPE_SYSFS naming a missing folder, which may be there on the other
+    hosts only) is stored saying why, with a warning: the inventory never costs a
+    measurement (`info --links` fails instead)."""
+    from commscope.execute.host_inventory import inventory, unreadable
 
-    return inventory()
+    try:
+        return inventory()
+    except CommscopeError as exc:
+        ui.warn(f"link inventory: {exc}; the links of this host are unknown")
+        return unreadable(str(exc))
 
 
 def gpu_pairs_of(entry: Entry) -> list[tuple[int, int] | None]:
@@ -59,14 +67,18 @@ def core_pairs_of(entry: Entry) -> list[CorePair | None]:
     binds ([None])."""
     if entry.core_pairs is None:
         return [None]
-    from commscope.execute.links import sysfs_root
+    from commscope.execute.sysfs import sysfs_root
 
-    root = sysfs_root()
-    pairs = one_to_all_cores(cpu_topology(root / "devices" / "system" / "cpu"))
+    try:
+        root = sysfs_root()
+    except CommscopeError as exc:
+        where, pairs = str(exc), []
+    else:
+        where, pairs = f"{root}/devices/system/cpu", one_to_all_cores(cpu_topology(root / "devices" / "system" / "cpu"))
     if not pairs:
         ui.warn(
             f"{entry.benchmark}: core_pairs one-to-all: the sockets and NUMA nodes of this node's cores are "
-            f"unknown ({root}/devices/system/cpu); running it once, bound as the launcher binds"
+            f"unknown ({where}); running it once, bound as the launcher binds"
         )
         return [None]
     return [CorePair((0, cpu), path) for cpu, path in pairs]

@@ -1,4 +1,4 @@
-"""A host's link inventory (execute.links) as tables: `commscope info --links`, and the
+"""A host's link inventory (execute.host_inventory) as tables: `commscope info --links`, and the
 "% of peak" words the views, comparisons, exports and report put beside bandwidth."""
 
 from __future__ import annotations
