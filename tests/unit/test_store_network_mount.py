@@ -23,8 +23,13 @@ SFTP_SERVER = Path("/usr/lib/openssh/sftp-server")
 @pytest.fixture
 def mounted(tmp_path):
     """A folder of tmp_path mounted with sshfs at tmp_path/mnt."""
-    missing = [what for what, found in (("sshfs", shutil.which("sshfs")), ("sftp-server", SFTP_SERVER.exists()),
-               ("/dev/fuse", Path("/dev/fuse").exists()), ("fusermount", shutil.which("fusermount"))) if not found]  # fmt: skip
+    needed = {
+        "sshfs": shutil.which("sshfs"),
+        "sftp-server": SFTP_SERVER.exists(),
+        "/dev/fuse": Path("/dev/fuse").exists(),
+        "fusermount": shutil.which("fusermount"),
+    }
+    missing = [what for what, found in needed.items() if not found]
     if missing:
         pytest.skip(f"no {', '.join(missing)}: cannot mount a network file system here")
     export, mount, ssh = tmp_path / "export", tmp_path / "mnt", tmp_path / "ssh"
