@@ -11,7 +11,6 @@ from commscope import ui
 from commscope.cli.common import (
     CONTEXT,
     RunCommand,
-    analysis_store,
     bind_option,
     db_option,
     name_value_pairs,
@@ -220,16 +219,14 @@ def _check_target(suite: str) -> None:
 
 def _keep_baseline(db: Path, baseline: str, folder: Path) -> None:
     """The baseline's runs copied into the entry's folder, where the entry's jobs judge
-    their runs without the database. Until it has runs each check exits 2: say so now
-    rather than at 2 am."""
+    their runs without the database. The database is made here if it is new, on the host
+    that writes it, so that `collect` has one to store the first nights into. Until the
+    baseline has runs each check exits 2: say so now rather than at 2 am."""
     from commscope.cluster import nightly
+    from commscope.store.db import Store
 
-    runs = []
-    try:
-        with analysis_store(db) as store:
-            runs = [store.run(run_id) for run_id in store.baseline_run_ids(baseline) or []]
-    except CommscopeError:  # no database yet: nothing to copy
-        pass
+    with Store(db) as store:
+        runs = [store.run(run_id) for run_id in store.baseline_run_ids(baseline) or []]
     nightly.keep_baseline(folder, baseline, runs)
     if not runs:
         ui.warn(

@@ -72,8 +72,7 @@ def check_value(what: str, value: str, command: bool = True) -> str:
         why = (
             "cron reads it as a line end"
             if bad == "%"
-            else "a scheduled value is printable characters only: a line break, control or separator "
-            "character could end the table's line"
+            else "only printable characters: a line break, control or separator character could end the table's line"
         )
         raise UsageError(f"{what} {value!r}: a scheduled value cannot hold {'%' if bad == '%' else repr(bad)} ({why})")
     return value
@@ -159,12 +158,13 @@ class Entry:
         return check_value("the scheduled command", line)
 
     def lines(self, slurm: bool) -> list[str]:
+        command = self.command()  # first: it names the flag of a value that cannot be written
         about = f"{self.suite} every {self.every}, gated by baseline {self.baseline}, label {self.label}"
         header = [f"# commscope-entry {check_name(self.name)}: {check_value('the entry', about, False)}"]
         for option in self.slurm_options:  # checked with cron too: the entry may move to Slurm
             check_value("#SCRON", option, command=False)
         directives = [f"#SCRON {option}" for option in self.slurm_options] if slurm else []
-        return [*header, *directives, f"{self.times} {self.command()}"]
+        return [*header, *directives, f"{self.times} {command}"]
 
 
 def _split(table: str) -> tuple[list[str], dict[str, list[str]], list[str]]:
