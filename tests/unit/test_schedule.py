@@ -152,6 +152,25 @@ def test_a_baseline_set_later_reaches_the_entry_with_collect(cli, fake_core, tab
     assert second.returncode == 0 and "PASS against baseline 'ref'" in log.read_text()
 
 
+def test_a_job_without_an_exit_status_is_stored_once_a_later_one_started(cli, fake_core, table, db, tmp_path):
+    assert cli("run", "latency", "--label", "accepted", "--db", db).exit_code == 0
+    assert cli("baseline", "set", "ref", "accepted", "--db", db).exit_code == 0
+    assert cli("schedule", "latency", "--every", "1d", "--baseline", "ref", "--db", db).exit_code == 0
+    assert subprocess.run(["sh", "-c", _entry_command(table)], timeout=120).returncode == 0
+    jobs = tmp_path / "xdg-data" / "commscope" / "schedule" / "latency" / "jobs"
+    [killed] = jobs.iterdir()
+    (killed / "exit-status").unlink()  # as if its time limit ended it, or it still runs
+    assert "no jobs to collect" in cli("collect", "--db", db).output
+    assert subprocess.run(["sh", "-c", _entry_command(table)], timeout=120).returncode == 0
+    collected = cli("collect", "--db", db)
+    assert collected.exit_code == 0, collected.output
+    [later] = [job for job in jobs.iterdir() if job != killed]
+    for job in (killed, later):
+        assert f"job cron of scheduled check latency ({job.name}): stored 1 run(s)" in collected.output
+    with Store(db) as store:
+        assert [run.label for run in store.summaries()] == ["latency", "latency", "accepted"]
+
+
 #: Every character Python's str.splitlines() ends a line at besides "\n".
 LINE_ENDS = ["\r", "\v", "\f", "\x1c", "\x1d", "\x1e", "\x85", "\u2028", "\u2029"]
 

@@ -128,7 +128,8 @@ def load_baseline(folder: Path, baseline: str) -> list[Run]:
 def new_job(folder: Path, argv: Sequence[str]) -> Path:
     """A new job folder of the entry, with job.json: when it started, on which host, and
     Slurm's job (a scrontab entry's job keeps its id from one night to the next)."""
-    stamp = datetime.now(timezone.utc).strftime("%Y%m%d-%H%M%S")
+    # named so that they sort in the order they started, to the microsecond
+    stamp = datetime.now(timezone.utc).strftime("%Y%m%d-%H%M%S-%f")
     job = folder / JOBS_DIR / f"{stamp}-{secrets.token_hex(3)}"
     (job / "runs").mkdir(parents=True)
     slurm = {key: os.environ[name] for key, name in _SLURM.items() if os.environ.get(name)}
