@@ -52,7 +52,14 @@ def _slurm_options(name, nodes, ntasks_per_node, partition, time, account, qos, 
     return options + [f"--{flag}={value}" for flag, value in given if value]
 
 
-@click.command(cls=RunCommand, context_settings=CONTEXT)
+class _EntryRunCommand(RunCommand):
+    """`schedule run`: what follows `--` is `commscope run`'s command line, core flags and all."""
+
+    def collect_usage_pieces(self, ctx: click.Context) -> list[str]:
+        return [*click.Command.collect_usage_pieces(self, ctx), "-- SUITE|BENCH [RUN_OPTIONS] [-- CORE_FLAGS]"]
+
+
+@click.command(cls=_EntryRunCommand, context_settings=CONTEXT)
 @click.argument("folder", type=click.Path(file_okay=False, path_type=Path))
 @click.option("--baseline", required=True, metavar="NAME", help="The baseline kept in FOLDER to judge the runs by.")
 @click.pass_context
@@ -62,9 +69,6 @@ def schedule_run(ctx: click.Context, folder: Path, baseline: str) -> None:
     the baseline's runs kept in FOLDER as `commscope check --baseline` judges them. Exit
     status: run's when it fails, else check's (0 pass, 1 regression, 2 no baseline).
     `commscope collect` stores the runs later.
-
-    \b
-    commscope schedule run FOLDER --baseline NAME -- SUITE|BENCH [run's options] [-- CORE_FLAGS]
     """
     from commscope.analysis.check import Policy
     from commscope.cluster import nightly
