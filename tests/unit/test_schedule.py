@@ -148,8 +148,13 @@ def test_a_baseline_set_later_reaches_the_entry_with_collect(cli, fake_core, tab
     assert first.returncode == 2 and "no baseline 'ref' kept in" in log.read_text()
     assert cli("baseline", "set", "ref", "accepted", "--db", db).exit_code == 0
     assert cli("collect", "--db", db).exit_code == 0  # stores the first job, copies the baseline
+    assert cli("schedule", "latency", "--every", "1d", "--baseline", "ref", "--db", db).exit_code == 0
     second = subprocess.run(["sh", "-c", _entry_command(table)], timeout=120)
     assert second.returncode == 0 and "PASS against baseline 'ref'" in log.read_text()
+    collected = cli("collect", "--db", db)
+    assert collected.exit_code == 0 and "stored 1 run(s)" in collected.output, collected.output
+    with Store(db) as store:
+        assert [run.label for run in store.summaries()] == ["latency", "latency", "accepted"]
 
 
 def test_a_job_without_an_exit_status_is_stored_once_a_later_one_started(cli, fake_core, table, db, tmp_path):
