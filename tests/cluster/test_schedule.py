@@ -1,7 +1,9 @@
 """`commscope schedule` on the virtual cluster's Slurm (ScronParameters=enable), with Slurm's
 own scrontab: the entry is written to slurmctld and read back from it, run by slurmctld
 as a batch job of the allocation its #SCRON lines ask for when its time comes, its runs
-stored and checked against the baseline, and removed with its job.
+kept as files in the entry's folder and checked there against the baseline copied beside
+the entry (the database is not touched on the nodes), stored by `commscope collect` on
+the host that ran `schedule`, and removed with its job.
 
 Debian's slurm-client (22.05) ships no scrontab program: scripts/build-scrontab builds
 Slurm's own from Debian's source package of the installed version. Without it the test
@@ -14,6 +16,7 @@ the next minute."""
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
 import subprocess
@@ -141,6 +144,11 @@ def test_schedule_is_written_listed_run_checked_and_removed(vcluster, work, mpic
     logs = data / "commscope" / "schedule"
     assert first["ExitCode"] == "2:0", first  # no baseline yet: check exits 2, and says why
     assert "no baseline 'accepted'" in (logs / f"commscope-vcluster-nightly-{first_id}.out").read_text()
+    [job] = (logs / NAME / "jobs").iterdir()
+    assert json.loads((job / "job.json").read_text())["job_id"] == first_id and list((job / "runs").iterdir())
+    assert runs_of(work["db"]) == []  # nothing was written to the database on the nodes
+    collected = commscope(vcluster, "collect", env=env)
+    assert collected.returncode == 0 and f"job {first_id} of scheduled check {NAME}" in collected.stderr, collected
     [stored] = runs_of(work["db"])
     assert stored.label == "vcluster-nightly" and {host["name"] for host in stored.hosts} == set(HOSTS)
     assert stored.job_id == first_id and stored.status == "complete"
@@ -149,6 +157,8 @@ def test_schedule_is_written_listed_run_checked_and_removed(vcluster, work, mpic
     second_id, second = _run_by_slurmctld(vcluster, schedule)
     assert second["ExitCode"] in ("0:0", "1:0"), second  # judged: pass, or a regression on a busy VM
     assert "against baseline 'accepted'" in (logs / f"commscope-vcluster-nightly-{second_id}.out").read_text()
+    collected = commscope(vcluster, "collect", env=env)
+    assert collected.returncode == 0 and f"job {second_id} of scheduled check {NAME}" in collected.stderr, collected
     assert [run.job_id for run in runs_of(work["db"])] == [first_id, second_id]
 
     assert commscope(vcluster, "schedule", "--remove", "vcluster-nightly", env=env).returncode == 0

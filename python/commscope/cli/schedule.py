@@ -2,35 +2,39 @@
 
 from __future__ import annotations
 
+import sys
 from pathlib import Path
 
 import click
-import platformdirs
 
 from commscope import ui
 from commscope.cli.common import (
     CONTEXT,
     RunCommand,
-    analysis_store,
     bind_option,
     db_option,
     name_value_pairs,
     transport_option,
 )
-from commscope.errors import CommscopeError, UsageError
+from commscope.errors import EXIT_FAILED, EXIT_OK, CommscopeError, UsageError
 
 SCHEDULE_EPILOG = """\b
-Each entry runs `commscope run SUITE --label L ... && commscope check --last-invocation
---baseline B` and stores its runs in the database like any run. With Slurm's scrontab the
-entry is a batch job of the size its #SCRON lines ask for (--nodes, --ntasks-per-node,
---partition, --time); without it, a crontab entry runs the same on this machine. Only the
-entries between commscope's marks are touched; `commscope history` follows what they store.
+Each entry runs `commscope schedule run FOLDER --baseline B -- SUITE --label L ...`: the
+suite's runs are kept as files in a new job folder of the entry's folder (as `submit`'s
+jobs keep theirs) and judged as `check --baseline B` judges them, against the baseline's
+runs that `schedule` copied into the entry's folder; the database is not opened where the
+entry runs. `commscope collect`, on the host that holds the database, stores the runs
+and refreshes the copied baseline. With Slurm's scrontab the entry is a batch job of the
+size its #SCRON lines ask for (--nodes, --ntasks-per-node, --partition, --time); without
+it, a crontab entry runs the same on this machine. Only the entries between commscope's
+marks are touched; `commscope history` follows what `collect` stored.
 
 \b
 Examples:
   commscope schedule pt2pt --every 1d --nodes 2 --ntasks-per-node 1 --baseline accepted
   commscope schedule --list
   commscope schedule --remove pt2pt
+  commscope collect                    # store what the entries ran
 """
 
 
@@ -48,7 +52,50 @@ def _slurm_options(name, nodes, ntasks_per_node, partition, time, account, qos, 
     return options + [f"--{flag}={value}" for flag, value in given if value]
 
 
-@click.command(cls=RunCommand, context_settings=CONTEXT, epilog=SCHEDULE_EPILOG)
+class _EntryRunCommand(RunCommand):
+    """`schedule run`: what follows `--` is `commscope run`'s command line, core flags and all."""
+
+    def collect_usage_pieces(self, ctx: click.Context) -> list[str]:
+        return [*click.Command.collect_usage_pieces(self, ctx), "-- SUITE|BENCH [RUN_OPTIONS] [-- CORE_FLAGS]"]
+
+
+@click.command(cls=_EntryRunCommand, context_settings=CONTEXT)
+@click.argument("folder", type=click.Path(file_okay=False, path_type=Path))
+@click.option("--baseline", required=True, metavar="NAME", help="The baseline kept in FOLDER to judge the runs by.")
+@click.pass_context
+def schedule_run(ctx: click.Context, folder: Path, baseline: str) -> None:
+    """What an entry runs: `commscope run RUN_ARGS` into a new job folder of the entry's
+    FOLDER (its runs as files; the database is not opened), then the runs judged against
+    the baseline's runs kept in FOLDER as `commscope check --baseline` judges them. Exit
+    status: run's when it fails, else check's (0 pass, 1 regression, 2 no baseline).
+    `commscope collect` stores the runs later.
+    """
+    from commscope.analysis.check import Policy
+    from commscope.cluster import nightly
+    from commscope.cluster.collect import runs_of
+    from commscope.cluster.submit import folder_info
+    from commscope.kinds import check as judge
+    from commscope.output.ci import check_json
+    from commscope.output.verdicts import show_check
+
+    if not (folder / nightly.ENTRY_FILE).is_file():
+        raise UsageError(
+            f"{folder} is not a scheduled check's folder (no {nightly.ENTRY_FILE}): see `commscope schedule`"
+        )
+    job = nightly.new_job(folder, sys.argv)
+    ui.note(f"job folder {job}")
+    code = nightly.run_suite(job, ctx.meta.get("core_flags", []))
+    if code != 0:
+        ctx.exit(code)
+    base_runs = nightly.load_baseline(folder, baseline)
+    row = nightly.job_row(job)
+    result = judge(baseline, base_runs, runs_of(row, folder_info(row)), Policy())
+    (job / nightly.VERDICT).write_text(check_json(result))
+    show_check(result)
+    ctx.exit(EXIT_OK if result.passed else EXIT_FAILED)
+
+
+@click.command(cls=RunCommand, context_settings=CONTEXT, epilog=SCHEDULE_EPILOG, delegated={"run": schedule_run})
 @click.argument("suite", required=False, metavar="[SUITE|BENCH]")
 @click.option("--every", metavar="PERIOD", help="How often: 30m, 6h, 1d, 2d, 1w.")
 @click.option(
@@ -105,6 +152,7 @@ def schedule(
 ) -> None:
     """Run SUITE at fixed times and gate it with `check --baseline`: a Slurm
     scrontab entry, or a cron entry where there is no scrontab."""
+    from commscope.cluster import nightly
     from commscope.cluster import schedule as table
     from commscope.cluster.script import check_env
 
@@ -114,7 +162,8 @@ def schedule(
         if suite or every:
             raise UsageError("--list and --remove take no suite or --every")
         if list_:
-            click.echo(table.block(current), nl=False)
+            # as read: a table's own escape sequences are not the terminal's business to drop
+            click.echo(table.block(current), nl=False, color=True)
             if not table.entries(current):
                 ui.note(f"no scheduled checks in {Path(chosen.program).name}'s table")
             return
@@ -122,10 +171,11 @@ def schedule(
     else:
         if not suite or not every or not baseline:
             raise UsageError("give SUITE, --every and --baseline (or --list, --remove NAME)")
-        name = name or Path(suite).stem
+        _check_target(suite)
+        name = table.check_name(name or Path(suite).stem, "--name" if name else f"the name of {suite!r} (give --name)")
         pairs = [tuple(item.split("=", 1)) for item in env]
         check_env(pairs)
-        log_dir = platformdirs.user_data_path("commscope") / "schedule"
+        log_dir = nightly.schedule_dir()
         run_options = [*(["--transport", transport] if transport else []), "--bind", bind]
         entry = table.Entry(
             name,
@@ -140,27 +190,50 @@ def schedule(
             run_options,
             list(ctx.meta.get("core_flags", [])),
             pairs,
+            folder=log_dir / name,
             log=None if chosen.slurm else log_dir / f"{name}.log",
         )
         new = table.with_entry(current, name, entry.lines(chosen.slurm))
         if not dry_run:
-            log_dir.mkdir(parents=True, exist_ok=True)
-            _warn_without_baseline(db, baseline)
-    if dry_run:
-        click.echo(new, nl=False)
+            nightly.write_entry(entry.folder, name, entry.database, baseline, suite, entry.label)
+            _keep_baseline(db, baseline, entry.folder)
+    if dry_run:  # exactly the text that would be written, escape sequences and all
+        click.echo(new, nl=False, color=True)
         return
     chosen.write(new)
     ui.note(f"{'removed' if remove else 'scheduled'} {remove or name} in {Path(chosen.program).name}'s table")
 
 
-def _warn_without_baseline(db: Path, baseline: str) -> None:
-    """Until the baseline exists each check exits 2: say so now rather than at 2 am."""
+def _check_target(suite: str) -> None:
+    """A suite (by name or file) or a benchmark of the core the entry will run: a name that
+    is neither would fail every night."""
+    from commscope.execute.core import find_core, list_benchmarks
+    from commscope.records.suite import builtin_suites, suite_path
+
+    if suite_path(suite) is not None:
+        return
+    suites = ", ".join(builtin_suites())
     try:
-        with analysis_store(db) as store:
-            if store.baseline_run_ids(baseline):
-                return
-    except CommscopeError:  # no database yet: the first scheduled run makes it
-        pass
-    ui.warn(
-        f"baseline {baseline!r} has no runs in {db} yet: checks exit 2 until `commscope baseline set {baseline} ...`"
-    )
+        benchmarks = list_benchmarks(find_core())
+    except CommscopeError as exc:
+        raise UsageError(f"{suite!r} is not a suite ({suites}), and no core tells its benchmarks: {exc}") from None
+    if suite not in benchmarks:
+        raise UsageError(f"{suite!r} is neither a suite ({suites}) nor a benchmark ({', '.join(sorted(benchmarks))})")
+
+
+def _keep_baseline(db: Path, baseline: str, folder: Path) -> None:
+    """The baseline's runs copied into the entry's folder, where the entry's jobs judge
+    their runs without the database. The database is made here if it is new, on the host
+    that writes it, so that `collect` has one to store the first nights into. Until the
+    baseline has runs each check exits 2: say so now rather than at 2 am."""
+    from commscope.cluster import nightly
+    from commscope.store.db import Store
+
+    with Store(db) as store:
+        runs = [store.run(run_id) for run_id in store.baseline_run_ids(baseline) or []]
+    nightly.keep_baseline(folder, baseline, runs)
+    if not runs:
+        ui.warn(
+            f"baseline {baseline!r} has no runs in {db} yet: checks exit 2 until `commscope baseline set "
+            f"{baseline} ...` and then `commscope collect` (or this command again) copies it beside the entry"
+        )

@@ -16,7 +16,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from commscope.cluster import slurm
+from commscope.cluster import nightly, slurm
 from commscope.cluster.submit import folder_info
 from commscope.errors import CommscopeError
 from commscope.execute.launch_files import META, RESULT, run_from_files
@@ -44,10 +44,11 @@ def statuses(store: Store, job_ids: Sequence[str] = ()) -> list[JobStatus]:
     """The current state of the named jobs (default: every job not collected yet), asked of
     Slurm once for all of them and remembered in the store."""
     jobs = store.jobs(job_ids, uncollected=not job_ids)
-    infos = slurm.job_infos([job["job_id"] for job in jobs if job["collected_at"] is None]) if jobs else {}
+    asked = [job for job in jobs if job["collected_at"] is None and not nightly.is_job(Path(job["folder"]))]
+    infos = slurm.job_infos([job["job_id"] for job in asked]) if asked else {}
     found = []
     for job in jobs:
-        info = infos.get(job["job_id"])
+        info = infos.get(job["job_id"]) if job in asked else None
         if info is None:
             info = (
                 folder_info(job)
@@ -172,25 +173,63 @@ class Collected:
 
 
 def collect(store: Store, job_ids: Sequence[str], argv: Sequence[str]) -> Collected:
-    """Store every finished job of `job_ids` (default: all not yet collected), once each."""
+    """Store every finished job of `job_ids` (default: all not yet collected, the scheduled
+    checks' ended jobs among them), once each."""
+    if not job_ids:
+        add_scheduled_jobs(store)
     outcome = Collected()
     invocation_id = None
     for status in statuses(store, job_ids):
         job, info = status.job, status.info
+        name = _job_name(job)
         if job["collected_at"] is not None:
-            outcome.already[job["job_id"]] = job["run_ids"] or []
+            outcome.already[name] = job["run_ids"] or []
             continue
         if not info.finished and info.state != slurm.UNKNOWN:
-            outcome.waiting[job["job_id"]] = info.state
+            outcome.waiting[name] = info.state
             continue
         if not Path(job["folder"]).is_dir():
-            raise CommscopeError(f"job {job['job_id']}: its folder {job['folder']} is gone; nothing to collect")
+            raise CommscopeError(f"job {name}: its folder {job['folder']} is gone; nothing to collect")
         runs = runs_of(job, info)
+        if nightly.is_job(Path(job["folder"])):
+            _scheduled(runs, job)
         if invocation_id is None:
             invocation_id = store.add_invocation(invocation("collect", argv))
         ids = store.collect_job(job["id"], runs, invocation_id)
         if ids is None:  # another collect stored it meanwhile
-            outcome.already[job["job_id"]] = store.jobs([job["job_id"]])[0]["run_ids"] or []
+            again = [row for row in store.jobs([], uncollected=False) if row["id"] == job["id"]]
+            outcome.already[name] = again[0]["run_ids"] or []
         else:
-            outcome.stored[job["job_id"]] = ids
+            outcome.stored[name] = ids
     return outcome
+
+
+def add_scheduled_jobs(store: Store) -> None:
+    """Remember the ended jobs of the scheduled checks that store into this database, as
+    `submit` remembers its jobs, and refresh the baseline each entry's jobs are judged
+    against (it may have been set again since)."""
+    known = {job["folder"] for job in store.jobs([], uncollected=False)}
+    for folder, entry in nightly.entries_of(store.path):
+        base_ids = store.baseline_run_ids(entry["baseline"]) or []
+        nightly.keep_baseline(folder, entry["baseline"], [store.run(run_id) for run_id in base_ids])
+        for job in nightly.ended_jobs(folder):
+            if str(job) not in known:
+                store.add_job(nightly.job_row(job))
+
+
+def _job_name(job: dict) -> str:
+    """How collect names a job: its Slurm id; a scheduled check's job also by its entry and
+    folder, since a scrontab entry's job keeps its id from one night to the next."""
+    if not nightly.is_job(Path(job["folder"])):
+        return job["job_id"]
+    entry = Path(job["folder"]).parent.parent.name
+    return f"{job['job_id'] or 'cron'} of scheduled check {entry} ({Path(job['folder']).name})"
+
+
+def _scheduled(runs: list[Run], job: dict) -> None:
+    """A scheduled check's runs name their entry; a cron entry's have no Slurm job."""
+    for run in runs:
+        run.provenance["schedule"] = {"entry": Path(job["folder"]).parent.parent.name, "folder": job["folder"]}
+        if not job["job_id"]:
+            run.job_id = None
+            run.provenance.pop("slurm", None)

@@ -1,11 +1,14 @@
 """`commscope schedule`: health checks at fixed times, through the scheduler the site has.
 
-An entry runs a suite and gates it with `check --baseline`: `commscope run SUITE ... &&
-commscope check --last-invocation --baseline NAME`, its results stored like any run's.
-With Slurm it is a `scrontab` entry: Slurm starts it as a batch job on an allocation of
-the size its `#SCRON` lines ask for (sbatch's options), so `run` launches with srun there,
-and a failing check leaves the job FAILED where `sacct` and mail show it. Without
-`scrontab`, a `crontab` entry runs the same on this machine.
+An entry runs `commscope schedule run FOLDER --baseline NAME -- SUITE ...`: the suite's runs
+kept as files in a job folder of the entry's folder, as `submit`'s jobs keep theirs, and
+judged as `check --baseline` judges them against the baseline's runs copied into that
+folder when the entry was written (cluster.nightly). Nothing is written to the database
+where the entry runs; `commscope collect` stores the runs later, on one host. With Slurm
+it is a `scrontab` entry: Slurm starts it as a batch job on an allocation of the size its
+`#SCRON` lines ask for (sbatch's options), so `run` launches with srun there, and a
+failing check leaves the job FAILED where `sacct` and mail show it. Without `scrontab`, a
+`crontab` entry runs the same on this machine.
 
 commscope's entries live in one marked block of the table; everything outside it (the
 user's own entries) is read and written back unchanged. Neither scheduler passes the
@@ -29,7 +32,11 @@ from commscope.errors import CommscopeError, UsageError
 
 BEGIN = "# >>> commscope schedule: the entries up to the end mark are managed by `commscope schedule` >>>"
 END = "# <<< commscope schedule <<<"
-_ENTRY = re.compile(r"# commscope-entry (?P<name>[A-Za-z0-9_.-]+): (?P<about>.*)")
+#: An entry's name: it names the entry's folder, log and Slurm job, and is one word on the
+#: `#SCRON --job-name` line, so it is a plain word that cannot climb out of a folder.
+NAME_PATTERN = r"[A-Za-z0-9][A-Za-z0-9._-]{0,63}"
+_NAME = re.compile(NAME_PATTERN)
+_ENTRY = re.compile(rf"# commscope-entry (?P<name>{NAME_PATTERN}): (?P<about>.*)")
 _EVERY = re.compile(r"(?P<count>\d+)(?P<unit>[mhdw])")
 _AT = re.compile(r"(?P<hour>[01]?\d|2[0-3]):(?P<minute>[0-5]\d)")
 #: Variables an entry carries from the shell that wrote it, when they are set there.
@@ -43,6 +50,32 @@ COMMAND_TIMEOUT = 60.0
 _DIVIDES = {"m": 60, "h": 24}
 #: A weekly check runs on Mondays: it sees the week's changes before the next one.
 _WEEKDAY = 1
+
+
+def check_name(name: str, what: str = "--name") -> str:
+    if not _NAME.fullmatch(name):
+        raise UsageError(
+            f"{what} {name!r}: an entry's name is up to 64 letters, digits, '.', '_' and '-', "
+            "starting with a letter or digit"
+        )
+    return name
+
+
+def check_value(what: str, value: str, command: bool = True) -> str:
+    """A value that goes into the table: only printable characters (Unicode's letters, marks,
+    numbers, punctuation, symbols and the space; no control or separator character such as
+    a carriage return, form feed or U+2028), and in the command no %, which cron reads as a
+    line end. An allow-list: a character cron or a reader of the table might take for a
+    line end is none of these."""
+    bad = next((char for char in value if not char.isprintable() or (command and char == "%")), None)
+    if bad is not None:
+        why = (
+            "cron reads it as a line end"
+            if bad == "%"
+            else "only printable characters: a line break, control or separator character could end the table's line"
+        )
+        raise UsageError(f"{what} {value!r}: a scheduled value cannot hold {'%' if bad == '%' else repr(bad)} ({why})")
+    return value
 
 
 def cron_times(every: str, at: str = "02:00") -> str:
@@ -84,38 +117,64 @@ class Entry:
     core_flags: list[str] = field(default_factory=list)
     env: list[tuple[str, str]] = field(default_factory=list)
     directory: Path = field(default_factory=Path.cwd)
+    folder: Path = Path()  # the entry's folder: its baseline and its jobs (cluster.nightly)
     log: Path | None = None  # cron: where the output goes (scrontab: #SCRON --output)
 
+    def checked_values(self) -> list[tuple[str, str]]:
+        """Every value the entry writes into the table, with the flag that gave it."""
+        carried = [(f"${name}", os.environ[name]) for name in CARRIED if os.environ.get(name)]
+        return [
+            ("SUITE", self.suite),
+            ("--label", self.label),
+            ("--baseline", self.baseline),
+            ("--db", str(self.database)),
+            ("the working folder", str(self.directory)),
+            ("the schedule folder", str(self.folder)),
+            *carried,
+            *((f"--env {name}", value) for name, value in self.env),
+            *(("a core flag", flag) for flag in self.core_flags),
+            *(("an option", option) for option in self.run_options),
+        ]
+
     def command(self) -> str:
-        """The shell line both schedulers run (sh -c)."""
-        commscope = shlex.join([sys.executable, "-m", "commscope"])
+        """The shell line both schedulers run (sh -c): `schedule run` makes a job folder in the
+        entry's folder, runs the suite into it as `submit`'s jobs do, and judges it against
+        the baseline's runs kept beside the entry, never opening the database."""
+        for what, value in self.checked_values():
+            check_value(what, value)
+        commscope = [sys.executable, "-m", "commscope"]
         carried = [(name, os.environ[name]) for name in CARRIED if os.environ.get(name)]
         exports = [*carried, ("COMMSCOPE_DB", str(self.database)), *self.env]
-        run = [*shlex.split(commscope), "run", self.suite, "--label", self.label, *self.run_options]
+        run = [self.suite, "--label", self.label, *self.run_options]
         run += ["--", *self.core_flags] if self.core_flags else []
-        check = [*shlex.split(commscope), "check", "--last-invocation", "--baseline", self.baseline]
+        night = [*commscope, "schedule", "run", str(self.folder), "--baseline", self.baseline, "--", *run]
         line = (
             f"cd {shlex.quote(str(self.directory))} && export "
             + " ".join(f"{name}={shlex.quote(value)}" for name, value in exports)
-            + f" && {shlex.join(run)} && {shlex.join(check)}"
+            + f" && {shlex.join(night)}"
         )
         if self.log is not None:
             line = f"{{ {line}; }} >> {shlex.quote(str(self.log))} 2>&1"
-        if "%" in line or "\n" in line:
-            raise UsageError("a scheduled command cannot hold % or a line break (cron reads them as line ends)")
-        return line
+        return check_value("the scheduled command", line)
 
     def lines(self, slurm: bool) -> list[str]:
+        command = self.command()  # first: it names the flag of a value that cannot be written
         about = f"{self.suite} every {self.every}, gated by baseline {self.baseline}, label {self.label}"
-        header = [f"# commscope-entry {self.name}: {about}"]
+        header = [f"# commscope-entry {check_name(self.name)}: {check_value('the entry', about, False)}"]
+        for option in self.slurm_options:  # checked with cron too: the entry may move to Slurm
+            check_value("#SCRON", option, command=False)
         directives = [f"#SCRON {option}" for option in self.slurm_options] if slurm else []
-        return [*header, *directives, f"{self.times} {self.command()}"]
+        return [*header, *directives, f"{self.times} {command}"]
 
 
 def _split(table: str) -> tuple[list[str], dict[str, list[str]], list[str]]:
     """The lines before commscope's block, its entries by name (each its lines), the lines
     after it. A table without the block has it empty, at its end."""
-    lines = table.splitlines()
+    # cron ends a line at "\n" only: str.splitlines() would also end one at "\r", "\f",
+    # U+2028..., making a new line of what cron reads as the rest of one.
+    lines = table.split("\n")
+    if lines[-1] == "":
+        lines.pop()
     if BEGIN not in lines:
         return lines, {}, []
     start = lines.index(BEGIN)

@@ -1,14 +1,22 @@
-"""Opening a result database: WAL, foreign keys, how long a writer waits for another one
-(the busy timeout, written here once), write transactions, and read-only opening.
+"""Opening a result database: its journal mode, foreign keys, how long a writer waits for
+another one (the busy timeout, written here once), write transactions, and read-only
+opening.
 
 Several `commscope run` processes may write to one file at once: every write is one
 short ``BEGIN IMMEDIATE`` transaction and waits for the lock (busy_timeout) instead of
-failing. WAL needs a local file system (not NFS).
+failing. On a local file system the database is in WAL mode (readers never wait for a
+writer). WAL needs every process that opens the database on one host: its index (-shm)
+is memory each maps, which a network file system does not share between hosts. So a
+database on one (NFS, Lustre, GPFS, ...: the home and project folders of most clusters)
+keeps SQLite's rollback journal instead (DELETE mode), whose locks are the file system's
+own; commscope writes it from one host at a time (`submit` and `schedule` keep what
+compute nodes measure as files, stored later by `collect`).
 """
 
 from __future__ import annotations
 
 import os
+import re
 import sqlite3
 import time
 import urllib.parse
@@ -16,7 +24,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
-from commscope.errors import UsageError
+from commscope.errors import StoreError, UsageError
 from commscope.settings import seconds
 
 #: How long a write waits for another process's write to finish; COMMSCOPE_BUSY_TIMEOUT
@@ -32,7 +40,7 @@ def busy_timeout_s() -> float:
 
 def connect(path: Path) -> sqlite3.Connection:
     """A connection in autocommit mode (transactions are explicit), foreign keys on. It has
-    not changed the file yet: enable_wal() does, once the caller knows the file is ours."""
+    not changed the file yet: set_journal_mode() does, once the caller knows the file is ours."""
     conn = sqlite3.connect(path, isolation_level=None)
     conn.row_factory = sqlite3.Row
     conn.execute(f"PRAGMA busy_timeout = {int(busy_timeout_s() * 1000)}")
@@ -40,19 +48,87 @@ def connect(path: Path) -> sqlite3.Connection:
     return conn
 
 
-def enable_wal(conn: sqlite3.Connection) -> None:
+#: Where the kernel lists this process's mounts (tests point it at a file of their own).
+MOUNTINFO = Path("/proc/self/mountinfo")
+#: File systems that hosts share over a network (mountinfo's type field).
+NETWORK_FILE_SYSTEMS = frozenset(
+    {
+        "nfs", "nfs4", "cifs", "smb3", "smbfs", "ncpfs", "afs", "coda", "9p", "lustre", "gpfs",
+        "beegfs", "ceph", "glusterfs", "ocfs2", "gfs2", "panfs", "pvfs2", "orangefs", "wekafs",
+    }
+)  # fmt: skip
+#: FUSE file systems (type "fuse.NAME") that reach their files over a network.
+NETWORK_FUSE = frozenset(
+    {
+        "sshfs", "glusterfs", "ceph-fuse", "ceph", "s3fs", "rclone", "gcsfuse", "juicefs", "davfs2",
+        "lizardfs", "mfs", "moosefs", "beegfs", "smbnetfs", "curlftpfs", "fuse-nfs", "cvmfs", "gvfsd-fuse",
+    }
+)  # fmt: skip
+
+
+def file_system_type(folder: Path) -> str | None:
+    """The type of the file system `folder` is on (the mount with the longest path that
+    holds it, the last one mounted there), from MOUNTINFO; None where that cannot be read
+    (not Linux)."""
+    try:
+        table = MOUNTINFO.read_text(errors="replace")
+    except OSError:
+        return None
+    where = os.path.realpath(folder)
+    found, longest = None, -1
+    for line in table.split("\n"):
+        fields, separator, rest = line.partition(" - ")
+        if not separator or len(fields.split()) < 5 or not rest.split():
+            continue
+        # mountinfo writes a space, tab, newline and backslash of a path as octal escapes
+        mount = re.sub(r"\\([0-7]{3})", lambda match: chr(int(match[1], 8)), fields.split()[4])
+        inside = where == mount or where.startswith(mount.rstrip("/") + "/")
+        if inside and len(mount) >= longest:
+            found, longest = rest.split()[0], len(mount)
+    return found
+
+
+def network_file_system(path: Path) -> str | None:
+    """The type of the network file system the database `path` is on; None on a local one."""
+    kind = file_system_type(path.absolute().parent)
+    if kind is None:
+        return None
+    if kind in NETWORK_FILE_SYSTEMS or (kind.startswith("fuse.") and kind.removeprefix("fuse.") in NETWORK_FUSE):
+        return kind
+    return None
+
+
+def set_journal_mode(conn: sqlite3.Connection, path: Path) -> None:
+    """WAL on a local file system; the rollback journal on a network one, where WAL does
+    not work (see the module's text). An existing database is switched either way."""
+    shared = network_file_system(path)
+    try:
+        mode = _journal_mode(conn, "DELETE" if shared else "WAL")
+    except sqlite3.OperationalError as exc:
+        if not shared or exc.sqlite_errorcode != sqlite3.SQLITE_BUSY:
+            raise
+        mode = conn.execute("PRAGMA journal_mode").fetchone()[0].lower()
+    if shared and mode != "delete":
+        raise StoreError(
+            f"{path} is on a network file system ({shared}), where SQLite's WAL mode does not work across "
+            f"hosts, and it stays in {mode} mode: another process has it open. Close it there (or copy the "
+            "database to a local disk) and try again"
+        )
+    # WAL is durable at checkpoints with NORMAL; a rollback journal needs FULL for that
+    conn.execute(f"PRAGMA synchronous = {'FULL' if shared else 'NORMAL'}")
+
+
+def _journal_mode(conn: sqlite3.Connection, wanted: str) -> str:
     # Switching a new file to WAL may fail with SQLITE_BUSY without calling the busy
     # handler while another process creates the same file, so wait here instead.
     deadline = time.monotonic() + busy_timeout_s()
     while True:
         try:
-            conn.execute("PRAGMA journal_mode = WAL")
-            break
+            return conn.execute(f"PRAGMA journal_mode = {wanted}").fetchone()[0].lower()
         except sqlite3.OperationalError as exc:
             if exc.sqlite_errorcode != sqlite3.SQLITE_BUSY or time.monotonic() > deadline:
                 raise
             time.sleep(0.05)
-    conn.execute("PRAGMA synchronous = NORMAL")  # durable at checkpoints; safe with WAL
 
 
 @contextmanager

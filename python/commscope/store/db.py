@@ -25,7 +25,7 @@ from commscope.store import baselines as baseline_sets
 from commscope.store import integrity
 from commscope.store import jobs as batch_jobs
 from commscope.store import runs as stored_runs
-from commscope.store.connection import connect, connect_read_only, enable_wal, writable
+from commscope.store.connection import connect, connect_read_only, set_journal_mode, writable
 from commscope.store.rows import RunRows
 from commscope.store.runs import RunSummary
 from commscope.store.schema import check_read_only_version, migrate, schema_version
@@ -82,7 +82,7 @@ class Store:
                 return
             self.conn = connect(self.path)
             schema_version(self.conn)  # refuses a foreign or damaged file before WAL changes it
-            enable_wal(self.conn)
+            set_journal_mode(self.conn, self.path)
             if not readonly:
                 integrity.quick_check(self.conn, self.path)
             migrate(self.conn)
