@@ -228,8 +228,8 @@ def test_ten_thousand_hosts_under_250_leaves_in_well_under_a_second(tmp_path):
 # What `scontrol show topology` printed on the virtual cluster (`vcluster up 6 --leaves 2
 # --slurm`, Slurm 22.05): a switch above others lists every host below it in Nodes=.
 SCONTROL = """\
-SwitchName=leaf1 Level=0 LinkSpeed=1 Nodes=vnode[1-3] Switches=(null)
-SwitchName=leaf2 Level=0 LinkSpeed=1 Nodes=vnode[4-6] Switches=(null)
+SwitchName=leaf1 Level=0 LinkSpeed=1 Nodes=vnode[1-3]
+SwitchName=leaf2 Level=0 LinkSpeed=1 Nodes=vnode[4-6]
 SwitchName=spine Level=1 LinkSpeed=1 Nodes=vnode[1-6] Switches=leaf[1-2]
 """
 
@@ -242,6 +242,13 @@ def test_scontrol_show_topology_read_into_the_same_tree():
     assert topology.hosts_under("spine") == tuple(f"vnode{i}" for i in range(1, 7))
     assert topology.path("vnode1", "vnode6") == ("leaf1", "spine", "leaf2")
     assert topology.source == "scontrol show topology"
+
+
+def test_scontrol_empty_children_written_as_null():
+    """Other Slurm versions print `Switches=(null)` for a leaf and `Nodes=(null)` where empty."""
+    text = SCONTROL.replace("Nodes=vnode[4-6]", "Nodes=vnode[4-6] Switches=(null)")
+    assert parse_scontrol_topology(text).leaves == parse_scontrol_topology(SCONTROL).leaves
+    assert parse_scontrol_topology(text.replace("Nodes=vnode[1-6]", "Nodes=(null)")).roots == ("spine",)
 
 
 def test_scontrol_without_a_topology_says_none():
