@@ -128,6 +128,7 @@ def test_inside_an_allocation_the_topology_comes_from_the_controller(fabric):
     assert json.loads(done.stdout.splitlines()[-1]) == LEAVES
 
 
+@pytest.mark.timing  # judges measured transfer rates
 def test_a_throttled_uplink_slows_the_traffic_between_leaves_only(fabric, transfer_script):
     fabric.cli("throttle-uplink", "leaf1", "100mbit")
     try:
