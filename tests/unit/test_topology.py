@@ -11,7 +11,8 @@ from pathlib import Path
 
 import pytest
 
-from commscope.errors import EXIT_USAGE, UsageError
+from commscope.cluster.topology import site_topology
+from commscope.errors import EXIT_USAGE, CommscopeError, UsageError
 from commscope.records.topology import Coverage, parse_scontrol_topology, read_topology
 
 TWO_LEVELS = """\
@@ -259,3 +260,12 @@ def test_scontrol_without_a_topology_says_none():
 def test_scontrol_output_slurm_would_not_print_is_refused_with_its_line():
     with pytest.raises(UsageError, match=r"^scontrol show topology:2: host vnode3 is under leaf switches leaf1"):
         parse_scontrol_topology(SCONTROL.replace("vnode[4-6]", "vnode[3-6]"))
+
+
+def test_the_topology_a_sweep_uses_the_file_given_else_the_controller_inside_an_allocation(tmp_path, monkeypatch):
+    path = write(tmp_path, TWO_LEVELS)
+    assert site_topology(path, environ={"SLURM_JOB_ID": "7"}).source == str(path)  # the file wins
+    assert site_topology(None, environ={}) is None  # outside an allocation: none is known
+    monkeypatch.setenv("PATH", str(tmp_path))  # inside one, where Slurm's client is missing
+    with pytest.raises(CommscopeError, match="no scontrol on PATH"):
+        site_topology(None, environ={"SLURM_JOB_ID": "7"})
