@@ -269,3 +269,28 @@ def test_the_topology_a_sweep_uses_the_file_given_else_the_controller_inside_an_
     monkeypatch.setenv("PATH", str(tmp_path))  # inside one, where Slurm's client is missing
     with pytest.raises(CommscopeError, match="no scontrol on PATH"):
         site_topology(None, environ={"SLURM_JOB_ID": "7"})
+
+
+# A file in Slurm's looser syntax, and what slurmctld 22.05 made of it on the virtual
+# cluster (`scontrol reconfigure`, then `scontrol show topology`): both read the same.
+LOOSE = (
+    "switchname=leaf1 NODES=vnode[1-2],\\\n"
+    "vnode3   \n"
+    "\n"
+    'SwitchName=leaf2 nodes="vnode[4-6]" linkspeed=10 \\  # comment\n'
+    "  # alone\n"
+    "\tSwitchName = spine Switches=leaf[1-2]\n"
+)
+LOOSE_AS_SLURM_READ_IT = """\
+SwitchName=leaf1 Level=0 LinkSpeed=1 Nodes=vnode[1-2],vnode3
+SwitchName=leaf2 Level=0 LinkSpeed=10 Nodes=vnode[4-6]
+SwitchName=spine Level=1 LinkSpeed=1 Nodes=vnode[1-6] Switches=leaf[1-2]
+"""
+
+
+def test_a_file_reads_as_slurm_read_it(tmp_path):
+    ours = read_topology(write(tmp_path, LOOSE))
+    slurms = parse_scontrol_topology(LOOSE_AS_SLURM_READ_IT)
+    assert ours.leaves == slurms.leaves
+    assert dict(ours.parent) == dict(slurms.parent)
+    assert ours.switches["leaf2"].link_speed == slurms.switches["leaf2"].link_speed == 10
