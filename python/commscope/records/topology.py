@@ -11,10 +11,11 @@ topology.conf(5) man page): keywords are case-insensitive (SwitchName, Switches,
 LinkSpeed), a `#` not escaped by a backslash starts a comment, a line ending in an odd
 number of backslashes goes on on the next line, `\\x` stands for x, and a value may be
 "quoted". Host and switch lists are Slurm hostlist expressions (`cn[00000-00039]`,
-`cn[1-3,7],gpu[01-02]`), expanded by python-hostlist. Whatever the tree plugin would
-refuse or read otherwise than it looks (a loop, a host under two leaves, a switch under two
-parents, a child switch never defined, a switch with both Nodes= and Switches=) is a
-UsageError naming FILE:LINE.
+`cn[1-3,7],gpu[01-02]`), expanded by python-hostlist. What the tree plugin refuses (an
+unknown keyword: slurmctld stops), and what it reads otherwise than it looks or only warns
+of (a host under two leaves: "Multiple leaf switches contain nodes"; a loop, a switch under
+two parents, a child switch never defined, a switch with both Nodes= and Switches=), is a
+UsageError naming FILE:LINE: a verdict about a switch needs each host under one leaf.
 """
 
 from __future__ import annotations
@@ -309,7 +310,8 @@ def build_topology(switches: Iterable[Switch], source: str) -> Topology:
                 first = by_name[host_leaf[host]].where
                 raise UsageError(
                     f"{switch.where}: host {host} is under leaf switches {host_leaf[host]} (at {first}) and "
-                    f"{switch.name}: a host is under one leaf switch"
+                    f"{switch.name}: a host is under one leaf switch (Slurm only warns of this; "
+                    "which is the host's cannot be told)"
                 )
             host_leaf[host] = switch.name
     _refuse_loops(by_name, parent)
