@@ -105,6 +105,7 @@ def test_hosts_not_named_and_named_but_not_swept_are_both_stated(tmp_path):
     )
     assert not topology.coverage(["x9"]).complete
     assert topology.coverage(["n1", "n6"]).complete
+    assert topology.by_leaf(["n5", "x9", "n1", "n4", "n1"]) == {"l1": ("n1",), "l2": ("n5", "n4")}
 
 
 def test_slurm_syntax_keywords_in_any_case_continuation_escapes_and_quotes(tmp_path):

@@ -126,6 +126,16 @@ class Topology:
         down = self.ancestors(self._leaf(b))
         return up[: up.index(top) + 1] + tuple(reversed(down[: down.index(top)]))
 
+    def by_leaf(self, hosts: Iterable[str]) -> dict[str, tuple[str, ...]]:
+        """The given hosts under their leaf switches, leaves in the topology's order and
+        hosts in the order given; hosts the topology does not name are left out (coverage()
+        states them)."""
+        grouped: dict[str, list[str]] = {leaf: [] for leaf in self.leaves}
+        for host in dict.fromkeys(hosts):
+            if host in self.host_leaf:
+                grouped[self.host_leaf[host]].append(host)
+        return {leaf: tuple(under) for leaf, under in grouped.items() if under}
+
     def coverage(self, hosts: Iterable[str]) -> Coverage:
         """What `hosts` and the topology do not share: for the caller to state, not guess."""
         given = list(dict.fromkeys(hosts))
