@@ -98,9 +98,10 @@ class VCluster:
     #: one (the 4-host cluster of the sweep tests) means this one must come up again.
     active: "VCluster | None" = None
 
-    def __init__(self, hosts: int = len(HOSTS), slurm: bool = True):
+    def __init__(self, hosts: int = len(HOSTS), slurm: bool = True, leaves: int | None = None):
         self.n = hosts
         self.slurm = slurm
+        self.leaves = leaves  # leaf switches (vcluster up --leaves), None for one bridge
         self.is_up = False
         self.env: dict[str, str] = {}
         self.hosts: list[dict] = []
@@ -117,7 +118,8 @@ class VCluster:
 
     def up(self) -> None:
         self.is_up = False
-        self.cli("up", str(self.n), *(["--slurm"] if self.slurm else []), timeout=180)
+        leaves = ["--leaves", str(self.leaves)] if self.leaves else []
+        self.cli("up", str(self.n), *(["--slurm"] if self.slurm else []), *leaves, timeout=180)
         self.is_up = True
         VCluster.active = self
         self.load_env()
