@@ -7,6 +7,7 @@ A folder per layer, each with its marker, so a quick loop runs without MPI
     mpi/       the real core under each MPI library (build/flavours.txt)      marker: mpi
     browser/   the HTML report in headless Chromium                           marker: browser
     cluster/   the virtual cluster with a real Slurm (root)                   marker: cluster
+    monitoring/ Prometheus, a Pushgateway and node_exporter on local ports    marker: monitoring
     support/   helpers every layer imports: paths, MPI flavours, fixtures, fakes
 
 A test elsewhere that needs an MPI build takes its flavour from mpi_flavours.flavour_params,
@@ -34,7 +35,7 @@ from fixtures.analysis.report_runs import stored  # noqa: F401 (a fixture: the r
 from paths import FAKE_CORE, FAKES, REPO
 
 #: Marker of each layer folder (see the docstring).
-LAYER_MARKERS = {"mpi": "mpi", "browser": "browser", "cluster": "cluster"}
+LAYER_MARKERS = {"mpi": "mpi", "browser": "browser", "cluster": "cluster", "monitoring": "monitoring"}
 #: Tests that must run one after another in one worker process: the group's name, the
 #: folder or file (relative to tests/) whose tests it holds.
 WORKER_GROUPS = {"cluster": "vcluster", "mpi/test_install.py": "pip-install"}

@@ -19,6 +19,7 @@ from commscope.cli.common import (
     policy_options,
     selection_of,
     selection_options,
+    stored_retest,
     write_output,
 )
 from commscope.cli.values import reference_name, valid_baseline_name
@@ -352,7 +353,7 @@ def plot(
                 raise UsageError(f"--ratio-to {ratio_to!r} matches {len(matches)} runs; name one run")
             reference = matches[0]
         request = kinds.PlotRequest(path, fmt, metric, reference, band, tolerance, floor, title)
-        figures = kinds.plot(runs, request, lambda run: _stored_retest(store, run))
+        figures = kinds.plot(runs, request, lambda run: stored_retest(store, run))
     for target, data in figures.items():
         write_output(target, data)
         ui.note(f"wrote {target}")
@@ -414,7 +415,7 @@ def report(
     with analysis_store(db) as store:
         runs = select_runs(store, selection_of(selectors, benchmark, since, last_invocation))
         # a sweep is judged with its retest run, selected or not
-        retests = {run.id: retest for run in runs if (retest := _stored_retest(store, run)) is not None}
+        retests = {run.id: retest for run in runs if (retest := stored_retest(store, run)) is not None}
         result = None
         if baseline_name:
             base_ids = store.baseline_run_ids(baseline_name)
@@ -433,11 +434,3 @@ def report(
             write_output(path, data)
         written.append(markdown)
     ui.note(f"wrote {' and '.join(written)} ({len(runs)} runs)")
-
-
-def _stored_retest(store, run):
-    """The serial retest run a sweep recorded, if the store still has it."""
-    from commscope.analysis.sweep_verdicts import retest_run_id
-
-    wanted = retest_run_id(run)
-    return store.run(wanted) if wanted is not None and store.has_run(wanted) else None

@@ -426,3 +426,11 @@ def destination_options(kept: str):
         return tool_run_options(keep_options(kept)(with_destination))
 
     return decorate
+
+
+def stored_retest(store, run):
+    """The serial retest run a sweep recorded, if the store still has it."""
+    from commscope.analysis.sweep_verdicts import retest_run_id
+
+    wanted = retest_run_id(run)
+    return store.run(wanted) if wanted is not None and store.has_run(wanted) else None

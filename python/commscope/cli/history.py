@@ -19,6 +19,7 @@ from commscope.cli.common import (
     selection_of,
     selection_options,
 )
+from commscope.cli.publish import publish, publish_options
 from commscope.errors import EXIT_FAILED, EXIT_OK
 
 
@@ -34,7 +35,8 @@ def _size(ctx: click.Context, param: click.Parameter, value: str | None) -> int 
 \b
 Exit status:
   0  no series' newest level is a regression
-  1  a regression: some series' last change point is for the worse
+  1  a regression: some series' last change point is for the worse; or --textfile or
+     --push could not be done (said once)
   2  usage error: no runs match, a single run, a size the runs lack, a bad option
   4  the result database cannot be used (missing, damaged, ...)""",
 )
@@ -50,7 +52,13 @@ Exit status:
 )
 @click.option("--metric", metavar="NAME", help="Metric to follow (default: each benchmark's main metric).")
 @policy_options
-@format_option(["table", "json", "markdown"], "table for reading; json for scripts; markdown to paste.", "table")
+@format_option(
+    ["table", "json", "markdown", "openmetrics"],
+    "table for reading; json for scripts; markdown to paste; openmetrics: each series' regression, "
+    "level change and change points as Prometheus metrics (docs/watching.md).",
+    "table",
+)
+@publish_options("history")
 @db_option()
 @click.pass_context
 def history(
@@ -65,6 +73,9 @@ def history(
     tolerance,
     floor,
     fmt,
+    textfile,
+    push,
+    group,
     db: Path,
 ) -> None:
     """The series of a benchmark's value over time, runs grouped by system and
@@ -86,7 +97,9 @@ def history(
     from commscope.analysis.check import Policy
     from commscope.analysis.history import history as follow
     from commscope.analysis.history import sizes_to_load
+    from commscope.analysis.monitoring import history_samples
     from commscope.output import history as shown
+    from commscope.output.openmetrics import openmetrics_text
     from commscope.store.selection import select_run_ids
 
     with analysis_store(db) as store:
@@ -95,13 +108,17 @@ def history(
         wanted = sizes_to_load(store.point_sizes(ids), size, sizes == "all")
         runs = [store.run(run_id) for run_id in ids] if wanted is None else store.runs_at_sizes(ids, wanted)
     found = follow(runs, Policy(tolerance, floor), metric, size, all_sizes=sizes == "all")
-    if fmt == "json":
+    samples = history_samples(found) if fmt == "openmetrics" or textfile or push else None
+    if fmt == "openmetrics":
+        click.echo(openmetrics_text(samples), nl=False)
+    elif fmt == "json":
         click.echo(shown.to_json(found), nl=False)
     elif fmt == "markdown":
         click.echo(shown.markdown(found), nl=False)
     else:
         _show(found, shown)
-    ctx.exit(EXIT_FAILED if found.regressed else EXIT_OK)
+    published = samples is None or publish(samples, textfile, push, group)
+    ctx.exit(EXIT_FAILED if found.regressed or not published else EXIT_OK)
 
 
 def _show(found, shown) -> None:

@@ -23,6 +23,13 @@ from commscope.errors import CommscopeError, UsageError
     "Exit status 1 when the core has none.",
 )
 @click.option(
+    "--alert-rules",
+    "alert_rules",
+    is_flag=True,
+    help="Print only the path of the Prometheus alerting rules shipped with commscope, for "
+    "Prometheus' rule_files (docs/watching.md).",
+)
+@click.option(
     "--links",
     "links_only",
     is_flag=True,
@@ -40,7 +47,7 @@ from commscope.errors import CommscopeError, UsageError
     "With --links: the hosts of this hostfile (the launcher's own format).",
 )
 @launcher_option("With --links and --hosts/--hostfile: the launcher that starts the process on each host.")
-def info(fmt: str, compat_only: bool, links_only: bool, hosts, hostfile, launcher) -> None:
+def info(fmt: str, compat_only: bool, alert_rules: bool, links_only: bool, hosts, hostfile, launcher) -> None:
     """Where the harness and the core are, which MPI the core was built with, and the
     folder of osu_* programs to put on PATH for job scripts written for the OSU
     Micro-Benchmarks; with --links, the links of this host (every run stores them).
@@ -54,6 +61,11 @@ def info(fmt: str, compat_only: bool, links_only: bool, hosts, hostfile, launche
         raise UsageError("give hosts either with --hosts or with --hostfile, not both")
     if links_only:
         _links(fmt, hosts, hostfile, launcher)
+        return
+    if alert_rules:
+        from commscope.output.openmetrics import ALERT_RULES
+
+        click.echo(str(ALERT_RULES))
         return
     from commscope.execute.core import compat_dir, core_version, find_core
 

@@ -19,6 +19,7 @@ from commscope.cli.common import (
     write_output,
 )
 from commscope.cli.values import nccl_tests_program
+from commscope.cli.publish import publish, publish_options
 from commscope.errors import EXIT_FAILED, UsageError
 from commscope.records.textsafe import terminal
 
@@ -167,12 +168,20 @@ def show(run_id, raw, db: Path) -> None:
         click.echo("\n".join(repeat_lines(group)))
 
 
-@click.command()
+@click.command(
+    epilog="""\b
+Exit status:
+  0  written (and published, where asked)
+  1  --textfile or --push could not be done (said once; the rest was)
+  2  usage error
+  4  the result database cannot be used"""
+)
 @click.argument("run_ids", metavar="RUN...", nargs=-1, required=True, type=RunId())
 @format_option(
-    ["csv", "json"],
-    "csv: one row per size with the run's key fields; json: the runs with all provenance and points.",
-    required=True,
+    ["csv", "json", "openmetrics"],
+    "csv: one row per size with the run's key fields; json: the runs with all provenance and points; "
+    "openmetrics: the newest value of each series as Prometheus metrics (docs/watching.md). "
+    "Needed unless --textfile or --push is given.",
 )
 @click.option(
     "-o",
@@ -181,23 +190,45 @@ def show(run_id, raw, db: Path) -> None:
     metavar="FILE",
     help="Write to FILE instead of stdout (its folder must exist).",
 )
+@publish_options("runs")
 @db_option()
-def export(run_ids, fmt, output, db: Path) -> None:
-    """Export runs as CSV or JSON (format "commscope-export", version 1).
+@click.pass_context
+def export(ctx: click.Context, run_ids, fmt, output, textfile, push, group, db: Path) -> None:
+    """Export runs as CSV or JSON (format "commscope-export", version 1), or as Prometheus
+    metrics: OpenMetrics text, a node_exporter textfile (--textfile), a Pushgateway (--push).
 
     RUN is a run id from `commscope list runs`, or `last`.
     """
-    from commscope.output.run_export import FORMATS
     from commscope.store.db import Store
 
+    if output is not None and fmt is None:
+        raise UsageError("-o FILE writes the --format asked for: give --format too")
+    if fmt is None and textfile is None and push is None:
+        raise UsageError("give --format csv, json or openmetrics, or publish with --textfile DIR or --push URL")
     with Store(db, readonly=True) as store:
         runs = [store.run(resolve_run(store, run_id)) for run_id in run_ids]
-    text = FORMATS[fmt](runs)
-    if output is None:
-        click.echo(text, nl=False)
-    else:
-        write_output(output, text, make_folder=False)
-        ui.note(f"wrote {len(runs)} run(s) to {output}")
+        samples = None
+        if fmt == "openmetrics" or textfile is not None or push is not None:
+            from commscope import kinds
+            from commscope.cli.common import stored_retest
+
+            samples = kinds.monitoring(runs, lambda run: stored_retest(store, run))
+    if fmt is not None:
+        if fmt == "openmetrics":
+            from commscope.output.openmetrics import openmetrics_text
+
+            text = openmetrics_text(samples)
+        else:
+            from commscope.output.run_export import FORMATS
+
+            text = FORMATS[fmt](runs)
+        if output is None:
+            click.echo(text, nl=False)
+        else:
+            write_output(output, text, make_folder=False)
+            ui.note(f"wrote {len(runs)} run(s) to {output}")
+    if samples is not None and not publish(samples, textfile, push, group):
+        ctx.exit(EXIT_FAILED)
 
 
 @click.command()

@@ -87,4 +87,21 @@ def plot(runs: Sequence[Run], request: PlotRequest, retest_of):
     return one_kind([*runs, *reference], "plot").plot(runs, request, retest_of)
 
 
-__all__ = ["KINDS", "CompareRequest", "PlotRequest", "by_kind", "check", "compare", "kind_of", "one_kind", "plot"]
+def monitoring(runs: Sequence[Run], retest_for) -> list:
+    """What monitoring keeps of `runs` (analysis.monitoring Samples), each run by its kind;
+    `retest_for(run)` gives a sweep's serial retest run, or None."""
+    return [sample for run in runs for sample in kind_of(run).monitoring(run, retest_for(run))]
+
+
+__all__ = [
+    "KINDS",
+    "CompareRequest",
+    "PlotRequest",
+    "by_kind",
+    "check",
+    "compare",
+    "kind_of",
+    "monitoring",
+    "one_kind",
+    "plot",
+]

@@ -161,6 +161,14 @@ class RunKind:
         """This kind's output.report.content.ReportPart."""
         raise NotImplementedError
 
+    def monitoring(self, run: Run, retest: Run | None = None) -> list:
+        """What monitoring keeps of one run (analysis.monitoring Samples): a curve's values
+        at each size, its headline and share of the peak, when it ended and whether it
+        completed."""
+        from commscope.analysis.monitoring import run_samples
+
+        return run_samples(run)
+
     def __repr__(self) -> str:
         return f"<run kind {self.name}>"
 

@@ -54,6 +54,12 @@ class Congestion(TabulatedKind):
             raise UsageError(f"run {runs[0].id} has no canary tests to plot (its congestors ran alone)")
         return {request.path: plot.render(fig, request.fmt)}
 
+    def monitoring(self, run: Run, retest: Run | None = None) -> list:
+        """The run's own samples and its impact factors per canary test and congestor."""
+        from commscope.analysis.monitoring import congestion_samples, run_info_samples
+
+        return run_info_samples(run) + congestion_samples(run)
+
     def report(self, runs: Sequence[Run], context: ReportContext):
         from commscope.analysis.congestion import headline
         from commscope.output.report import congestion

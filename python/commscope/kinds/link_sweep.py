@@ -55,6 +55,23 @@ class LinkSweep(RunKind):
             judgement.matrix, judgement.flags(), request.path, request.fmt, request.metric, request.title
         )
 
+    def monitoring(self, run: Run, retest: Run | None = None) -> list:
+        """The run's own samples and, per host and metric, whether the sweep named it a bad node."""
+        from commscope.analysis.monitoring import host_samples, run_info_samples
+        from commscope.analysis.sweep_verdicts import judge_stored, retest_of
+
+        if retest_of(run) is not None:  # a serial retest: its sweep's samples speak for it
+            return run_info_samples(run)
+        judgement = judge_stored(run, retest)
+        hosts = judgement.matrix.labels
+        samples = run_info_samples(run)
+        for metric, verdict in judgement.verdicts.items():
+            bad = verdict.bad_nodes()
+            samples += host_samples(
+                run, [hosts[i] for i in sorted(bad)], [h for i, h in enumerate(hosts) if i not in bad], metric
+            )
+        return samples
+
     def report(self, runs: Sequence[Run], context: ReportContext):
         from commscope.output.report import sweep
 

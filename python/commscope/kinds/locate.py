@@ -55,6 +55,15 @@ class LocateSweep(LinkSweep):
             matrix_from_run(run), node_flags(verdict), request.path, request.fmt, request.metric, request.title
         )
 
+    def monitoring(self, run: Run, retest: Run | None = None) -> list:
+        """The run's own samples and each host's verdict: named bad (1) or cleared (0)."""
+        from commscope.analysis.locate import stored_verdict
+        from commscope.analysis.monitoring import host_samples, run_info_samples
+
+        verdict, labels = stored_verdict(run)
+        bad = [labels[node.host] for node in verdict.bad_nodes]
+        return run_info_samples(run) + host_samples(run, bad, [labels[i] for i in verdict.cleared], verdict.metric)
+
     def report(self, runs: Sequence[Run], context: ReportContext):
         from commscope.output.report.locate import locate_section
 

@@ -45,6 +45,7 @@ class PyCommscope(PythonPackage):
     depends_on("py-scipy@1.15:", type=("build", "run"))
     depends_on("py-matplotlib@3.8:", type=("build", "run"))
     depends_on("py-python-hostlist@1.21:", type=("build", "run"))
+    depends_on("py-prometheus-client@0.20:", type=("build", "run"))
 
     def setup_build_environment(self, env):
         # pyproject.toml's switch for the harness alone: no CMake, no MPI in this build
