@@ -18,8 +18,8 @@ from commscope.cli.common import (
     utf8_text,
     write_output,
 )
-from commscope.cli.values import nccl_tests_program
 from commscope.cli.publish import publish, publish_options
+from commscope.cli.values import nccl_tests_program
 from commscope.errors import EXIT_FAILED, UsageError
 from commscope.records.textsafe import terminal
 
