@@ -37,7 +37,11 @@ def run_from_files(
     read = lambda name: (folder / name).read_bytes() if (folder / name).exists() else b""  # noqa: E731
     stderr = read(STDERR)
     status, reason = judge(
-        returncode if returncode is not None else 0, stream, stopped, stderr.decode(errors="replace")
+        returncode if returncode is not None else 0,
+        stream,
+        stopped,
+        stderr.decode(errors="replace"),
+        read(STDOUT).decode(errors="replace"),
     )
     run = Run(
         **meta["run"],

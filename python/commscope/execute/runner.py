@@ -41,7 +41,7 @@ from commscope.execute.launch_files import (
     write_json,
 )
 from commscope.execute.launchers import Binding, Command, Launcher, LaunchSpec, hostfile_nodes, resolve_launcher
-from commscope.execute.outcome import FINALIZE_NOTE
+from commscope.execute.outcome import FINALIZE_NOTE, rank_died_early
 from commscope.execute.pairs import CorePair, core_pairs_of, gpu_pairs_of, host_links
 from commscope.execute.process import POLL_SECONDS, exit_waiter, start, stop_reason, terminate
 from commscope.execute.provenance import compiler_of, default_system, job_id
@@ -402,6 +402,10 @@ def run_benchmarks(request: RunRequest, db: Path) -> tuple[int, list[Run]]:
             if signals.received:
                 break
             ui.note(f"{item.entry.benchmark}: {item.command.shell()}")
-            stored.add(runner.execute(item, repeat_index))
+            run = runner.execute(item, repeat_index)
+            if rank_died_early(run.status, run.status_reason, len(run.points)) and not signals.received:
+                ui.warn(f"{item.entry.benchmark}: {run.status_reason}; starting it once more (a second death is final)")
+                run = runner.execute(item, repeat_index)
+            stored.add(run)
         stored.stopped_by = signals.received[0] if signals.received else None
     return summary(stored, db if request.store else request.output_dir), stored.runs
