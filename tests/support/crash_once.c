@@ -44,7 +44,7 @@ int main(int argc, char **argv)
     }
     int initialised = 0;
     MPI_Initialized(&initialised); /* links the MPI library, so ldd shows which one */
-    if (!core) { /* a wrapper: run the program that follows */
+    if (!core) {                   /* a wrapper: run the program that follows */
         core = argv[1];
         argv++;
     }

@@ -41,6 +41,7 @@ from commscope.execute.launch_files import (
     write_json,
 )
 from commscope.execute.launchers import Binding, Command, Launcher, LaunchSpec, hostfile_nodes, resolve_launcher
+from commscope.execute.limits import DefaultLimit
 from commscope.execute.outcome import FINALIZE_NOTE, rank_died_early
 from commscope.execute.pairs import CorePair, core_pairs_of, gpu_pairs_of, host_links
 from commscope.execute.process import POLL_SECONDS, exit_waiter, start, stop_reason, terminate
@@ -197,6 +198,7 @@ class Runner:
     def execute(self, planned: Planned, repeat_index: int) -> Run:
         keep = self.request.output_dir
         with launch_folder(keep, planned.entry.benchmark) as folder:
+            self.folder = folder  # the last launch's, kept with --output-dir
             jsonl = folder / JSONL
             argv = planned.command.with_args("--jsonl-out", str(jsonl)).argv
             meta = {
@@ -244,6 +246,7 @@ class Runner:
         """Wait for the launch to end, updating the progress bar; returns why it was
         stopped early ("timed out after N s", "interrupted by SIGINT") or None."""
         deadline = time.monotonic() + self.request.timeout if self.request.timeout else None
+        default_limit = DefaultLimit(self.request.timeout)
         ended_at = None  # when the core's end line arrived
         entry = planned.entry
         with (
@@ -265,7 +268,9 @@ class Runner:
                         f"{FINALIZE_NOTE}: the launcher had not exited {self.finalize_grace:g} s after the "
                         "core's last line (a rank hung in MPI_Finalize)"
                     )
-                stopped = stop_reason(self.signals, deadline, self.request.timeout)
+                stopped = stop_reason(self.signals, deadline, self.request.timeout) or default_limit.passed(
+                    stream.output
+                )
                 if stopped:
                     terminate(process, self.signals)
                     return stopped
@@ -405,6 +410,8 @@ def run_benchmarks(request: RunRequest, db: Path) -> tuple[int, list[Run]]:
             run = runner.execute(item, repeat_index)
             if rank_died_early(run.status, run.status_reason, len(run.points)) and not signals.received:
                 ui.warn(f"{item.entry.benchmark}: {run.status_reason}; starting it once more (a second death is final)")
+                if request.output_dir:  # its files stay for a person to read, not for `collect` to store
+                    (runner.folder / META).rename(runner.folder / f"retried-{META}")
                 run = runner.execute(item, repeat_index)
             stored.add(run)
         stored.stopped_by = signals.received[0] if signals.received else None
