@@ -27,6 +27,7 @@ from pathlib import Path
 
 from commscope import ui
 from commscope.errors import EXIT_OK, CommscopeError, UsageError
+from commscope.execute.allocation import direct_ranks
 from commscope.execute.core import MPICH, OPENMPI, core_mpi_flavour, find_core, list_benchmarks
 from commscope.execute.host_inventory import HostsLinks, every_host, inventory_command
 from commscope.execute.keep import Destination, storing, summary
@@ -130,7 +131,7 @@ def select_entries(targets: Sequence[str], suite_files: Sequence[str], benchmark
         if path is not None:
             entries += expand(path)
         elif target in benchmarks:
-            entries.append(Entry(benchmark=target))
+            entries.append(Entry(benchmark=target, ranks=direct_ranks(target)))
         else:
             raise UsageError(
                 f"{target!r} is neither a suite nor a benchmark of commscope-bench "
