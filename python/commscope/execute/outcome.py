@@ -45,6 +45,9 @@ _RANK_DEATHS = (
 _HYDRA_CODES = re.compile(r"Exit codes: (?P<hosts>(?:\[[^\]\s]+\] [\d,]+\s*)+)")
 _HYDRA_HOST = re.compile(r"\[(?P<host>[^\]\s]+)\] (?P<codes>[\d,]+)")
 _HYDRA_SIGNAL = re.compile(r"TERMINATED WITH THE EXIT STRING: .*\(signal (?P<number>\d+)\)")
+#: What the core skipped and why, measuring the rest (src/patterns/congestion.c: a congestor
+#: the MPI library cannot run over this fabric): the run is complete, with this as its note.
+_SKIPPED = re.compile(r"^commscope-bench: (congestor \S+ skipped: .*)$", re.M)
 #: srun names the signal as strsignal() does; the name commscope gives it.
 _STRSIGNAL = {signal.strsignal(number): number.name for number in signal.Signals if signal.strsignal(number)}
 #: The signals a launcher sends the other ranks once one died: not the cause.
@@ -119,6 +122,9 @@ def judge(
     status, reason = outcome(output, detail)
     if status == "complete" and returncode != 0:
         return "failed", f"commscope-bench finished its results but exited with status {returncode}{detail}"
+    skipped = _SKIPPED.findall(stderr_text)
+    if status == "complete" and reason is None and skipped:
+        return status, "; ".join(dict.fromkeys(skipped))
     return status, reason
 
 
