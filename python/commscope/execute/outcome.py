@@ -69,6 +69,24 @@ def _hydra_deaths(text: str) -> list[tuple[str, str, str]]:
     return deaths
 
 
+#: Hydra's banner as soon as a rank ended badly, before it has ended the others (and over
+#: ssh it may never: its signal to the other proxies can fail, "unable to send signal
+#: downstream"): it names the host and the code, the signal's number for a rank a signal ended.
+_HYDRA_BANNER = re.compile(
+    r"BAD TERMINATION OF ONE OF YOUR APPLICATION PROCESSES\s*\n=\s*PID \d+ RUNNING AT (?P<host>\S+)\s*\n=\s*EXIT CODE: (?P<code>\d+)"
+)
+
+
+def early_death(launcher_output: str) -> str | None:
+    """What a launcher printed of a rank's death while it still runs: rank_death's words, or
+    Hydra's first banner ('a rank on vnode2 died (Hydra: exit code 11)')."""
+    death = rank_death(launcher_output)
+    if death:
+        return death
+    banner = _HYDRA_BANNER.search(launcher_output)
+    return f"a rank on {banner['host']} died (Hydra: exit code {banner['code']})" if banner else None
+
+
 def rank_death(launcher_output: str) -> str | None:
     """'rank 1 on vnode2 died by SIGSEGV' when what the launcher printed says a rank died by
     a signal, else None. Once one died, srun and Hydra report the ranks they killed for it
@@ -107,7 +125,7 @@ def judge(
         if stopped.startswith(FINALIZE_NOTE) and stream.records and (stream.end or {}).get("status") == "complete":
             return "complete", stopped  # a hang after the last line takes nothing from the measurements
         return "incomplete", f"{stopped}{progress}"
-    death = rank_death(stderr_text + stdout_text) if output is None or output.end is None else None
+    death = early_death(stderr_text + stdout_text) if output is None or output.end is None else None
     if death:
         return ("failed" if output is None else "incomplete"), f"{RANK_DIED}: {death}{progress}"
     if stream.problem is not None:

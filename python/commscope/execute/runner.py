@@ -247,7 +247,7 @@ class Runner:
         """Wait for the launch to end, updating the progress bar; returns why it was
         stopped early ("timed out after N s", "interrupted by SIGINT") or None."""
         deadline = time.monotonic() + self.request.timeout if self.request.timeout else None
-        default_limit = DefaultLimit(self.request.timeout)
+        default_limit = DefaultLimit(self.request.timeout, self.folder)
         ended_at = None  # when the core's end line arrived
         entry = planned.entry
         with (
