@@ -73,7 +73,8 @@ def _hydra_deaths(text: str) -> list[tuple[str, str, str]]:
 #: ssh it may never: its signal to the other proxies can fail, "unable to send signal
 #: downstream"): it names the host and the code, the signal's number for a rank a signal ended.
 _HYDRA_BANNER = re.compile(
-    r"BAD TERMINATION OF ONE OF YOUR APPLICATION PROCESSES\s*\n=\s*PID \d+ RUNNING AT (?P<host>\S+)\s*\n=\s*EXIT CODE: (?P<code>\d+)"
+    r"BAD TERMINATION OF ONE OF YOUR APPLICATION PROCESSES\s*\n"
+    r"=\s*PID \d+ RUNNING AT (?P<host>\S+)\s*\n=\s*EXIT CODE: (?P<code>\d+)"
 )
 
 
