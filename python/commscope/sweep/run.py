@@ -198,7 +198,7 @@ class Sweeper:
             ui.warn("sweep: the launch was stopped at --timeout; starting it once more (a second timeout is final)")
             run = self._launch_once(flags, signals)
         elif rank_died_early(run.status, run.status_reason, len(run.points)) and not signals.received:
-            ui.warn(f"sweep: {run.status_reason}; starting the launch once more (a second death is final)")
+            ui.warn(f"sweep: {run.status_reason}; starting it once more (a second death is final)")
             run = self._launch_once(flags, signals)
         return run
 
