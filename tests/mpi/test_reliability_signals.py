@@ -128,3 +128,17 @@ def test_a_rank_that_dies_twice_fails_the_run_clearly(mpi, tmp_path):
     assert run.status != "complete" and not run.points
     assert run.status_reason.startswith(("a rank died: rank 0 on ", "commscope-bench crashed (SIGSEGV)"))
     assert run.status_reason in result.stderr.splitlines()[-1]  # the summary says why
+
+
+def test_the_launchers_exit_codes_stay_out_of_the_stored_table(mpi, tmp_path):
+    """Hydra, started with -print-all-exitcodes to name a dead rank, prints every rank's exit
+    code on stdout after each launch: not part of the core's table, stored or printed."""
+    db = tmp_path / "results.db"
+    env = {"COMMSCOPE_BENCH": str(mpi.bench)}
+    result = commscope_crashing(mpi, db, env, "latency", "--", "-m", "1:4", "-i", "10")
+    assert result.returncode == 0, result.stderr
+    assert "Exit codes" not in result.stdout and "# Size" in result.stdout
+    with Store(db, create=False) as store:
+        [row] = store.summaries()
+        stdout = store.raw_outputs(row.id)["stdout"]
+    assert b"Exit codes" not in stdout and b"# Size" in stdout

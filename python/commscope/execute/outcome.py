@@ -43,6 +43,8 @@ _RANK_DEATHS = (
 #: THE EXIT STRING: Segmentation fault (signal 11)". The code of a rank killed by a signal is
 #: the signal's number; 9 are the ranks Hydra killed when one died.
 _HYDRA_CODES = re.compile(r"Exit codes: (?P<hosts>(?:\[[^\]\s]+\] [\d,]+\s*)+)")
+#: The same line, on stdout, after every launch: not the core's table.
+_HYDRA_CODES_LINE = re.compile(rb"^\[mpiexec@[^\]\s]+\] Exit codes: .*\n?", re.M)
 _HYDRA_HOST = re.compile(r"\[(?P<host>[^\]\s]+)\] (?P<codes>[\d,]+)")
 _HYDRA_SIGNAL = re.compile(r"TERMINATED WITH THE EXIT STRING: .*\(signal (?P<number>\d+)\)")
 #: What the core skipped and why, measuring the rest (src/patterns/congestion.c: a congestor
@@ -86,6 +88,11 @@ def early_death(launcher_output: str) -> str | None:
         return death
     banner = _HYDRA_BANNER.search(launcher_output)
     return f"a rank on {banner['host']} died (Hydra: exit code {banner['code']})" if banner else None
+
+
+def without_launcher_lines(stdout: bytes) -> bytes:
+    """The core's stdout without the exit codes Hydra adds to it (-print-all-exitcodes)."""
+    return _HYDRA_CODES_LINE.sub(b"", stdout)
 
 
 def rank_death(launcher_output: str) -> str | None:
