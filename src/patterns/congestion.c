@@ -6,6 +6,7 @@
  * tails and the impact factors (util/congestion.c). With --canary-fraction 0 every rank is
  * a congestor and each congestor runs for --duration: a load, recorded as its own MB/s. */
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -32,13 +33,34 @@ static cs_status_t congestion_setup(cs_ctx_t *c)
     CS_MPI(MPI_Comm_split(c->comm, s->canary ? 0 : 1, c->rank, &s->group));
     CS_MPI(MPI_Comm_rank(s->group, &s->grank));
     CS_MPI(MPI_Comm_size(s->group, &s->gsize));
-    if (!s->canary) return cs_congestors_setup(s);
-    size_t slots = 2 * CS_CANARY_BW_OUTSTANDING;
-    s->sbuf = calloc(slots, CS_CANARY_BW_SIZE);
-    s->rbuf = calloc(slots, CS_CANARY_BW_SIZE);
-    s->requests = calloc(2 * slots, sizeof *s->requests);
-    if (!s->sbuf || !s->rbuf || !s->requests) return CS_TRACE(CS_ERR_RUNTIME);
+    if (!s->canary) {
+        CS_CHECK(cs_congestors_setup(s));
+    } else {
+        size_t slots = 2 * CS_CANARY_BW_OUTSTANDING;
+        s->sbuf = calloc(slots, CS_CANARY_BW_SIZE);
+        s->rbuf = calloc(slots, CS_CANARY_BW_SIZE);
+        s->requests = calloc(2 * slots, sizeof *s->requests);
+        if (!s->sbuf || !s->rbuf || !s->requests) return CS_TRACE(CS_ERR_RUNTIME);
+    }
+    /* every rank, canaries too, learns whether the congestors' window opened: they skip the
+     * same congestors */
+    int mine = s->win_error;
+    CS_MPI(MPI_Allreduce(&mine, &s->win_error, 1, MPI_INT, MPI_MAX, c->comm));
     return CS_OK;
+}
+
+/* Rank 0 says on stderr which congestor is skipped and why; the harness keeps it as the
+ * run's note (execute/outcome.py reads "congestor NAME skipped: "). */
+static void report_skipped(const cs_ctx_t *c, cs_congestor_t k, int error)
+{
+    if (c->rank != 0) return;
+    char text[MPI_MAX_ERROR_STRING];
+    int length = 0;
+    if (MPI_Error_string(error, text, &length) != MPI_SUCCESS) snprintf(text, sizeof text, "MPI error class %d", error);
+    fprintf(stderr,
+            "commscope-bench: congestor %s skipped: MPI_Win_allocate failed (%s): this MPI library cannot open a "
+            "one-sided window over this fabric\n",
+            cs_congestor_name(k), text);
 }
 
 static cs_status_t congestion_teardown(cs_ctx_t *c)
@@ -290,6 +312,10 @@ static cs_status_t congestion_sweep(cs_ctx_t *c, cs_emit_t *emit, void *arg, cs_
     cs_status_t st = iso.samples && cong.samples ? CS_OK : CS_TRACE(CS_ERR_RUNTIME);
     for (int k = 0; k < CS_NCONGESTORS && st == CS_OK; k++) {
         if (!(s->spec->congestors & CS_MASK(k))) continue;
+        if (s->win_error != MPI_SUCCESS && cs_congestor_one_sided((cs_congestor_t)k)) {
+            report_skipped(c, (cs_congestor_t)k, s->win_error);
+            continue;
+        }
         s->congestor = (cs_congestor_t)k;
         if (s->spec->fraction <= 0) {
             st = alone(c, cong.samples, cap, emit, arg);

@@ -28,10 +28,14 @@ typedef struct cs_cong {
     MPI_Status *cstatuses;
     MPI_Win win; /* put-incast and get-bcast: rank 0's gsize blocks */
     void *win_base;
+    int win_error; /* the MPI error class of MPI_Win_allocate on the congestors, MPI_SUCCESS if it worked */
 } cs_cong_t;
 
-/* Congestors: buffers and the window on the group (collective over it), and their release. */
+/* Congestors: buffers and the window on the group (collective over it), and their release.
+ * A window the MPI library cannot open (Open MPI 4.1's osc/rdma over TCP: MPI_ERR_WIN) is
+ * no error: win_error says why, and the one-sided congestors are skipped. */
 cs_status_t cs_congestors_setup(cs_cong_t *s);
+bool cs_congestor_one_sided(cs_congestor_t c);
 void cs_congestors_teardown(cs_cong_t *s);
 
 /* The congested phase of a congestor: one operation to load the network, the start barrier

@@ -27,12 +27,26 @@ cs_status_t cs_congestors_setup(cs_cong_t *s)
     s->cstatuses = calloc((size_t)s->gsize, sizeof *s->cstatuses); /* MPICH declares Waitall to write them */
     if (!s->csend || !s->crecv || !s->crequests || !s->cstatuses) return CS_TRACE(CS_ERR_RUNTIME);
     s->win = MPI_WIN_NULL;
+    s->win_error = MPI_SUCCESS;
     unsigned onesided = CS_MASK(CS_CONG_PUT_INCAST) | CS_MASK(CS_CONG_GET_BCAST);
     if (!(s->spec->congestors & onesided)) return CS_OK;
     MPI_Aint bytes = s->grank == 0 ? (MPI_Aint)all : 0;
-    CS_MPI(MPI_Win_allocate(bytes, 1, MPI_INFO_NULL, s->group, &s->win_base, &s->win));
+    /* A window creation's error goes to the communicator's handler: returned here, so that a
+     * library that cannot open one over this fabric costs its congestors, not the run. */
+    MPI_Errhandler previous;
+    CS_MPI(MPI_Comm_get_errhandler(s->group, &previous));
+    CS_MPI(MPI_Comm_set_errhandler(s->group, MPI_ERRORS_RETURN));
+    int rc = MPI_Win_allocate(bytes, 1, MPI_INFO_NULL, s->group, &s->win_base, &s->win);
+    CS_MPI(MPI_Comm_set_errhandler(s->group, previous));
+    MPI_Errhandler_free(&previous);
+    if (rc != MPI_SUCCESS) {
+        MPI_Error_class(rc, &s->win_error);
+        s->win = MPI_WIN_NULL;
+    }
     return CS_OK;
 }
+
+bool cs_congestor_one_sided(cs_congestor_t c) { return c == CS_CONG_PUT_INCAST || c == CS_CONG_GET_BCAST; }
 
 void cs_congestors_teardown(cs_cong_t *s)
 {
@@ -85,8 +99,6 @@ static cs_status_t congest_once(cs_cong_t *s, double *bytes)
     return CS_OK;
 }
 
-static bool one_sided(cs_congestor_t c) { return c == CS_CONG_PUT_INCAST || c == CS_CONG_GET_BCAST; }
-
 /* Operations until `stop` says so. The congestors agree after every CS_CONG_AGREE_EVERY
  * operations (an allreduce on their communicator), so all of them leave after the same
  * one; between agreements the eager sends of the incasts and broadcasts stream like
@@ -98,7 +110,7 @@ typedef bool (*cs_stop_fn)(void *arg);
 static cs_status_t congest_until(cs_cong_t *s, cs_stop_fn stop, void *arg, double *samples, long cap, long *nsamples,
                                  long *ops)
 {
-    if (one_sided(s->congestor)) CS_MPI(MPI_Win_lock_all(0, s->win));
+    if (cs_congestor_one_sided(s->congestor)) CS_MPI(MPI_Win_lock_all(0, s->win));
     *ops = 0;
     if (nsamples) *nsamples = 0;
     for (int any = 0; !any;) {
@@ -111,7 +123,7 @@ static cs_status_t congest_until(cs_cong_t *s, cs_stop_fn stop, void *arg, doubl
         int mine = stop(arg);
         CS_MPI(MPI_Allreduce(&mine, &any, 1, MPI_INT, MPI_MAX, s->group));
     }
-    if (one_sided(s->congestor)) CS_MPI(MPI_Win_unlock_all(s->win));
+    if (cs_congestor_one_sided(s->congestor)) CS_MPI(MPI_Win_unlock_all(s->win));
     return CS_OK;
 }
 
@@ -133,9 +145,9 @@ cs_status_t cs_congestors_load(cs_cong_t *s, MPI_Comm world, long *ops)
 {
     double bytes;
     MPI_Request start;
-    if (one_sided(s->congestor)) CS_MPI(MPI_Win_lock_all(0, s->win));
+    if (cs_congestor_one_sided(s->congestor)) CS_MPI(MPI_Win_lock_all(0, s->win));
     CS_CHECK(congest_once(s, &bytes)); /* the network is loaded before the canaries start */
-    if (one_sided(s->congestor)) CS_MPI(MPI_Win_unlock_all(s->win));
+    if (cs_congestor_one_sided(s->congestor)) CS_MPI(MPI_Win_unlock_all(s->win));
     CS_MPI(MPI_Ibarrier(world, &start));
     CS_MPI(MPI_Wait(&start, MPI_STATUS_IGNORE));
     until_barrier_t done = {MPI_REQUEST_NULL, CS_OK};
@@ -154,9 +166,9 @@ static bool time_up(void *arg) { return MPI_Wtime() >= ((until_time_t *)arg)->en
 cs_status_t cs_congestors_alone(cs_cong_t *s, double *samples, long cap, long *nsamples, long *ops)
 {
     double bytes;
-    if (one_sided(s->congestor)) CS_MPI(MPI_Win_lock_all(0, s->win));
+    if (cs_congestor_one_sided(s->congestor)) CS_MPI(MPI_Win_lock_all(0, s->win));
     CS_CHECK(congest_once(s, &bytes)); /* warm-up: connections made */
-    if (one_sided(s->congestor)) CS_MPI(MPI_Win_unlock_all(s->win));
+    if (cs_congestor_one_sided(s->congestor)) CS_MPI(MPI_Win_unlock_all(s->win));
     CS_MPI(MPI_Barrier(s->group));
     until_time_t until = {MPI_Wtime() + s->spec->duration_s};
     return congest_until(s, time_up, &until, samples, cap, nsamples, ops);

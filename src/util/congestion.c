@@ -98,6 +98,11 @@ cs_status_t cs_congestion_spec_parse(const cs_opts_t *o, int nranks, cs_congesti
         spec->duration_s = strtod(v, &end);
         if (end == v || (*end && strcmp(end, "s") != 0) || !(spec->duration_s > 0 && spec->duration_s <= 86400))
             return cs_usage_error(err, errlen, "--duration %s: give seconds from 0 to 86400 (e.g. 10 or 2.5s)", v);
+        if (spec->fraction > 0) /* with canaries the congestors run as long as the canaries measure */
+            return cs_usage_error(err, errlen,
+                                  "--duration %s applies to congestors alone (--canary-fraction 0); with canaries "
+                                  "the congestors run while the canaries measure (-i and -x set how long)",
+                                  v);
     }
     int k = canaries_of(spec->fraction, nranks);
     if (spec->placement == CS_PLACE_RANDOM && nranks - k < 2)

@@ -147,3 +147,41 @@ def test_a_congestor_only_job_runs_as_load(vcluster4: VCluster, work4, flavour):
     assert run.status == "complete" and run.job_id == done.stdout.strip()
     assert [(p.axes.congestor, p.axes.canary) for p in run.points] == [("alltoall", None), ("incast", None)]
     assert all(p.metrics["congested_avg_MBps"] > 0 for p in run.points)
+
+
+@pytest.mark.parametrize("flavour", flavour_params())
+def test_submit_congestion_with_its_defaults_runs_on_every_task_and_skips_what_the_library_cannot(
+    vcluster4: VCluster, work4, flavour
+):
+    """Issue 38: `submit congestion --nodes N --ntasks-per-node 1 --wait` ran 2 ranks and
+    failed (a benchmark named directly got 2 ranks in the job), and with its default
+    congestors Open MPI over TCP between hosts aborted the run (MPI_ERR_WIN on the one-sided
+    congestors' window). Now: every task of the allocation, the default congestors, the
+    ones the library cannot run over this fabric skipped and named, the rest measured."""
+    flavour = need(flavour)
+    done = commscope(
+        vcluster4,
+        *("submit", "congestion", "--nodes", str(NODES), "--ntasks-per-node", "1", "--wait"),
+        *("--output-dir", work4["folder"], "--", "-i", "5", "-x", "1"),
+        env=environment(work4, flavour),
+        timeout=400,
+    )
+    assert done.returncode == 0, done.stdout + done.stderr
+    (run,) = runs_of(work4["db"])
+    assert run.status == "complete" and run.ranks == NODES, run.status_reason
+    assert {host["name"] for host in run.hosts} == {f"vnode{n}" for n in range(1, NODES + 1)}
+    measured = list(dict.fromkeys(p.axes.congestor for p in run.points))
+    skipped = [
+        name for name in ("put-incast", "get-bcast") if f"congestor {name} skipped: " in (run.status_reason or "")
+    ]
+    assert measured[:2] == ["alltoall", "incast"] and measured + skipped == [
+        "alltoall",
+        "incast",
+        "put-incast",
+        "get-bcast",
+    ]
+    assert all(
+        p.metrics["congested_avg_MBps" if p.axes.canary in BANDWIDTH_CANARIES else "congested_avg_us"] > 0
+        for p in run.points
+    )
+    print(f"{flavour.name}: measured {measured}, skipped {skipped}: {run.status_reason}")

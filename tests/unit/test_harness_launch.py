@@ -126,22 +126,55 @@ def test_mpirun_hostfile_maps_ranks_per_node():
 def test_mpiexec_on_this_machine_never_needs_oversubscribe():
     spec = LaunchSpec(np=4, local_cores=2, as_root=True)
     command = HydraLauncher("mpiexec.mpich").command(spec, ["bench", "bw"])
-    assert command == Command(["mpiexec.mpich", "-n", "4", "-bind-to", "none", "bench", "bw"], {})
+    assert command == Command(
+        ["mpiexec.mpich", "-n", "4", "-print-all-exitcodes", "-bind-to", "none", "bench", "bw"], {}
+    )
     spec = LaunchSpec(np=2, local_cores=2)
-    assert HydraLauncher("mpiexec").argv(spec) == ["mpiexec", "-n", "2", "-bind-to", "core"]
+    assert HydraLauncher("mpiexec").argv(spec) == ["mpiexec", "-n", "2", "-print-all-exitcodes", "-bind-to", "core"]
 
 
 @pytest.mark.parametrize("placement, expected", [("inter-node", "a:1,b:1"), ("intra-node", "a:2")])
 def test_mpiexec_hosts(placement, expected):
     spec = LaunchSpec(np=2, hosts=("a", "b"), placement=placement)
-    assert HydraLauncher("mpiexec").argv(spec) == ["mpiexec", "-n", "2", "-hosts", expected, "-bind-to", "core"]
+    assert HydraLauncher("mpiexec").argv(spec) == [
+        "mpiexec",
+        "-n",
+        "2",
+        "-print-all-exitcodes",
+        "-hosts",
+        expected,
+        "-bind-to",
+        "core",
+    ]
 
 
 def test_mpiexec_hostfile_with_ranks_per_node():
     spec = LaunchSpec(np=2, hostfile="hf", placement="intra-node", known_nodes=3)
-    assert HydraLauncher("mpiexec").argv(spec) == ["mpiexec", "-n", "2", "-f", "hf", "-ppn", "2", "-bind-to", "core"]
+    assert HydraLauncher("mpiexec").argv(spec) == [
+        "mpiexec",
+        "-n",
+        "2",
+        "-print-all-exitcodes",
+        "-f",
+        "hf",
+        "-ppn",
+        "2",
+        "-bind-to",
+        "core",
+    ]
     spec = LaunchSpec(np=2, hostfile="hf", placement="inter-node", known_nodes=2)
-    assert HydraLauncher("mpiexec").argv(spec) == ["mpiexec", "-n", "2", "-f", "hf", "-ppn", "1", "-bind-to", "core"]
+    assert HydraLauncher("mpiexec").argv(spec) == [
+        "mpiexec",
+        "-n",
+        "2",
+        "-print-all-exitcodes",
+        "-f",
+        "hf",
+        "-ppn",
+        "1",
+        "-bind-to",
+        "core",
+    ]
 
 
 # -- Slurm --------------------------------------------------------------------
@@ -153,6 +186,7 @@ def test_srun_picks_the_pmi_of_the_core(flavour, pmi):
         "srun",
         "-n",
         "2",
+        "--kill-on-bad-exit=1",
         *pmi,
         "--cpu-bind=cores",
     ]
@@ -160,18 +194,63 @@ def test_srun_picks_the_pmi_of_the_core(flavour, pmi):
 
 def test_srun_placement_in_an_allocation():
     inter = LaunchSpec(np=4, placement="inter-node", known_nodes=2, core_flavour="mpich")
-    assert SrunLauncher("srun").argv(inter) == ["srun", "-n", "4", "--mpi=pmi2", "-N", "2", "--cpu-bind=cores"]
+    assert SrunLauncher("srun").argv(inter) == [
+        "srun",
+        "-n",
+        "4",
+        "--kill-on-bad-exit=1",
+        "--mpi=pmi2",
+        "-N",
+        "2",
+        "--cpu-bind=cores",
+    ]
     intra = LaunchSpec(np=2, placement="intra-node", known_nodes=2)
-    assert SrunLauncher("srun").argv(intra) == ["srun", "-n", "2", "-N", "1", "--cpu-bind=cores"]
+    assert SrunLauncher("srun").argv(intra) == [
+        "srun",
+        "-n",
+        "2",
+        "--kill-on-bad-exit=1",
+        "-N",
+        "1",
+        "--cpu-bind=cores",
+    ]
 
 
 def test_srun_hosts_and_hostfile():
     spec = LaunchSpec(np=2, hosts=("a:1", "b:1"), placement="inter-node")
-    assert SrunLauncher("srun").argv(spec) == ["srun", "-n", "2", "-w", "a,b", "-N", "2", "--cpu-bind=cores"]
+    assert SrunLauncher("srun").argv(spec) == [
+        "srun",
+        "-n",
+        "2",
+        "--kill-on-bad-exit=1",
+        "-w",
+        "a,b",
+        "-N",
+        "2",
+        "--cpu-bind=cores",
+    ]
     spec = LaunchSpec(np=2, hosts=("a", "b"), placement="intra-node")
-    assert SrunLauncher("srun").argv(spec) == ["srun", "-n", "2", "-w", "a", "-N", "1", "--cpu-bind=cores"]
+    assert SrunLauncher("srun").argv(spec) == [
+        "srun",
+        "-n",
+        "2",
+        "--kill-on-bad-exit=1",
+        "-w",
+        "a",
+        "-N",
+        "1",
+        "--cpu-bind=cores",
+    ]
     spec = LaunchSpec(np=2, hostfile="hf")
-    assert SrunLauncher("srun").argv(spec) == ["srun", "-n", "2", "-w", os.path.abspath("hf"), "--cpu-bind=cores"]
+    assert SrunLauncher("srun").argv(spec) == [
+        "srun",
+        "-n",
+        "2",
+        "--kill-on-bad-exit=1",
+        "-w",
+        os.path.abspath("hf"),
+        "--cpu-bind=cores",
+    ]
 
 
 @pytest.mark.parametrize(

@@ -271,7 +271,8 @@ def test_dry_run_inside_a_slurm_allocation_uses_srun(cli, fake_core, db, clean_e
     result = cli("run", "procurement", "--dry-run", "--db", db)
     assert result.exit_code == 0, result.output
     first = [line for line in result.stdout.splitlines() if not line.startswith("#")][0]
-    assert first == f"{srun} -n 2 -N 2 --cpu-bind=cores {FAKE_CORE} bibw -m 64M:64M --format osu --jsonl-out JSONL"
+    launch = f"{srun} -n 2 --kill-on-bad-exit=1 -N 2 --cpu-bind=cores"
+    assert first == f"{launch} {FAKE_CORE} bibw -m 64M:64M --format osu --jsonl-out JSONL"
 
 
 def test_suite_benchmarks_the_core_lacks_are_skipped_with_a_warning(cli, fake_core, db):

@@ -51,11 +51,18 @@ def test_one_process_per_host_whatever_the_slots():
     assert argv[:7] == ["mpirun", "-np", "2", "--host", "n1:1,n2:1", "--bind-to", "none"]
     assert argv[-2:] == ["-m", "commscope.execute.host_inventory"]
     hostfile = LaunchSpec(np=2, hostfile="hosts", known_nodes=3, local_cores=2)
-    assert inventory_command(HydraLauncher("mpiexec"), hostfile)[:8] == [
-        "mpiexec", "-n", "3", "-f", "hosts", "-ppn", "1", "-bind-to",
+    assert inventory_command(HydraLauncher("mpiexec"), hostfile)[:9] == [
+        "mpiexec", "-n", "3", "-print-all-exitcodes", "-f", "hosts", "-ppn", "1", "-bind-to",
     ]  # fmt: skip
     allocation = LaunchSpec(np=2, known_nodes=2, local_cores=2)
-    assert inventory_command(SrunLauncher("srun"), allocation)[:5] == ["srun", "-n", "2", "-N", "2"]
+    assert inventory_command(SrunLauncher("srun"), allocation)[:6] == [
+        "srun",
+        "-n",
+        "2",
+        "--kill-on-bad-exit=1",
+        "-N",
+        "2",
+    ]
     assert inventory_command(OpenMpiLauncher("mpirun"), LaunchSpec(np=2, local_cores=2)) is None  # this host only
 
 

@@ -22,6 +22,7 @@ from commscope.cli.common import (
     utf8_text,
 )
 from commscope.errors import EXIT_FAILED, EXIT_OK, UsageError
+from commscope.execute.limits import POINT_S, START_S
 from commscope.records.suite import MAX_RANKS
 
 SUBMIT_EPILOG = (
@@ -93,7 +94,10 @@ from the configuration file: see `commscope config`. A flag wins over it.
     help=f"MPI ranks for every benchmark (default: the suite's; at most {MAX_RANKS:,}, as for `run`).",
 )
 @repeat_option("Run the list K times in the job.")
-@timeout_option("Stop one benchmark that runs longer than this (its sizes are kept).")
+@timeout_option(
+    "Stop one benchmark that runs longer than this (its sizes are kept); default: "
+    f"{START_S:g} s to start plus {POINT_S:g} s for each point it plans."
+)
 @click.option(
     "--output-dir",
     type=click.Path(file_okay=False, path_type=Path),

@@ -26,6 +26,7 @@ from commscope.cli.common import (
 from commscope.cli.fio import storage
 from commscope.cli.hpl import hpl
 from commscope.errors import UsageError
+from commscope.execute.limits import POINT_S, START_S
 from commscope.records.suite import MAX_RANKS
 
 #: Commands of their own that `run` hands its arguments to (`run hpl ...`), and that a
@@ -64,7 +65,8 @@ TOOL_RUNS = {command.name: command for command in (hpl, storage)}
 )
 @timeout_option(
     "Stop a benchmark that runs longer than this; the sizes it measured are stored and the "
-    "run is marked incomplete. It also bounds commscope-bench --list, asked before running."
+    "run is marked incomplete. It also bounds commscope-bench --list, asked before running. "
+    f"Default: {START_S:g} s to start plus {POINT_S:g} s for each point the benchmark plans."
 )
 @transport_option(
     "How ranks on one node reach each other. net: through the network stack (TCP), as if on "
@@ -225,7 +227,8 @@ def run(
 @label_system_options("Label stored with the sweep's runs.", "System (cluster) name stored with the runs.")
 @timeout_option(
     "Stop a launch that runs longer, then start it once more; a second timeout is final "
-    "(locate --oracle: a round, default 600 s, not repeated)."
+    f"(default: {START_S:g} s to start plus {POINT_S:g} s for each point planned; locate --oracle: a round, "
+    "default 600 s, not repeated)."
 )
 @db_option()
 @click.pass_context

@@ -29,6 +29,7 @@ from pathlib import Path
 
 from commscope import __version__
 from commscope.errors import UsageError
+from commscope.execute.allocation import uses_every_rank
 from commscope.records.suite import Entry
 
 TEMPLATE = "job.sh.j2"
@@ -72,6 +73,22 @@ class JobRequest:
     tool: Sequence[str] = ()
     commscope: Sequence[str] = field(default_factory=lambda: [sys.executable, "-m", "commscope"])
     submitted_at: str = ""
+    #: The targets that are benchmarks named directly (not suites), for the script's note of their ranks.
+    benchmarks: Sequence[str] = ()
+
+    def ranks_note(self) -> str | None:
+        """Which ranks the benchmarks named directly run on: every task of the allocation for
+        one that uses every rank, two for point-to-point (execute/allocation.py), unless --np."""
+        if not self.benchmarks or self.tool:
+            return None
+        if self.np is not None:
+            return f"{' '.join(self.benchmarks)}: {self.np} ranks (--np)"
+        tasks = self.nodes * self.ntasks_per_node
+        every = [name for name in self.benchmarks if uses_every_rank(name)]
+        pairs = [name for name in self.benchmarks if not uses_every_rank(name)]
+        parts = [f"{' '.join(every)}: every task of the allocation, {tasks} ranks"] if every else []
+        parts += [f"{' '.join(pairs)}: {Entry.ranks} ranks (point-to-point)"] if pairs else []
+        return "; ".join(parts)
 
     @property
     def runs_dir(self) -> Path:
@@ -228,5 +245,6 @@ def render(request: JobRequest) -> str:
             modules=list(request.modules),
             env=list(request.env),
             command=request.run_command(),
+            ranks_note=request.ranks_note(),
         )
     )

@@ -141,6 +141,7 @@ def build_request(options: SubmitOptions, config: SiteConfig) -> JobRequest:
         tool=options.tool,
         commscope=commscope,
         submitted_at=now(),
+        benchmarks=[target for target in options.targets if suite_path(target) is None],
     )
 
 

@@ -13,7 +13,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
-from commscope.execute.outcome import judge
+from commscope.execute.outcome import judge, without_launcher_lines
 from commscope.execute.stream import CoreStream
 from commscope.execute.transports import observed
 from commscope.records.core_record import fill_run
@@ -43,15 +43,19 @@ def run_from_files(
         stream = CoreStream(folder / JSONL)
         stream.poll()
     read = lambda name: (folder / name).read_bytes() if (folder / name).exists() else b""  # noqa: E731
-    stderr = read(STDERR)
+    stderr, stdout = read(STDERR), read(STDOUT)
     status, reason = judge(
-        returncode if returncode is not None else 0, stream, stopped, stderr.decode(errors="replace")
+        returncode if returncode is not None else 0,
+        stream,
+        stopped,
+        stderr.decode(errors="replace"),
+        stdout.decode(errors="replace"),
     )
     run = Run(
         **meta["run"],
         status=status,
         status_reason=reason,
-        raw={"jsonl": stream.raw, "stdout": read(STDOUT), "stderr": stderr},
+        raw={"jsonl": stream.raw, "stdout": without_launcher_lines(stdout), "stderr": stderr},
     )
     if stream.output is not None:
         fill_run(run, stream.output)

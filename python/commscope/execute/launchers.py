@@ -232,7 +232,13 @@ class HydraLauncher(Launcher):
         hosts = _hosts_argv(spec, "-hosts", "-f", lambda per_node: ["-ppn", str(per_node)])
         # Hydra binds nothing unless asked; user:A,B binds rank i to CPU i of the list
         bind = f"user:{','.join(map(str, spec.cpus))}" if spec.cpus else self.binding(spec).asked
-        return [self.program, "-n", str(spec.np), *hosts, "-bind-to", bind]
+        # Hydra ends every rank when one dies, but its banner names no rank: the exit codes
+        # of all, per host, say which one died (execute/outcome.py)
+        return [self.program, "-n", str(spec.np), "-print-all-exitcodes", *hosts, "-bind-to", bind]
+
+
+#: srun's flag that ends a step when one of its tasks dies by a signal or exits non-zero.
+KILL_ON_BAD_EXIT = "--kill-on-bad-exit=1"
 
 
 @register_launcher("srun")
@@ -244,7 +250,10 @@ class SrunLauncher(Launcher):
     PMI = {OPENMPI: "pmix", MPICH: "pmi2"}
 
     def argv(self, spec: LaunchSpec) -> list[str]:
-        argv = [self.program, "-n", str(spec.np)]
+        # Slurm leaves the other tasks running when one dies (KillOnBadExit=0 by default):
+        # they would wait for it in MPI_Init or a collective until the time limit. Open MPI's
+        # mpirun and Hydra end them by themselves.
+        argv = [self.program, "-n", str(spec.np), KILL_ON_BAD_EXIT]
         if spec.core_flavour in self.PMI:
             argv.append(f"--mpi={self.PMI[spec.core_flavour]}")
         nodes = spec.known_nodes

@@ -3,6 +3,9 @@ the points measured are kept) or failed, and why, in one line a person can act o
 
 from __future__ import annotations
 
+import re
+import signal
+
 from commscope.execute.process import TIMED_OUT, signal_name
 from commscope.execute.stream import CoreStream
 from commscope.records.core_record import outcome
@@ -21,8 +24,103 @@ def stderr_summary(text: str) -> str | None:
     return lines[-1] if lines else None
 
 
-def judge(returncode: int, stream: CoreStream, stopped: str | None, stderr_text: str) -> tuple[str, str | None]:
-    """(status, reason) of a finished launch."""
+#: How the reason of a launch begins when a rank died by a signal: the launcher said which,
+#: or only that one did (its exit status).
+RANK_DIED = "a rank died"
+CRASHED = "commscope-bench crashed"
+#: What each launcher prints when a rank dies by a signal: srun ("srun: error: vnode2: task 1:
+#: Segmentation fault (core dumped)"), Open MPI's mpirun ("mpirun noticed that process rank 1
+#: with PID 0 on node vnode2 exited on signal 11 (Segmentation fault).").
+_RANK_DEATHS = (
+    re.compile(
+        r"srun: error: (?P<host>\S+): tasks? (?P<rank>[\d,-]+): (?P<name>[A-Z][\w ]+?)(?: \(core dumped\))?$", re.M
+    ),
+    re.compile(r"process rank (?P<rank>\d+) with PID \d+ on node (?P<host>\S+) exited on signal (?P<number>\d+)"),
+)
+#: MPICH 4.0's Hydra names no rank in its "BAD TERMINATION" banner; with -print-all-exitcodes
+#: (launchers.py) it lists each host's ranks' codes, in rank order ("[mpiexec@vnode1] Exit
+#: codes: [vnode1] 0 [vnode2] 11,9"), and the signal after: "YOUR APPLICATION TERMINATED WITH
+#: THE EXIT STRING: Segmentation fault (signal 11)". The code of a rank killed by a signal is
+#: the signal's number; 9 are the ranks Hydra killed when one died.
+_HYDRA_CODES = re.compile(r"Exit codes: (?P<hosts>(?:\[[^\]\s]+\] [\d,]+\s*)+)")
+#: The same line, on stdout, after every launch: not the core's table.
+_HYDRA_CODES_LINE = re.compile(rb"^\[mpiexec@[^\]\s]+\] Exit codes: .*\n?", re.M)
+_HYDRA_HOST = re.compile(r"\[(?P<host>[^\]\s]+)\] (?P<codes>[\d,]+)")
+_HYDRA_SIGNAL = re.compile(r"TERMINATED WITH THE EXIT STRING: .*\(signal (?P<number>\d+)\)")
+#: What the core skipped and why, measuring the rest (src/patterns/congestion.c: a congestor
+#: the MPI library cannot run over this fabric): the run is complete, with this as its note.
+_SKIPPED = re.compile(r"^commscope-bench: (congestor \S+ skipped: .*)$", re.M)
+#: srun names the signal as strsignal() does; the name commscope gives it.
+_STRSIGNAL = {signal.strsignal(number): number.name for number in signal.Signals if signal.strsignal(number)}
+#: The signals a launcher sends the other ranks once one died: not the cause.
+_CLEAN_UP = ("SIGKILL", "SIGTERM")
+
+
+def _hydra_deaths(text: str) -> list[tuple[str, str, str]]:
+    """(rank, host, signal) of each rank Hydra says a signal ended."""
+    codes, signalled = _HYDRA_CODES.search(text), _HYDRA_SIGNAL.search(text)
+    if not codes or not signalled:
+        return []
+    name = signal_name(-int(signalled["number"])) or f"signal {signalled['number']}"
+    deaths, rank = [], 0
+    for host in _HYDRA_HOST.finditer(codes["hosts"]):
+        for code in host["codes"].split(","):
+            if code == signalled["number"]:
+                deaths.append((str(rank), host["host"], name))
+            rank += 1
+    return deaths
+
+
+#: Hydra's banner as soon as a rank ended badly, before it has ended the others (and over
+#: ssh it may never: its signal to the other proxies can fail, "unable to send signal
+#: downstream"): it names the host and the code, the signal's number for a rank a signal ended.
+_HYDRA_BANNER = re.compile(
+    r"BAD TERMINATION OF ONE OF YOUR APPLICATION PROCESSES\s*\n"
+    r"=\s*PID \d+ RUNNING AT (?P<host>\S+)\s*\n=\s*EXIT CODE: (?P<code>\d+)"
+)
+
+
+def early_death(launcher_output: str) -> str | None:
+    """What a launcher printed of a rank's death while it still runs: rank_death's words, or
+    Hydra's first banner ('a rank on vnode2 died (Hydra: exit code 11)')."""
+    death = rank_death(launcher_output)
+    if death:
+        return death
+    banner = _HYDRA_BANNER.search(launcher_output)
+    return f"a rank on {banner['host']} died (Hydra: exit code {banner['code']})" if banner else None
+
+
+def without_launcher_lines(stdout: bytes) -> bytes:
+    """The core's stdout without the exit codes Hydra adds to it (-print-all-exitcodes)."""
+    return _HYDRA_CODES_LINE.sub(b"", stdout)
+
+
+def rank_death(launcher_output: str) -> str | None:
+    """'rank 1 on vnode2 died by SIGSEGV' when what the launcher printed says a rank died by
+    a signal, else None. Once one died, srun and Hydra report the ranks they killed for it
+    too ("Killed"): a rank that died by another signal is named first."""
+    deaths = _hydra_deaths(launcher_output)
+    for pattern in _RANK_DEATHS:
+        for match in pattern.finditer(launcher_output):
+            found = match.groupdict()
+            if found.get("number"):
+                name = signal_name(-int(found["number"])) or f"signal {found['number']}"
+            else:
+                name = _STRSIGNAL.get(found["name"].strip())
+                if name is None:
+                    continue  # "srun: error: vnode1: task 0: Exited with exit code 1" is no signal
+            deaths.append((found["rank"], found["host"], name))
+    if not deaths:
+        return None
+    rank, host, name = sorted(deaths, key=lambda death: death[2] in _CLEAN_UP)[0]
+    return f"rank {rank} on {host} died by {name}"
+
+
+def judge(
+    returncode: int, stream: CoreStream, stopped: str | None, stderr_text: str, stdout_text: str = ""
+) -> tuple[str, str | None]:
+    """(status, reason) of a finished launch; stdout only for what a launcher says there (Hydra
+    prints a rank's death on stdout)."""
     output = stream.output
     measured = len(stream.records)
     expected = output.planned_records if output else None
@@ -35,18 +133,24 @@ def judge(returncode: int, stream: CoreStream, stopped: str | None, stderr_text:
         if stopped.startswith(FINALIZE_NOTE) and stream.records and (stream.end or {}).get("status") == "complete":
             return "complete", stopped  # a hang after the last line takes nothing from the measurements
         return "incomplete", f"{stopped}{progress}"
+    death = early_death(stderr_text + stdout_text) if output is None or output.end is None else None
+    if death:
+        return ("failed" if output is None else "incomplete"), f"{RANK_DIED}: {death}{progress}"
     if stream.problem is not None:
         return "incomplete", f"unreadable result stream ({stream.problem}){progress}"
     if output is None or output.end is None:
         crash = signal_name(returncode)
         if crash:
-            return "incomplete", f"commscope-bench crashed ({crash}){progress}"
+            return "incomplete", f"{CRASHED} ({crash}){progress}"
         if output is None:
             return "failed", f"commscope-bench exited with status {returncode} before measuring anything{detail}"
         return "incomplete", f"commscope-bench exited with status {returncode} without finishing{progress}{detail}"
     status, reason = outcome(output, detail)
     if status == "complete" and returncode != 0:
         return "failed", f"commscope-bench finished its results but exited with status {returncode}{detail}"
+    skipped = _SKIPPED.findall(stderr_text)
+    if status == "complete" and reason is None and skipped:
+        return status, "; ".join(dict.fromkeys(skipped))
     return status, reason
 
 
@@ -54,3 +158,11 @@ def timed_out(status: str, reason: str | None) -> bool:
     """Whether a launch was stopped for running past its time (--timeout), not ended by a
     signal, a crash or the core's own verdict."""
     return status == "incomplete" and (reason or "").startswith(TIMED_OUT)
+
+
+def rank_died_early(status: str, reason: str | None, measured: int) -> bool:
+    """Whether a launch ended because a rank died by a signal before it measured anything:
+    worth one more start (a rank of Open MPI 4.1 crashes in MPI_Init over TCP now and then).
+    Open MPI's mpirun names the rank most times, not always (its notice is lost in a race
+    now and then): its exit status, 128 + the signal, still tells a crash."""
+    return status != "complete" and (reason or "").startswith((RANK_DIED, CRASHED)) and measured == 0

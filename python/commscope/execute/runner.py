@@ -27,6 +27,7 @@ from pathlib import Path
 
 from commscope import ui
 from commscope.errors import EXIT_OK, CommscopeError, UsageError
+from commscope.execute.allocation import direct_ranks
 from commscope.execute.core import MPICH, OPENMPI, core_mpi_flavour, find_core, list_benchmarks
 from commscope.execute.host_inventory import HostsLinks, every_host, inventory_command
 from commscope.execute.keep import Destination, storing, summary
@@ -41,7 +42,8 @@ from commscope.execute.launch_files import (
     write_json,
 )
 from commscope.execute.launchers import Binding, Command, Launcher, LaunchSpec, hostfile_nodes, resolve_launcher
-from commscope.execute.outcome import FINALIZE_NOTE
+from commscope.execute.limits import DefaultLimit
+from commscope.execute.outcome import FINALIZE_NOTE, rank_died_early
 from commscope.execute.pairs import CorePair, core_pairs_of, gpu_pairs_of, host_links
 from commscope.execute.process import POLL_SECONDS, exit_waiter, start, stop_reason, terminate
 from commscope.execute.provenance import compiler_of, default_system, job_id
@@ -128,7 +130,7 @@ def select_entries(targets: Sequence[str], suite_files: Sequence[str], benchmark
         if path is not None:
             entries += expand(path)
         elif target in benchmarks:
-            entries.append(Entry(benchmark=target))
+            entries.append(Entry(benchmark=target, ranks=direct_ranks(target)))
         else:
             raise UsageError(
                 f"{target!r} is neither a suite nor a benchmark of commscope-bench "
@@ -204,6 +206,7 @@ class Runner:
     def execute(self, planned: Planned, repeat_index: int) -> Run:
         keep = self.request.output_dir
         with launch_folder(keep, planned.entry.benchmark) as folder:
+            self.folder = folder  # the last launch's, kept with --output-dir
             jsonl = folder / JSONL
             argv = planned.command.with_args("--jsonl-out", str(jsonl)).argv
             meta = {
@@ -252,6 +255,7 @@ class Runner:
         """Wait for the launch to end, updating the progress bar; returns why it was
         stopped early ("timed out after N s", "interrupted by SIGINT") or None."""
         deadline = time.monotonic() + self.request.timeout if self.request.timeout else None
+        default_limit = DefaultLimit(self.request.timeout, self.folder)
         ended_at = None  # when the core's end line arrived
         entry = planned.entry
         with (
@@ -273,7 +277,9 @@ class Runner:
                         f"{FINALIZE_NOTE}: the launcher had not exited {self.finalize_grace:g} s after the "
                         "core's last line (a rank hung in MPI_Finalize)"
                     )
-                stopped = stop_reason(self.signals, deadline, self.request.timeout)
+                stopped = stop_reason(self.signals, deadline, self.request.timeout) or default_limit.passed(
+                    stream.output
+                )
                 if stopped:
                     terminate(process, self.signals)
                     return stopped
@@ -374,6 +380,12 @@ def run_benchmarks(request: RunRequest, db: Path) -> tuple[int, list[Run]]:
             if signals.received:
                 break
             ui.note(f"{item.entry.benchmark}: {item.command.shell()}")
-            stored.add(runner.execute(item, repeat_index))
+            run = runner.execute(item, repeat_index)
+            if rank_died_early(run.status, run.status_reason, len(run.points)) and not signals.received:
+                ui.warn(f"{item.entry.benchmark}: {run.status_reason}; starting it once more (a second death is final)")
+                if request.output_dir:  # its files stay for a person to read, not for `collect` to store
+                    (runner.folder / META).rename(runner.folder / f"retried-{META}")
+                run = runner.execute(item, repeat_index)
+            stored.add(run)
         stored.stopped_by = signals.received[0] if signals.received else None
     return summary(stored, db if request.store else request.output_dir), stored.measured

@@ -206,6 +206,7 @@ def primary_metric(benchmark: str) -> str:
 
 def _two_rank_benchmarks() -> frozenset[str]:
     base = {"latency", "bw", "bibw", "latency_persistent", "bw_persistent", "bibw_persistent", "partitioned_latency"}
+    base |= {"latency_mt", "latency_mp", "nccl_latency", "nccl_bw", "nccl_bibw"}  # the core's CS_CAP_TWO_RANKS too
     for op in _ONE_SIDED.values():
         base.update({f"{op}_latency", f"{op}_bw", f"{op}_bibw"})
     return frozenset(base)

@@ -48,7 +48,7 @@ from commscope.errors import EXIT_FAILED, EXIT_INTERRUPTED, EXIT_OK, EXIT_USAGE,
 from commscope.execute.core import MPICH, OPENMPI, core_mpi_flavour, find_core
 from commscope.execute.cpu_topology import cpu_topology
 from commscope.execute.launchers import resolve_launcher, split_host
-from commscope.execute.outcome import timed_out
+from commscope.execute.outcome import rank_died_early, timed_out
 from commscope.execute.reporter import QuietReporter
 from commscope.execute.runner import Runner, RunRequest, finalize_grace_s, plan
 from commscope.execute.signals import StopSignals
@@ -190,6 +190,9 @@ class Sweeper:
         run = self._launch_once(flags, signals)
         if timed_out(run.status, run.status_reason) and not signals.received:
             ui.warn("sweep: the launch was stopped at --timeout; starting it once more (a second timeout is final)")
+            run = self._launch_once(flags, signals)
+        elif rank_died_early(run.status, run.status_reason, len(run.points)) and not signals.received:
+            ui.warn(f"sweep: {run.status_reason}; starting it once more (a second death is final)")
             run = self._launch_once(flags, signals)
         return run
 

@@ -1,0 +1,73 @@
+"""Issue 38: which rank on which host died by which signal, from each launcher's own words
+(texts as srun 22.05, Open MPI 4.1.4's mpirun and MPICH 4.0.2's Hydra printed them when
+tests/support/crash_once.c killed rank 1); and which launches are worth one more start."""
+
+from __future__ import annotations
+
+import pytest
+
+from commscope.execute.outcome import early_death, rank_death, rank_died_early
+
+SRUN = """srun: cluster configuration lacks support for cpu binding
+srun: error: vnode2: task 1: Segmentation fault
+srun: launch/slurm: _step_signal: Terminating StepId=1.1
+slurmstepd-vnode1: error: *** STEP 1.1 ON vnode1 CANCELLED AT 2026-11-28T05:38:36 ***
+srun: error: vnode1: task 0: Terminated
+srun: Force Terminated StepId=1.1
+"""
+MPIRUN = """--------------------------------------------------------------------------
+Primary job  terminated normally, but 1 process returned
+a non-zero exit code. Per user-direction, the job has been aborted.
+--------------------------------------------------------------------------
+--------------------------------------------------------------------------
+mpirun.openmpi noticed that process rank 1 with PID 0 on node vnode2 exited on signal 11 (Segmentation fault).
+--------------------------------------------------------------------------
+"""
+HYDRA = """
+===================================================================================
+=   BAD TERMINATION OF ONE OF YOUR APPLICATION PROCESSES
+=   PID 17987 RUNNING AT vm
+=   EXIT CODE: 11
+=   CLEANING UP REMAINING PROCESSES
+=   YOU CAN IGNORE THE BELOW CLEANUP MESSAGES
+===================================================================================
+[mpiexec@vm] Exit codes: [vm] 0,11,9
+YOUR APPLICATION TERMINATED WITH THE EXIT STRING: Segmentation fault (signal 11)
+This typically refers to a problem with your application.
+"""
+
+
+@pytest.mark.parametrize(
+    "text, said",
+    [
+        (SRUN, "rank 1 on vnode2 died by SIGSEGV"),
+        (SRUN.replace("Segmentation fault", "Segmentation fault (core dumped)"), "rank 1 on vnode2 died by SIGSEGV"),
+        (MPIRUN, "rank 1 on vnode2 died by SIGSEGV"),
+        (HYDRA, "rank 1 on vm died by SIGSEGV"),
+        (HYDRA.replace("[vm] 0,11,9", "[vnode1] 0,9 [vnode2] 9,11"), "rank 3 on vnode2 died by SIGSEGV"),
+        ("srun: error: vnode1: task 0: Exited with exit code 1\n", None),  # no signal
+        ("srun: error: vnode1: task 0: Terminated\n", "rank 0 on vnode1 died by SIGTERM"),  # nothing else to name
+    ],
+)  # fmt: skip
+def test_each_launchers_words_name_the_rank_the_host_and_the_signal(text, said):
+    assert rank_death(text) == said
+
+
+def test_hydras_banner_alone_names_the_host_while_it_still_runs():
+    banner = HYDRA.split("[mpiexec@vm]")[0].replace("RUNNING AT vm", "RUNNING AT vnode2")
+    assert rank_death(banner) is None
+    assert early_death(banner) == "a rank on vnode2 died (Hydra: exit code 11)"
+
+
+@pytest.mark.parametrize(
+    "status, reason, measured, again",
+    [
+        ("failed", "a rank died: rank 1 on vnode2 died by SIGSEGV; 0 points measured", 0, True),
+        ("incomplete", "commscope-bench crashed (SIGSEGV); 0 of 11 points measured", 0, True),
+        ("incomplete", "a rank died: rank 1 on vnode2 died by SIGSEGV; 3 of 11 points measured", 3, False),
+        ("incomplete", "timed out after 5 s; 0 of 11 points measured", 0, False),
+        ("failed", "commscope-bench exited with status 1 before measuring anything", 0, False),
+    ],
+)
+def test_only_a_death_before_any_point_is_worth_one_more_start(status, reason, measured, again):
+    assert rank_died_early(status, reason, measured) is again
