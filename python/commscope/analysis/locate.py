@@ -38,7 +38,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from commscope.analysis.sweep import VALUE_KEY, LocateRules, MetricRule, Policy, Population, population, worse
+from commscope.analysis.sweep import VALUE_KEY, Flag, LocateRules, MetricRule, Policy, Population, population, worse
 from commscope.analysis.sweep_verdicts import record_of, stored_policy, sweep_record
 from commscope.errors import UsageError
 from commscope.records.run import Run
@@ -335,3 +335,20 @@ def stored_verdict(run: Run) -> tuple[LocateVerdict, list[str]]:
     ]
     verdict = replay(n, metric, policy.rule(metric), policy.locate, rounds, entry.get("stop", ROUND_LIMIT))
     return verdict, labels
+
+
+def node_flags(verdict: LocateVerdict) -> list[Flag]:
+    """The bad nodes as the link sweeps' flags, for their pair table and heatmaps."""
+    return [
+        Flag(
+            "node",
+            verdict.metric,
+            (node.host,),
+            node.value,
+            node.reference,
+            None,
+            partners_bad=sum(seen.slow for seen in node.pairs),
+            partners=len(node.pairs),
+        )
+        for node in verdict.bad_nodes
+    ]

@@ -32,6 +32,7 @@ from pathlib import Path
 import numpy as np
 
 from commscope import ui
+from commscope.analysis.locate import LOCATE_MODE, MIN_HOSTS
 from commscope.analysis.sweep import PAIR_METRICS, Policy, matrix_from_run, number
 from commscope.analysis.sweep_check import check_sweep
 from commscope.analysis.sweep_verdicts import (
@@ -44,23 +45,21 @@ from commscope.analysis.sweep_verdicts import (
     sweep_record,
     values_alone,
 )
-from commscope.errors import EXIT_FAILED, EXIT_INTERRUPTED, EXIT_OK, EXIT_USAGE, CommscopeError, UsageError
+from commscope.errors import EXIT_FAILED, EXIT_INTERRUPTED, EXIT_OK, EXIT_STORE, EXIT_USAGE, CommscopeError, UsageError
 from commscope.execute.core import MPICH, OPENMPI, core_mpi_flavour, find_core
 from commscope.execute.cpu_topology import cpu_topology
+from commscope.execute.keep import Destination, Stored, storing
 from commscope.execute.launchers import resolve_launcher, split_host
 from commscope.execute.outcome import timed_out
 from commscope.execute.runner import Runner, RunRequest, finalize_grace_s, plan
 from commscope.execute.signals import StopSignals
 from commscope.output.sweep_view import flag_record, heatmap_files, intra_table, sweep_table, where_text
 from commscope.records.benchmarks import PAIRS_BENCHMARK
-from commscope.records.inputs import read_text
-from commscope.records.invocation import invocation
+from commscope.records.hostfile import read_hostfile
 from commscope.records.run import Run
 from commscope.records.suite import Entry
-from commscope.store.db import Store
 from commscope.sweep.inputs import check_output, stream_folder
 
-MODES = ("one-to-all", "all-pairs", "intra")
 #: A host with one slot in each launcher's hostfile (Open MPI --hostfile, Hydra -f; srun -w
 #: FILE takes names alone).
 HOSTFILE_LINE = {OPENMPI: "{} slots=1", MPICH: "{}:1"}
@@ -93,13 +92,18 @@ class SweepRequest:
     argv: Sequence[str] = field(default_factory=lambda: list(sys.argv))
 
 
+def least_hosts(mode: str) -> int:
+    """The fewest hosts a mode can judge: a pair for a link sweep, MIN_HOSTS for locate."""
+    return MIN_HOSTS if mode == LOCATE_MODE else 2
+
+
 def hosts_of(request: SweepRequest) -> list[str]:
+    """The hosts of the sweep, from --hosts or the hostfile (read here, once), checked for
+    the mode; --from's host first (rank 0 is the root of the schedule)."""
     if request.hosts and request.hostfile:
         raise UsageError("give hosts either with --hosts or with --hostfile, not both")
     if request.hostfile:
-        lines = read_text(Path(request.hostfile), "hostfile").splitlines()
-        names = [line.split("#", 1)[0].split()[0] for line in lines if line.split("#", 1)[0].strip()]
-        hosts = list(dict.fromkeys(name.split(":")[0] for name in names))
+        given = read_hostfile(request.hostfile)
     else:
         slotted = [entry for entry in request.hosts if split_host(entry)[1] is not None]
         if slotted:
@@ -107,13 +111,26 @@ def hosts_of(request: SweepRequest) -> list[str]:
                 f"--hosts {slotted[0]}: a sweep runs one rank per host (intra: --np ranks); "
                 "give host names without :slots"
             )
-        hosts = list(dict.fromkeys(request.hosts))
+        given = list(request.hosts)
+    hosts = list(dict.fromkeys(given))
     if request.mode == "intra":
         if len(hosts) > 1:
             raise UsageError(f"intra sweeps one host; got {len(hosts)} ({', '.join(hosts)})")
         return hosts
-    if len(hosts) < 2:
-        raise UsageError(f"{request.mode} needs at least 2 hosts (--hosts H1,H2,..., --hostfile FILE or --nodes N)")
+    if request.mode == LOCATE_MODE:
+        twice = sorted({host for host in given if given.count(host) > 1})
+        if twice:
+            raise UsageError(f"locate: {', '.join(twice)} named more than once: each host is one rank of every round")
+    least = least_hosts(request.mode)
+    if len(hosts) < least:
+        got = f", got {len(hosts)}" if hosts else ""
+        why = (
+            f": with fewer, one round's pairs cannot single out a slow one; `commscope sweep all-pairs` measures "
+            f"them in {max(len(hosts) - 1, 1)} rounds"
+            if request.mode == LOCATE_MODE and hosts
+            else " (--hosts H1,H2,..., --hostfile FILE or --nodes N)"
+        )
+        raise UsageError(f"{request.mode} needs at least {least} hosts{got}{why}")
     if request.source is not None:
         if request.source not in hosts:
             raise UsageError(f"--from {request.source}: not one of the hosts ({', '.join(hosts)})")
@@ -239,11 +256,13 @@ class Sweeper:
             cpus = {cpu: where for cpu, where in cpu_topology().items() if cpu in used}
         return sweep_record(self.request.mode, self.request.policy, self.request.retest, cpus)
 
-    def sweep(self, store: Store, invocation_id: int) -> SweepResult:
+    def sweep(self, stored: Stored) -> SweepResult:
+        """Measure, retest the suspects and judge; each run stored (or kept as files) as soon
+        as it is measured, through execute/keep."""
         with StopSignals() as signals:
             run = self.launch(self.schedule_flags(), signals)
             run.provenance = {**(run.provenance or {}), SWEEP_KEY: self.record(run)}
-            run.id = store.add_run(run, invocation_id)
+            stored.add(run)
             if signals.received or run.status != "complete" or not run.points:
                 raise _Stopped(run, signals)
             matrix = matrix_from_run(run)
@@ -253,8 +272,10 @@ class Sweeper:
                 with tempfile.TemporaryDirectory(prefix="commscope-sweep-", dir=self.folder) as folder:
                     retest_run = self.retest(plan, signals, Path(folder))
                 retest_run.provenance = {**(retest_run.provenance or {}), SWEEP_KEY: {"retest_of": run.id}}
-                retest_run.id = store.add_run(retest_run, invocation_id)
-                store.add_provenance(run.id, {SWEEP_KEY: {**run.provenance[SWEEP_KEY], "retest_run": retest_run.id}})
+                stored.add(retest_run)
+                if run.id is not None and retest_run.id is not None:
+                    link = {SWEEP_KEY: {**run.provenance[SWEEP_KEY], "retest_run": retest_run.id}}
+                    stored.store.add_provenance(run.id, link)
                 if signals.received:  # stored as far as it got; no verdict from half a retest
                     raise _Stopped(retest_run, signals)
                 alone = values_alone(plan, matrix_from_run(retest_run))
@@ -265,12 +286,12 @@ class Sweeper:
 
 class _Stopped(CommscopeError):
     def __init__(self, run: Run, signals: StopSignals) -> None:
+        where = f"stored (run {run.id})" if run.id is not None else "kept as files (see above)"
         if signals.received:
-            super().__init__(
-                f"the sweep was interrupted by {signals.received[0]}; what it measured is stored (run {run.id})"
-            )
+            super().__init__(f"the sweep was interrupted by {signals.received[0]}; what it measured is {where}")
         else:
-            super().__init__(f"the sweep did not complete (run {run.id}: {run.status_reason or run.status})")
+            what = f"run {run.id}" if run.id is not None else "kept as files"
+            super().__init__(f"the sweep did not complete ({what}: {run.status_reason or run.status})")
         self.exit_code = EXIT_INTERRUPTED if signals.received else EXIT_FAILED
 
 
@@ -309,15 +330,14 @@ def check_nodes(request: SweepRequest) -> None:
         raise UsageError("--nodes: intra sweeps the cores of the host it runs on; run it inside a job on that node")
     if request.hosts or request.hostfile:
         raise UsageError("--nodes takes the hosts from Slurm: give it without --hosts or --hostfile")
-    if request.nodes < 2:
-        raise UsageError(f"--nodes {request.nodes}: {request.mode} needs at least 2 nodes")
+    if request.nodes < least_hosts(request.mode):
+        raise UsageError(f"--nodes {request.nodes}: {request.mode} needs at least {least_hosts(request.mode)} nodes")
 
 
 def run_sweep(request: SweepRequest, db: Path) -> int:
     sweeper = Sweeper(request)
-    with Store(db) as store:
-        invocation_id = store.add_invocation(invocation("sweep", request.argv))
-        result = sweeper.sweep(store, invocation_id)
+    with storing(Destination(db, request.argv, label=request.label, system=request.system), "sweep") as stored:
+        result = sweeper.sweep(stored)
     matrix, flags = result.judgement.matrix, result.judgement.flags()
     labels = matrix.labels
     sys.stdout.write(sweep_table(matrix, flags))
@@ -332,8 +352,12 @@ def run_sweep(request: SweepRequest, db: Path) -> int:
         sys.stdout.write(intra_table(result.run, stored_topology(result.run) or {}))
     worse = against_baseline(result.run, request.baseline)
     unwritten = write_outputs(request, result, flags)
+    counted = f"{len(flags)} flag{'s' if len(flags) != 1 else ''}"
+    if stored.kept:
+        ui.warn(f"the sweep could not be stored in {db} and is kept as files (see above); {counted}")
+        return EXIT_STORE
     retest = f", retest run {result.retest_run.id}" if result.retest_run else ""
-    ui.note(f"stored sweep run {result.run.id}{retest} in {db}; {len(flags)} flag{'s' if len(flags) != 1 else ''}")
+    ui.note(f"stored sweep run {result.run.id}{retest} in {db}; {counted}")
     if unwritten:
         return EXIT_USAGE
     return EXIT_FAILED if flags or worse else EXIT_OK
