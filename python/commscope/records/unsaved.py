@@ -73,6 +73,10 @@ def keep(run: Run, invocation: dict, folder: Path) -> Path:
     stamp = time.strftime("%Y%m%dT%H%M%SZ", time.gmtime())
     benchmark = re.sub(r"[^\w.-]", "_", run.benchmark)
     stem = f"{stamp}-{benchmark}-{os.getpid()}-{run.repeat_index}"
+    taken = 1
+    while (folder / f"{stem}.jsonl").exists() or sidecar_of(folder / f"{stem}.jsonl").exists():
+        taken += 1  # two runs of one benchmark kept in one second (a sweep and its retest)
+        stem = f"{stamp}-{benchmark}-{os.getpid()}-{run.repeat_index}.{taken}"
     jsonl = folder / f"{stem}.jsonl"
     secrets = secret_names(run.environment)  # kept files are as clean as the store
     streamed = "jsonl" in run.raw
