@@ -153,6 +153,16 @@ class SweepResult:
     judgement: SweepJudgement
 
 
+def retry_reason(run: Run, signals: StopSignals) -> str | None:
+    """Why a launch is worth starting once more (None: it is not). The one place that
+    decides it: a launch stopped at --timeout, never one a stop signal ended."""
+    if signals.received:
+        return None
+    if timed_out(run.status, run.status_reason):
+        return "the launch was stopped at --timeout"
+    return None
+
+
 class Sweeper:
     def __init__(self, request: SweepRequest) -> None:
         self.request = request
@@ -211,8 +221,9 @@ class Sweeper:
         many hosts, on a loaded machine), and a sweep, a locate round above all, should not
         be lost to one such launch; a second timeout is final."""
         run = self._launch_once(flags, signals)
-        if timed_out(run.status, run.status_reason) and not signals.received:
-            ui.warn("sweep: the launch was stopped at --timeout; starting it once more (a second timeout is final)")
+        retry = retry_reason(run, signals)
+        if retry:
+            ui.warn(f"sweep: {retry}; starting it once more (only once)")
             run = self._launch_once(flags, signals)
         return run
 
