@@ -131,3 +131,14 @@ def test_a_control_character_in_a_host_name_is_shown_escaped(cli, clean_env, db,
     run_id = json.loads(out.read_text())["run_id"]
     shown = cli("show", run_id, "--db", db)
     assert "evil\\x0abad node cn000" in shown.stdout and "\x1b" not in shown.stdout
+
+
+def test_a_control_character_in_a_host_name_is_escaped_in_a_link_sweep(cli, monkeypatch, tmp_path, clean_env):
+    hosts = ["node01", "node02", "evil\nbad node node01: \x1b[31mforged", "node04"]
+    planted = Planted(monkeypatch, tmp_path, hosts=hosts)
+    result = cli("sweep", "all-pairs", "--hosts", ",".join(hosts), "--db", planted.db)
+    assert result.exit_code == 1, result.output
+    assert "bad node evil\\x0abad node node01: \\x1b[31mforged" in result.stderr
+    assert "\x1b" not in result.output and "\nbad node node01" not in result.output
+    shown = cli("show", "1", "--db", planted.db)
+    assert "evil\\x0abad node node01" in shown.stdout and "\x1b" not in shown.stdout

@@ -43,8 +43,8 @@ from commscope import __version__, ui
 from commscope.analysis.locate import LOCATE_MODE, LocateVerdict, Locator, locate_record
 from commscope.analysis.sweep import VALUE_KEY
 from commscope.analysis.sweep_verdicts import SWEEP_KEY
-from commscope.errors import EXIT_FAILED, EXIT_INTERRUPTED, EXIT_OK, EXIT_STORE, EXIT_USAGE, CommscopeError, UsageError
-from commscope.execute.keep import Destination, Stored, storing
+from commscope.errors import EXIT_FAILED, EXIT_INTERRUPTED, EXIT_OK, EXIT_USAGE, CommscopeError, UsageError
+from commscope.execute.keep import Destination, Stored, storing, summary
 from commscope.execute.process import TIMED_OUT, run_program
 from commscope.execute.provenance import default_system
 from commscope.execute.signals import StopSignals
@@ -347,10 +347,9 @@ def report_verdict(
         except OSError as exc:
             ui.warn(f"cannot write --json {request.json_out}: {exc.strerror or exc}")
             unwritten = True
-    if stored.kept:
-        ui.warn(f"the {LOCATE_MODE} run could not be stored in {db} and is kept as files (see above)")
+    if stored.kept:  # said as every measuring command says it, exit 4 before the verdict's 1
         sys.stdout.flush()
-        return EXIT_STORE
+        return summary(stored, db)
     ui.note(f"stored {LOCATE_MODE} run {run_id} in {db}")
     sys.stdout.flush()
     if unwritten:

@@ -45,15 +45,22 @@ from commscope.analysis.sweep_verdicts import (
     sweep_record,
     values_alone,
 )
-from commscope.errors import EXIT_FAILED, EXIT_INTERRUPTED, EXIT_OK, EXIT_STORE, EXIT_USAGE, CommscopeError, UsageError
+from commscope.errors import EXIT_FAILED, EXIT_INTERRUPTED, EXIT_OK, EXIT_USAGE, CommscopeError, UsageError
 from commscope.execute.core import MPICH, OPENMPI, core_mpi_flavour, find_core
 from commscope.execute.cpu_topology import cpu_topology
-from commscope.execute.keep import Destination, Stored, storing
+from commscope.execute.keep import Destination, Stored, storing, summary
 from commscope.execute.launchers import resolve_launcher, split_host
 from commscope.execute.outcome import timed_out
 from commscope.execute.runner import Runner, RunRequest, finalize_grace_s, plan
 from commscope.execute.signals import StopSignals
-from commscope.output.sweep_view import flag_record, heatmap_files, intra_table, sweep_table, where_text
+from commscope.output.sweep_view import (
+    flag_record,
+    heatmap_files,
+    intra_table,
+    shown_labels,
+    sweep_table,
+    where_text,
+)
 from commscope.records.benchmarks import PAIRS_BENCHMARK
 from commscope.records.hostfile import read_hostfile
 from commscope.records.run import Run
@@ -350,7 +357,7 @@ def run_sweep(request: SweepRequest, db: Path) -> int:
     with storing(Destination(db, request.argv, label=request.label, system=request.system), "sweep") as stored:
         result = sweeper.sweep(stored)
     matrix, flags = result.judgement.matrix, result.judgement.flags()
-    labels = matrix.labels
+    labels = shown_labels(matrix.labels)  # for the terminal: control characters escaped
     sys.stdout.write(sweep_table(matrix, flags))
     for flag in flags:
         ui.warn(f"bad {flag.kind} {where_text(flag.where, labels)}: {flag.evidence(labels)}")
@@ -364,9 +371,8 @@ def run_sweep(request: SweepRequest, db: Path) -> int:
     worse = against_baseline(result.run, request.baseline)
     unwritten = write_outputs(request, result, flags)
     counted = f"{len(flags)} flag{'s' if len(flags) != 1 else ''}"
-    if stored.kept:
-        ui.warn(f"the sweep could not be stored in {db} and is kept as files (see above); {counted}")
-        return EXIT_STORE
+    if stored.kept:  # said as every measuring command says it, exit 4 before the flags' 1
+        return summary(stored, db)
     retest = f", retest run {result.retest_run.id}" if result.retest_run else ""
     ui.note(f"stored sweep run {result.run.id}{retest} in {db}; {counted}")
     if unwritten:
