@@ -1,5 +1,7 @@
 """Starting, following and stopping the programs commscope launches: commscope-bench through
-its launcher, hpcc or xhpl, fio. Written once for all of them.
+its launcher, its --list probe, hpcc or xhpl, fio, locate's oracle. Written once for all
+of them: nothing else in the harness starts a program in a group of its own or kills one
+on a timeout.
 
 A program starts in a process group of its own (a new session), and stopping it reaches
 that group and every process below the program, wherever they moved (ranks may outlive
@@ -7,7 +9,10 @@ their launcher; fio's job processes start sessions of their own). Stopping is SI
 group first, so mpirun/mpiexec/srun can take their ranks down, SIGKILL after a grace
 period, or at once when another stop signal comes (execute/signals.py). A stop signal or
 a timeout never kills commscope itself: the caller learns why the program was stopped
-and keeps what it measured.
+and keeps what it measured. Every program carries a tag of its own in its environment
+(TAG_VARIABLE), which what it starts inherits: a child that left the group and its
+parent (`setsid`, then the parent exits) is still found and stopped, and `run_program`
+stops what a program leaves running when it ends.
 """
 
 from __future__ import annotations

@@ -14,7 +14,7 @@
    retest run's id (and for intra sweeps the cores' topology) go into the sweep run's
    provenance, so `commscope report` judges the stored sweep as it was judged here.
 
-Hosts come from --hosts or --hostfile; with --nodes N the command line (cli/run.py) takes
+Hosts come from --hosts or --hostfile; with --nodes N the command line (cli/sweep.py) takes
 them from a Slurm allocation (cluster/allocate.py) and checks the combination here.
 """
 
@@ -79,7 +79,7 @@ class SweepRequest:
     mode: str
     hosts: tuple[str, ...] = ()
     hostfile: str | None = None
-    nodes: int | None = None  # --nodes: the hosts are a Slurm allocation's (cli/run.py fills them in)
+    nodes: int | None = None  # --nodes: the hosts are a Slurm allocation's (cli/sweep.py fills them in)
     partition: str | None = None  # salloc's, when --nodes asks Slurm for the nodes
     time: str | None = None
     source: str | None = None  # one-to-all: the host every other is measured from
@@ -92,7 +92,7 @@ class SweepRequest:
     system: str | None = None
     timeout: float | None = None
     retest: bool = True
-    baseline: Run | None = None  # a stored link sweep, read before measuring (cli/run.py)
+    baseline: Run | None = None  # a stored link sweep, read before measuring (cli/sweep.py)
     json_out: Path | None = None
     plot: Path | None = None
     core_flags: Sequence[str] = ()
