@@ -143,8 +143,10 @@ def test_ten_megabytes_of_error_output_end_in_its_last_lines(cli, clean_env, db,
             "answered in something other than UTF-8 (byte 0xff at offset 1)",
         ),
         ("sys.stdout.write('[' * 200000 + ']' * 200000)\n", "printed a JSON document nested too deeply to read"),
+        ("sys.stdout.write('{\"values\": [[1, ' + '9' * 5000 + ']]}')\n", "printed a number it cannot read"),
+        ("print(json.dumps({'values': [[[[[[1]]]]] * 3]}))\n", "[[[[[1]]]], [[[[1]]]], [[[[1]]]]] is not [HOST, HOST"),
     ],
-    ids=["400 digits", "not UTF-8", "200,000 brackets"],
+    ids=["400 digits", "not UTF-8", "200,000 brackets", "5,000 digits", "a row of lists"],
 )
 def test_an_answer_python_cannot_take_is_a_failed_round_by_name(cli, clean_env, db, tmp_path, body, message):
     result = cli(*locate_argv(oracle_script(tmp_path, body), db))

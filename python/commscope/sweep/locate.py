@@ -165,6 +165,8 @@ class OracleRounds:
             document = json.loads(out)
         except json.JSONDecodeError as exc:
             raise RoundFailed(f"{where} printed no JSON document ({exc.msg}); it began {out[:60]!r}") from None
+        except ValueError as exc:  # an integer of more digits than Python converts
+            raise RoundFailed(f"{where} printed a number it cannot read: {exc}") from None
         except RecursionError:
             raise RoundFailed(
                 f"{where} printed a JSON document nested too deeply to read; it began {out[:60]!r}"
@@ -201,7 +203,10 @@ def _shown(value: object, limit: int = 60) -> str:
     integer of 400 digits is not read whole, and Python refuses to print one of 5,000)."""
     if isinstance(value, int) and not isinstance(value, bool) and value.bit_length() > 200:
         return f"an integer of about {int(value.bit_length() * math.log10(2)) + 1} digits"
-    text = repr(value)
+    try:
+        text = repr(value)
+    except (RecursionError, ValueError):  # nested too deeply; an integer past Python's digits limit
+        return f"a {type(value).__name__} that cannot be shown"
     return text if len(text) <= limit else text[: limit - 3] + "..."
 
 
