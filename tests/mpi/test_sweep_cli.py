@@ -112,3 +112,81 @@ def test_a_launch_stopped_at_its_timeout_is_started_once_more(name, tmp_path):
     assert len(launches) == 2
     document = json.loads(out.read_text())
     assert document["matrices"]["bw"][0][1] > 0
+
+
+GATED_LAUNCHER = """#!/bin/sh
+# the real launcher, started once the test holds the store's write lock
+if [ "$1" != "--version" ] && [ "$1" != "-V" ]; then
+    : > "{folder}/asked"
+    while [ ! -e "{folder}/locked" ]; do sleep 0.05; done
+fi
+exec {real} "$@"
+"""
+#: A remote shell that runs the command on this machine, for Open MPI's daemons: with it
+#: (and Hydra's fork launcher) six host names are six real ranks here, inter-node sweeps
+#: and locate measured through the real launchers without a cluster.
+LOCAL_SHELL = """#!/bin/sh
+while [ $# -gt 0 ]; do case "$1" in -*) shift;; *) shift; break;; esac; done
+exec /bin/sh -c "$*"
+"""
+MODES = {
+    "intra": ["intra", "--np", "2", "--no-retest"],
+    "all-pairs": ["all-pairs", "--hosts", "h1,h2,h3,h4", "--no-retest"],
+    "one-to-all": ["one-to-all", "--hosts", "h1,h2,h3", "--no-retest"],
+    "locate": ["locate", "--hosts", "h1,h2,h3,h4,h5,h6", "--seed", "1"],
+}
+
+
+@pytest.mark.parametrize("mode", sorted(MODES))
+@pytest.mark.parametrize("name", sorted(LAUNCHER))
+def test_a_sweep_whose_store_is_locked_is_kept_as_files_and_imported(name, mode, tmp_path):
+    """A real launch under each MPI library, the store locked by another writer while it
+    measures: the sweep is kept as files (exit 4) that `import` stores, shown as a sweep."""
+    import sqlite3
+    import time
+
+    core = REPO / "build" / name / "commscope-bench"
+    real = shutil.which(LAUNCHER[name])
+    if not core.exists() or real is None:
+        pytest.skip(f"{core} missing (make flavours)")
+    launcher = tmp_path / "bin" / LAUNCHER[name].split(".")[0]
+    launcher.parent.mkdir()
+    launcher.write_text(GATED_LAUNCHER.format(folder=tmp_path, real=real))
+    launcher.chmod(0o755)
+    shell = tmp_path / "bin" / "local-shell"
+    shell.write_text(LOCAL_SHELL)
+    shell.chmod(0o755)
+    env = {
+        **os.environ,
+        "COMMSCOPE_DB": str(tmp_path / "r.db"),
+        "PYTHONPATH": str(REPO / "python"),
+        "COMMSCOPE_BENCH": str(core),
+        "COMMSCOPE_BUSY_TIMEOUT": "0.5",
+        "COMMSCOPE_SWEEP_TMP": str(tmp_path),
+        "XDG_DATA_HOME": str(tmp_path / "xdg"),
+        "HYDRA_LAUNCHER": "fork",
+        "OMPI_MCA_plm_rsh_agent": str(shell),
+    }
+    argv = [*COMMSCOPE, "sweep", *MODES[mode], "--launcher", str(launcher), *FAST]
+    process = subprocess.Popen(argv, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    deadline = time.monotonic() + 120
+    while not (tmp_path / "asked").exists():
+        assert time.monotonic() < deadline and process.poll() is None, process.communicate()
+        time.sleep(0.05)
+    other = sqlite3.connect(tmp_path / "r.db", isolation_level=None)
+    other.execute("BEGIN IMMEDIATE")  # another writer that keeps the lock
+    (tmp_path / "locked").touch()
+    _, stderr = process.communicate(timeout=300)
+    other.execute("ROLLBACK")
+    other.close()
+    assert process.returncode == 4, stderr
+    [kept] = (tmp_path / "xdg" / "commscope" / "unsaved").glob("*.jsonl")
+    assert f"commscope import {kept}" in stderr and "Traceback" not in stderr
+    later = tmp_path / "later.db"
+    done = subprocess.run(
+        [*COMMSCOPE, "import", str(kept), "--db", str(later)], env=env, capture_output=True, text=True, timeout=120
+    )
+    assert done.returncode == 0, done.stderr
+    shown = subprocess.run([*COMMSCOPE, "show", "1", "--db", str(later)], env=env, capture_output=True, text=True)
+    expected = "hosts cleared" if mode == "locate" else "Source"
+    assert shown.returncode == 0 and expected in shown.stdout, shown.stdout + shown.stderr

@@ -38,7 +38,7 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from commscope.analysis.sweep import VALUE_KEY, LocateRules, MetricRule, Policy, Population, population, worse
+from commscope.analysis.sweep import VALUE_KEY, Flag, LocateRules, MetricRule, Policy, Population, population, worse
 from commscope.analysis.sweep_verdicts import record_of, stored_policy, sweep_record
 from commscope.errors import UsageError
 from commscope.records.run import Run
@@ -182,7 +182,9 @@ class Locator:
         if values.shape != (len(pairs),):
             raise ValueError(f"{len(pairs)} pairs but {values.size} values")
         reference = self._reference(pairs, values)
-        slow = np.asarray(worse(self.metric, values, reference, self.rule), dtype=bool).reshape(-1)
+        # a pair that moved nothing is slow whatever the others did: were all pairs at 0 MB/s,
+        # the median would be 0 and every host cleared by what was never measured
+        slow = np.asarray(worse(self.metric, values, reference, self.rule), dtype=bool).reshape(-1) | (values <= 0)
         measured = Round(pairs, values, slow, reference)
         self.rounds.append(measured)
         for a, b in pairs.tolist():
@@ -204,7 +206,10 @@ class Locator:
             keep = self.healthy[all_pairs[:, 0]] & self.healthy[all_pairs[:, 1]]
             if np.count_nonzero(keep) >= 2:
                 all_values = all_values[keep]
-        return population(all_values.astype(np.float32))
+        moved = all_values[all_values > 0]  # a pair that moved nothing is no reference
+        # float64: the values as measured (float32 made 100.0 a median of 100.0000064, and
+        # overflowed for values beyond 3.4e38); a copy, as population() uses it as scratch
+        return population(np.array(moved if moved.size else all_values, dtype=np.float64))
 
     def _judge_hosts(self) -> None:
         n = self.n
@@ -335,3 +340,20 @@ def stored_verdict(run: Run) -> tuple[LocateVerdict, list[str]]:
     ]
     verdict = replay(n, metric, policy.rule(metric), policy.locate, rounds, entry.get("stop", ROUND_LIMIT))
     return verdict, labels
+
+
+def node_flags(verdict: LocateVerdict) -> list[Flag]:
+    """The bad nodes as the link sweeps' flags, for their pair table and heatmaps."""
+    return [
+        Flag(
+            "node",
+            verdict.metric,
+            (node.host,),
+            node.value,
+            node.reference,
+            None,
+            partners_bad=sum(seen.slow for seen in node.pairs),
+            partners=len(node.pairs),
+        )
+        for node in verdict.bad_nodes
+    ]

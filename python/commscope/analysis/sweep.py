@@ -22,6 +22,7 @@ over hosts use row blocks and over pairs one float32 copy of the upper triangle,
 
 from __future__ import annotations
 
+import math
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 
@@ -106,7 +107,9 @@ def matrix_from_points(points: Iterable, n: int | None = None) -> SweepMatrix:
         if not isinstance(value, (int, float)):
             continue
         matrix = values.setdefault(pair.metric, _empty(size))
-        matrix[pair.src, pair.dst] = matrix[pair.dst, pair.src] = value
+        # beyond float32's range a value is infinite: said here, not by numpy's overflow warning
+        cell = value if abs(value) <= FLOAT32_MAX else math.copysign(math.inf, value)
+        matrix[pair.src, pair.dst] = matrix[pair.dst, pair.src] = cell
         hosts[pair.src], hosts[pair.dst] = pair.src_host or "", pair.dst_host or ""
         cpus[pair.src], cpus[pair.dst] = pair.src_cpu, pair.dst_cpu
     shared = len(set(hosts)) < len(hosts)
@@ -121,6 +124,10 @@ def matrix_from_points(points: Iterable, n: int | None = None) -> SweepMatrix:
 
 def matrix_from_run(run: Run) -> SweepMatrix:
     return matrix_from_points(run.points, n=run.ranks)
+
+
+#: The largest value a float32 cell holds.
+FLOAT32_MAX = float(np.finfo(np.float32).max)
 
 
 def _empty(n: int) -> np.ndarray:

@@ -2,11 +2,9 @@
 
 from __future__ import annotations
 
-import contextlib
 import os
 import re
 import shutil
-import signal
 import subprocess
 import sysconfig
 from collections.abc import Mapping
@@ -14,6 +12,7 @@ from pathlib import Path
 
 from commscope import REPO_ROOT
 from commscope.errors import CommscopeError
+from commscope.execute.process import run_program
 
 ENV_VAR = "COMMSCOPE_BENCH"
 PROGRAM = "commscope-bench"
@@ -98,43 +97,27 @@ def core_version(core: Path) -> str:
 #: a moment, and --timeout is meant for the benchmark) and at most PROBE_MAX_S.
 PROBE_MIN_S = 10.0
 PROBE_MAX_S = 60.0
+#: The most a `--list` answer may hold (a few KB in truth).
+LIST_LIMIT_BYTES = 1 << 20
 
 
 def list_benchmarks(core: Path, timeout: float | None = None) -> dict[str, str]:
     """Benchmark name -> one-line description, from `commscope-bench --list`, which must
-    answer in time (see PROBE_MIN_S). The probe leads its own process group, stopped whole
-    when it hangs: a child of a hung core would otherwise hold its output pipe open, and
-    reading that would hang too."""
+    answer in time (see PROBE_MIN_S); execute/process runs it and stops it whole if it hangs."""
     limit = min(max(timeout or PROBE_MAX_S, PROBE_MIN_S), PROBE_MAX_S)
-    try:
-        process = subprocess.Popen(
-            [str(core), "--list"],
-            stdout=subprocess.PIPE,
-            stderr=subprocess.PIPE,
-            text=True,
-            stdin=subprocess.DEVNULL,
-            start_new_session=True,
-        )
-    except OSError as exc:
-        raise CommscopeError(f"cannot run {core} --list: {exc.strerror or exc}") from exc
-    try:
-        stdout, stderr = process.communicate(timeout=limit)
-    except subprocess.TimeoutExpired:
-        with contextlib.suppress(ProcessLookupError):
-            os.killpg(process.pid, signal.SIGKILL)
-        process.wait()
-        process.stdout.close()
-        process.stderr.close()
+    done = run_program([str(core), "--list"], timeout=limit, stdout_limit=LIST_LIMIT_BYTES)
+    if done.stopped is not None and done.stdout is not None:
         raise CommscopeError(
             f"{core} --list did not answer within {limit:g} s, so nothing was run: is the "
             "core hanging at start-up (its MPI library, a file system)?"
-        ) from None
-    done = subprocess.CompletedProcess(process.args, process.returncode, stdout, stderr)
+        )
+    if done.stdout is None:
+        raise CommscopeError(f"{core} --list printed more than {LIST_LIMIT_BYTES:,} bytes: is it commscope-bench?")
     if done.returncode != 0:
-        detail = done.stderr.strip().splitlines()[-1:] or [f"exit status {done.returncode}"]
-        raise CommscopeError(f"{core} --list failed: {detail[0]}")
+        detail = done.stderr_tail(1) or f"exit status {done.returncode}"
+        raise CommscopeError(f"{core} --list failed: {detail}")
     benchmarks = {}
-    for line in done.stdout.splitlines():
+    for line in done.stdout.decode(errors="replace").splitlines():
         name, _, description = line.strip().partition(" ")
         if name:
             benchmarks[name] = description.strip()

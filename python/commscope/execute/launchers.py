@@ -25,7 +25,7 @@ from typing import ClassVar
 
 from commscope.errors import CommscopeError, UsageError
 from commscope.execute.core import MPICH, OPENMPI
-from commscope.records.inputs import read_text
+from commscope.records.hostfile import read_hostfile
 
 SLURM = "slurm"
 LAUNCHER_CHOICES = ("auto", "mpirun", "mpiexec", "srun")
@@ -129,12 +129,8 @@ def _hosts_argv(
 
 
 def hostfile_nodes(path: str) -> int:
-    """Number of distinct hosts in a hostfile (first word of each non-comment line)."""
-    lines = read_text(Path(path), "hostfile").splitlines()
-    names = {line.split("#", 1)[0].split()[0] for line in lines if line.split("#", 1)[0].strip()}
-    if not names:
-        raise UsageError(f"hostfile {path} names no hosts")
-    return len(names)
+    """Number of distinct hosts in a hostfile (records/hostfile.py reads it)."""
+    return len(set(read_hostfile(path)))
 
 
 class Launcher:

@@ -1,5 +1,7 @@
 """Starting, following and stopping the programs commscope launches: commscope-bench through
-its launcher, hpcc or xhpl, fio. Written once for all of them.
+its launcher, its --list probe, hpcc or xhpl, fio, locate's oracle. Written once for all
+of them: nothing else in the harness starts a program in a group of its own or kills one
+on a timeout.
 
 A program starts in a process group of its own (a new session), and stopping it reaches
 that group and every process below the program, wherever they moved (ranks may outlive
@@ -7,11 +9,16 @@ their launcher; fio's job processes start sessions of their own). Stopping is SI
 group first, so mpirun/mpiexec/srun can take their ranks down, SIGKILL after a grace
 period, or at once when another stop signal comes (execute/signals.py). A stop signal or
 a timeout never kills commscope itself: the caller learns why the program was stopped
-and keeps what it measured.
+and keeps what it measured. Every program carries a tag of its own in its environment
+(TAG_VARIABLE), which what it starts inherits: a child that left the group and its
+parent (`setsid`, then the parent exits) is still found and stopped, and `run_program`
+stops what a program leaves running when it ends.
 """
 
 from __future__ import annotations
 
+import contextlib
+import itertools
 import os
 import select
 import signal
@@ -31,26 +38,38 @@ POLL_SECONDS = 0.2
 TERMINATE_GRACE_SECONDS = 5.0
 
 
+#: Set in the environment of every program started here, to a value of its own: every
+#: process it starts inherits it, also one that left the program's group and session
+#: (`setsid`) and outlived it, so stopping the program finds them all (`tagged`).
+TAG_VARIABLE = "COMMSCOPE_PROGRAM"
+_started = itertools.count(1)
+
+
 def start(
     argv: Sequence[str],
     stdout: IO[bytes],
     stderr: IO[bytes],
     env: Mapping[str, str] | None = None,
     cwd: Path | None = None,
+    stdin: IO[bytes] | None = None,
 ) -> subprocess.Popen:
-    """Start a program in a process group of its own, its output into the given files."""
+    """Start a program in a process group of its own, its output into the given files, its
+    input from `stdin` (a file; default: nothing)."""
+    tag = f"{os.getpid()}.{next(_started)}.{time.monotonic_ns()}"
     try:
-        return subprocess.Popen(
+        process = subprocess.Popen(
             list(argv),
             cwd=cwd,
-            env={**os.environ, **(env or {})},
-            stdin=subprocess.DEVNULL,
+            env={**os.environ, **(env or {}), TAG_VARIABLE: tag},
+            stdin=stdin if stdin is not None else subprocess.DEVNULL,
             stdout=stdout,
             stderr=stderr,
             start_new_session=True,
         )
     except OSError as exc:
         raise CommscopeError(f"cannot start {argv[0]}: {exc.strerror}") from exc
+    process.commscope_tag = tag
+    return process
 
 
 def _processes() -> dict[int, tuple[str, int, int]]:
@@ -78,6 +97,32 @@ def group_alive(group: int) -> bool:
     return any(group == process_group and state != "Z" for state, _, process_group in _processes().values())
 
 
+def tagged(process: subprocess.Popen) -> set[int]:
+    """The live processes that carry the program's tag (TAG_VARIABLE) in their environment:
+    the program and all it started, wherever they went. Only processes of this user can be
+    read, which are the only ones it could have started."""
+    tag = getattr(process, "commscope_tag", None)
+    if tag is None or not Path("/proc").is_dir():
+        return set()
+    marker = f"{TAG_VARIABLE}={tag}".encode() + b"\0"
+    found = set()
+    for environ in Path("/proc").glob("[0-9]*/environ"):
+        try:
+            if marker in environ.read_bytes() and _state(int(environ.parent.name)) not in (None, "Z"):
+                found.add(int(environ.parent.name))
+        except OSError:
+            continue  # it ended, or is not ours to read
+    return found
+
+
+def _state(pid: int) -> str | None:
+    try:
+        text = Path(f"/proc/{pid}/stat").read_text()
+    except OSError:
+        return None
+    return text[text.rindex(")") + 2 :].split()[0]
+
+
 def _descendants(leader: int, known: set[int]) -> set[int]:
     """`known` and every live process below `leader` now: fio's job processes each start a
     session of their own, which the group's signal does not reach, and outlive a killed
@@ -101,7 +146,7 @@ def terminate(process: subprocess.Popen, signals: StopSignals) -> None:
     signals_seen = len(signals.received)
     strays: set[int] = set()
     for signum in (signal.SIGTERM, signal.SIGKILL):
-        strays = _descendants(process.pid, strays)
+        strays = _descendants(process.pid, strays | tagged(process))
         try:
             os.killpg(process.pid, signum)
         except ProcessLookupError:
@@ -174,12 +219,17 @@ def stop_reason(signals: StopSignals, deadline: float | None, timeout: float | N
     return None
 
 
+#: How much of a program's error output is kept: its end, where the reason is.
+STDERR_TAIL_BYTES = 1 << 20
+
+
 @dataclass
 class Finished:
-    """How a program ended: status, output, and why it was stopped early (None if it was not)."""
+    """How a program ended: status, output, and why it was stopped early (None if it was not).
+    `stdout` is None when the program wrote more than the caller's limit."""
 
     returncode: int
-    stdout: bytes
+    stdout: bytes | None
     stderr: bytes
     seconds: float
     stopped: str | None = None
@@ -188,27 +238,67 @@ class Finished:
         return "\n".join(self.stderr.decode(errors="replace").strip().splitlines()[-lines:])
 
 
+def stop_leftovers(process: subprocess.Popen) -> None:
+    """Kill what the ended program left running (a child in the background, one that
+    started a session of its own): nothing a program started outlives its run."""
+    for pid in tagged(process):
+        with contextlib.suppress(ProcessLookupError, PermissionError):
+            os.kill(pid, signal.SIGKILL)
+
+
+def _tail(handle: IO[bytes], limit: int) -> bytes:
+    handle.seek(max(0, os.fstat(handle.fileno()).st_size - limit))
+    return handle.read(limit)
+
+
 def run_program(
     argv: Sequence[str],
-    signals: StopSignals,
+    signals: StopSignals | None = None,
     cwd: Path | None = None,
     env: Mapping[str, str] | None = None,
     timeout: float | None = None,
+    input: bytes | None = None,
+    stdout_limit: int | None = None,
+    stderr_limit: int | None = None,
 ) -> Finished:
-    """Run a program to its end, or until `timeout` or a stop signal stops its whole group.
-    Its output goes to temporary files, not pipes: a pipe nobody reads while we wait would
-    fill and stall it."""
+    """Run a program to its end, or until `timeout` or a stop signal stops it whole (its group
+    and every process below it); then stop what it left behind. `input` is its standard
+    input. Its output goes to temporary files, not pipes: a pipe nobody reads while we wait
+    would fill and stall it, and a process the program left holding a pipe would keep a
+    reader waiting after the program ended. Output past `stdout_limit` bytes stops the
+    program (Finished.stdout is then None); of its error output the last `stderr_limit`
+    bytes are kept."""
+    signals = signals if signals is not None else StopSignals()
     begin = time.monotonic()
     deadline = begin + timeout if timeout else None
     stopped = None
-    with tempfile.TemporaryFile() as stdout, tempfile.TemporaryFile() as stderr:
-        process = start(argv, stdout, stderr, env, cwd)
-        with exit_waiter(process) as ended_within:
-            while not ended_within(POLL_SECONDS):
-                stopped = stop_reason(signals, deadline, timeout)
-                if stopped:
-                    terminate(process, signals)
-                    break
+    with (
+        tempfile.TemporaryFile() as stdin,
+        tempfile.TemporaryFile() as stdout,
+        tempfile.TemporaryFile() as stderr,
+    ):
+        stdin.write(input or b"")
+        stdin.seek(0)
+        process = start(argv, stdout, stderr, env, cwd, stdin=stdin)
+        try:
+            with exit_waiter(process) as ended_within:
+                while not ended_within(POLL_SECONDS):
+                    stopped = stop_reason(signals, deadline, timeout)
+                    if stopped is None and stdout_limit is not None and _size(stdout) > stdout_limit:
+                        stopped = f"wrote more than {stdout_limit:,} bytes"
+                    if stopped:
+                        terminate(process, signals)
+                        break
+        finally:
+            if process.poll() is None:  # an exception on the way: never leave it running
+                terminate(process, signals)
+            stop_leftovers(process)
+        over = stdout_limit is not None and _size(stdout) > stdout_limit
         stdout.seek(0)
-        stderr.seek(0)
-        return Finished(process.returncode, stdout.read(), stderr.read(), time.monotonic() - begin, stopped)
+        out = None if over else stdout.read()
+        err = _tail(stderr, stderr_limit) if stderr_limit is not None else (stderr.seek(0), stderr.read())[1]
+        return Finished(process.returncode, out, err, time.monotonic() - begin, stopped)
+
+
+def _size(handle: IO[bytes]) -> int:
+    return os.fstat(handle.fileno()).st_size

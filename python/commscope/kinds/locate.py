@@ -42,9 +42,8 @@ class LocateSweep(LinkSweep):
         return result
 
     def plot(self, runs: Sequence[Run], request: PlotRequest, retest_of) -> dict[Path, bytes]:
-        from commscope.analysis.locate import stored_verdict
+        from commscope.analysis.locate import node_flags, stored_verdict
         from commscope.analysis.sweep import matrix_from_run
-        from commscope.output.locate_view import node_flags
         from commscope.output.sweep_view import heatmap_figures
 
         if len(runs) != 1 or request.reference is not None:

@@ -8,8 +8,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from commscope.analysis.locate import CERTAIN, NO_PARTNER, ROUND_LIMIT, BadNode, LocateVerdict, SuspectPair
-from commscope.analysis.sweep import UNIT, Flag, Policy, number
+from commscope.analysis.sweep import UNIT, Policy, number
 from commscope.analysis.sweep_rules import rules_mapping
+from commscope.output.sweep_view import shown_labels
 
 NAMES = {"latency": "latency", "bw": "bandwidth", "bibw": "bidirectional bandwidth"}
 #: Suspect pairs printed one a line; the rest are counted (--json and the report list all).
@@ -66,6 +67,7 @@ def summary(verdict: LocateVerdict) -> str:
 
 def locate_lines(verdict: LocateVerdict, labels: Sequence[str]) -> list[tuple[str, str]]:
     """(level, text): "warn" for bad nodes and undecided hosts, "note" for the rest."""
+    labels = shown_labels(labels)
     metric = verdict.metric
     lines = [
         ("warn", f"bad node {labels[node.host]}: {node_evidence(node, metric, labels)}") for node in verdict.bad_nodes
@@ -138,6 +140,7 @@ ROUND_HEADER = ["Round", "Pairs", "Slow", "Pairs' median"]
 
 
 def bad_node_rows(verdict: LocateVerdict, labels: Sequence[str]) -> list[list[str]]:
+    labels = shown_labels(labels)
     metric = verdict.metric
     return [
         [
@@ -152,6 +155,7 @@ def bad_node_rows(verdict: LocateVerdict, labels: Sequence[str]) -> list[list[st
 
 
 def suspect_rows(verdict: LocateVerdict, labels: Sequence[str]) -> list[list[str]]:
+    labels = shown_labels(labels)
     metric = verdict.metric
     return [
         [
@@ -177,20 +181,3 @@ def locate_text(verdict: LocateVerdict, labels: Sequence[str]) -> str:
     lines += [f"{r[0]:>5}  {r[1]:>8}  {r[2]:>6}  {r[3]}" for r in round_rows(verdict)]
     lines += [text for _, text in locate_lines(verdict, labels)]
     return "\n".join(lines) + "\n"
-
-
-def node_flags(verdict: LocateVerdict) -> list[Flag]:
-    """The bad nodes as the link sweeps' flags, for their pair table and heatmaps."""
-    return [
-        Flag(
-            "node",
-            verdict.metric,
-            (node.host,),
-            node.value,
-            node.reference,
-            None,
-            partners_bad=sum(seen.slow for seen in node.pairs),
-            partners=len(node.pairs),
-        )
-        for node in verdict.bad_nodes
-    ]

@@ -18,6 +18,7 @@ from commscope.analysis.sweep_intra import intra_groups
 from commscope.errors import UsageError
 from commscope.execute.cpu_topology import Cpu, relation
 from commscope.records.run import Run
+from commscope.records.textsafe import one_line
 
 COLUMNS = (("bw", "Bandwidth (MB/s)"), ("bibw", "Bi-BW (MB/s)"), ("latency", "Latency (us)"))
 #: A heatmap cell per host up to this many hosts; beyond, per block of hosts (their mean),
@@ -25,6 +26,12 @@ COLUMNS = (("bw", "Bandwidth (MB/s)"), ("bibw", "Bi-BW (MB/s)"), ("latency", "La
 MAX_HEATMAP_HOSTS = 64
 #: SVG ids of the heatmap's cells and of the outlines of flagged cells (tests count them).
 CELLS_GID, FLAGGED_GID = "heatmap-cells", "heatmap-flagged"
+
+
+def shown_labels(labels: Sequence[str]) -> list[str]:
+    """Host names as a terminal or table shows them: a host name is whatever a hostfile or
+    the core said, and a control character in it (a newline, ESC) is shown as \\xNN."""
+    return [one_line(label) for label in labels]
 
 
 def flag_text(i: int, j: int, flags: Sequence[Flag], labels: Sequence[str]) -> str:
@@ -39,7 +46,7 @@ def flag_text(i: int, j: int, flags: Sequence[Flag], labels: Sequence[str]) -> s
 
 def where_text(where: Sequence[int], labels: Sequence[str]) -> str:
     """A node's name, or a pair's as "a <-> b"."""
-    return " <-> ".join(labels[i] for i in where)
+    return " <-> ".join(one_line(labels[i]) for i in where)
 
 
 def with_unit(value: float | None, metric: str) -> str:
@@ -54,7 +61,7 @@ def pair_rows(
 ) -> tuple[list[str], list[list[str]]]:
     """Header and one row per measured pair (source, destination, a value per metric with
     two decimals, flag); with `only_flagged`, the flagged pairs only."""
-    labels = matrix.labels
+    labels = shown_labels(matrix.labels)
     columns = [(metric, title) for metric, title in COLUMNS if metric in matrix.values]
     header = ["Source", "Destination", *(title for _, title in columns), "Flag"]
     rows = []
@@ -73,7 +80,7 @@ def pair_rows(
 def sweep_table(matrix: SweepMatrix, flags: Sequence[Flag]) -> str:
     """Every measured pair, one line each, flagged pairs marked."""
     header, rows = pair_rows(matrix, flags)
-    width = max([len("Destination"), *map(len, matrix.labels)]) + 2
+    width = max([len("Destination"), *map(len, shown_labels(matrix.labels))]) + 2
     values = len(header) - 3
     lines = [
         f"{header[0]:<{width}}| {header[1]:<{width}}" + "".join(f"| {title:>17} " for title in header[2:-1]) + "| Flag",
@@ -100,7 +107,7 @@ def flag_rows(flags: Sequence[Flag], labels: Sequence[str]) -> list[list[str]]:
             with_unit(flag.value, flag.metric),
             with_unit(flag.population_median, flag.metric),
             with_unit(flag.retest, flag.metric),
-            flag.evidence(labels),
+            flag.evidence(shown_labels(labels)),
         ]
         for flag in ordered
     ]

@@ -81,7 +81,9 @@ def _gpus_text(gpus: object) -> str | None:
 
 def provenance_items(run: Run) -> list[tuple[str, str]]:
     """(key, value) pairs describing where a run's numbers come from; unknown items are left out."""
-    hosts = ", ".join(f"{host['name']} (ranks {','.join(map(str, host['ranks']))})" for host in run.hosts or [])
+    hosts = ", ".join(
+        f"{one_line(host['name'])} (ranks {','.join(map(str, host['ranks']))})" for host in run.hosts or []
+    )
     placement = f"{run.ranks or '?'} on {run.nodes or '?'} node(s)"
     if run.placement:
         placement += f" (placement asked for: {run.placement})"

@@ -8,6 +8,9 @@ of reading until the machine's memory is gone. Imports have their own, larger li
 
 from __future__ import annotations
 
+import errno
+import os
+import stat
 from pathlib import Path
 
 from commscope.errors import UsageError
@@ -19,10 +22,26 @@ SETTINGS_LIMIT = 16 * 2**20
 _READ_CHUNK = 2**20
 
 
+#: Kinds of file that are no input and would block a reader (a pipe waits for its writer).
+_NOT_INPUT = {stat.S_IFIFO: "a named pipe", stat.S_IFSOCK: "a socket", stat.S_IFBLK: "a block device"}
+
+
+def _open_input(path: Path) -> int:
+    """A descriptor of the input file at `path`, opened without waiting: a named pipe given
+    by mistake is refused instead of waiting for a writer for ever, and a character device
+    (/dev/zero, a terminal) never blocks a read (it is read up to the limit, or fails)."""
+    fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0))
+    kind = _NOT_INPUT.get(stat.S_IFMT(os.fstat(fd).st_mode))
+    if kind is not None:
+        os.close(fd)
+        raise OSError(errno.EINVAL, f"{kind}, not a file")
+    return fd
+
+
 def read_capped(path: Path, limit: int) -> bytes | None:
     """The file's bytes, or None when it holds more than `limit` (only limit + 1 are read)."""
     chunks, total = [], 0
-    with open(path, "rb") as handle:
+    with open(_open_input(path), "rb") as handle:
         while total <= limit:
             chunk = handle.read(min(_READ_CHUNK, limit + 1 - total))
             if not chunk:

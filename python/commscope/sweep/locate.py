@@ -10,12 +10,19 @@ Each round the planner's pairs are measured all at once, then judged:
   {"values": [["cn00001", "cn00417", 11873.2], ...]} on stdout (sweep/simulate.py is
   one): simulations at scale through the same code, or a site's own measurement.
 
+An oracle runs through execute/process like every program commscope starts: its answer
+and error output go to files (read up to ANSWER_LIMIT and STDERR_TAIL), a stop signal or
+--timeout stops it and all it started at once, and what it leaves running when it answers
+is stopped too.
+
 A round that fails (a launch that does not complete, an oracle that crashes, hangs,
 prints something else or leaves a pair out) stops the sweep with an error naming it,
 exit status 1, and nothing is stored: a locate run is stored once judged, as one pairs
 run whose points carry their round (Pair.round, 0-based), with the rules and how it
 stopped in the provenance's "sweep" entry (mode "locate"), so show, report and check
-judge it again as it was judged here (analysis.locate.stored_verdict).
+judge it again as it was judged here (analysis.locate.stored_verdict). It is stored
+through execute/keep: a store locked past its busy timeout keeps it as files that
+`commscope import` stores later.
 """
 
 from __future__ import annotations
@@ -23,10 +30,8 @@ from __future__ import annotations
 import dataclasses
 import json
 import math
-import os
 import shlex
-import signal
-import subprocess
+import shutil
 import sys
 import tempfile
 from collections.abc import Sequence
@@ -35,22 +40,30 @@ from pathlib import Path
 import numpy as np
 
 from commscope import __version__, ui
-from commscope.analysis.locate import LOCATE_MODE, MIN_HOSTS, LocateVerdict, Locator, locate_record
+from commscope.analysis.locate import LOCATE_MODE, LocateVerdict, Locator, locate_record
 from commscope.analysis.sweep import VALUE_KEY
 from commscope.analysis.sweep_verdicts import SWEEP_KEY
 from commscope.errors import EXIT_FAILED, EXIT_INTERRUPTED, EXIT_OK, EXIT_USAGE, CommscopeError, UsageError
+from commscope.execute.keep import Destination, Stored, storing, summary
+from commscope.execute.process import TIMED_OUT, run_program
 from commscope.execute.provenance import default_system
+from commscope.execute.signals import StopSignals
 from commscope.output.locate_view import locate_document, locate_lines, with_unit
 from commscope.records.benchmarks import PAIRS_BENCHMARK
-from commscope.records.inputs import read_text
-from commscope.records.invocation import invocation, now
+from commscope.records.invocation import now
 from commscope.records.run import Pair, Point, Run
-from commscope.store.db import Store
+from commscope.records.text import format_size
+from commscope.records.textsafe import one_line
 from commscope.sweep.inputs import check_output
 from commscope.sweep.run import Sweeper, SweepRequest, hosts_of
 
 #: Seconds an oracle may take for one round unless --timeout says otherwise.
 ORACLE_TIMEOUT_S = 600.0
+#: The largest answer an oracle may give for one round: 100,000 pairs of long host names
+#: and values are some 10 MB.
+ANSWER_LIMIT = 256 * 2**20
+#: How much of an oracle's error output is kept: its end, where the reason is.
+STDERR_TAIL = 64 * 2**10
 
 
 class RoundFailed(CommscopeError):
@@ -62,75 +75,89 @@ class RoundFailed(CommscopeError):
 class Interrupted(CommscopeError):
     exit_code = EXIT_INTERRUPTED
 
-    def __init__(self, number: int) -> None:
-        super().__init__(f"round {number} was interrupted; nothing is stored")
+    def __init__(self, number: int, signal_name: str | None = None) -> None:
+        by = f" by {signal_name}" if signal_name else ""
+        super().__init__(f"round {number} was interrupted{by}; nothing is stored")
 
 
-def locate_hosts(request: SweepRequest) -> list[str]:
-    """The hosts, each named once, at least MIN_HOSTS of them."""
-    given = list(request.hosts)
-    if request.hostfile and not request.hosts:
-        lines = read_text(Path(request.hostfile), "hostfile").splitlines()
-        given = [line.split("#", 1)[0].split()[0].split(":")[0] for line in lines if line.split("#", 1)[0].strip()]
-    twice = sorted({host for host in given if given.count(host) > 1})
-    if twice:
-        raise UsageError(f"locate: {', '.join(twice)} named more than once: each host is one rank of every round")
-    if given and len(given) < MIN_HOSTS:
-        raise UsageError(
-            f"locate needs at least {MIN_HOSTS} hosts, got {len(given)}: with fewer, one round's pairs cannot "
-            f"single out a slow one; `commscope sweep all-pairs` measures them in {max(len(given) - 1, 1)} rounds"
-        )
-    hosts = hosts_of(request)
-    return hosts
+def oracle_argv(command: str) -> list[str]:
+    """--oracle CMD split as a shell would (never run by one), checked before anything
+    runs: an empty or unclosed command, or a program that is not there, is a usage error."""
+    try:
+        argv = shlex.split(command)
+    except ValueError as exc:  # an unclosed quote
+        raise UsageError(f"--oracle {command}: {exc}") from None
+    if not argv:
+        raise UsageError("--oracle: give the command to run (an empty one is no oracle)")
+    if shutil.which(argv[0]) is None:
+        raise UsageError(f"--oracle {command}: cannot run {argv[0]}: no such program, or not executable")
+    return argv
+
+
+def _finite(value: int | float) -> bool:
+    """Whether a JSON number is a finite float; an integer of hundreds of digits is not."""
+    try:
+        return math.isfinite(value)
+    except OverflowError:
+        return False
 
 
 class OracleRounds:
-    """Rounds answered by --oracle CMD (split like a shell would, never run by one)."""
+    """Rounds answered by --oracle CMD (its words in `argv`)."""
 
-    def __init__(self, command: str, hosts: Sequence[str], metric: str, timeout: float | None) -> None:
+    def __init__(
+        self, command: str, argv: list[str], hosts: Sequence[str], metric: str, timeout: float | None, signals
+    ) -> None:
         self.command = command
-        self.argv = shlex.split(command)
-        if not self.argv:
-            raise UsageError("--oracle: give the command to run")
+        self.argv = argv
         self.hosts = list(hosts)
         self.metric = metric
         self.timeout = timeout or ORACLE_TIMEOUT_S
+        self.signals = signals
         self.labels = self.hosts
 
     def measure(self, number: int, pairs: np.ndarray) -> np.ndarray:
         named = [[self.hosts[a], self.hosts[b]] for a, b in pairs.tolist()]
         request = json.dumps({"round": number, "metric": self.metric, "pairs": named})
-        out = self._run(number, request)
+        out = self._run(number, request.encode())
         return self._values(number, out, named)
 
-    def _run(self, number: int, request: str) -> str:
+    def _run(self, number: int, request: bytes) -> str:
         where = f"round {number}: the oracle `{self.command}`"
         try:
-            process = subprocess.Popen(
+            done = run_program(
                 self.argv,
-                stdin=subprocess.PIPE,
-                stdout=subprocess.PIPE,
-                stderr=subprocess.PIPE,
-                text=True,
-                start_new_session=True,  # a hung oracle is stopped with what it started
+                self.signals,
+                timeout=self.timeout,
+                input=request,
+                stdout_limit=ANSWER_LIMIT,
+                stderr_limit=STDERR_TAIL,
             )
-        except OSError as exc:
-            raise UsageError(f"--oracle {self.command}: cannot run {self.argv[0]}: {exc.strerror}") from exc
-        try:
-            out, err = process.communicate(request, timeout=self.timeout)
-        except subprocess.TimeoutExpired:
-            os.killpg(process.pid, signal.SIGKILL)
-            process.communicate()
-            raise RoundFailed(f"{where} did not answer within {self.timeout:g} s (--timeout); stopped it") from None
-        if process.returncode != 0:
+        except CommscopeError as exc:  # it went between the check and the round
+            raise UsageError(f"--oracle {self.command}: {exc}") from None
+        if self.signals.received:
+            raise Interrupted(number, self.signals.received[0])
+        if done.stdout is None:
+            raise RoundFailed(
+                f"{where} answered more than the limit of {format_size(ANSWER_LIMIT)} for a round; stopped it"
+            )
+        if done.stopped and done.stopped.startswith(TIMED_OUT):
+            raise RoundFailed(f"{where} did not answer within {self.timeout:g} s (--timeout); stopped it")
+        if done.returncode != 0:
             how = (
-                f"was killed by signal {-process.returncode}"
-                if process.returncode < 0
-                else f"failed (exit status {process.returncode})"
+                f"was killed by signal {-done.returncode}"
+                if done.returncode < 0
+                else f"failed (exit status {done.returncode})"
             )
-            tail = "\n".join(err.strip().splitlines()[-5:])
+            tail = done.stderr_tail(5)
             raise RoundFailed(f"{where} {how}" + (f":\n{tail}" if tail else ""))
-        return out
+        try:
+            return done.stdout.decode("utf-8")
+        except UnicodeDecodeError as exc:
+            raise RoundFailed(
+                f"{where} answered in something other than UTF-8 (byte 0x{done.stdout[exc.start]:02x} "
+                f"at offset {exc.start})"
+            ) from None
 
     def _values(self, number: int, out: str, named: list[list[str]]) -> np.ndarray:
         where = f"round {number}: the oracle `{self.command}`"
@@ -138,6 +165,12 @@ class OracleRounds:
             document = json.loads(out)
         except json.JSONDecodeError as exc:
             raise RoundFailed(f"{where} printed no JSON document ({exc.msg}); it began {out[:60]!r}") from None
+        except ValueError as exc:  # an integer of more digits than Python converts
+            raise RoundFailed(f"{where} printed a number it cannot read: {exc}") from None
+        except RecursionError:
+            raise RoundFailed(
+                f"{where} printed a JSON document nested too deeply to read; it began {out[:60]!r}"
+            ) from None
         rows = document.get("values") if isinstance(document, dict) else None
         if not isinstance(rows, list):
             raise RoundFailed(f'{where} answered without a "values" list: {out[:60]!r}')
@@ -145,16 +178,17 @@ class OracleRounds:
         values = np.full(len(named), np.nan)
         for row in rows:
             if not (isinstance(row, list) and len(row) == 3 and all(isinstance(host, str) for host in row[:2])):
-                raise RoundFailed(f"{where}: {row!r} is not [HOST, HOST, VALUE]")
+                raise RoundFailed(f"{where}: {_shown(row)} is not [HOST, HOST, VALUE]")
             a, b, value = row
+            shown = f"{one_line(a)} <-> {one_line(b)}"
             k = index.get(frozenset((a, b)))
             if k is None:
-                raise RoundFailed(f"{where} answered for {a} <-> {b}, which is not a pair of the round")
+                raise RoundFailed(f"{where} answered for {shown}, which is not a pair of the round")
             if not np.isnan(values[k]):
-                raise RoundFailed(f"{where} answered twice for {a} <-> {b}")
-            good = isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value)
+                raise RoundFailed(f"{where} answered twice for {shown}")
+            good = isinstance(value, (int, float)) and not isinstance(value, bool) and _finite(value)
             if not good or value < 0 or (value == 0 and self.metric == "latency"):
-                raise RoundFailed(f"{where} gave {a} <-> {b} the value {value!r}: not a {self.metric}")
+                raise RoundFailed(f"{where} gave {shown} the value {_shown(value)}: not a {self.metric}")
             values[k] = value
         missing = [named[k] for k in np.flatnonzero(np.isnan(values)).tolist()]
         if missing:
@@ -164,14 +198,30 @@ class OracleRounds:
         return values
 
 
+def _shown(value: object, limit: int = 60) -> str:
+    """A value of the answer as the message shows it: repr, cut to `limit` characters (an
+    integer of 400 digits is not read whole, and Python refuses to print one of 5,000)."""
+    if isinstance(value, int) and not isinstance(value, bool) and value.bit_length() > 200:
+        return f"an integer of about {int(value.bit_length() * math.log10(2)) + 1} digits"
+    try:
+        text = repr(value)
+    except (RecursionError, ValueError):  # nested too deeply; an integer past Python's digits limit
+        return f"a {type(value).__name__} that cannot be shown"
+    return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
 class LaunchedRounds:
-    """Rounds measured by one `commscope-bench pairs --schedule FILE` launch each."""
+    """Rounds measured by one `commscope-bench pairs --schedule FILE` launch each; the
+    points of every round, tagged with it, become the one locate run (`run`)."""
 
     def __init__(self, request: SweepRequest, metric: str, signals) -> None:
         self.sweeper = Sweeper(request)
         self.metric = metric
         self.signals = signals
-        self.runs: list[Run] = []
+        self.first: Run | None = None  # the launch whose provenance the locate run keeps
+        self.points: list[Point] = []
+        self.raw: dict[str, bytes] = {}
+        self.ended_at: str | None = None
         self.labels = list(self.sweeper.hosts)
 
     def measure(self, number: int, pairs: np.ndarray) -> np.ndarray:
@@ -181,46 +231,34 @@ class LaunchedRounds:
             flags = ["--schedule", str(schedule), "--metric", self.metric, *self.sweeper.request.core_flags]
             run = self.sweeper.launch(flags, self.signals)
         if self.signals.received:
-            raise Interrupted(number)
+            raise Interrupted(number, self.signals.received[0])
         if run.status != "complete":
             raise RoundFailed(f"round {number} did not complete ({run.status_reason or run.status}); nothing is stored")
-        if number == 1 and run.hosts:  # the names the core saw, by rank
+        if self.first is None and run.hosts:  # the names the core saw, by rank
             for host in run.hosts:
                 for rank in host.get("ranks", []):
                     self.labels[rank] = host["name"]
         found = {
-            frozenset((p.pair.src, p.pair.dst)): p.metrics.get(VALUE_KEY[self.metric])
+            frozenset((p.pair.src, p.pair.dst)): p
             for p in run.points
             if p.pair is not None and p.pair.metric == self.metric
         }
-        values = [found.get(frozenset(pair)) for pair in pairs.tolist()]
+        points = [found.get(frozenset(pair)) for pair in pairs.tolist()]
+        values = [point.metrics.get(VALUE_KEY[self.metric]) if point else None for point in points]
         missing = [pair for pair, value in zip(pairs.tolist(), values) if not isinstance(value, (int, float))]
         if missing:
             a, b = missing[0]
             raise RoundFailed(f"round {number}: the core measured no {self.metric} for ranks {a} and {b}")
-        run.points = [
-            _with_round(point, number) for point in run.points if point.pair and point.pair.metric == self.metric
-        ]
-        self.runs.append(run)
+        self.first = self.first or run
+        self.points += [dataclasses.replace(p, pair=dataclasses.replace(p.pair, round=number - 1)) for p in points]
+        # each launch's own output, by round: a kept run holds its points, not one stream
+        self.raw.update({f"round-{number}-{name}": data for name, data in run.raw.items()})
+        self.ended_at = run.ended_at
         return np.array(values, dtype=np.float64)
 
-
-def _with_round(point: Point, number: int) -> Point:
-    pair = point.pair
-    point.pair = Pair(**{**pair.as_dict(), "round": number - 1})
-    return point
-
-
-def merged_run(rounds: LaunchedRounds) -> Run:
-    """The rounds' launches as one run: the first one's provenance, every round's points."""
-    first, last = rounds.runs[0], rounds.runs[-1]
-    first.points = [point for run in rounds.runs for point in run.points]
-    first.ended_at = last.ended_at
-    first.raw = {
-        key: b"".join(f"# locate round {k}\n".encode() + run.raw.get(key, b"") for k, run in enumerate(rounds.runs, 1))
-        for key in first.raw
-    }
-    return first
+    def run(self) -> Run:
+        """The rounds as one run: the first launch's provenance, every round's points."""
+        return dataclasses.replace(self.first, points=self.points, raw=self.raw, ended_at=self.ended_at, id=None)
 
 
 def oracle_run(request: SweepRequest, source: OracleRounds, locator: Locator, started: str) -> Run:
@@ -255,18 +293,20 @@ def oracle_run(request: SweepRequest, source: OracleRounds, locator: Locator, st
 
 
 def run_locate(request: SweepRequest, oracle: str | None, seed: int | None, db: Path) -> int:
-    from commscope.execute.signals import StopSignals
-
-    hosts = locate_hosts(request)
+    hosts = hosts_of(request)  # the hostfile is read here, once
+    argv = oracle_argv(oracle) if oracle is not None else None
     check_output(request.json_out, "--json")
     # named before measuring: a system name the store refuses must not cost the rounds
-    request = dataclasses.replace(request, system=request.system or default_system())
+    request = dataclasses.replace(request, hosts=tuple(hosts), hostfile=None, system=request.system or default_system())
     (metric,) = request.metrics
     policy = request.policy
     started = now()
-    with StopSignals() as signals:
+    destination = Destination(db, request.argv, label=request.label, system=request.system)
+    with storing(destination, "sweep") as stored, StopSignals() as signals:
         source = (
-            OracleRounds(oracle, hosts, metric, request.timeout) if oracle else LaunchedRounds(request, metric, signals)
+            OracleRounds(oracle, argv, hosts, metric, request.timeout, signals)
+            if argv is not None
+            else LaunchedRounds(request, metric, signals)
         )
         locator = Locator(len(hosts), metric, policy.rule(metric), policy.locate, seed=seed)
         while True:
@@ -276,7 +316,7 @@ def run_locate(request: SweepRequest, oracle: str | None, seed: int | None, db: 
             number = len(locator.rounds) + 1
             values = source.measure(number, pairs)
             if signals.received:
-                raise Interrupted(number)
+                raise Interrupted(number, signals.received[0])
             measured = locator.record(pairs, values)
             ui.note(
                 f"locate: round {number}: {len(pairs):,} pair{'s' if len(pairs) != 1 else ''} at once, "
@@ -285,21 +325,25 @@ def run_locate(request: SweepRequest, oracle: str | None, seed: int | None, db: 
             )
             if locator.stop:
                 break
-    verdict = locator.verdict()
-    run = merged_run(source) if isinstance(source, LaunchedRounds) else oracle_run(request, source, locator, started)
-    run.provenance = {
-        **(run.provenance or {}),
-        SWEEP_KEY: locate_record(policy, metric, verdict.stop, seed, oracle),
-    }
-    with Store(db) as store:
-        invocation_id = store.add_invocation(invocation("sweep", request.argv))
-        run.id = store.add_run(run, invocation_id)
-    return report_verdict(request, verdict, source.labels, run.id, db)
+        verdict = locator.verdict()
+        if isinstance(source, LaunchedRounds):
+            run = source.run()
+        else:
+            run = oracle_run(request, source, locator, started)
+        run.provenance = {
+            **(run.provenance or {}),
+            SWEEP_KEY: locate_record(policy, metric, verdict.stop, seed, oracle),
+        }
+        stored.add(run)
+    return report_verdict(request, verdict, source.labels, stored, db)
 
 
-def report_verdict(request: SweepRequest, verdict: LocateVerdict, labels: Sequence[str], run_id: int, db: Path) -> int:
+def report_verdict(
+    request: SweepRequest, verdict: LocateVerdict, labels: Sequence[str], stored: Stored, db: Path
+) -> int:
     for level, line in locate_lines(verdict, labels):
         (ui.warn if level == "warn" else ui.note)(line)
+    run_id = stored.runs[0].id if stored.runs else None
     unwritten = False
     if request.json_out:
         document = locate_document(verdict, labels, request.policy, run_id)
@@ -308,6 +352,9 @@ def report_verdict(request: SweepRequest, verdict: LocateVerdict, labels: Sequen
         except OSError as exc:
             ui.warn(f"cannot write --json {request.json_out}: {exc.strerror or exc}")
             unwritten = True
+    if stored.kept:  # said as every measuring command says it, exit 4 before the verdict's 1
+        sys.stdout.flush()
+        return summary(stored, db)
     ui.note(f"stored {LOCATE_MODE} run {run_id} in {db}")
     sys.stdout.flush()
     if unwritten:

@@ -14,7 +14,7 @@
    retest run's id (and for intra sweeps the cores' topology) go into the sweep run's
    provenance, so `commscope report` judges the stored sweep as it was judged here.
 
-Hosts come from --hosts or --hostfile; with --nodes N the command line (cli/run.py) takes
+Hosts come from --hosts or --hostfile; with --nodes N the command line (cli/sweep.py) takes
 them from a Slurm allocation (cluster/allocate.py) and checks the combination here.
 """
 
@@ -32,6 +32,7 @@ from pathlib import Path
 import numpy as np
 
 from commscope import ui
+from commscope.analysis.locate import LOCATE_MODE, MIN_HOSTS
 from commscope.analysis.sweep import PAIR_METRICS, Policy, matrix_from_run, number
 from commscope.analysis.sweep_check import check_sweep
 from commscope.analysis.sweep_verdicts import (
@@ -47,21 +48,26 @@ from commscope.analysis.sweep_verdicts import (
 from commscope.errors import EXIT_FAILED, EXIT_INTERRUPTED, EXIT_OK, EXIT_USAGE, CommscopeError, UsageError
 from commscope.execute.core import MPICH, OPENMPI, core_mpi_flavour, find_core
 from commscope.execute.cpu_topology import cpu_topology
+from commscope.execute.keep import Destination, Stored, storing, summary
 from commscope.execute.launchers import resolve_launcher, split_host
 from commscope.execute.outcome import rank_died_early, timed_out
 from commscope.execute.reporter import QuietReporter
 from commscope.execute.runner import Runner, RunRequest, finalize_grace_s, plan
 from commscope.execute.signals import StopSignals
-from commscope.output.sweep_view import flag_record, heatmap_files, intra_table, sweep_table, where_text
+from commscope.output.sweep_view import (
+    flag_record,
+    heatmap_files,
+    intra_table,
+    shown_labels,
+    sweep_table,
+    where_text,
+)
 from commscope.records.benchmarks import PAIRS_BENCHMARK
-from commscope.records.inputs import read_text
-from commscope.records.invocation import invocation
+from commscope.records.hostfile import read_hostfile
 from commscope.records.run import Run
 from commscope.records.suite import Entry
-from commscope.store.db import Store
 from commscope.sweep.inputs import check_output, stream_folder
 
-MODES = ("one-to-all", "all-pairs", "intra")
 #: A host with one slot in each launcher's hostfile (Open MPI --hostfile, Hydra -f; srun -w
 #: FILE takes names alone).
 HOSTFILE_LINE = {OPENMPI: "{} slots=1", MPICH: "{}:1"}
@@ -74,7 +80,7 @@ class SweepRequest:
     mode: str
     hosts: tuple[str, ...] = ()
     hostfile: str | None = None
-    nodes: int | None = None  # --nodes: the hosts are a Slurm allocation's (cli/run.py fills them in)
+    nodes: int | None = None  # --nodes: the hosts are a Slurm allocation's (cli/sweep.py fills them in)
     partition: str | None = None  # salloc's, when --nodes asks Slurm for the nodes
     time: str | None = None
     source: str | None = None  # one-to-all: the host every other is measured from
@@ -87,20 +93,25 @@ class SweepRequest:
     system: str | None = None
     timeout: float | None = None
     retest: bool = True
-    baseline: Run | None = None  # a stored link sweep, read before measuring (cli/run.py)
+    baseline: Run | None = None  # a stored link sweep, read before measuring (cli/sweep.py)
     json_out: Path | None = None
     plot: Path | None = None
     core_flags: Sequence[str] = ()
     argv: Sequence[str] = field(default_factory=lambda: list(sys.argv))
 
 
+def least_hosts(mode: str) -> int:
+    """The fewest hosts a mode can judge: a pair for a link sweep, MIN_HOSTS for locate."""
+    return MIN_HOSTS if mode == LOCATE_MODE else 2
+
+
 def hosts_of(request: SweepRequest) -> list[str]:
+    """The hosts of the sweep, from --hosts or the hostfile (read here, once), checked for
+    the mode; --from's host first (rank 0 is the root of the schedule)."""
     if request.hosts and request.hostfile:
         raise UsageError("give hosts either with --hosts or with --hostfile, not both")
     if request.hostfile:
-        lines = read_text(Path(request.hostfile), "hostfile").splitlines()
-        names = [line.split("#", 1)[0].split()[0] for line in lines if line.split("#", 1)[0].strip()]
-        hosts = list(dict.fromkeys(name.split(":")[0] for name in names))
+        given = read_hostfile(request.hostfile)
     else:
         slotted = [entry for entry in request.hosts if split_host(entry)[1] is not None]
         if slotted:
@@ -108,13 +119,26 @@ def hosts_of(request: SweepRequest) -> list[str]:
                 f"--hosts {slotted[0]}: a sweep runs one rank per host (intra: --np ranks); "
                 "give host names without :slots"
             )
-        hosts = list(dict.fromkeys(request.hosts))
+        given = list(request.hosts)
+    hosts = list(dict.fromkeys(given))
     if request.mode == "intra":
         if len(hosts) > 1:
             raise UsageError(f"intra sweeps one host; got {len(hosts)} ({', '.join(hosts)})")
         return hosts
-    if len(hosts) < 2:
-        raise UsageError(f"{request.mode} needs at least 2 hosts (--hosts H1,H2,..., --hostfile FILE or --nodes N)")
+    if request.mode == LOCATE_MODE:
+        twice = sorted({host for host in given if given.count(host) > 1})
+        if twice:
+            raise UsageError(f"locate: {', '.join(twice)} named more than once: each host is one rank of every round")
+    least = least_hosts(request.mode)
+    if len(hosts) < least:
+        got = f", got {len(hosts)}" if hosts else ""
+        why = (
+            f": with fewer, one round's pairs cannot single out a slow one; `commscope sweep all-pairs` measures "
+            f"them in {max(len(hosts) - 1, 1)} rounds"
+            if request.mode == LOCATE_MODE and hosts
+            else " (--hosts H1,H2,..., --hostfile FILE or --nodes N)"
+        )
+        raise UsageError(f"{request.mode} needs at least {least} hosts{got}{why}")
     if request.source is not None:
         if request.source not in hosts:
             raise UsageError(f"--from {request.source}: not one of the hosts ({', '.join(hosts)})")
@@ -128,6 +152,16 @@ class SweepResult:
     run: Run
     retest_run: Run | None
     judgement: SweepJudgement
+
+
+def retry_reason(run: Run, signals: StopSignals) -> str | None:
+    """Why a launch is worth starting once more (None: it is not). The one place that
+    decides it: a launch stopped at --timeout, never one a stop signal ended."""
+    if signals.received:
+        return None
+    if timed_out(run.status, run.status_reason):
+        return "the launch was stopped at --timeout"
+    return None
 
 
 class Sweeper:
@@ -188,8 +222,9 @@ class Sweeper:
         many hosts, on a loaded machine), and a sweep, a locate round above all, should not
         be lost to one such launch; a second timeout is final."""
         run = self._launch_once(flags, signals)
-        if timed_out(run.status, run.status_reason) and not signals.received:
-            ui.warn("sweep: the launch was stopped at --timeout; starting it once more (a second timeout is final)")
+        retry = retry_reason(run, signals)
+        if retry:
+            ui.warn(f"sweep: {retry}; starting it once more (only once)")
             run = self._launch_once(flags, signals)
         elif rank_died_early(run.status, run.status_reason, len(run.points)) and not signals.received:
             ui.warn(f"sweep: {run.status_reason}; starting it once more (a second death is final)")
@@ -237,11 +272,13 @@ class Sweeper:
             cpus = {cpu: where for cpu, where in cpu_topology().items() if cpu in used}
         return sweep_record(self.request.mode, self.request.policy, self.request.retest, cpus)
 
-    def sweep(self, store: Store, invocation_id: int) -> SweepResult:
+    def sweep(self, stored: Stored) -> SweepResult:
+        """Measure, retest the suspects and judge; each run stored (or kept as files) as soon
+        as it is measured, through execute/keep."""
         with StopSignals() as signals:
             run = self.launch(self.schedule_flags(), signals)
             run.provenance = {**(run.provenance or {}), SWEEP_KEY: self.record(run)}
-            run.id = store.add_run(run, invocation_id)
+            stored.add(run)
             if signals.received or run.status != "complete" or not run.points:
                 raise _Stopped(run, signals)
             matrix = matrix_from_run(run)
@@ -251,8 +288,10 @@ class Sweeper:
                 with tempfile.TemporaryDirectory(prefix="commscope-sweep-", dir=self.folder) as folder:
                     retest_run = self.retest(plan, signals, Path(folder))
                 retest_run.provenance = {**(retest_run.provenance or {}), SWEEP_KEY: {"retest_of": run.id}}
-                retest_run.id = store.add_run(retest_run, invocation_id)
-                store.add_provenance(run.id, {SWEEP_KEY: {**run.provenance[SWEEP_KEY], "retest_run": retest_run.id}})
+                stored.add(retest_run)
+                if run.id is not None and retest_run.id is not None:
+                    link = {SWEEP_KEY: {**run.provenance[SWEEP_KEY], "retest_run": retest_run.id}}
+                    stored.store.add_provenance(run.id, link)
                 if signals.received:  # stored as far as it got; no verdict from half a retest
                     raise _Stopped(retest_run, signals)
                 alone = values_alone(plan, matrix_from_run(retest_run))
@@ -263,12 +302,12 @@ class Sweeper:
 
 class _Stopped(CommscopeError):
     def __init__(self, run: Run, signals: StopSignals) -> None:
+        where = f"stored (run {run.id})" if run.id is not None else "kept as files (see above)"
         if signals.received:
-            super().__init__(
-                f"the sweep was interrupted by {signals.received[0]}; what it measured is stored (run {run.id})"
-            )
+            super().__init__(f"the sweep was interrupted by {signals.received[0]}; what it measured is {where}")
         else:
-            super().__init__(f"the sweep did not complete (run {run.id}: {run.status_reason or run.status})")
+            what = f"run {run.id}" if run.id is not None else "kept as files"
+            super().__init__(f"the sweep did not complete ({what}: {run.status_reason or run.status})")
         self.exit_code = EXIT_INTERRUPTED if signals.received else EXIT_FAILED
 
 
@@ -307,17 +346,16 @@ def check_nodes(request: SweepRequest) -> None:
         raise UsageError("--nodes: intra sweeps the cores of the host it runs on; run it inside a job on that node")
     if request.hosts or request.hostfile:
         raise UsageError("--nodes takes the hosts from Slurm: give it without --hosts or --hostfile")
-    if request.nodes < 2:
-        raise UsageError(f"--nodes {request.nodes}: {request.mode} needs at least 2 nodes")
+    if request.nodes < least_hosts(request.mode):
+        raise UsageError(f"--nodes {request.nodes}: {request.mode} needs at least {least_hosts(request.mode)} nodes")
 
 
 def run_sweep(request: SweepRequest, db: Path) -> int:
     sweeper = Sweeper(request)
-    with Store(db) as store:
-        invocation_id = store.add_invocation(invocation("sweep", request.argv))
-        result = sweeper.sweep(store, invocation_id)
+    with storing(Destination(db, request.argv, label=request.label, system=request.system), "sweep") as stored:
+        result = sweeper.sweep(stored)
     matrix, flags = result.judgement.matrix, result.judgement.flags()
-    labels = matrix.labels
+    labels = shown_labels(matrix.labels)  # for the terminal: control characters escaped
     sys.stdout.write(sweep_table(matrix, flags))
     for flag in flags:
         ui.warn(f"bad {flag.kind} {where_text(flag.where, labels)}: {flag.evidence(labels)}")
@@ -330,8 +368,11 @@ def run_sweep(request: SweepRequest, db: Path) -> int:
         sys.stdout.write(intra_table(result.run, stored_topology(result.run) or {}))
     worse = against_baseline(result.run, request.baseline)
     unwritten = write_outputs(request, result, flags)
+    counted = f"{len(flags)} flag{'s' if len(flags) != 1 else ''}"
+    if stored.kept:  # said as every measuring command says it, exit 4 before the flags' 1
+        return summary(stored, db)
     retest = f", retest run {result.retest_run.id}" if result.retest_run else ""
-    ui.note(f"stored sweep run {result.run.id}{retest} in {db}; {len(flags)} flag{'s' if len(flags) != 1 else ''}")
+    ui.note(f"stored sweep run {result.run.id}{retest} in {db}; {counted}")
     if unwritten:
         return EXIT_USAGE
     return EXIT_FAILED if flags or worse else EXIT_OK

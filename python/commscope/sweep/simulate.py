@@ -27,8 +27,12 @@ import sys
 import zlib
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from pathlib import Path
 
 import numpy as np
+
+from commscope.errors import UsageError
+from commscope.records.inputs import read_text
 
 BASE = {"bw": 12000.0, "bibw": 20000.0, "latency": 1.5}
 
@@ -84,8 +88,11 @@ def main(argv: Sequence[str]) -> int:
     if len(argv) != 1:
         print("usage: python -m commscope.sweep.simulate NETWORK.json < round.json", file=sys.stderr)
         return 2
-    with open(argv[0], encoding="utf-8") as file:
-        network = Network.of(json.load(file))
+    try:
+        network = Network.of(json.loads(read_text(Path(argv[0]), "network file")))
+    except UsageError as exc:  # names the file: missing, too large, a pipe, not UTF-8
+        print(f"error: {exc}", file=sys.stderr)
+        return 2
     json.dump(answer(network, json.load(sys.stdin)), sys.stdout)
     sys.stdout.write("\n")
     return 0

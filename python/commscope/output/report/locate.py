@@ -5,7 +5,7 @@ the link sweeps' section layout (output.report.sweep)."""
 
 from __future__ import annotations
 
-from commscope.analysis.locate import stored_verdict
+from commscope.analysis.locate import node_flags, stored_verdict
 from commscope.analysis.sweep import Verdict, matrix_from_run
 from commscope.analysis.sweep_verdicts import SweepJudgement, stored_policy
 from commscope.output.locate_view import (
@@ -15,7 +15,6 @@ from commscope.output.locate_view import (
     SUSPECT_HEADER,
     SUSPECT_NOTE,
     bad_node_rows,
-    node_flags,
     round_rows,
     suspect_rows,
 )
