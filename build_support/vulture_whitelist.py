@@ -46,7 +46,3 @@ valid_systems, valid_prog_environs, tags, maintainers, descr, executable_opts, n
 set_command, completed, set_perf_variables, from_entry  # reframe/checks.py
 commscope_latency, commscope_quick_suite  # reframe/checks.py
 site_configuration  # reframe/config.py
-
-# Temporary: the sweep change removes sweep/run.py's MODES (unused since the modes became
-# subcommands); drop this line when it lands.
-MODES

@@ -292,12 +292,6 @@ _PROCESS_CALLS = re.compile(
     r"^(?:os\.(?:fork|forkpty|exec\w*|spawn\w*|posix_spawn\w*|system|popen)|pty\.\w+|asyncio\.create_subprocess_\w+)$"
 )
 #: Modules known to start one today, each with why.
-STARTS_A_PROCESS_FOR_NOW = {
-    # Temporary: its oracle moves to execute/process with the sweep change.
-    "sweep/locate.py",
-}
-
-
 def _starts_processes(path: Path) -> list[str]:
     tree = ast.parse(path.read_text(), str(path))
     found = [
@@ -318,7 +312,6 @@ def test_sweep_and_analysis_start_no_process():
         f"{path.relative_to(PACKAGE)}:{where}"
         for path in _modules()
         if path.relative_to(PACKAGE).parts[0] in ("sweep", "analysis")
-        and str(path.relative_to(PACKAGE)) not in STARTS_A_PROCESS_FOR_NOW
         for where in _starts_processes(path)
     ]
     assert not found, "sweep/ or analysis/ starting a process:\n" + "\n".join(found)

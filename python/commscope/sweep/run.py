@@ -155,12 +155,15 @@ class SweepResult:
 
 
 def retry_reason(run: Run, signals: StopSignals) -> str | None:
-    """Why a launch is worth starting once more (None: it is not). The one place that
-    decides it: a launch stopped at --timeout, never one a stop signal ended."""
+    """Why a launch is started once more, as the warning says it (None: it is not). The one
+    place that decides it: a launch stopped at --timeout, or one a rank of which died
+    before anything was measured; never one a stop signal ended."""
     if signals.received:
         return None
     if timed_out(run.status, run.status_reason):
-        return "the launch was stopped at --timeout"
+        return "the launch was stopped at --timeout; starting it once more (only once)"
+    if rank_died_early(run.status, run.status_reason, len(run.points)):
+        return f"{run.status_reason}; starting it once more (a second death is final)"
     return None
 
 
@@ -217,17 +220,15 @@ class Sweeper:
         return run_request, item
 
     def launch(self, flags: list[str], signals: StopSignals) -> Run:
-        """One launch of the core with `flags`; one stopped for running past --timeout is
-        started once more. An MPI start-up can hang for good (Open MPI's TCP wire-up across
-        many hosts, on a loaded machine), and a sweep, a locate round above all, should not
-        be lost to one such launch; a second timeout is final."""
+        """One launch of the core with `flags`; one stopped for running past --timeout, or
+        one of whose ranks died at start, is started once more. An MPI start-up can hang or
+        crash now and then (Open MPI's TCP wire-up across many hosts, on a loaded machine),
+        and a sweep, a locate round above all, should not be lost to one such launch; a
+        second failure is final."""
         run = self._launch_once(flags, signals)
         retry = retry_reason(run, signals)
         if retry:
-            ui.warn(f"sweep: {retry}; starting it once more (only once)")
-            run = self._launch_once(flags, signals)
-        elif rank_died_early(run.status, run.status_reason, len(run.points)) and not signals.received:
-            ui.warn(f"sweep: {run.status_reason}; starting it once more (a second death is final)")
+            ui.warn(f"sweep: {retry}")
             run = self._launch_once(flags, signals)
         return run
 
