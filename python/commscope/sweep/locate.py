@@ -268,7 +268,7 @@ def run_locate(request: SweepRequest, oracle: str | None, seed: int | None, db: 
         source = (
             OracleRounds(oracle, hosts, metric, request.timeout) if oracle else LaunchedRounds(request, metric, signals)
         )
-        locator = Locator(len(hosts), metric, policy.rule(metric), policy.locate, seed=seed)
+        locator = Locator(len(hosts), metric, policy.locate, seed=seed)
         while True:
             pairs = locator.plan()
             if locator.stop:
