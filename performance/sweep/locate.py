@@ -49,7 +49,7 @@ def planted(n: int, bad: int, seed: int) -> tuple[list[str], set[int], dict]:
 def one_run(n: int, bad: int, seed: int) -> dict:
     hosts, chosen, document = planted(n, bad, seed)
     network = Network.of(document)
-    locator = Locator(n, "bw", DEFAULT_RULES["bw"], LocateRules(), seed=seed)
+    locator = Locator(n, "bw", LocateRules(), seed=seed)
     cpu = []
     while True:
         start = time.process_time()

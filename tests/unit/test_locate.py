@@ -24,7 +24,7 @@ def names(n: int) -> list[str]:
 
 def locate(n: int, network: Network, seed: int = 1, rules: LocateRules | None = None, metric: str = "bw"):
     hosts = names(n)
-    locator = Locator(n, metric, DEFAULT_RULES[metric], rules or LocateRules(), seed=seed)
+    locator = Locator(n, metric, rules or LocateRules(), seed=seed)
     while True:
         pairs = locator.plan()
         if locator.stop:
@@ -72,7 +72,7 @@ def test_a_healthy_cluster_is_cleared_in_a_few_rounds_with_contention_as_suspect
 def test_a_bad_link_is_a_suspect_pair_not_a_bad_node():
     n, seed = 200, 12
     hosts = names(n)
-    probe = Locator(n, "bw", DEFAULT_RULES["bw"], seed=seed)
+    probe = Locator(n, "bw", seed=seed)
     first = probe.plan()  # the planner's round 1 for this seed: plant bad links on three of its pairs
     links = [tuple(first[k].tolist()) for k in (0, 5, 9)]
     network = Network(seed=seed, bad_links={frozenset((hosts[a], hosts[b])): 0.3 for a, b in links}, contention=0)
@@ -93,7 +93,7 @@ def test_one_slow_pair_alone_never_names_a_host():
 
 def test_too_few_hosts_to_judge_each_other_are_refused():
     with pytest.raises(ValueError, match="6 hosts or more"):
-        Locator(MIN_HOSTS - 1, "bw", DEFAULT_RULES["bw"])
+        Locator(MIN_HOSTS - 1, "bw")
 
 
 def test_the_round_limit_stops_and_says_so():
@@ -132,7 +132,7 @@ def test_a_replay_of_the_rounds_gives_the_same_verdict():
     _, network = planted(500, 5, 41)
     locator, verdict = locate(500, network, seed=41)
     rounds = [(measured.pairs, measured.values) for measured in locator.rounds]
-    again = replay(500, "bw", DEFAULT_RULES["bw"], LocateRules(), rounds, verdict.stop)
+    again = replay(500, "bw", LocateRules(), rounds, verdict.stop)
     assert again == verdict
 
 

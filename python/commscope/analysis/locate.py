@@ -1,34 +1,35 @@
-"""`commscope sweep locate`: name the bad nodes in a few rounds of disjoint pairs, not n-1.
+"""`commscope sweep locate`: name the broken parts of a fabric — bad nodes, and with a
+topology the switch uplinks — in a few rounds of disjoint pairs, not n-1, with a known
+bound on false accusations and a stated detection limit.
 
-A bad node slows every pair it is in, so it need not be seen with every partner:
+Every round's pairs are measured at once. Each pair's value weighs for and against every
+part it crosses (its two hosts and, with a topology, the uplinks between their leaf
+switches): analysis.evidence's sequential likelihood ratio per part, noise and contention
+estimated from the sweep's healthy pairs. A pair counts against a part (says it is slow)
+only when every other part it crosses is cleared: slowness is blamed on the one part that
+explains it, confirmed against known-good partners. A fast pair counts for every part
+it crosses. A pair through a part already named explains nothing more.
 
-1. Round 1 is a random perfect matching: every host in one pair, all pairs at once (an
-   odd count leaves one host for round 2). Its pairs are judged by the all-pairs rules
-   (analysis.sweep.worse: far from the pairs' median by mad_k scaled MADs of the logs,
-   and beyond the margin), against the round's own pairs.
-2. Every later round pairs each undecided host with a host already seen healthy that it
-   has not met yet (hosts that were never slow first); only when no healthy partner is
-   left are two undecided hosts paired. A round's pairs are judged against every pair
-   measured so far whose hosts were healthy before the round, so the suspects' own pairs
-   never move the reference.
-3. After each round every host is judged from all it was seen in:
-   healthy    at least one normal pair, and at most one slow pair more than normal ones
-              (a slow pair with a bad node or with transient contention, then a normal
-              one, is healthy);
-   bad        slow with `confirm` different healthy partners, and that many more slow
-              pairs than normal ones: never one slow pair alone;
-   undecided  the rest, including a host not measured yet.
-   The sweep stops when no host is undecided (the verdict is certain under the rules),
-   at the round limit, or when no undecided host has a partner left it has not met.
+1. Round 1 is a random perfect matching; with a topology half of each leaf's hosts are
+   paired inside their leaf and the rest across leaves, so one round already tells a slow
+   host (slow both ways) from a slow uplink (slow only across).
+2. Every later round pairs each undecided host with a cleared host it has not met (inside
+   its leaf and across, in turn), and probes each undecided uplink with cleared hosts on
+   both sides of it; only when no cleared partner is left are two undecided hosts paired.
+3. A part is named when its averaged likelihood ratio reaches parts / alpha (at most alpha
+   of the sweeps of a healthy fabric name anything), and for a host when it was slow with
+   `confirm` different cleared partners; it is cleared when a slowdown of `detect` or more
+   is ruled out at beta. The sweep stops when every part is cleared or named (certain at
+   that detection limit), at the round limit, or when no undecided part has a partner left.
 
-What a few rounds cannot show: a slow pair between two hosts that are healthy otherwise
-is a *suspect pair*: transient contention, or a bad link between those two hosts. Only
-the pairs measured were seen; `sweep all-pairs` measures every one.
+What a few rounds cannot show: a slow pair whose parts are all cleared otherwise is a
+*suspect pair*: transient contention, or a bad link between those two hosts; `sweep
+all-pairs` measures every pair.
 
-The judgement is a function of the rounds measured (their pairs and values) and the
-rules; the random choice of pairs is the planner's alone, so a stored run is judged again
-by replaying its rounds (`replay`). numpy throughout: 10,000 hosts plan and judge a round
-in milliseconds (performance/sweep/locate.py).
+The judgement is a function of the rounds measured (their pairs and values), the rules and
+the topology; the random choice of pairs is the planner's alone, so a stored run is judged
+again by replaying its rounds (`replay`). numpy throughout: 10,000 hosts plan and judge a
+round in well under a second (performance/sweep/locate.py).
 """
 
 from __future__ import annotations
@@ -38,28 +39,45 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
-from commscope.analysis.sweep import VALUE_KEY, Flag, LocateRules, MetricRule, Policy, Population, population, worse
+from commscope.analysis.evidence import (
+    Noise,
+    averaged,
+    clear_from,
+    grid,
+    named_threshold,
+    pair_evidence,
+    weights,
+)
+from commscope.analysis.fabric import NO_SWITCH, Fabric
+from commscope.analysis.sweep import HIGHER_IS_WORSE, VALUE_KEY, Flag, LocateRules, Policy, Population, population
 from commscope.analysis.sweep_verdicts import record_of, stored_policy, sweep_record
 from commscope.errors import UsageError
 from commscope.records.run import Run
 
 #: The mode a locate sweep is recorded with (analysis.sweep_verdicts' "sweep" entry).
 LOCATE_MODE = "locate"
-#: Fewer hosts give round 1 too few pairs (two) for a median and MAD to single one out,
+#: Fewer hosts give round 1 too few pairs (two) for the healthy pairs' spread to be known,
 #: and all-pairs measures them in at most 4 rounds anyway.
 MIN_HOSTS = 6
 #: Why a locate sweep stopped.
 CERTAIN, ROUND_LIMIT, NO_PARTNER = "certain", "round limit", "no partner left"
+#: A value of nothing (0 MB/s) is the slowest there is, not an error.
+_FLOOR = 1e-30
+#: Round 1's pairs alone estimate the noise from this many on (fewer: every pair so far).
+NOISE_PAIRS = 30
+#: How often judging goes round the parts until what is cleared and named settles.
+_SETTLE = 12
 
 
 @dataclass(frozen=True)
 class Round:
-    """One round: its pairs (k x 2 host indices), their values, and which were slow."""
+    """One round: its pairs (k x 2 host indices), their values, which were slow, and the
+    healthy pairs' values it was judged against."""
 
     pairs: np.ndarray
     values: np.ndarray
     slow: np.ndarray
-    reference: Population  # what its pairs were judged against
+    reference: Population
 
 
 @dataclass(frozen=True)
@@ -77,8 +95,21 @@ class BadNode:
     host: int
     value: float  # median over its pairs
     reference: float  # the healthy pairs' median it was judged against
-    slow_with_healthy: int  # distinct healthy partners it was slow with
+    slow_with_healthy: int  # distinct cleared partners it was slow with
     pairs: tuple[Seen, ...]
+    confirmed_by: tuple[int, ...] = ()  # the cleared partners it was slow with
+
+
+@dataclass(frozen=True)
+class BadSwitch:
+    """A switch whose uplink slows every pair through it: its hosts fine with each other."""
+
+    switch: str
+    hosts: tuple[int, ...]  # the hosts under it
+    value: float  # median of the pairs through its uplink
+    reference: float
+    slow_pairs: int  # pairs of cleared hosts through it that were slow
+    pairs: tuple[tuple[int, int, int, float], ...]  # (round, host, host, value) of those
 
 
 @dataclass(frozen=True)
@@ -104,6 +135,13 @@ class LocateVerdict:
     undecided: list[int]
     reference: Population | None = None
     round_summary: list[tuple[int, int, float]] = field(default_factory=list)  # pairs, slow, reference median
+    bad_switches: list[BadSwitch] = field(default_factory=list)
+    undecided_switches: list[str] = field(default_factory=list)
+    target: float = LocateRules.detect  # the slowdown asked to be ruled out (--detect)
+    detection_limit: float | None = None  # the smallest slowdown ruled out for every part not named
+    alpha: float = LocateRules.alpha
+    beta: float = LocateRules.beta
+    noise: Noise | None = None
 
     @property
     def certain(self) -> bool:
@@ -117,18 +155,49 @@ class Locator:
 
     n: int
     metric: str
-    rule: MetricRule
     rules: LocateRules = field(default_factory=LocateRules)
     seed: int | None = None
+    fabric: Fabric | None = None
     rounds: list[Round] = field(default_factory=list)
     stop: str | None = None
 
     def __post_init__(self) -> None:
         if self.n < MIN_HOSTS:
             raise ValueError(f"locating a bad node needs {MIN_HOSTS} hosts or more, not {self.n}")
+        if self.fabric is None:
+            self.fabric = Fabric(self.n)
         self._rng = np.random.default_rng(self.seed)
         self._partners: list[set[int]] = [set() for _ in range(self.n)]
-        self._judge_hosts()
+        self._inside = np.zeros(self.n, dtype=np.int64)  # pairs inside its leaf, per host
+        self.slowdowns = grid(self.rules.detect)
+        self._target = int(np.searchsorted(self.slowdowns, round(self.rules.detect, 6)))
+        self._prior = weights(self.slowdowns, self._target)
+        parts = self.fabric.parts
+        self.cleared = np.zeros(parts, dtype=bool)
+        self.bad = np.zeros(parts, dtype=bool)
+        self.evidence = np.zeros((parts, len(self.slowdowns)))
+        # per part, the index of the smallest slowdown ruled out so far (len: none yet):
+        # a slowdown once ruled out stays ruled out, the test of it stopped there
+        self.ruled_out_from = np.full(parts, len(self.slowdowns))
+        self.noise: Noise | None = None
+        self._pair_evidence = np.empty((0, len(self.slowdowns)))
+        self._paths = np.empty((0, self.fabric.width), dtype=np.int64)
+        # uplinks of switches with no host below them are never crossed: nothing to decide
+        crossed = np.zeros(parts, dtype=bool)
+        crossed[: self.n] = True
+        for switch in range(len(self.fabric.switches)):
+            crossed[self.fabric.uplink(switch)] = self.fabric.parent[switch] != NO_SWITCH
+        self._decidable = crossed
+
+    @property
+    def healthy(self) -> np.ndarray:
+        """Hosts cleared (the host parts)."""
+        return self.cleared[: self.n]
+
+    @property
+    def undecided(self) -> np.ndarray:
+        """Parts neither cleared nor named, of those a pair can cross."""
+        return self._decidable & ~self.cleared & ~self.bad
 
     # -- planning -------------------------------------------------------------------
 
@@ -136,35 +205,80 @@ class Locator:
         """The next round's pairs (k x 2 host indices, disjoint); none when `stop` is set."""
         if self.stop is not None:
             return np.empty((0, 2), dtype=np.int64)
-        if not self.rounds:
-            order = self._rng.permutation(self.n)
-            return order[: self.n // 2 * 2].reshape(-1, 2)
-        pairs = self._confirmation_pairs()
+        pairs = self._first_round() if not self.rounds else self._confirmation_pairs()
         if not pairs:
             self.stop = NO_PARTNER
         return np.array(pairs, dtype=np.int64).reshape(-1, 2)
 
+    def _first_round(self) -> list[tuple[int, int]]:
+        """A random perfect matching; with a topology, half of each leaf inside it."""
+        order = self._rng.permutation(self.n)
+        if not self.fabric.known:
+            return [tuple(pair) for pair in order[: self.n // 2 * 2].reshape(-1, 2).tolist()]
+        pairs, across = [], []
+        leaves = self.fabric.leaf[order]
+        for leaf in np.unique(leaves):
+            members = order[leaves == leaf]
+            inside = members.size // 4 * 2 if leaf != NO_SWITCH else 0
+            pairs += [tuple(pair) for pair in members[:inside].reshape(-1, 2).tolist()]
+            across += members[inside:].tolist()
+        across = self._rng.permutation(across).tolist()
+        pairs += [(across[k], across[k + 1]) for k in range(0, len(across) // 2 * 2, 2)]
+        return pairs
+
     def _confirmation_pairs(self) -> list[tuple[int, int]]:
-        undecided = np.flatnonzero(self.undecided)
-        self._rng.shuffle(undecided)
-        healthy = np.flatnonzero(self.healthy)
-        # partners that were never slow first, then the fewest slow pairs over normal ones
-        rank = np.lexsort((self._rng.random(healthy.size), (self.slow_count - self.normal_count)[healthy]))
-        pool = healthy[rank].tolist()
+        fabric = self.fabric
         used = np.zeros(self.n, dtype=bool)
-        pairs, alone = [], []
-        start = 0
-        for host in undecided.tolist():
+        pairs: list[tuple[int, int]] = []
+        # partners: cleared hosts, those cleared of the smallest slowdown first
+        cleared = np.flatnonzero(self.healthy)
+        cleared = cleared[np.lexsort((self._rng.random(cleared.size), self.ruled_out_from[cleared]))]
+        by_leaf: dict[int, list[int]] = {}
+        for host in cleared.tolist():
+            by_leaf.setdefault(int(fabric.leaf[host]), []).append(host)
+        everywhere = cleared.tolist()
+        starts: dict[int, int] = {}  # per pool, where its unused hosts begin
+
+        def partner_for(host: int, inside: bool | None) -> int | None:
+            met = self._partners[host]
+            leaf = int(fabric.leaf[host])
+            pool = by_leaf.get(leaf, []) if inside else everywhere
+            start = starts.get(id(pool), 0)
             while start < len(pool) and used[pool[start]]:
                 start += 1
-            met = self._partners[host]
-            partner = next((h for h in pool[start:] if not used[h] and h not in met), None)
+            starts[id(pool)] = start
+            for candidate in pool[start:]:
+                if used[candidate] or candidate in met or candidate == host:
+                    continue
+                if inside is False and (fabric.leaf[candidate] == leaf or not self._path_cleared(host, candidate)):
+                    continue
+                return candidate
+            return None
+
+        undecided_hosts = np.flatnonzero(self.undecided[: self.n])
+        self._rng.shuffle(undecided_hosts)
+        alone = []
+        for host in undecided_hosts.tolist():
+            if used[host]:
+                continue
+            if fabric.known:
+                # alternate: inside its leaf (no uplink to blame) and across (its uplink cleared)
+                order = (
+                    (True, False)
+                    if self._inside[host] <= len(self._partners[host]) - self._inside[host]
+                    else (False, True)
+                )
+            else:
+                order = (None,)
+            partner = next((p for p in (partner_for(host, inside) for inside in order) if p is not None), None)
             if partner is None:
                 alone.append(host)
                 continue
-            used[partner] = used[host] = True
+            used[host] = used[partner] = True
             pairs.append((host, partner))
-        for index, host in enumerate(alone):  # no healthy partner left: two undecided hosts
+        for switch in np.flatnonzero(self.undecided[self.n :]).tolist():
+            pairs += self._probes(switch, used, by_leaf, everywhere)
+        for index, host in enumerate(alone):  # no cleared partner left: two undecided hosts
             if used[host]:
                 continue
             partner = next((h for h in alone[index + 1 :] if not used[h] and h not in self._partners[host]), None)
@@ -173,64 +287,129 @@ class Locator:
                 pairs.append((host, partner))
         return pairs
 
+    def _path_cleared(self, a: int, b: int) -> bool:
+        uplinks = self.fabric.crossed(int(self.fabric.leaf[a]), int(self.fabric.leaf[b]))
+        return all(self.cleared[part] for part in uplinks)
+
+    def _probes(self, switch: int, used: np.ndarray, by_leaf: dict, everywhere: list[int]) -> list[tuple[int, int]]:
+        """Pairs of cleared hosts through an undecided uplink: one below it, one beyond,
+        every other uplink between them cleared (`confirm` of them at most per round)."""
+        below = set(self.fabric.hosts_under(switch).tolist())
+        found = []
+        inner = [h for leaf in {int(self.fabric.leaf[h]) for h in below} for h in by_leaf.get(leaf, []) if h in below]
+        outer = iter(h for h in everywhere if h not in below)
+        for host in inner:
+            if len(found) >= self.rules.confirm or used[host]:
+                continue
+            for other in outer:
+                if used[other] or other in self._partners[host]:
+                    continue
+                crossed = self.fabric.crossed(int(self.fabric.leaf[host]), int(self.fabric.leaf[other]))
+                if all(self.cleared[part] or part == self.fabric.uplink(switch) for part in crossed):
+                    used[host] = used[other] = True
+                    found.append((host, other))
+                    break
+        return found
+
     # -- judging --------------------------------------------------------------------
 
     def record(self, pairs: np.ndarray, values: Sequence[float] | np.ndarray) -> Round:
-        """Judge a round's measured values (in the order of `pairs`) and every host again."""
+        """Judge a round's measured values (in the order of `pairs`) and every part again."""
         pairs = np.asarray(pairs, dtype=np.int64).reshape(-1, 2)
         values = np.asarray(values, dtype=np.float64)
         if values.shape != (len(pairs),):
             raise ValueError(f"{len(pairs)} pairs but {values.size} values")
-        reference = self._reference(pairs, values)
-        # a pair that moved nothing is slow whatever the others did: were all pairs at 0 MB/s,
-        # the median would be 0 and every host cleared by what was never measured
-        slow = np.asarray(worse(self.metric, values, reference, self.rule), dtype=bool).reshape(-1) | (values <= 0)
-        measured = Round(pairs, values, slow, reference)
-        self.rounds.append(measured)
         for a, b in pairs.tolist():
             self._partners[a].add(b)
             self._partners[b].add(a)
-        self._judge_hosts()
+            self._inside[[a, b]] += bool(self.fabric.known and self.fabric.leaf[a] == self.fabric.leaf[b])
+        self._paths = np.concatenate([self._paths, self.fabric.paths(pairs)])
+        all_values = np.concatenate([*(r.values for r in self.rounds), values])
+        logs = np.log(np.maximum(all_values, _FLOOR)) * (-1.0 if HIGHER_IS_WORSE[self.metric] else 1.0)
+        # a pair that moved nothing (0 MB/s) is no sample of the noise, and slow whatever the
+        # others did: were all pairs at 0 MB/s, no host may be cleared by what was never measured
+        healthy = self._noise_sample(len(logs)) & (all_values > 0)
+        noise = Noise.of(logs[healthy])
+        if noise == self.noise:  # as before (round 1 estimates it): only the new pairs weighed
+            new = pair_evidence(logs[-len(pairs) :] - noise.median, noise, self.slowdowns)
+            self._pair_evidence = np.concatenate([self._pair_evidence, new])
+        else:
+            self._pair_evidence = pair_evidence(logs - noise.median, noise, self.slowdowns)
+        self.noise = noise
+        slow_now = self._slow(self._pair_evidence[len(self._pair_evidence) - len(pairs) :])
+        reference = population(all_values[healthy].astype(np.float64))
+        measured = Round(pairs, values, slow_now, reference)
+        self.rounds.append(measured)
+        self._judge()
         if not self.undecided.any():
             self.stop = CERTAIN
         elif len(self.rounds) >= self.rules.max_rounds:
             self.stop = ROUND_LIMIT
         return measured
 
-    def _reference(self, pairs: np.ndarray, values: np.ndarray) -> Population:
-        """Round 1: its own pairs. Later: every pair so far of two hosts healthy before this
-        round (all pairs so far while there are fewer than two of those)."""
-        all_pairs = np.concatenate([*(r.pairs for r in self.rounds), pairs])
-        all_values = np.concatenate([*(r.values for r in self.rounds), values])
-        if self.rounds:
-            keep = self.healthy[all_pairs[:, 0]] & self.healthy[all_pairs[:, 1]]
-            if np.count_nonzero(keep) >= 2:
-                all_values = all_values[keep]
-        moved = all_values[all_values > 0]  # a pair that moved nothing is no reference
-        # float64: the values as measured (float32 made 100.0 a median of 100.0000064, and
-        # overflowed for values beyond 3.4e38); a copy, as population() uses it as scratch
-        return population(np.array(moved if moved.size else all_values, dtype=np.float64))
+    def _noise_sample(self, count: int) -> np.ndarray:
+        """The pairs the noise is estimated from: round 1's, a random matching of every host
+        and so an unbiased sample of the fabric (later rounds pair the suspects), less the
+        pairs through a part already named; every pair so far while round 1 has few."""
+        first = len(self.rounds[0].pairs) if self.rounds else count
+        sample = np.zeros(count, dtype=bool)
+        sample[: first if first >= NOISE_PAIRS else count] = True
+        known = self._paths >= 0
+        named = np.any(known & self.bad[np.where(known, self._paths, 0)], axis=1)
+        return sample & ~named if np.count_nonzero(sample & ~named) >= 2 else sample
 
-    def _judge_hosts(self) -> None:
-        n = self.n
-        if self.rounds:
-            pairs = np.concatenate([r.pairs for r in self.rounds])
-            slow = np.concatenate([r.slow for r in self.rounds])
-        else:
-            pairs, slow = np.empty((0, 2), dtype=np.int64), np.empty(0, dtype=bool)
-        normal_pairs, slow_pairs = pairs[~slow], pairs[slow]
-        self.normal_count = np.bincount(normal_pairs.ravel(), minlength=n)
-        self.slow_count = np.bincount(slow_pairs.ravel(), minlength=n)
-        healthy = (self.normal_count >= 1) & (self.slow_count <= self.normal_count + 1)
-        # planning never pairs two hosts twice, so these partners are distinct
-        a, b = slow_pairs[:, 0], slow_pairs[:, 1]
-        self.slow_with_healthy = np.bincount(a, weights=healthy[b], minlength=n) + np.bincount(
-            b, weights=healthy[a], minlength=n
-        )
-        confirm = self.rules.confirm
-        self.bad = (self.slow_with_healthy >= confirm) & (self.slow_with_healthy >= self.normal_count + confirm)
-        self.healthy = healthy & ~self.bad
-        self.undecided = ~self.healthy & ~self.bad
+    def _slow(self, evidence: np.ndarray) -> np.ndarray:
+        """Pairs better explained by a slowdown of `detect` or more than by a healthy path."""
+        return evidence[:, self._target :].max(axis=1) > 0
+
+    def _all_cleared(self, paths: np.ndarray) -> np.ndarray:
+        known = paths >= 0
+        return np.all(~known | self.cleared[np.where(known, paths, 0)], axis=1)
+
+    def _judge(self) -> None:
+        """Clear and name parts from every pair so far, again and again until nothing
+        changes: clearing a part lets the pairs through it blame the others."""
+        from scipy.sparse import csr_matrix  # here: planning alone needs none of scipy
+
+        paths, evidence = self._paths, self._pair_evidence
+        known = paths >= 0
+        safe = np.where(known, paths, 0)
+        pair_of, slot_of = np.nonzero(known)  # one entry per part a pair crosses
+        part_of = paths[pair_of, slot_of]
+        parts = self.fabric.parts
+        fast, slow_part = np.minimum(evidence, 0.0), np.maximum(evidence, 0.0)
+        threshold = named_threshold(int(self._decidable.sum()), self.rules.alpha)
+        slow = self._slow(evidence)
+        for _ in range(_SETTLE):
+            uncleared = (known & ~self.cleared[safe]).sum(axis=1)
+            named = (known & self.bad[safe]).sum(axis=1)
+            # per entry: does the pair count for this part (no other part of it named), and
+            # may its slowness blame this part (every other part of it cleared)?
+            counts = named[pair_of] - self.bad[part_of] == 0
+            blames = counts & (uncleared[pair_of] - ~self.cleared[part_of] == 0)
+            # only the undecided parts' evidence can change a decision (decisions stand)
+            open_entry = self.undecided[part_of]
+            shape = (parts, len(paths))
+            rows, columns = part_of[open_entry], pair_of[open_entry]
+            for_fast = csr_matrix((counts[open_entry].astype(np.float64), (rows, columns)), shape=shape)
+            for_slow = csr_matrix((blames[open_entry].astype(np.float64), (rows, columns)), shape=shape)
+            self.evidence = for_fast @ fast + for_slow @ slow_part
+            self.confirming = np.bincount(part_of, weights=blames & slow[pair_of], minlength=parts)
+            open_parts = np.flatnonzero(self.undecided)
+            named_now = self.bad.copy()
+            named_now[open_parts] |= (averaged(self.evidence[open_parts], self._prior) >= threshold) & (
+                self.confirming[open_parts] >= self.rules.confirm
+            )
+            ruled_out = self.ruled_out_from.copy()
+            ruled_out[open_parts] = np.minimum(
+                ruled_out[open_parts], clear_from(self.evidence[open_parts], self.rules.beta)
+            )
+            self.ruled_out_from = ruled_out
+            # a decision taken in an earlier round stands: each part's test stops when it decides
+            cleared_now = (self.ruled_out_from <= self._target) & ~named_now & self._decidable
+            if np.array_equal(named_now, self.bad) and np.array_equal(cleared_now, self.cleared):
+                break
+            self.bad, self.cleared = named_now, cleared_now
 
     # -- verdict --------------------------------------------------------------------
 
@@ -243,28 +422,66 @@ class Locator:
                 found.append(Seen(number, b if a == host else a, float(measured.values[row]), bool(measured.slow[row])))
         return found
 
+    def detection_limit(self) -> float | None:
+        """The smallest slowdown of the grid ruled out for every host and uplink not named
+        (None when even the largest is not ruled out for some part)."""
+        open_parts = self._decidable & ~self.bad
+        if not open_parts.any():
+            return float(self.slowdowns[0])
+        worst = int(self.ruled_out_from[open_parts].max())
+        return float(self.slowdowns[worst]) if worst < len(self.slowdowns) else None
+
     def verdict(self) -> LocateVerdict:
         last = self.rounds[-1].reference if self.rounds else None
         reference = last.median if last is not None else float("nan")
+        all_pairs = np.concatenate([r.pairs for r in self.rounds]) if self.rounds else np.empty((0, 2), np.int64)
+        all_values = np.concatenate([r.values for r in self.rounds]) if self.rounds else np.empty(0)
+        all_rounds = (
+            np.concatenate([np.full(len(r.pairs), k) for k, r in enumerate(self.rounds, 1)])
+            if self.rounds
+            else np.empty(0, np.int64)
+        )
+        slow = np.concatenate([r.slow for r in self.rounds]) if self.rounds else np.empty(0, dtype=bool)
         bad_nodes = []
-        for host in np.flatnonzero(self.bad).tolist():
+        for host in np.flatnonzero(self.bad[: self.n]).tolist():
             pairs = self.seen(host)
+            partners = tuple(sorted({p.partner for p in pairs if p.slow and self.cleared[p.partner]}))
             bad_nodes.append(
                 BadNode(
-                    host,
-                    float(np.median([p.value for p in pairs])),
+                    host, float(np.median([p.value for p in pairs])), reference, len(partners), tuple(pairs), partners
+                )
+            )
+        bad_switches = []
+        for switch in np.flatnonzero(self.bad[self.n :]).tolist():
+            through = np.flatnonzero((self._paths == self.fabric.uplink(switch)).any(axis=1))
+            evidence = [
+                (int(all_rounds[k]), int(all_pairs[k, 0]), int(all_pairs[k, 1]), float(all_values[k]))
+                for k in through.tolist()
+                if slow[k] and self.cleared[all_pairs[k]].all()
+            ]
+            bad_switches.append(
+                BadSwitch(
+                    self.fabric.switches[switch],
+                    tuple(self.fabric.hosts_under(switch).tolist()),
+                    float(np.median(all_values[through])) if through.size else float("nan"),
                     reference,
-                    int(self.slow_with_healthy[host]),
-                    tuple(pairs),
+                    len(evidence),
+                    tuple(evidence),
                 )
             )
         suspects = []
         for number, measured in enumerate(self.rounds, start=1):
+            offset = sum(len(r.pairs) for r in self.rounds[: number - 1])
             for row in np.flatnonzero(measured.slow).tolist():
-                a, b = measured.pairs[row].tolist()
-                if not (self.bad[a] or self.bad[b]):
-                    pair = (min(a, b), max(a, b))
-                    suspects.append(SuspectPair(pair, number, float(measured.values[row]), measured.reference.median))
+                path = self._paths[offset + row]
+                if not self.bad[path[path >= 0]].any():
+                    a, b = measured.pairs[row].tolist()
+                    suspects.append(
+                        SuspectPair(
+                            (min(a, b), max(a, b)), number, float(measured.values[row]), measured.reference.median
+                        )
+                    )
+        undecided = self.undecided
         return LocateVerdict(
             metric=self.metric,
             n=self.n,
@@ -274,23 +491,30 @@ class Locator:
             bad_nodes=bad_nodes,
             suspect_pairs=suspects,
             cleared=np.flatnonzero(self.healthy).tolist(),
-            undecided=np.flatnonzero(self.undecided).tolist(),
+            undecided=np.flatnonzero(undecided[: self.n]).tolist(),
             reference=last,
             round_summary=[(len(r.pairs), int(r.slow.sum()), r.reference.median) for r in self.rounds],
+            bad_switches=bad_switches,
+            undecided_switches=[self.fabric.switches[s] for s in np.flatnonzero(undecided[self.n :]).tolist()],
+            target=self.rules.detect,
+            detection_limit=self.detection_limit(),
+            alpha=self.rules.alpha,
+            beta=self.rules.beta,
+            noise=self.noise,
         )
 
 
 def replay(
     n: int,
     metric: str,
-    rule: MetricRule,
     rules: LocateRules,
     rounds: Sequence[tuple[np.ndarray, np.ndarray]],
     stop: str,
+    fabric: Fabric | None = None,
 ) -> LocateVerdict:
     """The verdict of rounds measured before (a stored run), judged as they were then;
     `stop` is why that sweep stopped (a replay cannot know whether it ran out of time)."""
-    locator = Locator(n, metric, rule, rules)
+    locator = Locator(n, metric, rules, fabric=fabric)
     for pairs, values in rounds:
         locator.record(pairs, values)
     locator.stop = stop
@@ -300,12 +524,39 @@ def replay(
 # -- the record in the provenance, and a stored run judged again -----------------------
 
 
-def locate_record(policy: Policy, metric: str, stop: str, seed: int | None, oracle: str | None) -> dict:
+def locate_record(
+    policy: Policy,
+    metric: str,
+    stop: str,
+    seed: int | None,
+    oracle: str | None,
+    fabric: Fabric | None = None,
+    hosts: Sequence[str] = (),
+) -> dict:
     """The run's "sweep" entry: the mode, the rules (the rules file's shape), and what
-    locate adds: its metric, why it stopped, the planner's seed, the oracle if any."""
+    locate adds: its metric, why it stopped, the planner's seed, the oracle if any, and the
+    topology it judged with (each switch's parent, each leaf's hosts)."""
     record = sweep_record(LOCATE_MODE, policy, retest=False)
     record["locate"] = {"metric": metric, "stop": stop, "seed": seed, "oracle": oracle}
+    if fabric is not None and fabric.known:
+        leaves: dict[str, list[str]] = {}
+        for host, leaf in enumerate(fabric.leaf.tolist()):
+            if leaf != NO_SWITCH:
+                leaves.setdefault(fabric.switches[leaf], []).append(hosts[host])
+        parents = {
+            name: fabric.switches[up] if up != NO_SWITCH else None for name, up in zip(fabric.switches, fabric.parent)
+        }
+        record["locate"]["topology"] = {"parents": parents, "leaves": leaves}
     return record
+
+
+def stored_fabric(entry: dict, labels: Sequence[str]) -> Fabric | None:
+    """The topology a locate run recorded, over its hosts by rank (None: it had none)."""
+    topology = entry.get("topology")
+    if not isinstance(topology, dict):
+        return None
+    leaf_of = {host: leaf for leaf, hosts in (topology.get("leaves") or {}).items() for host in hosts}
+    return Fabric.of(labels, leaf_of, topology.get("parents") or {})
 
 
 def is_locate(run: Run) -> bool:
@@ -338,7 +589,8 @@ def stored_verdict(run: Run) -> tuple[LocateVerdict, list[str]]:
         )
         for _, found in sorted(by_round.items())
     ]
-    verdict = replay(n, metric, policy.rule(metric), policy.locate, rounds, entry.get("stop", ROUND_LIMIT))
+    fabric = stored_fabric(entry, labels)
+    verdict = replay(n, metric, policy.locate, rounds, entry.get("stop", ROUND_LIMIT), fabric)
     return verdict, labels
 
 

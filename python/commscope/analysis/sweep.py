@@ -59,10 +59,14 @@ DEFAULT_RULES: dict[str, MetricRule] = {
 
 @dataclass(frozen=True)
 class LocateRules:
-    """When `sweep locate` (analysis.locate) names a host bad, and how long it may look."""
+    """When `sweep locate` (analysis.locate) names a part bad or clears it, and how long it
+    may look."""
 
-    confirm: int = 4  # distinct healthy partners a bad node was slow with (and that many more slow than normal)
+    confirm: int = 3  # distinct cleared partners a bad node was slow with (pairs, for an uplink)
     max_rounds: int = 10
+    detect: float = 0.20  # the slowdown every part is cleared of (0.2: 20 % slower) before the verdict is certain
+    alpha: float = 0.001  # the chance that a sweep of a healthy fabric names anything, at most
+    beta: float = 0.05  # the chance of clearing a part slow by `detect` or more, at most
 
 
 @dataclass(frozen=True)

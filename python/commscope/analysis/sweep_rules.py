@@ -11,8 +11,11 @@
     retest_per_node: 3
     max_retests: 64
     locate:
-      confirm: 4      # sweep locate: a bad node is slow with 4 different healthy partners
+      confirm: 3      # sweep locate: a bad node is slow with 3 different cleared partners
       max_rounds: 10  # ... and stops after 10 rounds at the latest
+      detect: 0.2     # every host and uplink cleared of a slowdown of 20 % or more
+      alpha: 0.001    # at most 0.1 % of sweeps of a healthy fabric name anything
+      beta: 0.05      # a part 20 % slower is named (or left undecided) with 95 % probability
 
 Every key is optional; what is left out keeps its default (analysis.sweep.DEFAULT_RULES).
 Mistakes are reported as FILE:LINE: KEY: message, like suite files.
@@ -20,6 +23,7 @@ Mistakes are reported as FILE:LINE: KEY: message, like suite files.
 
 from __future__ import annotations
 
+import dataclasses
 from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
@@ -39,8 +43,11 @@ class _Rule(BaseModel):
 
 class _Locate(BaseModel):
     model_config = ConfigDict(extra="forbid")
-    confirm: int = Field(default=LocateRules.confirm, ge=2, description="healthy partners a bad node is slow with")
+    confirm: int = Field(default=LocateRules.confirm, ge=2, description="cleared partners a bad node is slow with")
     max_rounds: int = Field(default=LocateRules.max_rounds, ge=1, description="rounds of sweep locate at most")
+    detect: float = Field(default=LocateRules.detect, gt=0, lt=1, description="slowdown every part is cleared of")
+    alpha: float = Field(default=LocateRules.alpha, gt=0, lt=1, description="chance of naming a healthy part")
+    beta: float = Field(default=LocateRules.beta, gt=0, lt=1, description="chance of clearing a slow part")
 
 
 class _RuleFile(BaseModel):
@@ -81,7 +88,7 @@ def rules_mapping(policy: Policy) -> dict:
         **{metric: {"mad_k": rule.mad_k, "margin": rule.margin} for metric, rule in policy.rules.items()},
         "retest_per_node": policy.retest_per_node,
         "max_retests": policy.max_retests,
-        "locate": {"confirm": policy.locate.confirm, "max_rounds": policy.locate.max_rounds},
+        "locate": dataclasses.asdict(policy.locate),
     }
 
 
@@ -129,5 +136,5 @@ def _policy(checked: _RuleFile) -> Policy:
             mad_k=given.mad_k if given and given.mad_k is not None else default.mad_k,
             margin=given.margin if given and given.margin is not None else default.margin,
         )
-    locate = LocateRules(confirm=checked.locate.confirm, max_rounds=checked.locate.max_rounds)
+    locate = LocateRules(**checked.locate.model_dump())
     return Policy(rules=rules, retest_per_node=checked.retest_per_node, max_retests=checked.max_retests, locate=locate)

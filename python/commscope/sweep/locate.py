@@ -308,7 +308,7 @@ def run_locate(request: SweepRequest, oracle: str | None, seed: int | None, db: 
             if argv is not None
             else LaunchedRounds(request, metric, signals)
         )
-        locator = Locator(len(hosts), metric, policy.rule(metric), policy.locate, seed=seed)
+        locator = Locator(len(hosts), metric, policy.locate, seed=seed)
         while True:
             pairs = locator.plan()
             if locator.stop:

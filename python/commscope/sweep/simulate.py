@@ -12,12 +12,15 @@ The network file says what is wrong; every key is optional:
      "contention": 0.01,             # share of each round's pairs slowed for that round only
      "contention_factor": [0.3, 0.8],
      "slow_nodes": {"cn00017": 0.5}, # a host's speed: every pair of it at 50 %
-     "bad_links": [["cn00001", "cn00002", 0.3]]}
+     "bad_links": [["cn00001", "cn00002", 0.3]],
+     "leaves": {"leaf01": ["cn00000", ...], ...},   # leaf switches under one spine
+     "bad_uplinks": {"leaf03": 0.5}}  # a leaf's uplink: every pair across it at 50 %
 
 A round (stdin) is {"round": 1, "metric": "bw", "pairs": [["cn00001", "cn00417"], ...]};
 the answer (stdout) {"values": [["cn00001", "cn00417", 11873.2], ...]}: MB/s for bw and
-bibw, microseconds for latency. A pair runs at the speed of its slower host times its
-link's factor; contention and noise change from round to round, faults do not.
+bibw, microseconds for latency. A pair runs at the speed of the slowest part it crosses
+(its two hosts and, between different leaves, both leaves' uplinks) times its link's
+factor; contention and noise change from round to round, faults do not.
 """
 
 from __future__ import annotations
@@ -46,6 +49,8 @@ class Network:
     contention_factor: tuple[float, float] = (0.3, 0.8)
     slow_nodes: dict[str, float] = field(default_factory=dict)
     bad_links: dict[frozenset, float] = field(default_factory=dict)
+    leaf_of: dict[str, str] = field(default_factory=dict)
+    bad_uplinks: dict[str, float] = field(default_factory=dict)
 
     @classmethod
     def of(cls, document: dict) -> Network:
@@ -58,24 +63,28 @@ class Network:
             contention_factor=tuple(document.get("contention_factor", (0.3, 0.8))),
             slow_nodes={host: float(speed) for host, speed in document.get("slow_nodes", {}).items()},
             bad_links=links,
+            leaf_of={host: leaf for leaf, hosts in document.get("leaves", {}).items() for host in hosts},
+            bad_uplinks={leaf: float(speed) for leaf, speed in document.get("bad_uplinks", {}).items()},
         )
 
     def measure(self, round_number: int, metric: str, pairs: Sequence[Sequence[str]]) -> np.ndarray:
         """The values of a round's pairs, in their order."""
         rng = np.random.default_rng([self.seed, round_number, zlib.crc32(metric.encode())])
-        speed = np.array(
-            [
-                min(self.slow_nodes.get(a, 1.0), self.slow_nodes.get(b, 1.0))
-                * self.bad_links.get(frozenset((a, b)), 1.0)
-                for a, b in pairs
-            ]
-        )
+        speed = np.array([self._speed(a, b) for a, b in pairs])
         speed *= np.exp(rng.normal(0.0, self.noise, len(pairs)))
         busy = rng.random(len(pairs)) < self.contention
         low, high = self.contention_factor
         speed[busy] *= rng.uniform(low, high, int(busy.sum()))
         base = self.base[metric]
         return base / speed if metric == "latency" else base * speed
+
+    def _speed(self, a: str, b: str) -> float:
+        """The pair's speed without noise: its slowest part, times its link's factor."""
+        parts = [self.slow_nodes.get(a, 1.0), self.slow_nodes.get(b, 1.0)]
+        leaf_a, leaf_b = self.leaf_of.get(a), self.leaf_of.get(b)
+        if leaf_a != leaf_b:
+            parts += [self.bad_uplinks.get(leaf_a, 1.0), self.bad_uplinks.get(leaf_b, 1.0)]
+        return min(parts) * self.bad_links.get(frozenset((a, b)), 1.0)
 
 
 def answer(network: Network, request: dict) -> dict:

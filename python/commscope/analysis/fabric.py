@@ -1,0 +1,114 @@
+"""The parts of a fabric that a slow pair of hosts can be blamed on: each host, and each
+switch's uplink (the link to its parent switch) that the pair's traffic crosses.
+
+Hosts are parts 0..n-1; the uplink of switch s is part n + s. A pair of hosts under one
+leaf switch crosses no uplink; a pair under different leaves crosses the uplinks from each
+leaf up to (not including) their lowest common switch. Without a topology every host is
+its own and no uplink exists: a slow pair is its two hosts' (or the link between them).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+
+import numpy as np
+
+#: Where a host sits in no switch the topology names.
+NO_SWITCH = -1
+
+
+@dataclass
+class Fabric:
+    """`n` hosts, the switches (by name) with their parents, and each host's leaf switch."""
+
+    n: int
+    switches: list[str] = field(default_factory=list)
+    parent: list[int] = field(default_factory=list)  # per switch: its parent's index, NO_SWITCH for a root
+    leaf: np.ndarray = field(default=None)  # per host: its leaf switch's index, NO_SWITCH if none
+
+    def __post_init__(self) -> None:
+        if self.leaf is None:
+            self.leaf = np.full(self.n, NO_SWITCH, dtype=np.int64)
+        self._chains = [self._chain(s) for s in range(len(self.switches))]
+        self._crossed: dict[tuple[int, int], tuple[int, ...]] = {}
+        self.width = 2 + 2 * max((len(chain) - 1 for chain in self._chains), default=0)
+
+    @classmethod
+    def of(cls, hosts: Sequence[str], leaf_of: Mapping[str, str], parent_of: Mapping[str, str | None]) -> Fabric:
+        """The fabric of `hosts` (by index) from each host's leaf switch and each switch's parent."""
+        names = list(dict.fromkeys([*parent_of, *leaf_of.values()]))
+        index = {name: k for k, name in enumerate(names)}
+        parent = [index[parent_of[name]] if parent_of.get(name) is not None else NO_SWITCH for name in names]
+        leaf = np.array([index[leaf_of[host]] if host in leaf_of else NO_SWITCH for host in hosts], dtype=np.int64)
+        return cls(len(hosts), names, parent, leaf)
+
+    @property
+    def parts(self) -> int:
+        return self.n + len(self.switches)
+
+    @property
+    def known(self) -> bool:
+        """Whether a topology was given (else every pair is blamed on its hosts alone)."""
+        return bool(self.switches)
+
+    def uplink(self, switch: int) -> int:
+        return self.n + switch
+
+    def part_name(self, part: int, hosts: Sequence[str]) -> str:
+        return hosts[part] if part < self.n else self.switches[part - self.n]
+
+    def _chain(self, switch: int) -> list[int]:
+        """The switch and its ancestors up to the root."""
+        chain, seen = [switch], {switch}
+        while self.parent[chain[-1]] != NO_SWITCH:
+            up = self.parent[chain[-1]]
+            if up in seen:
+                raise ValueError(f"switch {self.switches[up]} is its own ancestor")
+            chain.append(up)
+            seen.add(up)
+        return chain
+
+    def crossed(self, a_leaf: int, b_leaf: int) -> tuple[int, ...]:
+        """The uplinks (as parts) between two leaf switches: up from each to their lowest
+        common switch, which neither crosses."""
+        key = (a_leaf, b_leaf)
+        if key not in self._crossed:
+            if a_leaf == b_leaf or NO_SWITCH in key:
+                found: tuple[int, ...] = ()  # one leaf; or a host the topology does not place
+            else:
+                up_b = set(self._chains[b_leaf])
+                common = next((s for s in self._chains[a_leaf] if s in up_b), None)
+                a_side = (
+                    self._chains[a_leaf][: self._chains[a_leaf].index(common)]
+                    if common is not None
+                    else self._chains[a_leaf][:-1]
+                )
+                b_side = (
+                    self._chains[b_leaf][: self._chains[b_leaf].index(common)]
+                    if common is not None
+                    else self._chains[b_leaf][:-1]
+                )
+                found = tuple(self.uplink(s) for s in (*a_side, *b_side))
+            self._crossed[key] = found
+        return self._crossed[key]
+
+    def paths(self, pairs: np.ndarray) -> np.ndarray:
+        """Each pair's parts, a row per pair: its two hosts, then the uplinks it crosses,
+        NO_SWITCH where a row has fewer."""
+        rows = np.full((len(pairs), self.width), NO_SWITCH, dtype=np.int64)
+        rows[:, :2] = pairs
+        if self.known:
+            leaves = self.leaf[pairs]
+            for k, (a_leaf, b_leaf) in enumerate(leaves.tolist()):
+                uplinks = self.crossed(a_leaf, b_leaf)
+                rows[k, 2 : 2 + len(uplinks)] = uplinks
+        return rows
+
+    def same_leaf(self, a: int, b: int) -> bool:
+        return not self.known or self.leaf[a] == self.leaf[b]
+
+    def hosts_under(self, switch: int) -> np.ndarray:
+        """The hosts whose leaf is `switch` or below it."""
+        below = [s for s, chain in enumerate(self._chains) if switch in chain]
+        return np.flatnonzero(np.isin(self.leaf, below))
