@@ -21,7 +21,8 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(REPO / "python"))
 from commscope.analysis.fabric import Fabric  # noqa: E402
-from commscope.analysis.locate import CERTAIN, Locator  # noqa: E402
+from commscope.analysis.locate import Locator  # noqa: E402
+from commscope.analysis.locate_verdict import CERTAIN  # noqa: E402
 from commscope.analysis.sweep import LocateRules  # noqa: E402
 from commscope.sweep.simulate import Network  # noqa: E402
 

@@ -27,7 +27,7 @@ import numpy as np
 REPO = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(REPO / "python"))
 from commscope.analysis.locate import Locator  # noqa: E402
-from commscope.analysis.sweep import DEFAULT_RULES, LocateRules  # noqa: E402
+from commscope.analysis.sweep import LocateRules  # noqa: E402
 from commscope.sweep.simulate import Network  # noqa: E402
 
 NOISE, CONTENTION = 0.04, 0.01

@@ -291,6 +291,8 @@ def test_a_benchmark_name_written_twice_is_found():
 _PROCESS_CALLS = re.compile(
     r"^(?:os\.(?:fork|forkpty|exec\w*|spawn\w*|posix_spawn\w*|system|popen)|pty\.\w+|asyncio\.create_subprocess_\w+)$"
 )
+
+
 #: Modules known to start one today, each with why.
 def _starts_processes(path: Path) -> list[str]:
     tree = ast.parse(path.read_text(), str(path))

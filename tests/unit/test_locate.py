@@ -12,8 +12,9 @@ import sys
 import numpy as np
 import pytest
 
-from commscope.analysis.locate import CERTAIN, MIN_HOSTS, ROUND_LIMIT, Locator, replay
-from commscope.analysis.sweep import DEFAULT_RULES, LocateRules
+from commscope.analysis.locate import Locator, replay
+from commscope.analysis.locate_verdict import CERTAIN, MIN_HOSTS, ROUND_LIMIT
+from commscope.analysis.sweep import LocateRules
 from commscope.analysis.sweep_rules import RulesError, load_rules
 from commscope.sweep.simulate import Network, answer
 

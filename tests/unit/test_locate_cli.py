@@ -46,7 +46,10 @@ def test_the_bad_nodes_are_named_stored_and_known_to_the_other_commands(cli, cle
     assert document["rounds"] <= 6 and document["stop"] == "certain"
     assert {node["host"] for node in document["bad_nodes"]} == {"cn017", "cn090"}
     assert document["cleared"] == 118 and document["undecided"] == []
-    assert document["rules"] == {"bw": {"mad_k": 3.0, "margin": 0.9}, "locate": {"confirm": 4, "max_rounds": 10}}
+    assert document["rules"] == {
+        "bw": {"mad_k": 3.0, "margin": 0.9},
+        "locate": {"confirm": 3, "max_rounds": 10, "detect": 0.2, "alpha": 0.001, "beta": 0.05},
+    }
     node = document["bad_nodes"][0]
     assert len({partner["host"] for partner in node["partners"] if partner["slow"]}) >= 4
     with Store(db) as store:

@@ -11,7 +11,8 @@ import numpy as np
 import pytest
 
 from commscope.analysis.fabric import Fabric
-from commscope.analysis.locate import CERTAIN, ROUND_LIMIT, Locator, replay
+from commscope.analysis.locate import Locator, replay
+from commscope.analysis.locate_verdict import CERTAIN, ROUND_LIMIT
 from commscope.analysis.sweep import LocateRules
 from commscope.sweep.simulate import Network
 

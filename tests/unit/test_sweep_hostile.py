@@ -77,7 +77,7 @@ def test_locate_s_reference_is_the_values_as_measured_in_float64():
     from commscope.analysis.sweep import Policy
 
     policy = Policy()
-    locator = Locator(6, "bw", policy.rule("bw"), policy.locate, seed=1)
+    locator = Locator(6, "bw", policy.locate, seed=1)
     pairs = locator.plan()
     measured = locator.record(pairs, np.full(len(pairs), 100.0))
     assert abs(measured.reference.median - 100.0) < 1e-9  # float32 gave 100.00000639508755
@@ -88,7 +88,7 @@ def test_pairs_that_all_moved_nothing_clear_no_host():
     from commscope.analysis.sweep import Policy
 
     policy = Policy()
-    locator = Locator(6, "bw", policy.rule("bw"), policy.locate, seed=1)
+    locator = Locator(6, "bw", policy.locate, seed=1)
     while not locator.stop:
         pairs = locator.plan()
         if locator.stop:
@@ -107,7 +107,7 @@ def test_values_beyond_float32_give_no_numpy_warning():
     policy = Policy()
     with warnings.catch_warnings():
         warnings.simplefilter("error")
-        locator = Locator(6, "bw", policy.rule("bw"), policy.locate, seed=1)
+        locator = Locator(6, "bw", policy.locate, seed=1)
         pairs = locator.plan()
         locator.record(pairs, np.full(len(pairs), 1e300))
         points = [Point(size=None, metrics={"bandwidth_MBps": 1e300}, pair=Pair(0, 1, "bw", "a", "b"))]

@@ -49,103 +49,26 @@ from commscope.analysis.evidence import (
     weights,
 )
 from commscope.analysis.fabric import NO_SWITCH, Fabric
-from commscope.analysis.sweep import HIGHER_IS_WORSE, VALUE_KEY, Flag, LocateRules, Policy, Population, population
-from commscope.analysis.sweep_verdicts import record_of, stored_policy, sweep_record
-from commscope.errors import UsageError
-from commscope.records.run import Run
+from commscope.analysis.locate_verdict import (
+    CERTAIN,
+    MIN_HOSTS,
+    NO_PARTNER,
+    ROUND_LIMIT,
+    BadNode,
+    BadSwitch,
+    LocateVerdict,
+    Round,
+    Seen,
+    SuspectPair,
+)
+from commscope.analysis.sweep import HIGHER_IS_WORSE, LocateRules, population
 
-#: The mode a locate sweep is recorded with (analysis.sweep_verdicts' "sweep" entry).
-LOCATE_MODE = "locate"
-#: Fewer hosts give round 1 too few pairs (two) for the healthy pairs' spread to be known,
-#: and all-pairs measures them in at most 4 rounds anyway.
-MIN_HOSTS = 6
-#: Why a locate sweep stopped.
-CERTAIN, ROUND_LIMIT, NO_PARTNER = "certain", "round limit", "no partner left"
 #: A value of nothing (0 MB/s) is the slowest there is, not an error.
 _FLOOR = 1e-30
-#: Round 1's pairs alone estimate the noise from this many on (fewer: every pair so far).
+#: Round 1's pairs alone estimate the noise from this many on (fewer: the cleared parts' pairs).
 NOISE_PAIRS = 30
 #: How often judging goes round the parts until what is cleared and named settles.
 _SETTLE = 12
-
-
-@dataclass(frozen=True)
-class Round:
-    """One round: its pairs (k x 2 host indices), their values, which were slow, and the
-    healthy pairs' values it was judged against."""
-
-    pairs: np.ndarray
-    values: np.ndarray
-    slow: np.ndarray
-    reference: Population
-
-
-@dataclass(frozen=True)
-class Seen:
-    """One pair of a host, from the host's side."""
-
-    round: int  # 1-based
-    partner: int
-    value: float
-    slow: bool
-
-
-@dataclass(frozen=True)
-class BadNode:
-    host: int
-    value: float  # median over its pairs
-    reference: float  # the healthy pairs' median it was judged against
-    slow_with_healthy: int  # distinct cleared partners it was slow with
-    pairs: tuple[Seen, ...]
-    confirmed_by: tuple[int, ...] = ()  # the cleared partners it was slow with
-
-
-@dataclass(frozen=True)
-class BadSwitch:
-    """A switch whose uplink slows every pair through it: its hosts fine with each other."""
-
-    switch: str
-    hosts: tuple[int, ...]  # the hosts under it
-    value: float  # median of the pairs through its uplink
-    reference: float
-    slow_pairs: int  # pairs of cleared hosts through it that were slow
-    pairs: tuple[tuple[int, int, int, float], ...]  # (round, host, host, value) of those
-
-
-@dataclass(frozen=True)
-class SuspectPair:
-    """A slow pair between two hosts not named bad: contention, or a bad link."""
-
-    pair: tuple[int, int]
-    round: int
-    value: float
-    reference: float
-
-
-@dataclass
-class LocateVerdict:
-    metric: str
-    n: int
-    rounds: int
-    pairs_measured: int
-    stop: str  # CERTAIN, ROUND_LIMIT or NO_PARTNER
-    bad_nodes: list[BadNode]
-    suspect_pairs: list[SuspectPair]
-    cleared: list[int]
-    undecided: list[int]
-    reference: Population | None = None
-    round_summary: list[tuple[int, int, float]] = field(default_factory=list)  # pairs, slow, reference median
-    bad_switches: list[BadSwitch] = field(default_factory=list)
-    undecided_switches: list[str] = field(default_factory=list)
-    target: float = LocateRules.detect  # the slowdown asked to be ruled out (--detect)
-    detection_limit: float | None = None  # the smallest slowdown ruled out for every part not named
-    alpha: float = LocateRules.alpha
-    beta: float = LocateRules.beta
-    noise: Noise | None = None
-
-    @property
-    def certain(self) -> bool:
-        return self.stop == CERTAIN
 
 
 @dataclass
@@ -348,23 +271,26 @@ class Locator:
         return measured
 
     def _noise_sample(self, count: int) -> np.ndarray:
-        """The pairs the noise is estimated from: round 1's, a random matching of every host
-        and so an unbiased sample of the fabric (later rounds pair the suspects), less the
-        pairs through a part already named; every pair so far while round 1 has few."""
+        """The pairs the noise is estimated from, less those through a part already named:
+        round 1's, a random matching of every host and so an unbiased sample of the fabric
+        (later rounds pair the suspects); where round 1 is small, the pairs of parts cleared
+        so far (while fewer than 3, every pair so far)."""
+        known = self._paths >= 0
+        safe = np.where(known, self._paths, 0)
+        named = np.any(known & self.bad[safe], axis=1)
         first = len(self.rounds[0].pairs) if self.rounds else count
         sample = np.zeros(count, dtype=bool)
-        sample[: first if first >= NOISE_PAIRS else count] = True
-        known = self._paths >= 0
-        named = np.any(known & self.bad[np.where(known, self._paths, 0)], axis=1)
+        if first >= NOISE_PAIRS:
+            sample[:first] = True
+        else:
+            sample[: len(self._paths)] = np.all(~known | self.cleared[safe], axis=1)
+            if np.count_nonzero(sample) < 3:
+                sample[:] = True
         return sample & ~named if np.count_nonzero(sample & ~named) >= 2 else sample
 
     def _slow(self, evidence: np.ndarray) -> np.ndarray:
         """Pairs better explained by a slowdown of `detect` or more than by a healthy path."""
         return evidence[:, self._target :].max(axis=1) > 0
-
-    def _all_cleared(self, paths: np.ndarray) -> np.ndarray:
-        known = paths >= 0
-        return np.all(~known | self.cleared[np.where(known, paths, 0)], axis=1)
 
     def _judge(self) -> None:
         """Clear and name parts from every pair so far, again and again until nothing
@@ -522,90 +448,3 @@ def replay(
 
 
 # -- the record in the provenance, and a stored run judged again -----------------------
-
-
-def locate_record(
-    policy: Policy,
-    metric: str,
-    stop: str,
-    seed: int | None,
-    oracle: str | None,
-    fabric: Fabric | None = None,
-    hosts: Sequence[str] = (),
-) -> dict:
-    """The run's "sweep" entry: the mode, the rules (the rules file's shape), and what
-    locate adds: its metric, why it stopped, the planner's seed, the oracle if any, and the
-    topology it judged with (each switch's parent, each leaf's hosts)."""
-    record = sweep_record(LOCATE_MODE, policy, retest=False)
-    record["locate"] = {"metric": metric, "stop": stop, "seed": seed, "oracle": oracle}
-    if fabric is not None and fabric.known:
-        leaves: dict[str, list[str]] = {}
-        for host, leaf in enumerate(fabric.leaf.tolist()):
-            if leaf != NO_SWITCH:
-                leaves.setdefault(fabric.switches[leaf], []).append(hosts[host])
-        parents = {
-            name: fabric.switches[up] if up != NO_SWITCH else None for name, up in zip(fabric.switches, fabric.parent)
-        }
-        record["locate"]["topology"] = {"parents": parents, "leaves": leaves}
-    return record
-
-
-def stored_fabric(entry: dict, labels: Sequence[str]) -> Fabric | None:
-    """The topology a locate run recorded, over its hosts by rank (None: it had none)."""
-    topology = entry.get("topology")
-    if not isinstance(topology, dict):
-        return None
-    leaf_of = {host: leaf for leaf, hosts in (topology.get("leaves") or {}).items() for host in hosts}
-    return Fabric.of(labels, leaf_of, topology.get("parents") or {})
-
-
-def is_locate(run: Run) -> bool:
-    return record_of(run).get("mode") == LOCATE_MODE
-
-
-def stored_verdict(run: Run) -> tuple[LocateVerdict, list[str]]:
-    """A stored locate run judged again from its rounds and recorded rules; with the host
-    names by index (rank)."""
-    record = record_of(run)
-    entry = record.get("locate") if isinstance(record.get("locate"), dict) else {}
-    policy = stored_policy(run) or Policy()
-    metric = entry.get("metric")
-    points = [p for p in run.points if p.pair is not None and p.pair.metric == metric and p.pair.round is not None]
-    if metric not in VALUE_KEY or not points:
-        raise UsageError(f"run {run.id}: a locate sweep without its metric's pairs cannot be judged")
-    n = run.ranks or 1 + max(max(p.pair.src, p.pair.dst) for p in points)
-    labels = [str(rank) for rank in range(n)]
-    for host in run.hosts or []:
-        for rank in host.get("ranks", []):
-            if 0 <= rank < n:
-                labels[rank] = host["name"]
-    by_round: dict[int, list] = {}
-    for point in points:
-        by_round.setdefault(point.pair.round, []).append(point)
-    rounds = [
-        (
-            np.array([(p.pair.src, p.pair.dst) for p in found], dtype=np.int64),
-            np.array([p.metrics[VALUE_KEY[metric]] for p in found], dtype=np.float64),
-        )
-        for _, found in sorted(by_round.items())
-    ]
-    fabric = stored_fabric(entry, labels)
-    verdict = replay(n, metric, policy.locate, rounds, entry.get("stop", ROUND_LIMIT), fabric)
-    return verdict, labels
-
-
-def node_flags(verdict: LocateVerdict) -> list[Flag]:
-    """The bad nodes as the link sweeps' flags, for their pair table and heatmaps."""
-    return [
-        Flag(
-            "node",
-            verdict.metric,
-            (node.host,),
-            node.value,
-            node.reference,
-            None,
-            partners_bad=sum(seen.slow for seen in node.pairs),
-            partners=len(node.pairs),
-        )
-        for node in verdict.bad_nodes
-    ]

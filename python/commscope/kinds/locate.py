@@ -20,12 +20,12 @@ class LocateSweep(LinkSweep):
     plural = "locate runs"
 
     def recognises(self, run: Run) -> bool:
-        from commscope.analysis.locate import is_locate
+        from commscope.analysis.locate_stored import is_locate
 
         return super().recognises(run) and is_locate(run)
 
     def table_text(self, run: Run, outputs: Mapping[str, bytes]) -> str:
-        from commscope.analysis.locate import stored_verdict
+        from commscope.analysis.locate_stored import stored_verdict
         from commscope.output.locate_view import locate_text
 
         return locate_text(*stored_verdict(run))
@@ -33,7 +33,7 @@ class LocateSweep(LinkSweep):
     def check(self, baseline: str, base_runs: Sequence[Run], new_runs: Sequence[Run], policy, metric: str | None):
         """Pair by pair where both sweeps measured a pair (as a link sweep), and a bad node
         named fails whatever the baseline."""
-        from commscope.analysis.locate import stored_verdict
+        from commscope.analysis.locate_stored import stored_verdict
 
         result = super().check(baseline, base_runs, new_runs, policy, metric)
         for sweep in result.sweeps:
@@ -42,7 +42,8 @@ class LocateSweep(LinkSweep):
         return result
 
     def plot(self, runs: Sequence[Run], request: PlotRequest, retest_of) -> dict[Path, bytes]:
-        from commscope.analysis.locate import node_flags, stored_verdict
+        from commscope.analysis.locate_stored import stored_verdict
+        from commscope.analysis.locate_verdict import node_flags
         from commscope.analysis.sweep import matrix_from_run
         from commscope.output.sweep_view import heatmap_figures
 
@@ -56,7 +57,7 @@ class LocateSweep(LinkSweep):
 
     def monitoring(self, run: Run, retest: Run | None = None) -> list:
         """The run's own samples and each host's verdict: named bad (1) or cleared (0)."""
-        from commscope.analysis.locate import stored_verdict
+        from commscope.analysis.locate_stored import stored_verdict
         from commscope.analysis.monitoring import host_samples, run_info_samples
 
         verdict, labels = stored_verdict(run)

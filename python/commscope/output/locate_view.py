@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from commscope.analysis.locate import CERTAIN, NO_PARTNER, ROUND_LIMIT, BadNode, LocateVerdict, SuspectPair
+from commscope.analysis.locate_verdict import CERTAIN, NO_PARTNER, ROUND_LIMIT, BadNode, LocateVerdict, SuspectPair
 from commscope.analysis.sweep import UNIT, Policy, number
 from commscope.analysis.sweep_rules import rules_mapping
 from commscope.output.sweep_view import shown_labels

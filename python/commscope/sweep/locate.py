@@ -40,7 +40,9 @@ from pathlib import Path
 import numpy as np
 
 from commscope import __version__, ui
-from commscope.analysis.locate import LOCATE_MODE, LocateVerdict, Locator, locate_record
+from commscope.analysis.locate import Locator
+from commscope.analysis.locate_stored import locate_record
+from commscope.analysis.locate_verdict import LOCATE_MODE, LocateVerdict
 from commscope.analysis.sweep import VALUE_KEY
 from commscope.analysis.sweep_verdicts import SWEEP_KEY
 from commscope.errors import EXIT_FAILED, EXIT_INTERRUPTED, EXIT_OK, EXIT_USAGE, CommscopeError, UsageError

@@ -32,7 +32,7 @@ from pathlib import Path
 import numpy as np
 
 from commscope import ui
-from commscope.analysis.locate import LOCATE_MODE, MIN_HOSTS
+from commscope.analysis.locate_verdict import LOCATE_MODE, MIN_HOSTS
 from commscope.analysis.sweep import PAIR_METRICS, Policy, matrix_from_run, number
 from commscope.analysis.sweep_check import check_sweep
 from commscope.analysis.sweep_verdicts import (

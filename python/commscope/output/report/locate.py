@@ -5,7 +5,8 @@ the link sweeps' section layout (output.report.sweep)."""
 
 from __future__ import annotations
 
-from commscope.analysis.locate import node_flags, stored_verdict
+from commscope.analysis.locate_stored import stored_verdict
+from commscope.analysis.locate_verdict import node_flags
 from commscope.analysis.sweep import Verdict, matrix_from_run
 from commscope.analysis.sweep_verdicts import SweepJudgement, stored_policy
 from commscope.output.locate_view import (

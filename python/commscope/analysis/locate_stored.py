@@ -1,0 +1,86 @@
+"""A locate sweep as stored: the record in the run's provenance (the rules, why it stopped,
+the planner's seed, the oracle, the topology) and a stored run judged again from its rounds."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import numpy as np
+
+from commscope.analysis.fabric import NO_SWITCH, Fabric
+from commscope.analysis.locate import replay
+from commscope.analysis.locate_verdict import LOCATE_MODE, ROUND_LIMIT, LocateVerdict
+from commscope.analysis.sweep import VALUE_KEY, Policy
+from commscope.analysis.sweep_verdicts import record_of, stored_policy, sweep_record
+from commscope.errors import UsageError
+from commscope.records.run import Run
+
+
+def locate_record(
+    policy: Policy,
+    metric: str,
+    stop: str,
+    seed: int | None,
+    oracle: str | None,
+    fabric: Fabric | None = None,
+    hosts: Sequence[str] = (),
+) -> dict:
+    """The run's "sweep" entry: the mode, the rules (the rules file's shape), and what
+    locate adds: its metric, why it stopped, the planner's seed, the oracle if any, and the
+    topology it judged with (each switch's parent, each leaf's hosts)."""
+    record = sweep_record(LOCATE_MODE, policy, retest=False)
+    record["locate"] = {"metric": metric, "stop": stop, "seed": seed, "oracle": oracle}
+    if fabric is not None and fabric.known:
+        leaves: dict[str, list[str]] = {}
+        for host, leaf in enumerate(fabric.leaf.tolist()):
+            if leaf != NO_SWITCH:
+                leaves.setdefault(fabric.switches[leaf], []).append(hosts[host])
+        parents = {
+            name: fabric.switches[up] if up != NO_SWITCH else None for name, up in zip(fabric.switches, fabric.parent)
+        }
+        record["locate"]["topology"] = {"parents": parents, "leaves": leaves}
+    return record
+
+
+def stored_fabric(entry: dict, labels: Sequence[str]) -> Fabric | None:
+    """The topology a locate run recorded, over its hosts by rank (None: it had none)."""
+    topology = entry.get("topology")
+    if not isinstance(topology, dict):
+        return None
+    leaf_of = {host: leaf for leaf, hosts in (topology.get("leaves") or {}).items() for host in hosts}
+    return Fabric.of(labels, leaf_of, topology.get("parents") or {})
+
+
+def is_locate(run: Run) -> bool:
+    return record_of(run).get("mode") == LOCATE_MODE
+
+
+def stored_verdict(run: Run) -> tuple[LocateVerdict, list[str]]:
+    """A stored locate run judged again from its rounds and recorded rules; with the host
+    names by index (rank)."""
+    record = record_of(run)
+    entry = record.get("locate") if isinstance(record.get("locate"), dict) else {}
+    policy = stored_policy(run) or Policy()
+    metric = entry.get("metric")
+    points = [p for p in run.points if p.pair is not None and p.pair.metric == metric and p.pair.round is not None]
+    if metric not in VALUE_KEY or not points:
+        raise UsageError(f"run {run.id}: a locate sweep without its metric's pairs cannot be judged")
+    n = run.ranks or 1 + max(max(p.pair.src, p.pair.dst) for p in points)
+    labels = [str(rank) for rank in range(n)]
+    for host in run.hosts or []:
+        for rank in host.get("ranks", []):
+            if 0 <= rank < n:
+                labels[rank] = host["name"]
+    by_round: dict[int, list] = {}
+    for point in points:
+        by_round.setdefault(point.pair.round, []).append(point)
+    rounds = [
+        (
+            np.array([(p.pair.src, p.pair.dst) for p in found], dtype=np.int64),
+            np.array([p.metrics[VALUE_KEY[metric]] for p in found], dtype=np.float64),
+        )
+        for _, found in sorted(by_round.items())
+    ]
+    fabric = stored_fabric(entry, labels)
+    verdict = replay(n, metric, policy.locate, rounds, entry.get("stop", ROUND_LIMIT), fabric)
+    return verdict, labels

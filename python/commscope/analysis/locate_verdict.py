@@ -1,0 +1,116 @@
+"""What a locate sweep found, as data: its rounds, the bad nodes and switches with their
+evidence, the suspect pairs, what was cleared and left undecided, the detection limit, and
+why it stopped (analysis/locate.py judges; output/locate_view.py renders)."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from commscope.analysis.evidence import Noise
+from commscope.analysis.sweep import Flag, LocateRules, Population
+
+#: The mode a locate sweep is recorded with (analysis.sweep_verdicts' "sweep" entry).
+LOCATE_MODE = "locate"
+#: Fewer hosts give round 1 too few pairs (two) for the healthy pairs' spread to be known,
+#: and all-pairs measures them in at most 4 rounds anyway.
+MIN_HOSTS = 6
+#: Why a locate sweep stopped.
+CERTAIN, ROUND_LIMIT, NO_PARTNER = "certain", "round limit", "no partner left"
+
+
+@dataclass(frozen=True)
+class Round:
+    """One round: its pairs (k x 2 host indices), their values, which were slow, and the
+    healthy pairs' values it was judged against."""
+
+    pairs: np.ndarray
+    values: np.ndarray
+    slow: np.ndarray
+    reference: Population
+
+
+@dataclass(frozen=True)
+class Seen:
+    """One pair of a host, from the host's side."""
+
+    round: int  # 1-based
+    partner: int
+    value: float
+    slow: bool
+
+
+@dataclass(frozen=True)
+class BadNode:
+    host: int
+    value: float  # median over its pairs
+    reference: float  # the healthy pairs' median it was judged against
+    slow_with_healthy: int  # distinct cleared partners it was slow with
+    pairs: tuple[Seen, ...]
+    confirmed_by: tuple[int, ...] = ()  # the cleared partners it was slow with
+
+
+@dataclass(frozen=True)
+class BadSwitch:
+    """A switch whose uplink slows every pair through it: its hosts fine with each other."""
+
+    switch: str
+    hosts: tuple[int, ...]  # the hosts under it
+    value: float  # median of the pairs through its uplink
+    reference: float
+    slow_pairs: int  # pairs of cleared hosts through it that were slow
+    pairs: tuple[tuple[int, int, int, float], ...]  # (round, host, host, value) of those
+
+
+@dataclass(frozen=True)
+class SuspectPair:
+    """A slow pair between two hosts not named bad: contention, or a bad link."""
+
+    pair: tuple[int, int]
+    round: int
+    value: float
+    reference: float
+
+
+@dataclass
+class LocateVerdict:
+    metric: str
+    n: int
+    rounds: int
+    pairs_measured: int
+    stop: str  # CERTAIN, ROUND_LIMIT or NO_PARTNER
+    bad_nodes: list[BadNode]
+    suspect_pairs: list[SuspectPair]
+    cleared: list[int]
+    undecided: list[int]
+    reference: Population | None = None
+    round_summary: list[tuple[int, int, float]] = field(default_factory=list)  # pairs, slow, reference median
+    bad_switches: list[BadSwitch] = field(default_factory=list)
+    undecided_switches: list[str] = field(default_factory=list)
+    target: float = LocateRules.detect  # the slowdown asked to be ruled out (--detect)
+    detection_limit: float | None = None  # the smallest slowdown ruled out for every part not named
+    alpha: float = LocateRules.alpha
+    beta: float = LocateRules.beta
+    noise: Noise | None = None
+
+    @property
+    def certain(self) -> bool:
+        return self.stop == CERTAIN
+
+
+def node_flags(verdict: LocateVerdict) -> list[Flag]:
+    """The bad nodes as the link sweeps' flags, for their pair table and heatmaps."""
+    return [
+        Flag(
+            "node",
+            verdict.metric,
+            (node.host,),
+            node.value,
+            node.reference,
+            None,
+            partners_bad=sum(seen.slow for seen in node.pairs),
+            partners=len(node.pairs),
+        )
+        for node in verdict.bad_nodes
+    ]
