@@ -14,6 +14,8 @@ from dataclasses import dataclass, field
 
 import numpy as np
 
+from commscope.records.topology import Topology
+
 #: Where a host sits in no switch the topology names.
 NO_SWITCH = -1
 
@@ -42,6 +44,14 @@ class Fabric:
         parent = [index[parent_of[name]] if parent_of.get(name) is not None else NO_SWITCH for name in names]
         leaf = np.array([index[leaf_of[host]] if host in leaf_of else NO_SWITCH for host in hosts], dtype=np.int64)
         return cls(len(hosts), names, parent, leaf)
+
+    @classmethod
+    def of_topology(cls, hosts: Sequence[str], topology: Topology) -> Fabric:
+        """The fabric of `hosts` under a site's topology (records/topology.py); a host it
+        does not name sits under no switch: its pairs blame only hosts."""
+        leaf_of = {host: leaf for leaf, members in topology.by_leaf(hosts).items() for host in members}
+        parents = {name: topology.parent.get(name) for name in topology.switches}
+        return cls.of(hosts, leaf_of, parents)
 
     @property
     def parts(self) -> int:

@@ -289,7 +289,7 @@ class Locator:
         return sample & ~named if np.count_nonzero(sample & ~named) >= 2 else sample
 
     def _slow(self, evidence: np.ndarray) -> np.ndarray:
-        """Pairs better explained by a slowdown of `detect` or more than by a healthy path."""
+        """Pairs better explained by a slowdown of `detect` or more than by a healthy one."""
         return evidence[:, self._target :].max(axis=1) > 0
 
     def _judge(self) -> None:
@@ -427,6 +427,7 @@ class Locator:
             alpha=self.rules.alpha,
             beta=self.rules.beta,
             noise=self.noise,
+            uplinks=int(self._decidable[self.n :].sum()),
         )
 
 

@@ -93,6 +93,7 @@ class LocateVerdict:
     alpha: float = LocateRules.alpha
     beta: float = LocateRules.beta
     noise: Noise | None = None
+    uplinks: int = 0  # switch uplinks judged (a topology's; none without one)
 
     @property
     def certain(self) -> bool:

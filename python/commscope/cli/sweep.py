@@ -60,6 +60,22 @@ _OWN = {
         "The seed of the random pairing (default: a fresh one).",
         ("locate",),
     ),
+    "--topology": (
+        "topology",
+        {"type": click.Path(dir_okay=False, path_type=Path), "metavar": "FILE"},
+        "The fabric's switches in Slurm's topology.conf format (tree plugin: SwitchName=, Nodes=, "
+        "Switches=), so that a slow uplink is named as its switch, not as the hosts under it "
+        "(default: inside a Slurm allocation, what `scontrol show topology` says; else none).",
+        ("locate", "all-pairs"),
+    ),
+    "--detect": (
+        "detect",
+        {"type": click.FloatRange(min=1, max=90), "metavar": "PCT"},
+        "The smallest slowdown to find: the verdict is certain once every host and uplink is "
+        "cleared of being PCT % slower or more (at 95 % confidence) or named (default: the rules "
+        "file's locate.detect, 20). Smaller takes more rounds.",
+        ("locate",),
+    ),
     "--no-retest": (
         "no_retest",
         {"is_flag": True},
@@ -106,7 +122,12 @@ def _refused(mode: str):
         if value not in (None, False):
             flag = param.opts[0]
             modes = _OWN[flag][3]
-            where = f"{modes[0]} only" if len(modes) == 1 else "link sweeps, not locate"
+            if len(modes) == 1:
+                where = f"{modes[0]} only"
+            elif set(modes) == set(LINK_MODES):
+                where = "link sweeps, not locate"
+            else:
+                where = f"{' and '.join(modes)} only"
             ctx.meta.setdefault("refused", []).append(
                 f"{flag} does not apply to {mode}: it applies to {where}{_WHY.get((flag, mode), '')}"
             )
@@ -229,7 +250,7 @@ def one_to_all(ctx: click.Context, **options) -> None:
 
 @sweep.command("all-pairs", cls=RunCommand, epilog=_LINK_EPILOG)
 @_shared(LINK_METRIC_HELP, LINK_JSON_HELP, LINK_TIMEOUT_HELP, LINK_HOSTS_HELP)
-@_own("--no-retest", "--baseline", "--plot")
+@_own("--topology", "--no-retest", "--baseline", "--plot")
 @_refused("all-pairs")
 @click.pass_context
 def all_pairs(ctx: click.Context, **options) -> None:
@@ -259,20 +280,27 @@ def intra(ctx: click.Context, **options) -> None:
     f"({DEFAULT_LIMIT}; --oracle: a round, default 600 s, not repeated).",
     "The hosts (at least 6); one rank runs on each.",
 )
-@_own("--oracle", "--seed")
+@_own("--oracle", "--seed", "--topology", "--detect")
 @_refused("locate")
 @click.pass_context
 def locate(ctx: click.Context, **options) -> None:
-    """Bad nodes in a few rounds of disjoint pairs, one launch each.
+    """Bad nodes and bad switch uplinks in a few rounds of disjoint pairs, one launch each.
 
-    Round 1 pairs every host with a random partner, all pairs at once; each later
-    round pairs every undecided host with a host already seen healthy. A host
-    slow with several different healthy partners (the rules file's
-    locate.confirm, 4) is a bad node, never one on a single slow pair; a slow
-    pair of two otherwise healthy hosts is a suspect pair (contention, or a bad
-    link: only all-pairs can tell). It stops when every host is cleared or
-    named, or after locate.max_rounds (10) rounds, and is stored as one run, its
-    rounds and pairs.
+    Round 1 pairs every host with a random partner, all pairs at once (with a
+    topology, half of each leaf's hosts inside their leaf); each later round
+    pairs every undecided host with a host already cleared, inside its leaf and
+    across, and probes an undecided uplink with cleared hosts on both sides of
+    it. Each pair weighs for and against every part it crosses in a sequential
+    likelihood ratio test per part, the noise estimated from the sweep's healthy
+    pairs: a part is named when the test says so at a family-wise error of
+    locate.alpha (0.1 %: a sweep of a healthy fabric names nothing in 999 of
+    1,000), a host only when slow with locate.confirm (3) different cleared
+    partners; it is cleared when a slowdown of --detect or more is ruled out at
+    95 %. A slow pair of two otherwise cleared hosts is a suspect pair
+    (contention, or a bad link: only all-pairs can tell). It stops when every
+    host and uplink is cleared or named (certain at that detection limit), or
+    after locate.max_rounds (10) rounds, says the detection limit it reached,
+    and is stored as one run, its rounds and pairs.
     """
     _sweep(ctx, "locate", options)
 
@@ -299,6 +327,8 @@ def _sweep(ctx: click.Context, mode: str, options: dict) -> None:
         policy = load_rules(options["rules"])
     else:
         policy = Policy()
+    if options.get("detect") is not None:
+        policy = dataclasses.replace(policy, locate=dataclasses.replace(policy.locate, detect=options["detect"] / 100))
     baseline = options.get("baseline")
     if baseline == "last":
         raise UsageError("--baseline needs a run id")
@@ -334,6 +364,10 @@ def _sweep(ctx: click.Context, mode: str, options: dict) -> None:
             salloc = salloc_argv(request.nodes, load_config(), request.partition, request.time)
             ctx.exit(run_in_allocation(salloc, [sys.executable, "-m", "commscope", *request.argv[1:]]))
         request = dataclasses.replace(request, hosts=tuple(allocation_hosts(request.nodes)))
+    if "topology" in options:  # the modes that judge switches: the file, else the controller's
+        from commscope.cluster.topology import site_topology
+
+        request = dataclasses.replace(request, topology=site_topology(options["topology"]))
     if is_locate:
         from commscope.sweep.locate import run_locate
 

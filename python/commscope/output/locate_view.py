@@ -7,10 +7,19 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from commscope.analysis.locate_verdict import CERTAIN, NO_PARTNER, ROUND_LIMIT, BadNode, LocateVerdict, SuspectPair
+from commscope.analysis.locate_verdict import (
+    CERTAIN,
+    NO_PARTNER,
+    ROUND_LIMIT,
+    BadNode,
+    BadSwitch,
+    LocateVerdict,
+    SuspectPair,
+)
 from commscope.analysis.sweep import UNIT, Policy, number
 from commscope.analysis.sweep_rules import rules_mapping
 from commscope.output.sweep_view import shown_labels
+from commscope.records.textsafe import one_line
 
 NAMES = {"latency": "latency", "bw": "bandwidth", "bibw": "bidirectional bandwidth"}
 #: Suspect pairs printed one a line; the rest are counted (--json and the report list all).
@@ -22,7 +31,7 @@ SUSPECT_NOTE = (
 )
 STOP_TEXT = {
     CERTAIN: "certain: every host is cleared or named",
-    ROUND_LIMIT: "the round limit came first: the undecided hosts need more rounds (locate.max_rounds)",
+    ROUND_LIMIT: "the round limit came first: the undecided hosts need more rounds (locate.max_rounds, --detect)",
     NO_PARTNER: "no undecided host has a partner left it has not met",
 }
 
@@ -43,6 +52,40 @@ def node_evidence(node: BadNode, metric: str, labels: Sequence[str]) -> str:
         f"{NAMES[metric]} {with_unit(node.value, metric)} (median over its {len(node.pairs)} pairs; pairs' median "
         f"{with_unit(node.reference, metric)}), slow with {node.slow_with_healthy} different healthy partners "
         f"of {len(slow)} slow pairs: {partners}"
+    )
+
+
+def switch_evidence(switch: BadSwitch, metric: str, labels: Sequence[str]) -> str:
+    shown = ", ".join(
+        f"{labels[a]} <-> {labels[b]} (round {number_}, {with_unit(value, metric)})"
+        for number_, a, b, value in switch.pairs[:5]
+    )
+    more = f" and {len(switch.pairs) - 5} more" if len(switch.pairs) > 5 else ""
+    return (
+        f"{NAMES[metric]} {with_unit(switch.value, metric)} across its uplink (median; pairs' median "
+        f"{with_unit(switch.reference, metric)}), slow in {switch.slow_pairs} pairs of cleared hosts across it: "
+        f"{shown}{more}; its {len(switch.hosts)} hosts are cleared with partners inside it, so no host of it is "
+        "named: a cable, port or uplink of the switch"
+    )
+
+
+def detection_text(verdict: LocateVerdict) -> str:
+    """What the sweep could have seen: the slowdown ruled out for every part not named."""
+    limit = verdict.detection_limit
+    noise = verdict.noise
+    measured = (
+        f" (noise {noise.sigma:.1%} of a pair's value, {noise.contention:.1%} of pairs contended, from the sweep)"
+        if noise is not None
+        else ""
+    )
+    confidence = f"{1 - verdict.beta:.0%}"
+    if limit is None:
+        return f"detection limit not reached: some part is not ruled out even 95 % slow{measured}"
+    parts = "host or uplink" if verdict.uplinks else "host"
+    return (
+        f"detection limit {limit:.0%}: a {parts} {limit:.0%} slower or more would have been named with "
+        f"{confidence} probability (asked: {verdict.target:.0%}){measured}; false accusations at most "
+        f"{verdict.alpha:.1%} of sweeps"
     )
 
 
@@ -72,6 +115,10 @@ def locate_lines(verdict: LocateVerdict, labels: Sequence[str]) -> list[tuple[st
     lines = [
         ("warn", f"bad node {labels[node.host]}: {node_evidence(node, metric, labels)}") for node in verdict.bad_nodes
     ]
+    lines += [
+        ("warn", f"bad switch {one_line(switch.switch)}: {switch_evidence(switch, metric, labels)}")
+        for switch in verdict.bad_switches
+    ]
     for pair in verdict.suspect_pairs[:SHOWN_SUSPECTS]:
         a, b = pair.pair
         lines.append(("note", f"suspect pair {labels[a]} <-> {labels[b]}: {suspect_evidence(pair, metric)}"))
@@ -83,6 +130,10 @@ def locate_lines(verdict: LocateVerdict, labels: Sequence[str]) -> list[tuple[st
         shown = ", ".join(labels[host] for host in verdict.undecided[:SHOWN_SUSPECTS])
         more = f" and {len(verdict.undecided) - SHOWN_SUSPECTS} more" if len(verdict.undecided) > SHOWN_SUSPECTS else ""
         lines.append(("warn", f"undecided: {shown}{more}: {STOP_TEXT[verdict.stop]}"))
+    if verdict.undecided_switches:
+        shown = ", ".join(one_line(name) for name in verdict.undecided_switches[:SHOWN_SUSPECTS])
+        lines.append(("warn", f"undecided switch uplinks: {shown}: {STOP_TEXT[verdict.stop]}"))
+    lines.append(("note", detection_text(verdict)))
     lines.append(("note", summary(verdict)))
     return lines
 
@@ -126,6 +177,37 @@ def locate_document(verdict: LocateVerdict, labels: Sequence[str], policy: Polic
             for pair in verdict.suspect_pairs
         ],
         "suspect_pairs_note": SUSPECT_NOTE,
+        "bad_switches": [
+            {
+                "switch": switch.switch,
+                "hosts": [labels[i] for i in switch.hosts],
+                "value": switch.value,
+                "reference": switch.reference,
+                "slow_pairs": switch.slow_pairs,
+                "pairs": [
+                    {"round": number_, "hosts": [labels[a], labels[b]], "value": value}
+                    for number_, a, b, value in switch.pairs
+                ],
+                "evidence": switch_evidence(switch, metric, labels),
+            }
+            for switch in verdict.bad_switches
+        ],
+        # a slow pair of hosts otherwise cleared: a bad link or contention, which only
+        # all-pairs (every pair measured, the suspects again alone) settles
+        "bad_links": [
+            {"hosts": [labels[i] for i in pair.pair], "round": pair.round, "value": pair.value, "settled": False}
+            for pair in verdict.suspect_pairs
+        ],
+        "undecided_switches": list(verdict.undecided_switches),
+        "detection_limit": {
+            "asked": verdict.target,
+            "reached": verdict.detection_limit,
+            "confidence": 1 - verdict.beta,
+            "false_accusations_at_most": verdict.alpha,
+            "noise_sigma": verdict.noise.sigma if verdict.noise else None,
+            "contention": verdict.noise.contention if verdict.noise else None,
+            "statement": detection_text(verdict),
+        },
         "cleared": len(verdict.cleared),
         "undecided": [labels[host] for host in verdict.undecided],
         "rules": {metric: rules_mapping(policy)[metric], "locate": rules_mapping(policy)["locate"]},

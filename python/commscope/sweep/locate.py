@@ -40,6 +40,7 @@ from pathlib import Path
 import numpy as np
 
 from commscope import __version__, ui
+from commscope.analysis.fabric import Fabric
 from commscope.analysis.locate import Locator
 from commscope.analysis.locate_stored import locate_record
 from commscope.analysis.locate_verdict import LOCATE_MODE, LocateVerdict
@@ -294,6 +295,29 @@ def oracle_run(request: SweepRequest, source: OracleRounds, locator: Locator, st
     )
 
 
+def fabric_of(request: SweepRequest, hosts: Sequence[str]) -> Fabric | None:
+    """The sweep's fabric from its topology, saying which hosts the topology does not name
+    (judged as hosts alone) and how many it names that are not swept."""
+    topology = request.topology
+    if topology is None:
+        return None
+    coverage = topology.coverage(hosts)
+    if coverage.unplaced:
+        shown = ", ".join(one_line(host) for host in coverage.unplaced[:10])
+        more = f" and {len(coverage.unplaced) - 10} more" if len(coverage.unplaced) > 10 else ""
+        ui.warn(
+            f"locate: {len(coverage.unplaced)} host(s) the topology ({topology.source}) does not name: {shown}{more}; "
+            "their slow pairs are blamed on hosts alone"
+        )
+    if coverage.unswept:
+        ui.note(
+            f"locate: the topology names {len(coverage.unswept):,} host(s) not swept; "
+            "their switches are judged by the hosts swept"
+        )
+    ui.note(f"locate: {len(topology.by_leaf(hosts))} leaf switch(es) of {topology.source} over the hosts swept")
+    return Fabric.of_topology(hosts, topology)
+
+
 def run_locate(request: SweepRequest, oracle: str | None, seed: int | None, db: Path) -> int:
     hosts = hosts_of(request)  # the hostfile is read here, once
     argv = oracle_argv(oracle) if oracle is not None else None
@@ -310,7 +334,7 @@ def run_locate(request: SweepRequest, oracle: str | None, seed: int | None, db: 
             if argv is not None
             else LaunchedRounds(request, metric, signals)
         )
-        locator = Locator(len(hosts), metric, policy.locate, seed=seed)
+        locator = Locator(len(hosts), metric, policy.locate, seed=seed, fabric=fabric_of(request, hosts))
         while True:
             pairs = locator.plan()
             if locator.stop:
@@ -334,7 +358,7 @@ def run_locate(request: SweepRequest, oracle: str | None, seed: int | None, db: 
             run = oracle_run(request, source, locator, started)
         run.provenance = {
             **(run.provenance or {}),
-            SWEEP_KEY: locate_record(policy, metric, verdict.stop, seed, oracle),
+            SWEEP_KEY: locate_record(policy, metric, verdict.stop, seed, oracle, locator.fabric, hosts),
         }
         stored.add(run)
     return report_verdict(request, verdict, source.labels, stored, db)

@@ -66,6 +66,7 @@ from commscope.records.benchmarks import PAIRS_BENCHMARK
 from commscope.records.hostfile import read_hostfile
 from commscope.records.run import Run
 from commscope.records.suite import Entry
+from commscope.records.topology import Topology
 from commscope.sweep.inputs import check_output, stream_folder
 
 #: A host with one slot in each launcher's hostfile (Open MPI --hostfile, Hydra -f; srun -w
@@ -98,6 +99,8 @@ class SweepRequest:
     plot: Path | None = None
     core_flags: Sequence[str] = ()
     argv: Sequence[str] = field(default_factory=lambda: list(sys.argv))
+    #: The fabric's switches (--topology FILE, or scontrol inside an allocation; cli/sweep.py)
+    topology: Topology | None = None
 
 
 def least_hosts(mode: str) -> int:
