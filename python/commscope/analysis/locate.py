@@ -360,14 +360,10 @@ class Locator:
     def verdict(self) -> LocateVerdict:
         last = self.rounds[-1].reference if self.rounds else None
         reference = last.median if last is not None else float("nan")
-        all_pairs = np.concatenate([r.pairs for r in self.rounds]) if self.rounds else np.empty((0, 2), np.int64)
-        all_values = np.concatenate([r.values for r in self.rounds]) if self.rounds else np.empty(0)
-        all_rounds = (
-            np.concatenate([np.full(len(r.pairs), k) for k, r in enumerate(self.rounds, 1)])
-            if self.rounds
-            else np.empty(0, np.int64)
-        )
-        slow = np.concatenate([r.slow for r in self.rounds]) if self.rounds else np.empty(0, dtype=bool)
+        all_pairs = np.concatenate([r.pairs for r in self.rounds] or [np.empty((0, 2), np.int64)])
+        all_values = np.concatenate([r.values for r in self.rounds] or [np.empty(0)])
+        all_rounds = np.concatenate([np.full(len(r.pairs), k) for k, r in enumerate(self.rounds, 1)] or [[]])
+        slow = np.concatenate([r.slow for r in self.rounds] or [np.empty(0, dtype=bool)])
         bad_nodes = []
         for host in np.flatnonzero(self.bad[: self.n]).tolist():
             pairs = self.seen(host)
