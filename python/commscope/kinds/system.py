@@ -1,23 +1,28 @@
-"""What the kinds of the cluster beside the network (HPL/hpcc, fio) share: seed 001's
-tables instead of OSU's, in `show` and in `compare`."""
+"""What the kinds of the cluster beside the network (HPL/hpcc, fio, congestion) share:
+seed 001's tables instead of OSU's, in `show` and in `compare`, and no Hockney model.
+Repeats, checks, plots and history are a curve's (over their own size axis)."""
 
 from __future__ import annotations
 
+from abc import abstractmethod
 from collections.abc import Mapping, Sequence
 
 import click
 
-from commscope.kinds.base import Compared, CompareRequest, RunKind
+from commscope.errors import UsageError
+from commscope.kinds.base import Compared, CompareRequest
+from commscope.kinds.curve import Curve
 from commscope.records.run import Run
 
 
-class TabulatedKind(RunKind):
+class TabulatedKind(Curve):
     """A kind whose runs are seed 001's tables (`tables(runs)`), not curves over size."""
 
     compare_options = ()
 
+    @abstractmethod
     def tables(self, runs: Sequence[Run], request: CompareRequest) -> list:
-        raise NotImplementedError
+        """Seed 001's tables of the runs (analysis.system_tables.SystemTable)."""
 
     def table_text(self, run: Run, outputs: Mapping[str, bytes]) -> str:
         from commscope.output.system_tables import text_table
@@ -34,4 +39,10 @@ class TabulatedKind(RunKind):
         return Compared(
             lambda: click.echo("\n".join(text_table(table) for table in tables), nl=False),
             {fmt: (lambda write=write: write(tables)) for fmt, write in FORMATS.items()},
+        )
+
+    def model(self, runs: Sequence[Run], each: bool) -> list:
+        raise UsageError(
+            f"model fits time over message size, which {self.plural} do not measure "
+            f"(run {', '.join(str(run.id) for run in runs)}): select latency or bandwidth runs"
         )
