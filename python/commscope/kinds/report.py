@@ -5,7 +5,6 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 
 from commscope.analysis.check import CheckResult, Policy
-from commscope.analysis.compare import asked_once
 from commscope.kinds import by_kind
 from commscope.kinds.base import ReportContext
 from commscope.records.run import Run
@@ -27,6 +26,5 @@ def build(
     from commscope.output.report.content import assemble
 
     context = ReportContext(check, retests or {}, policy)
-    with asked_once():  # every part asks the same of each run: its metrics, its points by key
-        parts = [kind.report(found, context) for kind, found in by_kind(runs).items()]
-        return assemble(runs, parts, database, check, title, for_runs(runs))
+    parts = [kind.report(found, context) for kind, found in by_kind(runs).items()]
+    return assemble(runs, parts, database, check, title, for_runs(runs))
