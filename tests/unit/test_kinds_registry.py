@@ -20,6 +20,7 @@ from commscope.records.benchmarks import CONGESTION_BENCHMARK, PAIRS_BENCHMARK
 from commscope.records.invocation import invocation
 from commscope.records.run import Axes, Point, Run
 from commscope.store.db import Store
+from fixtures.analysis.handmade import run_of, store_runs
 from fixtures.analysis.sweep_runs import planted_sweep
 from paths import CORE_GOLDEN, FIXTURES
 
@@ -100,3 +101,29 @@ def test_a_kind_must_answer_every_operation():
 
     with pytest.raises(TypeError, match="abstract"):
         Partial()
+
+
+# -- history and model, dispatched by kind ----------------------------------------------
+
+
+def test_history_follows_the_curves_and_refuses_a_selection_of_sweeps_by_name(cli, clean_env, monkeypatch, tmp_path):
+    sweep = planted_sweep(monkeypatch, tmp_path, 4, "node")  # runs 1 (the sweep) and 2 (its retest)
+    only_sweeps = cli("history", "1", "2", "--db", sweep.db)
+    assert only_sweeps.exit_code == 2
+    assert "history follows a value over time, and these runs have none to follow: sweep runs (1, 2)" in (
+        only_sweeps.stderr
+    )
+    store_runs(sweep.db, [run_of({0: 1.0, 1: 1.0, 8: 1.1}, label="n"), run_of({0: 1.0, 1: 1.0, 8: 1.1}, label="n")])
+    mixed = cli("history", "--db", sweep.db)  # every stored run
+    assert mixed.exit_code == 0, mixed.output
+    assert "latency (n) at 0-8 B" in mixed.stdout and "pairs" not in mixed.stdout
+
+
+def test_model_fits_curves_and_the_other_kinds_refuse_by_name(cli, clean_env, db):
+    assert cli("import", COMPUTE / "HPL.out", "--db", db).exit_code == 0  # run 1
+    store_runs(db, [run_of({size: 1.0 + size / 5000 for size in (1, 2, 4, 8, 16, 32, 64, 128)})])  # run 2
+    fitted = cli("model", "2", "--db", db)
+    assert fitted.exit_code == 0 and "α" in fitted.stdout, fitted.output
+    refused = cli("model", "1", "2", "--db", db)
+    assert refused.exit_code == 2
+    assert "model fits time over message size, which HPL and hpcc runs do not measure (run 1)" in refused.stderr

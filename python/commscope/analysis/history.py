@@ -7,6 +7,8 @@ in the order they started, one value each at the size looked at; a sweep axis th
 what people quote: point-to-point latency at 0-8 B (the median of the run's values
 there), bandwidth and message rate at the largest size, a collective at 8 B (one double:
 the global sum applications wait on, where a change of transport or stack shows first).
+That value of one run is its headline value everywhere (run_headline: the report's summary
+says it too).
 """
 
 from __future__ import annotations
