@@ -19,6 +19,7 @@ from commscope.records.textsafe import terminal
 if TYPE_CHECKING:  # the report's and the fits' modules load matplotlib and numpy: only when asked
     from commscope.analysis.history import Series
     from commscope.analysis.model import Fit
+    from commscope.analysis.system_tables import SystemTable
     from commscope.output.report.content import ReportPart
 
 #: `compare`'s options that apply to some kinds only, as the command line spells them.
@@ -147,7 +148,7 @@ class RunKind(ABC):
         return f"<run kind {self.name}>"
 
 
-def tables_compared(tables) -> Compared:
+def tables_compared(tables: Sequence[SystemTable]) -> Compared:
     """Seed 001-style tables (analysis.system_tables) as a comparison: aligned text on the
     terminal, Markdown, CSV or JSON on request."""
     from commscope.output.system_tables import FORMATS, text_table

@@ -18,6 +18,7 @@ from commscope.records.benchmarks import CONGESTION_BENCHMARK
 from commscope.records.run import Run
 
 if TYPE_CHECKING:
+    from commscope.analysis.system_tables import SystemTable
     from commscope.output.report.content import ReportPart
 
 #: What `check` judges unless --metric says otherwise.
@@ -35,7 +36,7 @@ class Congestion(TabulatedKind):
     def table_text(self, run: Run, outputs: Mapping[str, bytes]) -> str:
         return Curve.table_text(self, run, outputs)  # the core's own table
 
-    def tables(self, runs: Sequence[Run], request: CompareRequest) -> list:
+    def tables(self, runs: Sequence[Run], request: CompareRequest) -> list[SystemTable]:
         from commscope.analysis.congestion import impact_table, phases_table, run_phases
 
         with_canaries = [run for run in runs if any(p.canary for p in run_phases(run))]

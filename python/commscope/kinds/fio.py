@@ -13,6 +13,7 @@ from commscope.records.metrics import STORAGE_WORKLOADS
 from commscope.records.run import Run
 
 if TYPE_CHECKING:
+    from commscope.analysis.system_tables import SystemTable
     from commscope.output.report.content import ReportPart
 
 
@@ -24,7 +25,7 @@ class Fio(TabulatedKind):
     def recognises(self, run: Run) -> bool:
         return run.benchmark == STORAGE_BENCHMARK
 
-    def tables(self, runs: Sequence[Run], request: CompareRequest) -> list:
+    def tables(self, runs: Sequence[Run], request: CompareRequest) -> list[SystemTable]:
         from commscope.analysis.fio import storage_tables
 
         return storage_tables(runs)

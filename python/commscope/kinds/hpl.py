@@ -6,13 +6,14 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
-from commscope.kinds.base import CompareRequest, ReportContext
+from commscope.kinds.base import Compared, CompareRequest, ReportContext
 from commscope.kinds.system import TabulatedKind
 from commscope.records.benchmarks import COMPUTE_BENCHMARKS, primary_metric
 from commscope.records.metrics import unit_of
 from commscope.records.run import Run
 
 if TYPE_CHECKING:
+    from commscope.analysis.system_tables import SystemTable
     from commscope.output.report.content import ReportPart
 
 
@@ -25,14 +26,14 @@ class Hpl(TabulatedKind):
     def recognises(self, run: Run) -> bool:
         return run.benchmark in COMPUTE_BENCHMARKS
 
-    def tables(self, runs: Sequence[Run], request: CompareRequest) -> list:
+    def tables(self, runs: Sequence[Run], request: CompareRequest) -> list[SystemTable]:
         from commscope.analysis.hpl import HPL, hpcc_table, hpl_table
 
         hpcc = hpcc_table(runs)
         tables = [hpl_table(runs, request.peak_per_core)] if any(run.benchmark == HPL for run in runs) else []
         return tables + ([hpcc] if hpcc is not None else [])
 
-    def compare(self, runs, request):
+    def compare(self, runs: Sequence[Run], request: CompareRequest) -> Compared:
         from commscope.analysis.hpl import HPL
         from commscope.errors import UsageError
 

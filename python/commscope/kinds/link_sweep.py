@@ -16,6 +16,8 @@ from commscope.records.benchmarks import PAIRS_BENCHMARK
 from commscope.records.run import Run
 
 if TYPE_CHECKING:
+    from commscope.analysis.history import Series
+    from commscope.analysis.model import Fit
     from commscope.output.report.content import ReportPart
 
 
@@ -48,12 +50,12 @@ class LinkSweep(Curve):
                 result.unmatched.append(run)
         return result
 
-    def history(self, runs: Sequence[Run], request: HistoryRequest) -> list:
+    def history(self, runs: Sequence[Run], request: HistoryRequest) -> list[Series]:
         """None: a sweep's value is a matrix of pairs, not a number to follow; `check`
         compares sweeps pair by pair."""
         return []
 
-    def model(self, runs: Sequence[Run], each: bool) -> list:
+    def model(self, runs: Sequence[Run], each: bool) -> list[tuple[list[Run], Fit]]:
         raise UsageError(
             f"model fits time over message size, which {self.plural} do not measure "
             f"(run {', '.join(str(run.id) for run in runs)}): select latency or bandwidth runs"

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from abc import abstractmethod
 from collections.abc import Mapping, Sequence
+from typing import TYPE_CHECKING
 
 import click
 
@@ -14,6 +15,10 @@ from commscope.kinds.base import Compared, CompareRequest
 from commscope.kinds.curve import Curve
 from commscope.records.run import Run
 
+if TYPE_CHECKING:
+    from commscope.analysis.model import Fit
+    from commscope.analysis.system_tables import SystemTable
+
 
 class TabulatedKind(Curve):
     """A kind whose runs are seed 001's tables (`tables(runs)`), not curves over size."""
@@ -21,7 +26,7 @@ class TabulatedKind(Curve):
     compare_options = ()
 
     @abstractmethod
-    def tables(self, runs: Sequence[Run], request: CompareRequest) -> list:
+    def tables(self, runs: Sequence[Run], request: CompareRequest) -> list[SystemTable]:
         """Seed 001's tables of the runs (analysis.system_tables.SystemTable)."""
 
     def table_text(self, run: Run, outputs: Mapping[str, bytes]) -> str:
@@ -41,7 +46,7 @@ class TabulatedKind(Curve):
             {fmt: (lambda write=write: write(tables)) for fmt, write in FORMATS.items()},
         )
 
-    def model(self, runs: Sequence[Run], each: bool) -> list:
+    def model(self, runs: Sequence[Run], each: bool) -> list[tuple[list[Run], Fit]]:
         raise UsageError(
             f"model fits time over message size, which {self.plural} do not measure "
             f"(run {', '.join(str(run.id) for run in runs)}): select latency or bandwidth runs"
