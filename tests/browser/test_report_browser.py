@@ -156,3 +156,35 @@ def test_a_sweep_renders_with_its_flags_before_the_heatmaps(cli, monkeypatch, cl
     # a tight tolerance: the page's white is 20 from the pale pink
     assert _pixels_like(screenshot, [flagged_background], slice(0, 900), 4) > 5000, "no flagged table on screen"
     assert _pixels_like(screenshot, [healthy_cell], slice(900, None)) > 5000, "no heatmap below the flags"
+
+
+def test_a_locate_sweep_beyond_the_limit_renders_as_a_summary_without_figures(cli, monkeypatch, clean_env, tmp_path):
+    """A locate run of more hosts than kinds.locate.SUMMARY_HOSTS (made 20 here): its bad
+    node, the hosts by verdict and the bad node's pairs, and no picture at all."""
+    import json
+    import shlex
+    import sys
+
+    from commscope.kinds import locate
+
+    _require_chromium()
+    network = tmp_path / "network.json"
+    network.write_text(json.dumps({"seed": 5, "slow_nodes": {"cn007": 0.5}}))
+    oracle = f"{shlex.quote(sys.executable)} -m commscope.sweep.simulate {shlex.quote(str(network))}"
+    hosts = ",".join(f"cn{index:03d}" for index in range(40))
+    db = tmp_path / "runs.db"
+    assert cli("sweep", "locate", "--hosts", hosts, "--oracle", oracle, "--seed", "2", "--db", db).exit_code == 1
+    monkeypatch.setattr(locate, "SUMMARY_HOSTS", 20)
+    out = tmp_path / "locate.html"
+    assert cli("report", "1", "-o", out, "--db", db).exit_code == 0
+
+    dump = _chromium(tmp_path / "profile", "--dump-dom", out.as_uri())
+    assert dump.returncode == 0, dump.stderr[-2000:]
+    assert _console_messages(dump.stderr) == []
+    order = _Order()
+    order.feed(dump.stdout)
+    assert order.seen == ["flagged", "pairs"]  # no heatmap
+    page = _Page()
+    page.feed(dump.stdout)
+    text = "".join(page.text)
+    assert page.images == [] and "Hosts by verdict" in text and "bad node cn007" in text

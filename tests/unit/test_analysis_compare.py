@@ -189,10 +189,10 @@ def test_missing_database_and_unwritable_output(cli, three, tmp_path):
     assert result.exit_code == 2 and f"cannot write {blocker / 'out.csv'}" in result.stderr
 
 
-def test_asked_once_keys_a_runs_points_once_and_only_inside(monkeypatch):
-    """A report asks each run for its points by key some eight times: inside asked_once()
-    they are keyed once per set of axes; a caller changing its answer changes nobody
-    else's; outside the block every question is worked out again."""
+def test_a_runs_points_are_keyed_once_while_they_stay_the_same(monkeypatch):
+    """Every analysis asks each run for its points by key: they are keyed once per run and
+    set of axes; a caller changing its answer changes nobody else's; a run whose points
+    grow or are replaced is keyed afresh."""
     from commscope.analysis import compare
 
     keyed = []
@@ -200,17 +200,19 @@ def test_asked_once_keys_a_runs_points_once_and_only_inside(monkeypatch):
     monkeypatch.setattr(compare, "_points_by_key", lambda run, axes: keyed.append((run.id, axes)) or real(run, axes))
     first, second = run_of({1: 1.0, 2: 1.5}), run_of({1: 2.0, 4: 3.0})
     first.id, second.id = 1, 2
-    with compare.asked_once():
-        answer = compare.points_by_key(first)
-        answer.clear()
-        assert [key.size for key in compare.points_by_key(first)] == [1, 2]
-        assert compare.series(first, "latency_us") == compare.series(first, "latency_us", ())
-        assert [key.size for key in compare.points_by_key(second)] == [1, 4]
-        assert compare.numeric_metrics(first) == ["latency_us", "pingpong_MBps"]
+    answer = compare.points_by_key(first)
+    answer.clear()
+    assert [key.size for key in compare.points_by_key(first)] == [1, 2]
+    assert compare.series(first, "latency_us") == compare.series(first, "latency_us", ())
+    assert [key.size for key in compare.points_by_key(second)] == [1, 4]
+    assert compare.numeric_metrics(first) == ["latency_us", "pingpong_MBps"]
     assert keyed == [(1, ()), (2, ())]
     first.points.append(Point(size=8, metrics={"latency_us": 4.0}))
     assert [key.size for key in compare.points_by_key(first)] == [1, 2, 8]
+    assert compare.numeric_metrics(first) == ["latency_us", "pingpong_MBps"]
     assert keyed[-1] == (1, ())
+    second.points = second.points[:1]
+    assert [key.size for key in compare.points_by_key(second)] == [1] and keyed[-1] == (2, ())
 
 
 def test_a_report_keys_each_runs_points_once(monkeypatch, tmp_path):

@@ -31,7 +31,10 @@ def test_report_sections_summary_and_warnings(cli, stored, tmp_path):
     html = out.read_text()
     assert "Against baseline <strong>ref</strong>" in html and '<span class="verdict failed">FAIL</span>' in html
     assert "24 of 24 sizes fail" in html
-    assert "1.00 µs at 0 B" in html and "0.79 µs at 0 B" in html  # small-message latency
+    # each run's headline value, as history follows it: latency's median over 0-8 B
+    assert "<td>1.00 µs at 0-8 B</td>" in html and "<td>0.79 µs at 0-8 B</td>" in html
+    assert "<td>1.00 µs at 1-2 B</td>" in html  # the run cut short has sizes 1 and 2 only
+    assert "peak bandwidth" not in html  # a column no run fills is left out
     assert "α 1.00 µs, β 5,000 MB/s" in html  # the model of the hand-made Hockney runs
     warnings = html[html.index('id="warnings"') : html.index('id="bench-1"')]
     assert "run 10 (latency, cut short) is incomplete: timed out after 5 s" in warnings

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import re
 
-from commscope.output.report import warnings
+from commscope.analysis import report_warnings as warnings
 from commscope.records.run import Point, Run
 from fixtures.analysis.handmade import stats_for
 

@@ -10,9 +10,8 @@ is written out, the output's (output.comparison).
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator, Sequence
-from contextlib import contextmanager
-from contextvars import ContextVar
+import weakref
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 
 from commscope.analysis.repeats import median_series, repeat_groups
@@ -27,34 +26,32 @@ from commscope.records.run import AXES, Axes, Point, PointKey, Run
 Key = PointKey
 
 
-# -- asking a run the same question once ---------------------------------------------
+# -- what a run's points say, worked out once per run ---------------------------------
 
-_ASKED: ContextVar[dict | None] = ContextVar("commscope_asked_once", default=None)
-
-
-@contextmanager
-def asked_once() -> Iterator[None]:
-    """Within this block a run's metrics, axis values and keyed points are worked out once
-    and then reused: a report asks them of each run some eight times (figure, table, fits,
-    history, headline cells), which was a tenth of its time. The runs must not change
-    inside the block; answers are kept by the run's identity, and the run with them, so
-    no other run can take its place."""
-    token = _ASKED.set({})
-    try:
-        yield
-    finally:
-        _ASKED.reset(token)
+#: Per run (by identity, while it lives): the points list its answers were worked out
+#: from, that list's length, and the answers by question.
+_ANSWERS: dict[int, tuple[weakref.ref, list, int, dict]] = {}
 
 
 def _once(question: str, run: Run, detail: object, answer: Callable[[], object]):
-    asked = _ASKED.get()
-    if asked is None:
-        return answer()
-    key = (question, id(run), detail)
-    found = asked.get(key)
-    if found is None or found[0] is not run:
-        found = asked[key] = (run, answer())
-    return found[1]
+    """A run's answer to `question` (its metrics, its axis values, its points by key),
+    worked out when first asked and kept with the run while its points are the same list
+    of the same length: every analysis asks these of each run it is given (a report's
+    comparison, figure, fits, headline and history each do), and they are a pure function
+    of the points. A run whose points list is replaced or grows is answered afresh."""
+    kept = _ANSWERS.get(id(run))
+    if kept is None or kept[0]() is not run or kept[1] is not run.points or kept[2] != len(run.points):
+        key = id(run)
+        kept = _ANSWERS[key] = (
+            weakref.ref(run, lambda _, key=key: _ANSWERS.pop(key, None)),
+            run.points,
+            len(run.points),
+            {},
+        )
+    answers = kept[3]
+    if (question, detail) not in answers:
+        answers[question, detail] = answer()
+    return answers[question, detail]
 
 
 # -- metrics and series -----------------------------------------------------------

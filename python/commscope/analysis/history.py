@@ -7,6 +7,8 @@ in the order they started, one value each at the size looked at; a sweep axis th
 what people quote: point-to-point latency at 0-8 B (the median of the run's values
 there), bandwidth and message rate at the largest size, a collective at 8 B (one double:
 the global sum applications wait on, where a change of transport or stack shows first).
+That value of one run is its headline value everywhere (run_headline: the report's summary
+says it too).
 """
 
 from __future__ import annotations
@@ -122,6 +124,27 @@ def headline(benchmark: str, metric: str, sizes: set[int | None], newest: set[in
     return Where.at(small[0] if small else known[0])
 
 
+def run_headline(run: Run, metric: str) -> tuple[float, Where] | None:
+    """A run's headline value of `metric`, the one definition the report's summary and
+    `history` share: the value at headline()'s sizes for this run alone (the median of its
+    values there where several: point-to-point latency over 0-8 B), at the first
+    combination of its sweep axes; None where it has no value of `metric`."""
+    values = series(run, metric)
+    if not values:
+        return None
+    first = combinations(values)[0]
+    at = {key.size: value for key, value in values.items() if key.axes == first}
+    where = headline(run.benchmark, metric, set(at), set(at))
+    value = value_at(at, where)
+    return None if value is None else (value, where)
+
+
+def value_at(values: dict[int | None, float], where: Where) -> float | None:
+    """One run's value at `where`, from its values by size: the median where several."""
+    found = [values[size] for size in where.sizes if size in values]
+    return float(statistics.median(found)) if found else None
+
+
 def _samples(runs: Sequence[Run], values_of: dict, metric: str, axes: Axes, names: tuple[str, ...], where: Where):
     """The runs' values at `where` (and axis combination), and the runs without one there;
     `values_of` holds each run's series of the metric, by run id."""
@@ -129,15 +152,15 @@ def _samples(runs: Sequence[Run], values_of: dict, metric: str, axes: Axes, name
     per_size = len(where.sizes) == 1 and time_relation(metric) != 0
     for run in runs:
         values = {key.size: value for key, value in values_of[run.id].items() if key.axes == axes}
-        found = [values[size] for size in where.sizes if size in values]
-        if not found:
+        value = value_at(values, where)
+        if value is None:
             lacking.append(run)
             continue
         summary = None
         if per_size:
             points = {key.size: point for key, point in points_by_key(run, names).items() if key.axes == axes}
             summary = Summary.of(points[where.sizes[0]])
-        samples.append(Sample(run, float(statistics.median(found)), summary))
+        samples.append(Sample(run, value, summary))
     return samples, lacking
 
 
@@ -175,10 +198,29 @@ def history(
     """The series of `runs` with their change points: at `size`, at every size
     (`all_sizes`), or at each benchmark's headline size. Raises UsageError when there is
     nothing to follow over time."""
+    too_few(runs)
+    found = follow(runs, policy, metric, size, all_sizes)
+    if not found:
+        raise no_such_size(size, runs)
+    return History(found, policy)
+
+
+def too_few(runs: Sequence[Run]) -> None:
+    """Refuses a selection of fewer than two runs: nothing to follow over time."""
     if len(runs) < 2:
         raise UsageError(
             f"history needs two or more runs; the selection has only run {runs[0].id}" if runs else "no runs selected"
         )
+
+
+def follow(
+    runs: Sequence[Run],
+    policy: Policy = Policy(),
+    metric: str | None = None,
+    size: int | None = None,
+    all_sizes: bool = False,
+) -> list[Series]:
+    """history()'s series, none where the runs have nothing at `size`."""
     groups: dict[tuple, list[Run]] = {}
     for run in runs:
         groups.setdefault((run.benchmark, run.system, run.label), []).append(run)
@@ -206,9 +248,11 @@ def history(
                 one = Series(benchmark, chosen, system, label, axes, where, samples, lacking=lacking)
                 one.changes = _change_points(samples, chosen, policy, aspects_of)
                 found.append(one)
-    if not found:
-        raise _no_such_size(size, {key.size for run in runs for key in points_by_key(run)})
-    return History(found, policy)
+    return found
+
+
+def no_such_size(size: int | None, runs: Sequence[Run]) -> UsageError:
+    return _no_such_size(size, {key.size for run in runs for key in points_by_key(run)})
 
 
 def _no_such_size(size: int | None, held: set[int | None]) -> UsageError:

@@ -272,8 +272,7 @@ def model(selectors, benchmark, since, last_invocation, each, fmt, db: Path) -> 
     the asymptotic bandwidth β (MB/s), the half-performance size n½ and
     the fit quality. Bandwidth runs are turned into time per message first.
     """
-    from commscope.analysis.model import fits as fit_each
-    from commscope.analysis.repeats import repeat_groups
+    from commscope import kinds
     from commscope.output.export.json import json_text
     from commscope.output.views import show_fits
     from commscope.store.selection import select_runs
@@ -282,8 +281,7 @@ def model(selectors, benchmark, since, last_invocation, each, fmt, db: Path) -> 
         raise UsageError("name the runs to model (ids, labels, ...) or give --last-invocation")
     with analysis_store(db) as store:
         runs = select_runs(store, selection_of(selectors, benchmark, since, last_invocation))
-    groups = [[run] for run in runs] if each else repeat_groups(runs)
-    fitted = [(group, result) for group in groups for result in fit_each(group)]
+    fitted = kinds.model(runs, each)
     if fmt == "json":
         click.echo(json_text([result.to_dict() for _, result in fitted]), nl=False)
     else:

@@ -94,8 +94,8 @@ def history(
       commscope history --benchmark latency
       commscope history nightly --benchmark bw --size 4M --format json
     """
+    from commscope import kinds
     from commscope.analysis.check import Policy
-    from commscope.analysis.history import history as follow
     from commscope.analysis.history import sizes_to_load
     from commscope.analysis.monitoring import history_samples
     from commscope.output import history as shown
@@ -107,7 +107,7 @@ def history(
         # thousands of runs, a few sizes each looked at: only those points are loaded
         wanted = sizes_to_load(store.point_sizes(ids), size, sizes == "all")
         runs = [store.run(run_id) for run_id in ids] if wanted is None else store.runs_at_sizes(ids, wanted)
-    found = follow(runs, Policy(tolerance, floor), metric, size, all_sizes=sizes == "all")
+    found = kinds.history(runs, kinds.HistoryRequest(Policy(tolerance, floor), metric, size, sizes == "all"))
     samples = history_samples(found) if fmt == "openmetrics" or textfile or push else None
     if fmt == "openmetrics":
         click.echo(openmetrics_text(samples), nl=False)

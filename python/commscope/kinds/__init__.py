@@ -1,19 +1,29 @@
 """Run kinds: the registry of what a run is (a curve over message sizes, a link sweep, a locate
 sweep, HPL/hpcc, fio, congestion) and the commands' dispatch by kind.
 
-Each kind is one module beside this one saying how its runs are recognised, grouped as
-repeats, shown, compared, checked, plotted and reported (kinds.base names the
-operations; a curve's behaviour is the default). Commands ask `kind_of(run)` or
-split a selection with `by_kind(runs)` and never test a benchmark's name themselves. A
-new kind is one module and one line in KINDS.
+Each kind is one module beside this one, a kinds.base.RunKind saying how its runs are
+recognised, grouped as repeats, shown, compared, checked, plotted, reported, followed over
+time and modelled. Exactly one kind recognises a run (`kind_of` says so clearly when none
+or several do), whatever the order of KINDS. Commands ask `kind_of(run)` or split a
+selection with `by_kind(runs)` and never test a benchmark's name themselves. A new kind
+is one module and one line in KINDS.
 """
 
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
 from commscope.errors import UsageError
-from commscope.kinds.base import COMPARE_OPTIONS, Compared, CompareRequest, PlotRequest, RunKind
+from commscope.kinds.base import (
+    COMPARE_OPTIONS,
+    Compared,
+    CompareRequest,
+    HistoryRequest,
+    PlotRequest,
+    RetestLoader,
+    RunKind,
+)
 from commscope.kinds.congestion import CONGESTION
 from commscope.kinds.curve import CURVE
 from commscope.kinds.fio import FIO
@@ -22,13 +32,26 @@ from commscope.kinds.link_sweep import LINK_SWEEP
 from commscope.kinds.locate import LOCATE_SWEEP
 from commscope.records.run import Run
 
-#: Asked in this order: a locate sweep before the link sweeps it is a pairs run of; the
-#: curve, which takes every run, last.
+if TYPE_CHECKING:
+    from commscope.analysis.check import CheckResult, Policy
+    from commscope.analysis.history import History
+    from commscope.analysis.model import Fit
+    from commscope.analysis.monitoring import Sample
+
+#: Every kind, in the order their sections come in a report.
 KINDS: tuple[RunKind, ...] = (LOCATE_SWEEP, LINK_SWEEP, HPL_KIND, FIO, CONGESTION, CURVE)
 
 
-def kind_of(run: Run) -> RunKind:
-    return next(kind for kind in KINDS if kind.recognises(run))
+def kind_of(run: Run, kinds: Sequence[RunKind] = KINDS) -> RunKind:
+    """The one kind that recognises `run`. A run no kind (or more than one) recognises is
+    refused by name: a record without a benchmark, or two kinds claiming the same runs."""
+    found = [kind for kind in kinds if kind.recognises(run)]
+    if len(found) == 1:
+        return found[0]
+    what = f"run {run.id} ({run.benchmark or 'no benchmark named'})"
+    if not found:
+        raise UsageError(f"{what} is of no known kind: its record names no benchmark commscope knows how to read")
+    raise UsageError(f"{what} is claimed by several kinds ({', '.join(kind.name for kind in found)})")
 
 
 def by_kind(runs: Sequence[Run]) -> dict[RunKind, list[Run]]:
@@ -60,7 +83,9 @@ def compare(runs: Sequence[Run], request: CompareRequest) -> Compared:
     return kind.compare(runs, request)
 
 
-def check(baseline: str, base_runs: Sequence[Run], new_runs: Sequence[Run], policy, metric: str | None = None):
+def check(
+    baseline: str, base_runs: Sequence[Run], new_runs: Sequence[Run], policy: Policy, metric: str | None = None
+) -> CheckResult:
     """Every new run judged by its kind against the baseline's runs; one CheckResult."""
     from commscope.analysis.check import CheckResult
 
@@ -82,26 +107,51 @@ def check(baseline: str, base_runs: Sequence[Run], new_runs: Sequence[Run], poli
     return result
 
 
-def plot(runs: Sequence[Run], request: PlotRequest, retest_of):
+def plot(runs: Sequence[Run], request: PlotRequest, retest_of: RetestLoader) -> dict:
     reference = [request.reference] if request.reference else []
     return one_kind([*runs, *reference], "plot").plot(runs, request, retest_of)
 
 
-def monitoring(runs: Sequence[Run], retest_for) -> list:
+def history(runs: Sequence[Run], request: HistoryRequest) -> History:
+    """The series of every kind that is followed over time; refused when the runs are too
+    few or of kinds that are not (sweeps: `check` compares those pair by pair)."""
+    from commscope.analysis.history import History, no_such_size, too_few
+
+    too_few(runs)
+    kinds = by_kind(runs)
+    series = [found for kind, runs_of in kinds.items() for found in kind.history(runs_of, request)]
+    if not series and request.size is not None:
+        raise no_such_size(request.size, runs)
+    if not series:
+        names = "; ".join(f"{kind.plural} ({', '.join(str(run.id) for run in found)})" for kind, found in kinds.items())
+        raise UsageError(f"history follows a value over time, and these runs have none to follow: {names}")
+    return History(series, request.policy)
+
+
+def model(runs: Sequence[Run], each: bool) -> list[tuple[list[Run], Fit]]:
+    """The Hockney fits of `runs`, each kind's runs by their kind (a kind without a model
+    refuses by name)."""
+    return [fitted for kind, found in by_kind(runs).items() for fitted in kind.model(found, each)]
+
+
+def monitoring(runs: Sequence[Run], retest_of: RetestLoader) -> list[Sample]:
     """What monitoring keeps of `runs` (analysis.monitoring Samples), each run by its kind;
-    `retest_for(run)` gives a sweep's serial retest run, or None."""
-    return [sample for run in runs for sample in kind_of(run).monitoring(run, retest_for(run))]
+    `retest_of(run)` gives a sweep's serial retest run, or None."""
+    return [sample for run in runs for sample in kind_of(run).monitoring(run, retest_of(run))]
 
 
 __all__ = [
     "KINDS",
     "CompareRequest",
+    "HistoryRequest",
     "PlotRequest",
     "by_kind",
+    "monitoring",
     "check",
     "compare",
+    "history",
     "kind_of",
-    "monitoring",
+    "model",
     "one_kind",
     "plot",
 ]

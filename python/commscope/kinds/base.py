@@ -1,16 +1,27 @@
-"""What every run kind answers: how its runs are recognised, grouped as repeats, shown,
-compared, checked, plotted and reported. A curve (an OSU-style benchmark over message
-sizes) is the default behaviour; a kind overrides what it does differently."""
+"""What every run kind answers, as an abstract base class: how its runs are recognised,
+grouped as repeats, shown, compared, checked, plotted, reported, followed over time
+(`history`) and modelled. No behaviour lives here: the curve's is in kinds/curve.py, and
+a kind that does something as a curve does says so by subclassing `Curve`."""
 
 from __future__ import annotations
 
+from abc import ABC, abstractmethod
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING, ClassVar
 
 from commscope import ui
+from commscope.analysis.check import CheckResult, Floor, Policy
 from commscope.records.run import Run
 from commscope.records.textsafe import terminal
+
+if TYPE_CHECKING:  # the report's and the fits' modules load matplotlib and numpy: only when asked
+    from commscope.analysis.history import Series
+    from commscope.analysis.model import Fit
+    from commscope.analysis.monitoring import Sample
+    from commscope.analysis.titled_tables import TitledTable
+    from commscope.output.report.content import ReportPart
 
 #: `compare`'s options that apply to some kinds only, as the command line spells them.
 COMPARE_OPTIONS = {
@@ -55,125 +66,95 @@ class PlotRequest:
     reference: Run | None = None
     band: str = "ci"
     tolerance: float = 0.1
-    floor: object = None
+    floor: Floor | None = None
     title: str | None = None
+
+
+@dataclass(frozen=True)
+class HistoryRequest:
+    """What `history` was asked for: the rule a change point must pass, and the metric and
+    size to follow (None: each benchmark's main metric at its headline size)."""
+
+    policy: Policy = Policy()
+    metric: str | None = None
+    size: int | None = None
+    all_sizes: bool = False
 
 
 @dataclass
 class ReportContext:
-    """What every kind's report part may use: the check against a baseline (if asked) and
-    the retest runs of sweeps, by the sweep's run id."""
+    """What every kind's report part may use: the check against a baseline (if asked), the
+    retest runs of sweeps by the sweep's run id, and the rule the timelines' change points
+    are judged by (as `history` judges them)."""
 
-    check: object = None
+    check: CheckResult | None = None
     retests: Mapping[int, Run] = field(default_factory=dict)
+    policy: Policy = Policy()
 
 
-class RunKind:
-    """A kind of run. Subclasses set `name` and `title` and override what differs."""
+#: Loads the stored retest run of a sweep run (None: it has none).
+RetestLoader = Callable[[Run], "Run | None"]
 
-    name = ""
-    title = ""
+
+class RunKind(ABC):
+    """A kind of run. `kinds.KINDS` holds one instance of each; exactly one recognises a run."""
+
+    name: ClassVar[str]
+    title: ClassVar[str]
     #: What the runs are called in messages ("HPL and hpcc runs").
-    plural = ""
+    plural: ClassVar[str]
     #: The CompareRequest options that apply to this kind's runs (COMPARE_OPTIONS).
-    compare_options: tuple[str, ...] = ("metric", "ratio", "pdiff", "reference")
+    compare_options: ClassVar[tuple[str, ...]]
 
+    @abstractmethod
     def recognises(self, run: Run) -> bool:
-        raise NotImplementedError
+        """Whether `run` is of this kind; no other kind may say so too (kinds.kind_of)."""
 
-    # -- repeats ------------------------------------------------------------------
-
+    @abstractmethod
     def repeats(self, runs: Sequence[Run]) -> list[list[Run]]:
-        """The runs grouped as repeats, in order of first appearance (the one definition)."""
-        from commscope.analysis.repeats import repeat_groups
+        """The runs grouped as repeats, in order of first appearance."""
 
-        return repeat_groups(runs)
-
-    # -- show ---------------------------------------------------------------------
-
+    @abstractmethod
     def table_text(self, run: Run, outputs: Mapping[str, bytes]) -> str:
-        """The table `show` prints below a run's provenance."""
-        from commscope.output.links_view import peak_line
-        from commscope.output.views import osu_text
+        """The table `show` prints below a run's provenance; `outputs` are the raw files stored with it."""
 
-        text, line = osu_text(run, outputs), peak_line(run)
-        return text if line is None else f"{text.rstrip()}\n# {line}\n"
-
-    # -- compare ------------------------------------------------------------------
-
+    @abstractmethod
     def compare(self, runs: Sequence[Run], request: CompareRequest) -> Compared:
-        from commscope.analysis.compare import compare as build
-        from commscope.output.comparison import FORMATS, caption
-        from commscope.output.views import comparison_table
+        """The runs side by side (the options not in compare_options are refused before)."""
 
-        if request.reference:
-            return against_reference(runs, request.reference)
-        comparison = build(runs, request.metric, ratio=request.ratio, pdiff=request.pdiff)
-
-        def show() -> None:
-            from commscope.output.links_view import peak_line
-
-            console = ui.table_console()
-            console.print(terminal(caption(comparison)), markup=False, highlight=False)
-            console.print(comparison_table(comparison))
-            for column, name in zip(comparison.groups, comparison.names):
-                line = peak_line(column[0]) if column else None
-                if line:
-                    console.print(terminal(f"{name}: {line}"), markup=False, highlight=False)
-
-        return Compared(
-            show,
-            {fmt: (lambda write=write: write(comparison)) for fmt, write in FORMATS.items()},
-        )
-
-    # -- check --------------------------------------------------------------------
-
-    def check(self, baseline: str, base_runs: Sequence[Run], new_runs: Sequence[Run], policy, metric: str | None):
+    @abstractmethod
+    def check(
+        self, baseline: str, base_runs: Sequence[Run], new_runs: Sequence[Run], policy: Policy, metric: str | None
+    ) -> CheckResult:
         """The check of this kind's new runs against the baseline's runs of this kind."""
-        from commscope.analysis.check import check_curves
 
-        return check_curves(baseline, base_runs, new_runs, policy, metric)
+    @abstractmethod
+    def plot(self, runs: Sequence[Run], request: PlotRequest, retest_of: RetestLoader) -> dict[Path, bytes]:
+        """The figures of `runs`, by the path each goes to."""
 
-    # -- plot ---------------------------------------------------------------------
+    @abstractmethod
+    def report(self, runs: Sequence[Run], context: ReportContext) -> ReportPart:
+        """This kind's part of the report: its runs analysed once (comparisons, fits,
+        verdicts, timelines) and handed to output/report, which renders them."""
 
-    def plot(self, runs: Sequence[Run], request: PlotRequest, retest_of) -> dict[Path, bytes]:
-        """The figures of `runs`, by the path each goes to; `retest_of(run)` loads a stored
-        retest run (link sweeps)."""
-        from commscope.analysis.compare import common_metric
-        from commscope.output.plot import figure, render
+    @abstractmethod
+    def history(self, runs: Sequence[Run], request: HistoryRequest) -> list[Series]:
+        """The series `history` follows over these runs (none: the kind is not followed)."""
 
-        reference = request.reference
-        chosen = common_metric([*runs, *([reference] if reference else [])], request.metric)
-        fig = figure(
-            runs,
-            chosen,
-            band=request.band,
-            ratio_to=reference,
-            tolerance=request.tolerance,
-            floor=request.floor.in_unit_of(chosen) if request.floor else None,
-            title=request.title,
-        )
-        return {request.path: render(fig, request.fmt)}
+    @abstractmethod
+    def model(self, runs: Sequence[Run], each: bool) -> list[tuple[list[Run], Fit]]:
+        """The Hockney fits of the runs: of each run, or of each group of repeats."""
 
-    # -- report -------------------------------------------------------------------
-
-    def report(self, runs: Sequence[Run], context: ReportContext):
-        """This kind's output.report.content.ReportPart."""
-        raise NotImplementedError
-
-    def monitoring(self, run: Run, retest: Run | None = None) -> list:
-        """What monitoring keeps of one run (analysis.monitoring Samples): a curve's values
-        at each size, its headline and share of the peak, when it ended and whether it
-        completed."""
-        from commscope.analysis.monitoring import run_samples
-
-        return run_samples(run)
+    @abstractmethod
+    def monitoring(self, run: Run, retest: Run | None) -> list[Sample]:
+        """What monitoring keeps of one run (analysis.monitoring), as Prometheus gauges;
+        `retest` is a sweep's serial retest run, if stored."""
 
     def __repr__(self) -> str:
         return f"<run kind {self.name}>"
 
 
-def tables_compared(tables) -> Compared:
+def tables_compared(tables: Sequence[TitledTable]) -> Compared:
     """Seed 001-style tables (analysis.titled_tables) as a comparison: aligned text on the
     terminal, Markdown, CSV or JSON on request."""
     from commscope.output.titled_tables import FORMATS, text_table

@@ -6,22 +6,37 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING
 
+from commscope.analysis.check import CheckResult, Policy
 from commscope.errors import UsageError
-from commscope.kinds.base import PlotRequest, ReportContext, RunKind
+from commscope.kinds.base import HistoryRequest, PlotRequest, ReportContext, RetestLoader
+from commscope.kinds.curve import Curve
 from commscope.records.benchmarks import PAIRS_BENCHMARK
 from commscope.records.run import Run
 
+if TYPE_CHECKING:
+    from commscope.analysis.history import Series
+    from commscope.analysis.model import Fit
+    from commscope.analysis.monitoring import Sample
+    from commscope.output.report.content import ReportPart
 
-class LinkSweep(RunKind):
+
+class LinkSweep(Curve):
+    """Repeated, shown and compared as a curve; checked, plotted and reported as a sweep."""
+
     name = "link-sweep"
     title = "link sweeps (pairs of hosts)"
     plural = "sweep runs"
 
     def recognises(self, run: Run) -> bool:
-        return run.benchmark == PAIRS_BENCHMARK
+        from commscope.analysis.locate_stored import is_locate
 
-    def check(self, baseline: str, base_runs: Sequence[Run], new_runs: Sequence[Run], policy, metric: str | None):
+        return run.benchmark == PAIRS_BENCHMARK and not is_locate(run)
+
+    def check(
+        self, baseline: str, base_runs: Sequence[Run], new_runs: Sequence[Run], policy: Policy, metric: str | None
+    ) -> CheckResult:
         """Each sweep against the baseline's latest sweep, pair by pair; a retest run goes
         with its sweep."""
         from commscope.analysis.check import CheckResult
@@ -36,7 +51,35 @@ class LinkSweep(RunKind):
                 result.unmatched.append(run)
         return result
 
-    def plot(self, runs: Sequence[Run], request: PlotRequest, retest_of) -> dict[Path, bytes]:
+    def history(self, runs: Sequence[Run], request: HistoryRequest) -> list[Series]:
+        """None: a sweep's value is a matrix of pairs, not a number to follow; `check`
+        compares sweeps pair by pair."""
+        return []
+
+    def model(self, runs: Sequence[Run], each: bool) -> list[tuple[list[Run], Fit]]:
+        raise UsageError(
+            f"model fits time over message size, which {self.plural} do not measure "
+            f"(run {', '.join(str(run.id) for run in runs)}): select latency or bandwidth runs"
+        )
+
+    def monitoring(self, run: Run, retest: Run | None) -> list[Sample]:
+        """The run's own samples and, per host and metric, whether the sweep named it a bad node."""
+        from commscope.analysis.monitoring import host_samples, run_info_samples
+        from commscope.analysis.sweep_verdicts import judge_stored, retest_of
+
+        if retest_of(run) is not None:  # a serial retest: its sweep's samples speak for it
+            return run_info_samples(run)
+        judgement = judge_stored(run, retest)
+        hosts = judgement.matrix.labels
+        samples = run_info_samples(run)
+        for metric, verdict in judgement.verdicts.items():
+            bad = verdict.bad_nodes()
+            samples += host_samples(
+                run, [hosts[i] for i in sorted(bad)], [h for i, h in enumerate(hosts) if i not in bad], metric
+            )
+        return samples
+
+    def plot(self, runs: Sequence[Run], request: PlotRequest, retest_of: RetestLoader) -> dict[Path, bytes]:
         """Heatmaps of one sweep, judged as the sweep was (for the outlines)."""
         from commscope.analysis.sweep_verdicts import judge_stored
         from commscope.analysis.sweep_verdicts import retest_of as retest_id
@@ -55,38 +98,29 @@ class LinkSweep(RunKind):
             judgement.matrix, judgement.flags(), request.path, request.fmt, request.metric, request.title
         )
 
-    def monitoring(self, run: Run, retest: Run | None = None) -> list:
-        """The run's own samples and, per host and metric, whether the sweep named it a bad node."""
-        from commscope.analysis.monitoring import host_samples, run_info_samples
-        from commscope.analysis.sweep_verdicts import judge_stored, retest_of
-
-        if retest_of(run) is not None:  # a serial retest: its sweep's samples speak for it
-            return run_info_samples(run)
-        judgement = judge_stored(run, retest)
-        hosts = judgement.matrix.labels
-        samples = run_info_samples(run)
-        for metric, verdict in judgement.verdicts.items():
-            bad = verdict.bad_nodes()
-            samples += host_samples(
-                run, [hosts[i] for i in sorted(bad)], [h for i, h in enumerate(hosts) if i not in bad], metric
-            )
-        return samples
-
-    def report(self, runs: Sequence[Run], context: ReportContext):
+    def report(self, runs: Sequence[Run], context: ReportContext) -> ReportPart:
+        """Each sweep judged again from the store with its retest run; a retest run among
+        `runs` with its sweep goes in the sweep's section, one without it is shown alone."""
+        from commscope.analysis.sweep import matrix_from_run
+        from commscope.analysis.sweep_verdicts import judge_stored, record_of, retest_of, stored_topology
         from commscope.output.report import sweep
+        from commscope.output.report.content import HEADLINE, ReportPart
 
-        return self.report_part(*sweep.sections(runs, context.retests))
-
-    def report_part(self, sections, headlines: dict[int, str]):
-        """The report's part of these sweep sections, each run's headline in the summary."""
-        from commscope.output.report.content import ReportPart
-
-        return ReportPart(
-            sweeps=sections,
-            headlines=headlines,
-            small_latency=dict.fromkeys(headlines, "-"),
-            peak_bandwidth=dict.fromkeys(headlines, "-"),
-        )
+        ids = {run.id for run in runs}
+        part = ReportPart()
+        for run in runs:
+            sweep_id = retest_of(run)
+            if sweep_id is not None:
+                if sweep_id not in ids:
+                    part.sweeps.append(sweep.retest_alone(run, sweep_id, matrix_from_run(run)))
+                part.summary[run.id] = {HEADLINE: f"retest of sweep run {sweep_id}"}
+                continue
+            retest, mode = context.retests.get(run.id), record_of(run).get("mode")
+            judgement = judge_stored(run, retest)
+            topology = stored_topology(run) if mode == "intra" else None
+            part.sweeps.append(sweep.section(run, judgement, retest, mode, topology))
+            part.summary[run.id] = {HEADLINE: sweep.headline(judgement, mode)}
+        return part
 
 
 LINK_SWEEP = LinkSweep()

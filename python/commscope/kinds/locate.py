@@ -7,11 +7,25 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING
 
+from commscope.analysis.check import CheckResult, Policy
 from commscope.errors import UsageError
-from commscope.kinds.base import PlotRequest, ReportContext
+from commscope.kinds.base import PlotRequest, ReportContext, RetestLoader
 from commscope.kinds.link_sweep import LinkSweep
+from commscope.records.benchmarks import PAIRS_BENCHMARK
 from commscope.records.run import Run
+
+if TYPE_CHECKING:
+    from commscope.analysis.locate_verdict import LocateVerdict
+    from commscope.analysis.monitoring import Sample
+    from commscope.output.report.content import ReportPart
+
+#: Beyond this many hosts a locate run's report section is a summary (hosts by verdict,
+#: the flagged hosts and their pairs) instead of a pair table and heatmap: a heatmap of
+#: thousands of hosts is a picture no one reads, and its matrix of every pair is what made
+#: the report of 10,000 hosts run out of time (and take 880 MB).
+SUMMARY_HOSTS = 512
 
 
 class LocateSweep(LinkSweep):
@@ -22,7 +36,7 @@ class LocateSweep(LinkSweep):
     def recognises(self, run: Run) -> bool:
         from commscope.analysis.locate_stored import is_locate
 
-        return super().recognises(run) and is_locate(run)
+        return run.benchmark == PAIRS_BENCHMARK and is_locate(run)
 
     def table_text(self, run: Run, outputs: Mapping[str, bytes]) -> str:
         from commscope.analysis.locate_stored import stored_verdict
@@ -30,7 +44,9 @@ class LocateSweep(LinkSweep):
 
         return locate_text(*stored_verdict(run))
 
-    def check(self, baseline: str, base_runs: Sequence[Run], new_runs: Sequence[Run], policy, metric: str | None):
+    def check(
+        self, baseline: str, base_runs: Sequence[Run], new_runs: Sequence[Run], policy: Policy, metric: str | None
+    ) -> CheckResult:
         """Pair by pair where both sweeps measured a pair (as a link sweep), and a bad node
         named fails whatever the baseline."""
         from commscope.analysis.locate_stored import stored_verdict
@@ -41,7 +57,7 @@ class LocateSweep(LinkSweep):
             sweep.bad_nodes = [labels[node.host] for node in verdict.bad_nodes]
         return result
 
-    def plot(self, runs: Sequence[Run], request: PlotRequest, retest_of) -> dict[Path, bytes]:
+    def plot(self, runs: Sequence[Run], request: PlotRequest, retest_of: RetestLoader) -> dict[Path, bytes]:
         from commscope.analysis.locate_stored import stored_verdict
         from commscope.analysis.locate_verdict import node_flags
         from commscope.analysis.sweep import matrix_from_run
@@ -55,7 +71,7 @@ class LocateSweep(LinkSweep):
             matrix_from_run(run), node_flags(verdict), request.path, request.fmt, request.metric, request.title
         )
 
-    def monitoring(self, run: Run, retest: Run | None = None) -> list:
+    def monitoring(self, run: Run, retest: Run | None) -> list[Sample]:
         """The run's own samples and each host's verdict: named bad (1) or cleared (0)."""
         from commscope.analysis.locate_stored import stored_verdict
         from commscope.analysis.monitoring import host_samples, run_info_samples
@@ -64,14 +80,46 @@ class LocateSweep(LinkSweep):
         bad = [labels[node.host] for node in verdict.bad_nodes]
         return run_info_samples(run) + host_samples(run, bad, [labels[i] for i in verdict.cleared], verdict.metric)
 
-    def report(self, runs: Sequence[Run], context: ReportContext):
-        from commscope.output.report.locate import locate_section
+    def report(self, runs: Sequence[Run], context: ReportContext) -> ReportPart:
+        """Each locate run judged again from its rounds; beyond SUMMARY_HOSTS hosts
+        summarised by its flagged hosts, without the matrix of every pair (10,000 hosts
+        would be 10^8 cells per metric, which no one reads)."""
+        from commscope.analysis.locate_stored import stored_verdict
+        from commscope.analysis.locate_verdict import node_flags
+        from commscope.analysis.sweep import Verdict, matrix_from_run
+        from commscope.analysis.sweep_verdicts import SweepJudgement, stored_policy
+        from commscope.output.report import locate
+        from commscope.output.report.content import HEADLINE, ReportPart
 
-        sections, headlines = [], {}
+        part = ReportPart()
         for run in runs:
-            section, headlines[run.id] = locate_section(run)
-            sections.append(section)
-        return self.report_part(sections, headlines)
+            verdict, labels = stored_verdict(run)
+            if verdict.n > SUMMARY_HOSTS:
+                section = locate.summary_section(run, verdict, labels, flagged_pairs(run, verdict), SUMMARY_HOSTS)
+            else:
+                flags = {verdict.metric: Verdict(node_flags(verdict), [])}
+                judgement = SweepJudgement(matrix_from_run(run), stored_policy(run), flags)
+                section = locate.locate_section(run, verdict, labels, judgement)
+            part.sweeps.append(section)
+            part.summary[run.id] = {HEADLINE: locate.headline(verdict, labels)}
+        return part
+
+
+def flagged_pairs(run: Run, verdict: LocateVerdict) -> list[tuple[int, int, int, float]]:
+    """(source, destination, round, value) of every pair of the verdict's metric that a bad
+    node was measured in, read from the run's points (no matrix of every pair)."""
+    from commscope.analysis.sweep import VALUE_KEY
+
+    bad = {node.host for node in verdict.bad_nodes}
+    key = VALUE_KEY[verdict.metric]
+    return [
+        (point.pair.src, point.pair.dst, point.pair.round, float(point.metrics[key]))
+        for point in run.points
+        if point.pair is not None
+        and point.pair.metric == verdict.metric
+        and (point.pair.src in bad or point.pair.dst in bad)
+        and isinstance(point.metrics.get(key), (int, float))
+    ]
 
 
 LOCATE_SWEEP = LocateSweep()

@@ -4,18 +4,16 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 
-from commscope.analysis.check import Policy
-from commscope.analysis.compare import asked_once
+from commscope.analysis.check import CheckResult, Policy
 from commscope.kinds import by_kind
 from commscope.kinds.base import ReportContext
-from commscope.kinds.curve import CURVE
 from commscope.records.run import Run
 
 
 def build(
     runs: Sequence[Run],
     database: str,
-    check=None,
+    check: CheckResult | None = None,
     title: str = "commscope report",
     retests: Mapping[int, Run] | None = None,
     policy: Policy = Policy(),
@@ -24,11 +22,9 @@ def build(
     of the sweeps among them, by the sweep run's id, so sweeps are judged as they were.
     The curves' headline series get a timeline each, their change points judged by
     `policy` as `commscope history` judges them."""
+    from commscope.analysis.report_warnings import for_runs
     from commscope.output.report.content import assemble
-    from commscope.output.report.timeline import timelines
 
-    context = ReportContext(check, retests or {})
-    with asked_once():  # every part asks the same of each run: its metrics, its points by key
-        kinds = by_kind(runs)
-        parts = [kind.report(found, context) for kind, found in kinds.items()]
-        return assemble(runs, parts, database, check, title, timelines(kinds.get(CURVE, []), policy))
+    context = ReportContext(check, retests or {}, policy)
+    parts = [kind.report(found, context) for kind, found in by_kind(runs).items()]
+    return assemble(runs, parts, database, check, title, for_runs(runs))

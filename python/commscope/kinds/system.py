@@ -1,23 +1,33 @@
-"""What the kinds of the cluster beside the network (HPL/hpcc, fio) share: seed 001's
-tables instead of OSU's, in `show` and in `compare`."""
+"""What the kinds of the cluster beside the network (HPL/hpcc, fio, congestion) share:
+seed 001's tables instead of OSU's, in `show` and in `compare`, and no Hockney model.
+Repeats, checks, plots and history are a curve's (over their own size axis)."""
 
 from __future__ import annotations
 
+from abc import abstractmethod
 from collections.abc import Mapping, Sequence
+from typing import TYPE_CHECKING
 
 import click
 
-from commscope.kinds.base import Compared, CompareRequest, RunKind
+from commscope.errors import UsageError
+from commscope.kinds.base import Compared, CompareRequest
+from commscope.kinds.curve import Curve
 from commscope.records.run import Run
 
+if TYPE_CHECKING:
+    from commscope.analysis.model import Fit
+    from commscope.analysis.titled_tables import TitledTable
 
-class TabulatedKind(RunKind):
+
+class TabulatedKind(Curve):
     """A kind whose runs are seed 001's tables (`tables(runs)`), not curves over size."""
 
     compare_options = ()
 
-    def tables(self, runs: Sequence[Run], request: CompareRequest) -> list:
-        raise NotImplementedError
+    @abstractmethod
+    def tables(self, runs: Sequence[Run], request: CompareRequest) -> list[TitledTable]:
+        """Seed 001's tables of the runs (analysis.titled_tables.TitledTable)."""
 
     def table_text(self, run: Run, outputs: Mapping[str, bytes]) -> str:
         from commscope.output.titled_tables import text_table
@@ -34,4 +44,10 @@ class TabulatedKind(RunKind):
         return Compared(
             lambda: click.echo("\n".join(text_table(table) for table in tables), nl=False),
             {fmt: (lambda write=write: write(tables)) for fmt, write in FORMATS.items()},
+        )
+
+    def model(self, runs: Sequence[Run], each: bool) -> list[tuple[list[Run], Fit]]:
+        raise UsageError(
+            f"model fits time over message size, which {self.plural} do not measure "
+            f"(run {', '.join(str(run.id) for run in runs)}): select latency or bandwidth runs"
         )

@@ -1,6 +1,5 @@
-"""The report's compute section: seed 001's HPL table and hpcc's other tests, with a
-figure of Gflops over node count, and the one-line headline each such run gets in the
-summary table beside the network's latency and bandwidth."""
+"""The report's compute section: seed 001's HPL table and hpcc's other tests (as kinds/hpl
+made them), with a figure of Gflops over node count."""
 
 from __future__ import annotations
 
@@ -9,11 +8,8 @@ from dataclasses import dataclass, field
 
 from matplotlib.figure import Figure
 
-from commscope.analysis.hpl import hpcc_table, hpl_table
 from commscope.analysis.titled_tables import TitledTable, run_name
 from commscope.output import plot
-from commscope.records.benchmarks import HPL_BENCHMARK, primary_metric
-from commscope.records.metrics import unit_of
 from commscope.records.run import Run
 
 
@@ -26,27 +22,6 @@ class SystemSection:
     figure_svg: bytes = b""
     figure_alt: str = ""
     notes: list[str] = field(default_factory=list)
-
-
-def headline(run: Run) -> str:
-    """What an HPL or hpcc run says in one line ("-" when it measured nothing)."""
-    if run.benchmark == HPL_BENCHMARK:
-        best = max(
-            (p for p in run.points if isinstance(p.metrics.get("gflops"), (int, float))),
-            key=lambda p: p.metrics["gflops"],
-            default=None,
-        )
-        if best is None:
-            return "-"
-        gflops = best.metrics["gflops"]
-        text = f"{gflops:,.0f}" if gflops >= 100 else f"{gflops:.3g}"
-        return f"{text} Gflop/s HPL (N={best.size}, {run.ranks or '?'} cores)"
-    if run.points:
-        metrics = run.points[0].metrics
-        name = primary_metric(run.benchmark)
-        if isinstance(metrics.get(name), (int, float)):
-            return f"{name} {metrics[name]:.4g} {unit_of(name)}"
-    return "-"
 
 
 def _hpl_figure(runs: Sequence[Run]) -> bytes:
@@ -68,13 +43,11 @@ def _hpl_figure(runs: Sequence[Run]) -> bytes:
     return plot.render(fig, "svg")
 
 
-def sections(runs: Sequence[Run]) -> list[SystemSection]:
-    hpl_runs = [run for run in runs if run.benchmark == HPL_BENCHMARK]
-    hpcc = hpcc_table(runs)
-    if not hpl_runs and not hpcc:
+def sections(hpl_runs: Sequence[Run], tables: Sequence[TitledTable]) -> list[SystemSection]:
+    """The section of the HPL runs and the tables of every HPL and hpcc run."""
+    if not tables:
         return []
-    tables = ([hpl_table(hpl_runs)] if hpl_runs else []) + ([hpcc] if hpcc else [])
-    section = SystemSection("Compute: HPL and hpcc", tables)
+    section = SystemSection("Compute: HPL and hpcc", list(tables))
     if hpl_runs:
         section.figure_svg = _hpl_figure(hpl_runs)
         section.figure_alt = "HPL Gflop/s over node count, a point per result"

@@ -8,16 +8,17 @@ from collections.abc import Sequence
 
 from matplotlib.figure import Figure
 
-from commscope.analysis.congestion import CANARIES, CONGESTORS, impact_table, phases_table, run_phases
-from commscope.analysis.titled_tables import run_name
+from commscope.analysis.congestion import CANARIES, CONGESTORS, Phases
+from commscope.analysis.titled_tables import TitledTable, run_name
 from commscope.output import plot
 from commscope.output.report.compute import SystemSection
 from commscope.records.run import Run
 
 
-def figure(run: Run) -> Figure | None:
-    """A panel per canary test: isolated and congested averages, a pair of bars per congestor."""
-    found = [p for p in run_phases(run) if p.canary is not None and p.isolated_avg is not None]
+def figure(phases: Sequence[Phases]) -> Figure | None:
+    """A panel per canary test of one run's phases (analysis.congestion.run_phases):
+    isolated and congested averages, a pair of bars per congestor."""
+    found = [p for p in phases if p.canary is not None and p.isolated_avg is not None]
     canaries = [name for name in CANARIES if any(p.canary == name for p in found)]
     if not canaries:
         return None
@@ -38,15 +39,16 @@ def figure(run: Run) -> Figure | None:
     return fig
 
 
-def sections(runs: Sequence[Run]) -> list[SystemSection]:
-    measured = [run for run in runs if run_phases(run)]
-    if not measured:
+def sections(
+    runs: Sequence[Run], tables: Sequence[TitledTable], charted: Sequence[tuple[Run, Sequence[Phases]]]
+) -> list[SystemSection]:
+    """The section of the runs' tables (none: no section) and a chart of each run in
+    `charted` with its phases."""
+    if not tables:
         return []
-    with_canaries = [run for run in measured if any(p.canary for p in run_phases(run))]
-    tables = ([impact_table(with_canaries)] if with_canaries else []) + [phases_table(run) for run in measured]
-    section = SystemSection("Congestion: canary tests alone and beside congestors", tables)
-    for run in with_canaries[-1:]:  # the chart of the latest run; the tables hold every run
-        fig = figure(run)
+    section = SystemSection("Congestion: canary tests alone and beside congestors", list(tables))
+    for run, phases in charted:
+        fig = figure(phases)
         if fig is not None:
             section.figure_svg = plot.render(fig, "svg")
             section.figure_alt = f"{run_name(run)}: isolated and congested average per canary test and congestor"

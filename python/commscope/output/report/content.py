@@ -1,22 +1,23 @@
 """What a report says, gathered once and rendered twice (HTML and Markdown): plain
-strings and tables, no markup, so the templates alone decide the escaping."""
+strings and tables, no markup, so the templates alone decide the escaping. Everything
+here renders what the run kinds analysed (kinds/*: comparisons, fits, verdicts,
+headline values); nothing here asks a run a question of its own."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from commscope import __version__
-from commscope.analysis.check import CheckResult
-from commscope.analysis.compare import compare, primary, series
-from commscope.analysis.model import fits as fit_model
-from commscope.analysis.peaks import run_peak
+from commscope.analysis.check import CheckResult, CurveVerdict
+from commscope.analysis.compare import Comparison
+from commscope.analysis.history import Where
+from commscope.analysis.report_warnings import Warnings
 from commscope.errors import UsageError
 from commscope.output import plot
 from commscope.output.comparison import caption, text_cells
 from commscope.output.links_view import percent_cell
-from commscope.output.report import warnings
 from commscope.output.report.compute import SystemSection
 from commscope.output.report.table import Table
 from commscope.output.report.timeline import Timeline
@@ -29,12 +30,19 @@ from commscope.output.views import (
     provenance_items,
 )
 from commscope.records.invocation import now
-from commscope.records.metrics import metric_title
+from commscope.records.metrics import metric_title, unit_of
 from commscope.records.run import Run
 from commscope.records.text import format_size
 
 if TYPE_CHECKING:  # the sweep sections load the sweep rules' pydantic models, which curves never need
+    from commscope.analysis.model import Fit
     from commscope.output.report import sweep
+
+#: The summary table's columns after run, benchmark, label, system and status, in this
+#: order; each kind fills those it has (a report shows the columns some run filled, "-"
+#: where a run has none). HEADLINE is every kind's one-line result.
+HEADLINE, PEAK_BANDWIDTH, MODEL = "headline", "peak bandwidth", "model (Hockney)"
+SUMMARY_COLUMNS = (HEADLINE, PEAK_BANDWIDTH, MODEL)
 
 
 @dataclass
@@ -71,10 +79,7 @@ class RunSummary:
     name: str
     system: str
     status: str
-    small_latency: str
-    peak_bandwidth: str
-    model: str
-    headline: str = "-"  # compute and storage runs: Gflops, throughput
+    cells: list[str]  # one per Report.columns
 
 
 @dataclass
@@ -83,9 +88,10 @@ class Report:
     generated: str
     version: str
     database: str
+    columns: list[str]  # the summary table's columns after status (SUMMARY_COLUMNS filled)
     runs: list[RunSummary]
     sections: list[Section]
-    warnings: warnings.Warnings
+    warnings: Warnings
     provenance: list[tuple[str, list[tuple[str, str]]]]
     baseline: str | None = None
     verdicts: list[Verdict] = field(default_factory=list)
@@ -99,34 +105,45 @@ class Report:
         return None if self.baseline is None else all(verdict.passed for verdict in self.verdicts)
 
 
-def small_message_latency(run: Run) -> str:
-    """The latency at the smallest size measured, as OMB users quote it."""
-    values = series(run, "latency_us")
-    if not values:
+@dataclass
+class ReportPart:
+    """A run kind's share of the report: its sections (each in the slot its template
+    renders) and, per run of its own, its cells of the summary table by column."""
+
+    sections: list[Section] = field(default_factory=list)
+    sweeps: list[sweep.SweepSection] = field(default_factory=list)
+    system_sections: list[SystemSection] = field(default_factory=list)
+    timelines: list[Timeline] = field(default_factory=list)
+    summary: dict[int, dict[str, str]] = field(default_factory=dict)
+
+
+# -- the curves' part: rendering what kinds/curve_report analysed ---------------------------
+
+
+def headline_cell(value: tuple[float, Where] | None, metric: str | None) -> str:
+    """A run's headline value (analysis.history.run_headline) as the summary says it."""
+    if value is None or metric is None:
         return "-"
-    key = min(values, key=lambda key: (key[0] is not None, key[0] or 0))
-    return f"{values[key]:.2f} µs at {format_size(key[0])}" if key[0] is not None else f"{values[key]:.2f} µs"
+    number, where = value
+    unit = {"us": "µs"}.get(unit_of(metric), unit_of(metric))  # as the report writes times
+    shown = format_bandwidth(number) if unit == "MB/s" else f"{number:.2f}"
+    return f"{shown} {unit} at {where.text}" if unit else f"{shown} at {where.text}"
 
 
-def peak_bandwidth(run: Run) -> str:
-    values = series(run, "bandwidth_MBps")
-    if not values:
+def peak_cell(peak: tuple[float, int | None] | None, limit: float | None) -> str:
+    """The highest bandwidth a run measured, at its size, and its share of the path's peak."""
+    if peak is None:
         return "-"
-    key = max(values, key=values.get)
-    limit = run_peak(run).for_benchmark(run.benchmark)
-    share = f" ({percent_cell(values[key], limit)} of {format_bandwidth(limit)} MB/s peak)" if limit else ""
-    return f"{format_bandwidth(values[key])} MB/s at {format_size(key[0])}{share}"
+    value, size = peak
+    share = f" ({percent_cell(value, limit)} of {format_bandwidth(limit)} MB/s peak)" if limit else ""
+    return f"{format_bandwidth(value)} MB/s at {format_size(size)}{share}"
 
 
-def _fit(run: Run, name: str) -> tuple[list[ModelFit], str]:
+def fits_rendered(fitted: Sequence[Fit] | str, name: str) -> tuple[list[ModelFit], str]:
     """The model fits of a run (one per combination of its sweep axes) and a one-line
-    summary, or no fits and why not."""
-    if primary(run) not in ("latency_us", "bandwidth_MBps"):
-        return [], "-"
-    try:
-        fitted = fit_model(run)
-    except UsageError as exc:
-        return [], f"no fit: {exc}"
+    summary; or, given why there is none, no fits and that reason."""
+    if isinstance(fitted, str):
+        return [], fitted
     models, lines = [], []
     for result in fitted:
         which = result.axes.suffix()
@@ -135,57 +152,41 @@ def _fit(run: Run, name: str) -> tuple[list[ModelFit], str]:
     return models, "; ".join(lines)
 
 
-def _verdict(curve) -> Verdict:
+def verdict(curve: CurveVerdict) -> Verdict:
     return Verdict(curve_summary(curve), curve.passed, Table(VERDICT_HEADER, verdict_cells(curve)))
 
 
-@dataclass
-class ReportPart:
-    """A run kind's share of the report: its sections (in the slot its template renders),
-    and per run of its own the cells of the summary table."""
-
-    sections: list[Section] = field(default_factory=list)
-    sweeps: list[sweep.SweepSection] = field(default_factory=list)
-    system_sections: list[SystemSection] = field(default_factory=list)
-    headlines: dict[int, str] = field(default_factory=dict)
-    small_latency: dict[int, str] = field(default_factory=dict)
-    peak_bandwidth: dict[int, str] = field(default_factory=dict)
-    fits: dict[int, str] = field(default_factory=dict)
+def unusable_section(benchmark: str, why: str) -> Section:
+    """Runs of one benchmark with nothing in common: said, and the report goes on."""
+    return Section(benchmark, "-", b"", Table([], []), notes=[why])
 
 
-def network_sections(runs: Sequence[Run], check: CheckResult | None) -> ReportPart:
-    """The curves' part: a section per benchmark with its runs side by side (figure,
-    table, model fits, verdicts against the baseline)."""
-    curves: dict[str, list] = {}
-    for curve in check.curves if check else []:
-        curves.setdefault(curve.benchmark, []).append(curve)
-    part = ReportPart()
-    for benchmark in dict.fromkeys(run.benchmark for run in runs):
-        group = [run for run in runs if run.benchmark == benchmark]
-        try:
-            comparison = compare(group)
-        except UsageError as exc:  # runs of one benchmark with nothing in common: say so, go on
-            part.sections.append(Section(benchmark, "-", b"", Table([], []), notes=[str(exc)]))
-            continue
-        header, rows = text_cells(comparison)
-        section = Section(benchmark, comparison.metric, b"", Table(header, rows, caption(comparison)))
-        try:
-            section.figure_svg = plot.render(plot.figure(group, comparison.metric), "svg")
-        except UsageError as exc:
-            section.notes.append(str(exc))
-        for column, name in zip(comparison.groups, comparison.names):
-            for run in column:
-                models, part.fits[run.id] = _fit(run, f"run {run.id} ({name})")
-                section.fits += models
-        section.verdicts = [_verdict(curve) for curve in curves.get(benchmark, [])]
-        note = warnings.unlike(group, benchmark)
-        if note:
-            section.notes.append(note)
-        part.sections.append(section)
-    for run in runs:
-        part.small_latency[run.id] = small_message_latency(run)
-        part.peak_bandwidth[run.id] = peak_bandwidth(run)
-    return part
+def curve_section(
+    group: Sequence[Run],
+    comparison: Comparison,
+    fitted: Mapping[int, Sequence[Fit] | str],
+    verdicts: Sequence[CurveVerdict],
+    notes: Sequence[str],
+) -> tuple[Section, dict[int, str]]:
+    """One benchmark's section (figure, side-by-side table, fits, verdicts) from its
+    comparison and each run's fits; with each run's one-line model for the summary."""
+    header, rows = text_cells(comparison)
+    section = Section(group[0].benchmark, comparison.metric, b"", Table(header, rows, caption(comparison)))
+    try:
+        section.figure_svg = plot.render(plot.figure(group, comparison.metric), "svg")
+    except UsageError as exc:
+        section.notes.append(str(exc))
+    lines = {}
+    for column, name in zip(comparison.groups, comparison.names):
+        for run in column:
+            models, lines[run.id] = fits_rendered(fitted[run.id], f"run {run.id} ({name})")
+            section.fits += models
+    section.verdicts = [verdict(curve) for curve in verdicts]
+    section.notes += notes
+    return section, lines
+
+
+# -- the whole report ----------------------------------------------------------------------
 
 
 def assemble(
@@ -194,7 +195,7 @@ def assemble(
     database: str,
     check: CheckResult | None,
     title: str,
-    timelines: Sequence[Timeline] = (),
+    warned: Warnings,
 ) -> Report:
     """The report of `runs` from their kinds' parts: the summary table in the runs' order,
     the sections of each part, the timelines, the warnings and every run's provenance."""
@@ -204,13 +205,12 @@ def assemble(
         merged.sections += part.sections
         merged.sweeps += part.sweeps
         merged.system_sections += part.system_sections
-        for mine, theirs in (
-            (merged.headlines, part.headlines),
-            (merged.small_latency, part.small_latency),
-            (merged.peak_bandwidth, part.peak_bandwidth),
-            (merged.fits, part.fits),
-        ):
-            mine.update(theirs)
+        merged.timelines += part.timelines
+        merged.summary.update(part.summary)
+    filled = [column for cells in merged.summary.values() for column, cell in cells.items() if cell != "-"]
+    columns = [name for name in SUMMARY_COLUMNS if name in filled] + [
+        name for name in dict.fromkeys(filled) if name not in SUMMARY_COLUMNS
+    ]
     summaries = [
         RunSummary(
             run.id,
@@ -218,10 +218,7 @@ def assemble(
             run.label or "",
             run.system or "",
             run.status,
-            merged.small_latency.get(run.id, "-"),
-            merged.peak_bandwidth.get(run.id, "-"),
-            merged.fits.get(run.id, "-"),
-            merged.headlines.get(run.id, "-"),
+            [merged.summary.get(run.id, {}).get(column, "-") for column in columns],
         )
         for run in runs
     ]
@@ -230,16 +227,17 @@ def assemble(
         generated=now(),
         version=__version__,
         database=database,
+        columns=columns,
         runs=summaries,
         sections=merged.sections,
-        warnings=warnings.for_runs(runs),
+        warnings=warned,
         provenance=[
             (f"run {run.id}: {run.benchmark}" + (f" ({names[run.id]})" if names[run.id] else ""), provenance_items(run))
             for run in runs
         ],
         system_sections=merged.system_sections,
         sweeps=merged.sweeps,
-        timelines=list(timelines),
+        timelines=merged.timelines,
     )
     if check is not None:
         report.baseline = check.baseline

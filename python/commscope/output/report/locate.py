@@ -1,14 +1,17 @@
-"""The report's section of a locate sweep (analysis.locate), judged again from its stored
-rounds: the bad nodes with their evidence, the suspect pairs, the rounds, the pairs
+"""The report's section of a locate sweep, as kinds/locate judged it again from its stored
+rounds: the bad nodes with their evidence, the suspect pairs, the rounds, then the pairs
 measured (flagged pairs only beyond MAX_HEATMAP_HOSTS hosts) and a heatmap of them, in
-the link sweeps' section layout (output.report.sweep)."""
+the link sweeps' section layout (output.report.sweep). A sweep of more hosts than a
+heatmap shows to anyone (kinds.locate.SUMMARY_HOSTS) is summarised instead: the counts
+of hosts by verdict, the flagged hosts and their pairs, the suspect pairs and the rounds;
+no matrix of every pair is built for it."""
 
 from __future__ import annotations
 
-from commscope.analysis.locate_stored import stored_verdict
-from commscope.analysis.locate_verdict import node_flags
-from commscope.analysis.sweep import Verdict, matrix_from_run
-from commscope.analysis.sweep_verdicts import SweepJudgement, stored_policy
+from collections.abc import Sequence
+
+from commscope.analysis.locate_verdict import LocateVerdict
+from commscope.analysis.sweep_verdicts import SweepJudgement
 from commscope.output.locate_view import (
     BAD_NODE_HEADER,
     ROUND_HEADER,
@@ -18,48 +21,112 @@ from commscope.output.locate_view import (
     bad_node_rows,
     round_rows,
     suspect_rows,
+    with_unit,
 )
 from commscope.output.report.sweep import Heatmap, SweepSection, pair_table
 from commscope.output.report.table import Table
 from commscope.output.sweep_view import CLEARED_HEADER, heatmap_svgs
 from commscope.records.run import Run
 
+#: The summary of a large sweep: its hosts by verdict, one row.
+COUNT_HEADER = ["Hosts", "Cleared", "Bad nodes", "Undecided", "Suspect pairs", "Rounds", "Pairs measured"]
+#: The pairs a bad node was measured in: a row per pair and round.
+FLAGGED_PAIR_HEADER = ["Source", "Destination", "Round", "Value", "Flag"]
 
-def locate_section(run: Run) -> tuple[SweepSection, str]:
-    """The section of one stored locate run and its line in the summary table."""
-    verdict, labels = stored_verdict(run)
-    matrix = matrix_from_run(run)
-    flags = node_flags(verdict)
-    judgement = SweepJudgement(matrix, stored_policy(run), {verdict.metric: Verdict(flags, [])})
+
+def _title(run: Run, verdict: LocateVerdict) -> str:
     name = run.label or run.system
-    title = f"Run {run.id}: locate sweep of {verdict.n} hosts in {verdict.rounds} rounds" + (
+    return f"Run {run.id}: locate sweep of {verdict.n} hosts in {verdict.rounds} rounds" + (
         f" ({name})" if name else ""
     )
+
+
+def _notes(verdict: LocateVerdict, labels: Sequence[str]) -> list[str]:
     notes = [f"Verdict after {verdict.rounds} rounds: {STOP_TEXT[verdict.stop]}."]
     if verdict.suspect_pairs:
         notes.append(f"{SUSPECT_NOTE[0].upper()}{SUSPECT_NOTE[1:]}.")
     if verdict.undecided:
         notes.append(f"Undecided hosts: {', '.join(labels[host] for host in verdict.undecided)}.")
+    return notes
+
+
+def _verdict_tables(verdict: LocateVerdict, labels: Sequence[str]) -> list[tuple[str, Table]]:
+    return [
+        ("Suspect pairs: slow once, not reproduced", Table(SUSPECT_HEADER, suspect_rows(verdict, labels))),
+        ("Rounds", Table(ROUND_HEADER, round_rows(verdict))),
+    ]
+
+
+def locate_section(run: Run, verdict: LocateVerdict, labels: Sequence[str], judgement: SweepJudgement) -> SweepSection:
+    """The section of one locate run: its verdict, and its pairs as a link sweep's
+    (`judgement`: the pairs measured as a matrix, the bad nodes as its flags)."""
     section = SweepSection(
         run.id,
-        title,
-        notes=notes,
+        _title(run, verdict),
+        notes=_notes(verdict, labels),
         flagged=Table(BAD_NODE_HEADER, bad_node_rows(verdict, labels)),
         cleared=Table(CLEARED_HEADER, []),
         pairs=pair_table(judgement),
         nothing_flagged=f"Nothing flagged: no bad node among the {verdict.n} hosts.",
-        extra=[
-            ("Suspect pairs: slow once, not reproduced", Table(SUSPECT_HEADER, suspect_rows(verdict, labels))),
-            ("Rounds", Table(ROUND_HEADER, round_rows(verdict))),
-        ],
+        extra=_verdict_tables(verdict, labels),
     )
-    for metric, svg in heatmap_svgs(matrix, flags).items():
+    for metric, svg in heatmap_svgs(judgement.matrix, judgement.flags()).items():
         alt = f"run {run.id}: {metric} of the pairs measured, bad nodes outlined"
         section.heatmaps.append(Heatmap(metric, alt, svg))
+    return section
+
+
+def summary_section(
+    run: Run,
+    verdict: LocateVerdict,
+    labels: Sequence[str],
+    flagged_pairs: Sequence[tuple[int, int, int, float]],
+    limit: int,
+) -> SweepSection:
+    """The section of a locate run of more than `limit` hosts: counts and flagged hosts,
+    no heatmap. `flagged_pairs` are (source, destination, round, value) of the pairs a bad
+    node was measured in."""
+    bad = {node.host for node in verdict.bad_nodes}
+    counts = [
+        f"{verdict.n:,}",
+        f"{len(verdict.cleared):,}",
+        f"{len(verdict.bad_nodes):,}",
+        f"{len(verdict.undecided):,}",
+        f"{len(verdict.suspect_pairs):,}",
+        str(verdict.rounds),
+        f"{verdict.pairs_measured:,}",
+    ]
+    rows = [
+        [
+            labels[src],
+            labels[dst],
+            str(round_ + 1),
+            with_unit(value, verdict.metric),
+            "; ".join(f"bad node {labels[host]}" for host in (src, dst) if host in bad),
+        ]
+        for src, dst, round_, value in flagged_pairs
+    ]
+    notes = _notes(verdict, labels) + [
+        f"{verdict.n:,} hosts, more than {limit:,}: no heatmap and no table of every pair measured; "
+        "the hosts by verdict, the flagged hosts and the pairs they were measured in instead."
+    ]
+    return SweepSection(
+        run.id,
+        _title(run, verdict),
+        notes=notes,
+        flagged=Table(BAD_NODE_HEADER, bad_node_rows(verdict, labels)),
+        cleared=Table(CLEARED_HEADER, []),
+        pairs=Table(FLAGGED_PAIR_HEADER, rows, "The pairs each bad node was measured in, round by round"),
+        nothing_flagged=f"Nothing flagged: no bad node among the {verdict.n:,} hosts.",
+        extra=[("Hosts by verdict", Table(COUNT_HEADER, [counts])), *_verdict_tables(verdict, labels)],
+    )
+
+
+def headline(verdict: LocateVerdict, labels: Sequence[str]) -> str:
+    """The locate run's line in the report's summary table."""
     bad = ", ".join(labels[node.host] for node in verdict.bad_nodes)
-    headline = (
+    return (
         f"locate of {verdict.n} hosts in {verdict.rounds} rounds: "
         + (f"{len(verdict.bad_nodes)} bad node(s) ({bad})" if bad else "no bad node")
         + f", {len(verdict.suspect_pairs)} suspect pair(s)"
     )
-    return section, headline

@@ -6,15 +6,13 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from commscope.analysis.peaks import lowest_core_path, lowest_peak
-from commscope.analysis.published import place
+from commscope.analysis.peaks import LowestCorePath, LowestPeak
+from commscope.analysis.published import Placed
 from commscope.analysis.titled_tables import TitledTable
 from commscope.output.links_view import peak_text, percent_cell
 from commscope.output.references_view import placed_table
 from commscope.output.report.compute import SystemSection
 from commscope.records.core_paths import CORE_PATHS
-from commscope.records.references import load
-from commscope.records.run import Run
 
 
 def _figure(value: float | None, metric: str) -> str:
@@ -23,11 +21,12 @@ def _figure(value: float | None, metric: str) -> str:
     return f"{value:,.2f} us (minimum latency)" if metric == "latency_us" else f"{value:,.0f} MB/s (maximum bandwidth)"
 
 
-def rule_section(runs: Sequence[Run]) -> list[SystemSection]:
-    """Seed 004's intra-node rule: a table of the GPU half and one of the core half, each
-    where the runs have pairs of that kind."""
-    gpus, gpu_notes = _gpu_table(runs)
-    cores, core_notes = _core_table(runs)
+def rule_section(gpu_results: Sequence[LowestPeak], core_results: Sequence[LowestCorePath]) -> list[SystemSection]:
+    """Seed 004's intra-node rule (analysis.peaks.lowest_peak and lowest_core_path of the
+    runs): a table of the GPU half and one of the core half, each where the runs have
+    pairs of that kind."""
+    gpus, gpu_notes = _gpu_table(gpu_results)
+    cores, core_notes = _core_table(core_results)
     tables = [table for table in (gpus, cores) if table is not None]
     if not tables:
         return []
@@ -35,8 +34,7 @@ def rule_section(runs: Sequence[Run]) -> list[SystemSection]:
     return [SystemSection("Seed 004: the combination with the lowest theoretical peak", tables, notes=notes)]
 
 
-def _core_table(runs: Sequence[Run]) -> tuple[TitledTable | None, list[str]]:
-    results = lowest_core_path(runs)
+def _core_table(results: Sequence[LowestCorePath]) -> tuple[TitledTable | None, list[str]]:
     if not results:
         return None, []
     header = ["benchmark", "host", "core pairs", "lowest-peak pair(s)", "path", "theoretical peak"]
@@ -70,8 +68,7 @@ def _core_table(runs: Sequence[Run]) -> tuple[TitledTable | None, list[str]]:
     return TitledTable("Core pairs of one node, one-to-all (seed 004)", header, rows, rows), notes
 
 
-def _gpu_table(runs: Sequence[Run]) -> tuple[TitledTable | None, list[str]]:
-    results = lowest_peak(runs)
+def _gpu_table(results: Sequence[LowestPeak]) -> tuple[TitledTable | None, list[str]]:
     if not results:
         return None, []
     header = ["benchmark", "host", "GPU pairs", "lowest-peak pair(s)", "path", "theoretical peak"]
@@ -104,8 +101,8 @@ def _gpu_table(runs: Sequence[Run]) -> tuple[TitledTable | None, list[str]]:
     return TitledTable("GPU pairs of one node, one-to-all (seed 004)", header, rows, rows), notes
 
 
-def published_section(runs: Sequence[Run]) -> list[SystemSection]:
-    placed = place(runs, load())
+def published_section(placed: Sequence[Placed]) -> list[SystemSection]:
+    """The runs placed among published systems (analysis.published.place)."""
     if not placed:
         return []
     table: TitledTable = placed_table(placed)

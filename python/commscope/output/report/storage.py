@@ -1,5 +1,5 @@
-"""The report's storage section: seed 001's fio tables with a figure of total throughput
-and IOPS over the client count, and the one-line headline of each fio run."""
+"""The report's storage section: seed 001's fio tables (as kinds/fio made them) with a
+figure of total throughput and IOPS over the client count."""
 
 from __future__ import annotations
 
@@ -7,26 +7,12 @@ from collections.abc import Sequence
 
 from matplotlib.figure import Figure
 
-from commscope.analysis.fio import STORAGE_TITLES, storage_tables
-from commscope.analysis.titled_tables import run_name
+from commscope.analysis.fio import STORAGE_TITLES
+from commscope.analysis.titled_tables import TitledTable, run_name
 from commscope.output import plot
 from commscope.output.report.compute import SystemSection
 from commscope.records.metrics import STORAGE_WORKLOADS
 from commscope.records.run import Run
-
-
-def headline(run: Run) -> str:
-    """The largest client count's throughput or IOPS, two workloads at most."""
-    if not run.points:
-        return "-"
-    last = max(run.points, key=lambda p: p.size or 0)
-    parts = [
-        f"{last.metrics[name]:,.0f} {'MB/s' if name.endswith('MBps') else 'IOPS'} "
-        f"{STORAGE_TITLES[name].split(' (')[0].lower()}"
-        for name in STORAGE_WORKLOADS
-        if name in last.metrics
-    ]
-    return f"{', '.join(parts[:2])} at {last.size} processes" if parts else "-"
 
 
 def _figure(runs: Sequence[Run]) -> bytes:
@@ -51,12 +37,12 @@ def _figure(runs: Sequence[Run]) -> bytes:
     return plot.render(fig, "svg")
 
 
-def sections(runs: Sequence[Run]) -> list[SystemSection]:
+def sections(runs: Sequence[Run], tables: Sequence[TitledTable]) -> list[SystemSection]:
     if not runs:
         return []
     section = SystemSection(
         "Storage: throughput and IOPS over clients",
-        storage_tables(runs),
+        list(tables),
         _figure(runs),
         "total throughput and IOPS over client count",
     )

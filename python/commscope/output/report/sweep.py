@@ -1,23 +1,18 @@
 """The report's sweep sections: a `pairs` run shown as a sweep, not as a benchmark over
-message size. Judged again from the store (analysis.sweep_verdicts: the rules and retest
-run the sweep recorded), then, in the order a reader needs them: the flags with their
-evidence, the pairs cleared as contention, the pair table, an intra sweep's core pairs by
-relation, and a heatmap per metric. Beyond MAX_HEATMAP_HOSTS hosts the pair table lists
-the flagged pairs only and the heatmaps show block means, and the section says so."""
+message size, as kinds/link_sweep judged it again from the store (analysis.sweep_verdicts:
+the rules and retest run the sweep recorded). In the order a reader needs them: the flags
+with their evidence, the pairs cleared as contention, the pair table, an intra sweep's
+core pairs by relation, and a heatmap per metric. Beyond MAX_HEATMAP_HOSTS hosts the pair
+table lists the flagged pairs only and the heatmaps show block means, and the section
+says so."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
 
-from commscope.analysis.sweep import matrix_from_run
-from commscope.analysis.sweep_verdicts import (
-    SweepJudgement,
-    judge_stored,
-    record_of,
-    retest_of,
-    stored_topology,
-)
+from commscope.analysis.sweep import SweepMatrix
+from commscope.analysis.sweep_verdicts import SweepJudgement
 from commscope.output.report.table import Table
 from commscope.output.sweep_view import (
     CLEARED_HEADER,
@@ -32,6 +27,9 @@ from commscope.output.sweep_view import (
     where_text,
 )
 from commscope.records.run import Run
+
+if TYPE_CHECKING:
+    from commscope.execute.cpu_topology import Cpu
 
 
 @dataclass
@@ -55,8 +53,7 @@ class SweepSection:
     extra: list[tuple[str, Table]] = field(default_factory=list)  # (heading, table) after the cleared pairs
 
 
-def _title(run: Run, hosts: int) -> str:
-    mode = record_of(run).get("mode")
+def _title(run: Run, hosts: int, mode: str | None) -> str:
     what = f"{mode} sweep" if mode else "pairs sweep"
     if mode == "intra":
         where = f"{hosts} cores of {run.hosts[0]['name']}" if run.hosts else f"{hosts} cores"
@@ -66,11 +63,9 @@ def _title(run: Run, hosts: int) -> str:
     return f"Run {run.id}: {what} of {where}" + (f" ({name})" if name else "")
 
 
-def headline(run: Run, judgement: SweepJudgement | None) -> str:
+def headline(judgement: SweepJudgement, mode: str | None) -> str:
     """The sweep's line in the report's summary table."""
-    if judgement is None:
-        return f"retest of sweep run {retest_of(run)}" if retest_of(run) is not None else "-"
-    swept = f"{judgement.matrix.n} {'cores' if record_of(run).get('mode') == 'intra' else 'hosts'}"
+    swept = f"{judgement.matrix.n} {'cores' if mode == 'intra' else 'hosts'}"
     flags = judgement.flags()
     if not flags:
         return f"sweep of {swept}: nothing flagged"
@@ -93,10 +88,13 @@ def pair_table(judgement: SweepJudgement) -> Table:
     return Table(header, rows, caption)
 
 
-def section(run: Run, retest: Run | None) -> tuple[SweepSection, SweepJudgement]:
-    judgement = judge_stored(run, retest)
+def section(
+    run: Run, judgement: SweepJudgement, retest: Run | None, mode: str | None, topology: dict[int, Cpu] | None
+) -> SweepSection:
+    """The section of a sweep run judged with its `retest` run (None: none stored); an
+    intra sweep's core pairs grouped by its recorded `topology` (None: not recorded)."""
     matrix, labels = judgement.matrix, judgement.matrix.labels
-    result = SweepSection(run.id, _title(run, matrix.n), notes=list(judgement.notes))
+    result = SweepSection(run.id, _title(run, matrix.n, mode), notes=list(judgement.notes))
     if judgement.retest_run_id is not None and retest is not None:
         result.notes.append(
             f"Suspect pairs were measured again one at a time, alone on the network: retest run {retest.id}."
@@ -104,38 +102,18 @@ def section(run: Run, retest: Run | None) -> tuple[SweepSection, SweepJudgement]
     result.flagged = Table(FLAG_HEADER, flag_rows(judgement.flags(), labels))
     result.cleared = Table(CLEARED_HEADER, cleared_rows(judgement.cleared(), labels))
     result.pairs = pair_table(judgement)
-    if record_of(run).get("mode") == "intra":
-        topology = stored_topology(run)
+    if mode == "intra":
         if topology is None:
             result.notes.append("The cores' topology was not recorded with this run: core pairs are not grouped.")
         else:
             result.intra = Table(INTRA_HEADER, intra_rows(run, topology))
     for metric, svg in heatmap_svgs(matrix, judgement.flags()).items():
         result.heatmaps.append(Heatmap(metric, f"run {run.id}: {metric} of every pair, flagged cells outlined", svg))
-    return result, judgement
+    return result
 
 
-def _retest_alone(run: Run) -> SweepSection:
-    """A retest run reported without its sweep: its pairs, and where the verdicts are."""
-    sweep = retest_of(run)
+def retest_alone(run: Run, sweep: int, matrix: SweepMatrix) -> SweepSection:
+    """A retest run of sweep run `sweep` reported without it: its pairs, and where the verdicts are."""
     note = f"Run {run.id} is the serial retest of sweep run {sweep}: report on that run for the verdicts."
-    header, rows = pair_rows(matrix_from_run(run), ())
+    header, rows = pair_rows(matrix, ())
     return SweepSection(run.id, f"Run {run.id}: retest of sweep run {sweep}", [note], pairs=Table(header, rows))
-
-
-def sections(runs: Sequence[Run], retests: Mapping[int, Run]) -> tuple[list[SweepSection], dict[int, str]]:
-    """The sections of the sweep runs among `runs` (pairs runs) and each one's headline.
-    `retests` holds the retest runs by sweep run id (from the store); a retest run that is
-    among `runs` with its sweep is shown in the sweep's section, not on its own."""
-    ids = {run.id for run in runs}
-    result, headlines = [], {}
-    for run in runs:
-        if retest_of(run) is not None:
-            if retest_of(run) not in ids:
-                result.append(_retest_alone(run))
-            headlines[run.id] = headline(run, None)
-            continue
-        found, judgement = section(run, retests.get(run.id))
-        result.append(found)
-        headlines[run.id] = headline(run, judgement)
-    return result, headlines

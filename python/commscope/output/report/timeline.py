@@ -4,17 +4,13 @@ in a table beside it."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
 from dataclasses import dataclass
 
-from commscope.analysis.check import Policy
-from commscope.analysis.history import history
-from commscope.errors import UsageError
+from commscope.analysis.history import History
 from commscope.output import plot
 from commscope.output.history import changes_table, summary
 from commscope.output.report.table import Table
 from commscope.output.timeline import figure
-from commscope.records.run import Run
 
 
 @dataclass
@@ -26,12 +22,10 @@ class Timeline:
     regressed: bool
 
 
-def timelines(runs: Sequence[Run], policy: Policy) -> list[Timeline]:
-    """A timeline per headline series with two runs or more; none when the runs make no
-    series (one run, metrics without a better direction)."""
-    try:
-        found = history(runs, policy)
-    except UsageError:
+def timelines(found: History | None) -> list[Timeline]:
+    """A timeline per headline series with two runs or more; none without a history (the
+    runs made no series: one run, metrics without a better direction)."""
+    if found is None:
         return []
     made = []
     for series in found.series:
