@@ -46,3 +46,7 @@ valid_systems, valid_prog_environs, tags, maintainers, descr, executable_opts, n
 set_command, completed, set_perf_variables, from_entry  # reframe/checks.py
 commscope_latency, commscope_quick_suite  # reframe/checks.py
 site_configuration  # reframe/config.py
+
+# records/topology.py: a switch's LinkSpeed, read and kept as Slurm's file has it (refused
+# when not a number); no verdict weighs it yet
+link_speed

@@ -65,9 +65,6 @@ class Fabric:
     def uplink(self, switch: int) -> int:
         return self.n + switch
 
-    def part_name(self, part: int, hosts: Sequence[str]) -> str:
-        return hosts[part] if part < self.n else self.switches[part - self.n]
-
     def _chain(self, switch: int) -> list[int]:
         """The switch and its ancestors up to the root."""
         chain, seen = [switch], {switch}
@@ -114,9 +111,6 @@ class Fabric:
                 uplinks = self.crossed(a_leaf, b_leaf)
                 rows[k, 2 : 2 + len(uplinks)] = uplinks
         return rows
-
-    def same_leaf(self, a: int, b: int) -> bool:
-        return not self.known or self.leaf[a] == self.leaf[b]
 
     def hosts_under(self, switch: int) -> np.ndarray:
         """The hosts whose leaf is `switch` or below it."""

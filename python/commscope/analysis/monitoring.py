@@ -253,7 +253,7 @@ def history_samples(found) -> list[Sample]:
             Sample(HISTORY_CHANGE_RATIO, labels, float(ratio), stamp),
             Sample(HISTORY_CHANGES, labels, float(len(one.changes)), stamp),
         ]
-    return samples
+    return newest(samples)
 
 
 def newest(samples: Sequence[Sample]) -> list[Sample]:

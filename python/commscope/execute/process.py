@@ -219,10 +219,6 @@ def stop_reason(signals: StopSignals, deadline: float | None, timeout: float | N
     return None
 
 
-#: How much of a program's error output is kept: its end, where the reason is.
-STDERR_TAIL_BYTES = 1 << 20
-
-
 @dataclass
 class Finished:
     """How a program ended: status, output, and why it was stopped early (None if it was not).

@@ -135,9 +135,12 @@ def model(runs: Sequence[Run], each: bool) -> list[tuple[list[Run], Fit]]:
 
 
 def monitoring(runs: Sequence[Run], retest_of: RetestLoader) -> list[Sample]:
-    """What monitoring keeps of `runs` (analysis.monitoring Samples), each run by its kind;
-    `retest_of(run)` gives a sweep's serial retest run, or None."""
-    return [sample for run in runs for sample in kind_of(run).monitoring(run, retest_of(run))]
+    """What monitoring keeps of `runs` (analysis.monitoring Samples), each run by its kind,
+    one sample per series (the newest run's); `retest_of(run)` gives a sweep's serial
+    retest run, or None."""
+    from commscope.analysis.monitoring import newest
+
+    return newest([sample for run in runs for sample in kind_of(run).monitoring(run, retest_of(run))])
 
 
 __all__ = [

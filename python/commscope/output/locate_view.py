@@ -159,6 +159,7 @@ def locate_document(verdict: LocateVerdict, labels: Sequence[str], policy: Polic
                 "value": node.value,
                 "reference": node.reference,
                 "slow_with_healthy": node.slow_with_healthy,
+                "confirmed_by": [labels[partner] for partner in node.confirmed_by],
                 "partners": [
                     {"host": labels[seen.partner], "round": seen.round, "value": seen.value, "slow": seen.slow}
                     for seen in node.pairs

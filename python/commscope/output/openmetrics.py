@@ -13,7 +13,7 @@ import urllib.error
 from collections.abc import Iterator, Sequence
 from pathlib import Path
 
-from commscope.analysis.monitoring import Family, Sample, newest
+from commscope.analysis.monitoring import Family, Sample
 from commscope.errors import CommscopeError, UsageError
 
 #: The alerting rules shipped with the package (a regression, a bad node, a run that failed,
@@ -34,7 +34,7 @@ class _Samples:
     """A prometheus_client collector of fixed samples: one gauge family per metric."""
 
     def __init__(self, samples: Sequence[Sample]) -> None:
-        self.samples = newest(samples)
+        self.samples = samples  # one per series (analysis.monitoring.newest)
 
     def collect(self) -> Iterator:
         from prometheus_client.core import GaugeMetricFamily

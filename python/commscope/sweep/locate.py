@@ -302,7 +302,7 @@ def fabric_of(request: SweepRequest, hosts: Sequence[str]) -> Fabric | None:
     if topology is None:
         return None
     coverage = topology.coverage(hosts)
-    if coverage.unplaced:
+    if not coverage.complete and coverage.unplaced:
         shown = ", ".join(one_line(host) for host in coverage.unplaced[:10])
         more = f" and {len(coverage.unplaced) - 10} more" if len(coverage.unplaced) > 10 else ""
         ui.warn(
