@@ -15,11 +15,12 @@ from __future__ import annotations
 
 import argparse
 import sys
-import time
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(REPO / "python"))
+from locate import simulated  # noqa: E402  (performance/sweep/locate.py, beside this script)
+
 from commscope.analysis.fabric import Fabric  # noqa: E402
 from commscope.analysis.locate import Locator  # noqa: E402
 from commscope.analysis.locate_verdict import CERTAIN  # noqa: E402
@@ -36,19 +37,7 @@ def one_sweep(n: int, faults: dict, noise: float, contention: float, seed: int, 
     fabric = Fabric.of(hosts, leaf_of, {**dict.fromkeys(leaves, "spine"), "spine": None})
     network = Network.of({"seed": seed, "noise": noise, "contention": contention, "leaves": leaves, **faults})
     locator = Locator(n, "bw", rules, seed=seed, fabric=fabric)
-    cpu = [0.0]
-    while True:
-        start = time.process_time()
-        pairs = locator.plan()
-        planning = time.process_time() - start
-        if locator.stop:
-            break
-        values = network.measure(len(locator.rounds) + 1, "bw", [(hosts[a], hosts[b]) for a, b in pairs])
-        start = time.process_time()
-        locator.record(pairs, values)
-        cpu.append(planning + time.process_time() - start)
-        if locator.stop:
-            break
+    cpu = simulated(locator, network, hosts)
     verdict = locator.verdict()
     named = {hosts[node.host] for node in verdict.bad_nodes} | {found.switch for found in verdict.bad_switches}
     planted = set(faults.get("slow_nodes", {})) | set(faults.get("bad_uplinks", {}))

@@ -46,11 +46,10 @@ def planted(n: int, bad: int, seed: int) -> tuple[list[str], set[int], dict]:
     return hosts, chosen, network
 
 
-def one_run(n: int, bad: int, seed: int) -> dict:
-    hosts, chosen, document = planted(n, bad, seed)
-    network = Network.of(document)
-    locator = Locator(n, "bw", LocateRules(), seed=seed)
-    cpu = []
+def simulated(locator: Locator, network: Network, hosts: list[str]) -> list[float]:
+    """The locate sweep's rounds measured by the simulated network until it stops; the CPU
+    time of planning and judging each round."""
+    cpu = [0.0]
     while True:
         start = time.process_time()
         pairs = locator.plan()
@@ -63,6 +62,13 @@ def one_run(n: int, bad: int, seed: int) -> dict:
         cpu.append(planning + time.process_time() - start)
         if locator.stop:
             break
+    return cpu
+
+
+def one_run(n: int, bad: int, seed: int) -> dict:
+    hosts, chosen, document = planted(n, bad, seed)
+    locator = Locator(n, "bw", LocateRules(), seed=seed)
+    cpu = simulated(locator, Network.of(document), hosts)
     verdict = locator.verdict()
     named = {node.host for node in verdict.bad_nodes}
     return {
