@@ -142,3 +142,14 @@ def test_a_control_character_in_a_host_name_is_escaped_in_a_link_sweep(cli, monk
     assert "\x1b" not in result.output and "\nbad node node01" not in result.output
     shown = cli("show", "1", "--db", planted.db)
     assert "evil\\x0abad node node01" in shown.stdout and "\x1b" not in shown.stdout
+
+
+def test_a_control_character_in_a_host_name_is_escaped_in_the_peak_line(cli, db):
+    from fixtures.analysis.handmade import run_of, store_runs
+
+    hosts = [{"name": "node01", "ranks": [0]}, {"name": "evil\n\x1b[31mforged", "ranks": [1]}]
+    store_runs(db, [run_of({4096: 1000.0}, metric="bandwidth_MBps", benchmark="bw", hosts=hosts)])
+    shown = cli("show", "last", "--db", db)
+    assert shown.exit_code == 0, shown.output
+    assert "no link inventory of" in shown.stdout and "evil\\x0a\\x1b[31mforged" in shown.stdout
+    assert "\x1b" not in shown.stdout
