@@ -273,3 +273,20 @@ def test_info_links_of_a_hostfile_keeps_every_host_that_answered_and_names_how_m
     hostfile.write_text(f"{here['host']}\nn2\nn3\n")
     shown = cli("info", "--links", "--hostfile", hostfile, "--launcher", launcher)
     assert shown.exit_code == 1 and f"no link inventory of 1 of the 3 hosts of {hostfile}" in shown.stderr
+
+
+def test_a_name_stored_before_names_were_made_safe_exports_as_utf8(cli, db, tmp_path):
+    """A run stored by an older commscope with a name that is not UTF-8 in its inventory
+    exports all the same, the bytes written as \\xNN, to stdout and to a file."""
+    from fixtures.analysis.handmade import run_of, store_runs
+
+    run = run_of({8: 1.0})
+    run.provenance = {"links": {"hosts": {"h\udcfe": {"adapters": [{"name": "eth\udcff"}]}}}}
+    store_runs(db, [run])
+    out = tmp_path / "runs.json"
+    written = cli("export", "last", "--format", "json", "-o", out, "--db", db)
+    assert written.exit_code == 0, written.output
+    text = out.read_bytes().decode("utf-8")
+    assert "eth\\\\xff" in text and "h\\\\xfe" in text
+    printed = cli("export", "last", "--format", "json", "--db", db)
+    assert printed.exit_code == 0 and "eth\\\\xff" in printed.stdout
