@@ -146,7 +146,9 @@ def terminate(process: subprocess.Popen, signals: StopSignals) -> None:
     signals_seen = len(signals.received)
     strays: set[int] = set()
     for signum in (signal.SIGTERM, signal.SIGKILL):
-        strays = _descendants(process.pid, strays | tagged(process))
+        # the program itself gets the group's signal only: mpirun takes a second SIGTERM as
+        # "abort now" and leaves its session folder behind
+        strays = _descendants(process.pid, strays | (tagged(process) - {process.pid}))
         try:
             os.killpg(process.pid, signum)
         except ProcessLookupError:
