@@ -95,7 +95,13 @@ class LinkSweep(Curve):
         (run,) = sweeps
         judgement = judge_stored(run, retest_of(run))
         return heatmap_figures(
-            judgement.matrix, judgement.flags(), request.path, request.fmt, request.metric, request.title
+            judgement.matrix,
+            judgement.flags(),
+            request.path,
+            request.fmt,
+            request.metric,
+            request.title,
+            judgement.leaf_groups,
         )
 
     def report(self, runs: Sequence[Run], context: ReportContext) -> ReportPart:
