@@ -149,7 +149,13 @@ def find_switches(
         ]
         worst = np.argsort(-cells if HIGHER_IS_WORSE[metric] else cells, kind="stable")
         candidates_set = set(suspects.nodes)  # its own hosts are candidates: their partners must not be
-        retest = [(min(pairs[k]), max(pairs[k])) for k in worst.tolist() if pairs[k][1] not in candidates_set]
+        inner, outer = pairs
+        retest = []
+        for k in worst.tolist():  # the worst first, with partners that are no node candidates
+            if len(retest) == retest_per_switch:
+                break
+            if int(outer[k]) not in candidates_set:
+                retest.append((min(int(inner[k]), int(outer[k])), max(int(inner[k]), int(outer[k]))))
         found.append(
             SwitchFlag(
                 metric,
@@ -162,7 +168,7 @@ def find_switches(
                 int(candidate.inside.size),
                 reference.median,
                 alike=tuple(fabric.switches[other.switch] for other in alike),
-                retest_pairs=tuple(retest[:retest_per_switch]),
+                retest_pairs=tuple(retest),
             )
         )
         named += [(c, c.under) for c in (candidate, *alike)]
@@ -172,9 +178,9 @@ def find_switches(
 
 def _across(
     values: np.ndarray, candidate: _Candidate, named: list[tuple[_Candidate, np.ndarray]], placed: np.ndarray
-) -> tuple[np.ndarray, list[Pair]]:
+) -> tuple[np.ndarray, tuple[np.ndarray, np.ndarray]]:
     """The candidate's pairs across its uplink that cross no uplink named already: their
-    values and pairs (its host, the host elsewhere)."""
+    values, its hosts and the hosts elsewhere."""
     rows = np.flatnonzero(candidate.under)
     cols = np.flatnonzero(placed & ~candidate.under)
     keep = ~np.isnan(values[np.ix_(rows, cols)])
@@ -182,7 +188,7 @@ def _across(
         keep &= under[rows][:, None] == under[cols][None, :]
     r, c = np.nonzero(keep)
     cells = values[rows[r], cols[c]]
-    return cells, list(zip(rows[r].tolist(), cols[c].tolist()))
+    return cells, (rows[r], cols[c])
 
 
 def _explained(

@@ -201,6 +201,9 @@ class Sweeper:
                 )
         else:
             self.np = len(self.hosts)
+        self.fabric = None  # all-pairs with a topology: said before measuring, kept with the run
+        if request.mode == "all-pairs" and request.topology is not None:
+            self.fabric = fabric_of(request.topology, self.hosts, "sweep")
 
     def _planned(self, flags: list[str], hostfile: str | None = None):
         """The launch of the core with `flags`: intra on its host, the others on the hosts of
@@ -279,9 +282,7 @@ class Sweeper:
         if self.request.mode == "intra":  # the topology of the host measured, for the report
             used = {cpu for point in run.points if point.pair for cpu in (point.pair.src_cpu, point.pair.dst_cpu)}
             cpus = {cpu: where for cpu, where in cpu_topology().items() if cpu in used}
-        topology = None
-        if self.request.mode == "all-pairs" and self.request.topology is not None:
-            topology = fabric_record(fabric_of(self.request.topology, self.hosts, "sweep"), self.hosts)
+        topology = fabric_record(self.fabric, self.hosts)
         return sweep_record(self.request.mode, self.request.policy, self.request.retest, cpus, topology)
 
     def sweep(self, stored: Stored) -> SweepResult:
