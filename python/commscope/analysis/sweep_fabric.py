@@ -32,6 +32,7 @@ import numpy as np
 from commscope.analysis.fabric import NO_SWITCH, Fabric
 from commscope.analysis.sweep import (
     HIGHER_IS_WORSE,
+    NAME,
     UNIT,
     Cleared,
     MetricRule,
@@ -71,9 +72,10 @@ class SwitchFlag:
         alike = (
             f"; not told apart from {', '.join(self.alike)} (every pair across one crosses both)" if self.alike else ""
         )
+        inside = f"{self.inside_pairs} pair{'s' if self.inside_pairs != 1 else ''}"
         return (
-            f"{self.metric} across its uplink {number(self.across)} {unit} (median of {self.across_pairs} pairs, "
-            f"{self.across_slow} slow), inside it {number(self.inside)} {unit} (median of {self.inside_pairs} pairs; "
+            f"{NAME[self.metric]} across its uplink {number(self.across)} {unit} (median of {self.across_pairs} "
+            f"pairs, {self.across_slow} slow), inside it {number(self.inside)} {unit} (median of {inside}; "
             f"pairs inside leaves {number(self.reference)} {unit}){alone}{alike}"
         )
 
