@@ -90,7 +90,7 @@ def test_a_slow_uplink_names_its_switch_and_no_host_under_it(monkeypatch, clean_
     assert switch["across_pairs"] == 6 * 18 and switch["inside_pairs"] == 15
     assert switch["across"] < 0.6 * switch["inside"] and switch["retest"] is not None
     printed = capsys.readouterr()
-    assert "warning: bad switch leaf3 uplink: bw across its uplink" in printed.err
+    assert "warning: bad switch leaf3 uplink: bandwidth across its uplink" in printed.err
     rows = {tuple(cell.strip() for cell in line.split("|")[:2]): line for line in printed.out.splitlines()}
     assert rows[("cn01", "cn13")].endswith("| bad switch leaf3 uplink (bw)")  # a pair across it
     assert rows[("cn13", "cn14")].endswith("| ") and rows[("cn01", "cn02")].endswith("| ")  # inside a leaf
@@ -195,3 +195,45 @@ def test_hosts_the_topology_does_not_name_are_stated_and_judged_as_hosts(monkeyp
         "6 host(s) under no switch of the sweep's topology (cn19, cn20, cn21, cn22, cn23 and 1 more): "
         "their slow pairs are blamed on hosts alone"
     ]
+
+
+def test_a_fabric_slow_across_only_under_the_sweep_s_load_names_no_switch(monkeypatch, clean_env, tmp_path):
+    """Every uplink oversubscribed: pairs across leaves at half speed while the whole round
+    runs, at full speed alone. The retest clears the switches as contention."""
+    network = simulated(HOSTS)
+    measured = network.value
+    leaf = {host: name for name, hosts in LEAVES.items() for host in hosts}
+
+    def loaded(metric: str, i: int, j: int, alone: bool) -> float:
+        across = leaf[HOSTS[i]] != leaf[HOSTS[j]] and not alone
+        return measured(metric, i, j, alone) * (0.5 if across else 1.0)
+
+    network.value = loaded
+    document, code = swept(monkeypatch, tmp_path, network)
+    assert document["bad_switches"] == [] and document["flags"] == [] and code == 0
+    assert document["cleared"]  # the switches' pairs measured alone
+
+
+@pytest.mark.parametrize("seed", [1, 2, 3])
+def test_a_healthy_fabric_under_noise_and_contention_accuses_no_switch(seed):
+    """400 hosts under 10 leaves, 8 % noise and 5 % of the pairs slowed by contention; the
+    judgement without a retest (every suspect stands as found)."""
+    import numpy as np
+
+    from commscope.analysis.fabric import Fabric
+    from commscope.analysis.sweep import SweepMatrix
+    from commscope.analysis.sweep_verdicts import judgement, plan_retest
+
+    hosts = [f"cn{k:03d}" for k in range(400)]
+    leaves = {f"leaf{k}": hosts[40 * k : 40 * (k + 1)] for k in range(10)}
+    network = Network.of({"seed": seed, "noise": 0.08, "contention": 0.05, "leaves": leaves})
+    upper = np.triu_indices(400, 1)
+    values = network.measure(1, "bw", [(hosts[a], hosts[b]) for a, b in zip(*upper)])
+    matrix = np.full((400, 400), np.nan, dtype=np.float32)
+    matrix[upper] = matrix[upper[::-1]] = values
+    sweep = SweepMatrix(hosts, hosts, {"bw": matrix})
+    fabric = Fabric.of(
+        hosts, {h: name for name, hs in leaves.items() for h in hs}, {"spine": None, **dict.fromkeys(leaves, "spine")}
+    )
+    judged = judgement(sweep, Policy(), plan_retest(sweep, Policy(), fabric), {}, fabric=fabric)
+    assert judged.switches == [] and not any(flag.kind == "node" for flag in judged.flags())
