@@ -161,6 +161,16 @@ def test_report_and_show_name_the_switch(cli, monkeypatch, clean_env, tmp_path):
     assert "bad switch leaf3 uplink" in html.read_text()
 
 
+def test_show_repeats_the_verdict_judged_again(cli, monkeypatch, clean_env, tmp_path):
+    document, _ = swept(monkeypatch, tmp_path, simulated(HOSTS, bad_uplinks={"leaf3": 0.5}))
+    result = cli("show", "1", "--db", tmp_path / "sweep.db")
+    assert result.exit_code == 0, result.output
+    (line,) = [line for line in result.output.splitlines() if line.startswith("warning: ")]
+    assert line == f"warning: bad switch leaf3 uplink: {document['bad_switches'][0]['evidence']}"
+    shown = cli("show", "2", "--db", tmp_path / "sweep.db").output  # the retest: its sweep speaks for it
+    assert "judged again from the store" not in shown and "warning: " not in shown
+
+
 def test_the_heatmap_is_ordered_by_switch(monkeypatch, clean_env, tmp_path):
     """Hosts given out of leaf order are drawn leaf by leaf, in the topology's order of
     switches (within a leaf in rank order), a line between two leaves."""

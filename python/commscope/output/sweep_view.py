@@ -17,6 +17,7 @@ import numpy as np
 from commscope.analysis.sweep import UNIT, Cleared, Flag, SweepMatrix, number
 from commscope.analysis.sweep_fabric import SwitchFlag
 from commscope.analysis.sweep_intra import intra_groups
+from commscope.analysis.sweep_verdicts import SweepJudgement
 from commscope.errors import UsageError
 from commscope.execute.cpu_topology import Cpu, relation
 from commscope.records.run import Run
@@ -181,6 +182,27 @@ def switch_line(flag: SwitchFlag) -> str:
     """A bad switch as the terminal and the report's summary name it."""
     also = f" (or {', '.join(one_line(name) for name in flag.alike)})" if flag.alike else ""
     return f"bad switch {one_line(flag.switch)}{also} uplink"
+
+
+def verdict_lines(judgement: SweepJudgement) -> list[tuple[str, str]]:
+    """The verdict as `commscope sweep` prints it and `show` repeats it, (level, line):
+    "warn" for the bad switches, nodes and links with their evidence, "note" for the pairs
+    cleared as contention."""
+    labels = shown_labels(judgement.matrix.labels)  # control characters escaped
+    lines = [("warn", f"{switch_line(switch)}: {switch.evidence()}") for switch in judgement.switches]
+    lines += [
+        ("warn", f"bad {flag.kind} {where_text(flag.where, labels)}: {flag.evidence(labels)}")
+        for flag in judgement.flags()
+    ]
+    lines += [
+        (
+            "note",
+            f"contention, not a fault: {where_text(item.pair, labels)} {item.metric} "
+            f"{number(item.value)} in the sweep, {number(item.retest)} alone",
+        )
+        for item in judgement.cleared()
+    ]
+    return lines
 
 
 CLEARED_HEADER = ["Pair", "Metric", "In the sweep", "Alone"]

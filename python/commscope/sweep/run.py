@@ -60,10 +60,9 @@ from commscope.output.sweep_view import (
     flag_record,
     heatmap_files,
     intra_table,
-    shown_labels,
     sweep_table,
-    switch_line,
     switch_record,
+    verdict_lines,
     where_text,
 )
 from commscope.records.benchmarks import PAIRS_BENCHMARK
@@ -370,19 +369,11 @@ def run_sweep(request: SweepRequest, db: Path) -> int:
     with storing(Destination(db, request.argv, label=request.label, system=request.system), "sweep") as stored:
         result = sweeper.sweep(stored)
     matrix, flags = result.judgement.matrix, result.judgement.flags()
-    labels = shown_labels(matrix.labels)  # for the terminal: control characters escaped
     sys.stdout.write(sweep_table(matrix, flags, result.judgement.switches))
     for note in result.judgement.notes:
         ui.warn(note)
-    for switch in result.judgement.switches:
-        ui.warn(f"{switch_line(switch)}: {switch.evidence()}")
-    for flag in flags:
-        ui.warn(f"bad {flag.kind} {where_text(flag.where, labels)}: {flag.evidence(labels)}")
-    for item in result.judgement.cleared():
-        ui.note(
-            f"contention, not a fault: {where_text(item.pair, labels)} {item.metric} "
-            f"{number(item.value)} in the sweep, {number(item.retest)} alone"
-        )
+    for level, line in verdict_lines(result.judgement):
+        (ui.warn if level == "warn" else ui.note)(line)
     if request.mode == "intra":
         sys.stdout.write(intra_table(result.run, stored_topology(result.run) or {}))
     worse = against_baseline(result.run, request.baseline)
