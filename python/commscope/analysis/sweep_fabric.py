@@ -106,7 +106,7 @@ def leaf_reference(values: np.ndarray, fabric: Fabric, suspects: Suspects) -> Po
     return population(cells) if cells.size >= LEAST_REFERENCE else suspects.pair_population
 
 
-@dataclass
+@dataclass(eq=False)
 class _Candidate:
     switch: int
     under: np.ndarray  # bool per host
@@ -130,7 +130,7 @@ def find_switches(
             under = np.zeros(fabric.n, dtype=bool)
             under[hosts] = True
             candidates.append(_Candidate(switch, under, inside))
-    named: list[tuple[_Candidate, np.ndarray]] = []
+    named: list[np.ndarray] = []  # per switch named (or alike): which hosts are under it
     found: list[SwitchFlag] = []
     while candidates:
         judged = [(candidate, _across(values, candidate, named, placed)) for candidate in candidates]
@@ -143,21 +143,12 @@ def find_switches(
             break
         _, _, best = max(slow)
         candidate, (cells, pairs) = judged[best]
-        explained = [*named, (candidate, candidate.under)]
+        explained = [*named, candidate.under]
         alike = [  # left with no pair of their own once the candidate explains its pairs
             other
             for other, (others, _) in judged
             if other is not candidate and others.size and not _across(values, other, explained, placed)[0].size
         ]
-        worst = np.argsort(-cells if HIGHER_IS_WORSE[metric] else cells, kind="stable")
-        candidates_set = set(suspects.nodes)  # its own hosts are candidates: their partners must not be
-        inner, outer = pairs
-        retest = []
-        for k in worst.tolist():  # the worst first, with partners that are no node candidates
-            if len(retest) == retest_per_switch:
-                break
-            if int(outer[k]) not in candidates_set:
-                retest.append((min(int(inner[k]), int(outer[k])), max(int(inner[k]), int(outer[k]))))
         found.append(
             SwitchFlag(
                 metric,
@@ -170,23 +161,38 @@ def find_switches(
                 int(candidate.inside.size),
                 reference.median,
                 alike=tuple(fabric.switches[other.switch] for other in alike),
-                retest_pairs=tuple(retest),
+                retest_pairs=_worst(cells, pairs, metric, set(suspects.nodes), retest_per_switch),
             )
         )
-        named += [(c, c.under) for c in (candidate, *alike)]
+        named += [c.under for c in (candidate, *alike)]
         candidates = [c for c in candidates if c is not candidate and c not in alike]
     return SwitchSuspects(reference, found, _explained(values, suspects, named, reference, rule))
 
 
+def _worst(
+    cells: np.ndarray, pairs: tuple[np.ndarray, np.ndarray], metric: str, nodes: set[int], count: int
+) -> tuple[Pair, ...]:
+    """The `count` worst pairs across, for the retest: its hosts are node candidates, so
+    only partners that are no candidates tell the uplink from them."""
+    chosen: list[Pair] = []
+    for k in np.argsort(-cells if HIGHER_IS_WORSE[metric] else cells, kind="stable").tolist():
+        if len(chosen) == count:
+            break
+        inner, outer = int(pairs[0][k]), int(pairs[1][k])
+        if outer not in nodes:
+            chosen.append((min(inner, outer), max(inner, outer)))
+    return tuple(chosen)
+
+
 def _across(
-    values: np.ndarray, candidate: _Candidate, named: list[tuple[_Candidate, np.ndarray]], placed: np.ndarray
+    values: np.ndarray, candidate: _Candidate, named: list[np.ndarray], placed: np.ndarray
 ) -> tuple[np.ndarray, tuple[np.ndarray, np.ndarray]]:
     """The candidate's pairs across its uplink that cross no uplink named already: their
     values, its hosts and the hosts elsewhere."""
     rows = np.flatnonzero(candidate.under)
     cols = np.flatnonzero(placed & ~candidate.under)
     keep = ~np.isnan(values[np.ix_(rows, cols)])
-    for _, under in named:  # a pair crosses a switch's uplink when one host is under it and one not
+    for under in named:  # a pair crosses a switch's uplink when one host is under it and one not
         keep &= under[rows][:, None] == under[cols][None, :]
     r, c = np.nonzero(keep)
     cells = values[rows[r], cols[c]]
@@ -196,14 +202,14 @@ def _across(
 def _explained(
     values: np.ndarray,
     suspects: Suspects,
-    named: list[tuple[_Candidate, np.ndarray]],
+    named: list[np.ndarray],
     reference: Population,
     rule: MetricRule,
 ) -> list[int]:
     """Node candidates under a named switch whose pairs inside it are fine."""
     explained = []
     for node in suspects.nodes:
-        for _, under in named:
+        for under in named:
             mates = np.flatnonzero(under)
             row = values[node, mates[mates != node]]
             row = row[~np.isnan(row)]
