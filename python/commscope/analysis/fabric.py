@@ -116,3 +116,33 @@ class Fabric:
         """The hosts whose leaf is `switch` or below it."""
         below = [s for s, chain in enumerate(self._chains) if switch in chain]
         return np.flatnonzero(np.isin(self.leaf, below))
+
+    def leaf_groups(self) -> list[tuple[str, list[int]]]:
+        """The hosts leaf by leaf, in the topology's order of switches; the hosts it does
+        not place last, under "" (a heatmap ordered by switch)."""
+        groups = [(name, np.flatnonzero(self.leaf == s).tolist()) for s, name in enumerate(self.switches)]
+        unplaced = np.flatnonzero(self.leaf == NO_SWITCH).tolist()
+        return [group for group in groups if group[1]] + ([("", unplaced)] if unplaced else [])
+
+
+def fabric_record(fabric: Fabric | None, hosts: Sequence[str]) -> dict | None:
+    """The topology a sweep judged with, as its run's provenance keeps it (each switch's
+    parent, each leaf's hosts by name); None without one. locate and all-pairs keep it so."""
+    if fabric is None or not fabric.known:
+        return None
+    leaves: dict[str, list[str]] = {}
+    for host, leaf in enumerate(fabric.leaf.tolist()):
+        if leaf != NO_SWITCH:
+            leaves.setdefault(fabric.switches[leaf], []).append(hosts[host])
+    parents = {
+        name: fabric.switches[up] if up != NO_SWITCH else None for name, up in zip(fabric.switches, fabric.parent)
+    }
+    return {"parents": parents, "leaves": leaves}
+
+
+def fabric_of_record(topology: object, labels: Sequence[str]) -> Fabric | None:
+    """The fabric a stored sweep recorded (fabric_record), over its hosts by rank; None: none recorded."""
+    if not isinstance(topology, dict):
+        return None
+    leaf_of = {host: leaf for leaf, hosts in (topology.get("leaves") or {}).items() for host in hosts}
+    return Fabric.of(labels, leaf_of, topology.get("parents") or {})

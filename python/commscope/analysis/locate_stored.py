@@ -7,7 +7,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from commscope.analysis.fabric import NO_SWITCH, Fabric
+from commscope.analysis.fabric import Fabric, fabric_of_record, fabric_record
 from commscope.analysis.locate import replay
 from commscope.analysis.locate_verdict import LOCATE_MODE, ROUND_LIMIT, LocateVerdict
 from commscope.analysis.sweep import VALUE_KEY, Policy
@@ -30,25 +30,15 @@ def locate_record(
     topology it judged with (each switch's parent, each leaf's hosts)."""
     record = sweep_record(LOCATE_MODE, policy, retest=False)
     record["locate"] = {"metric": metric, "stop": stop, "seed": seed, "oracle": oracle}
-    if fabric is not None and fabric.known:
-        leaves: dict[str, list[str]] = {}
-        for host, leaf in enumerate(fabric.leaf.tolist()):
-            if leaf != NO_SWITCH:
-                leaves.setdefault(fabric.switches[leaf], []).append(hosts[host])
-        parents = {
-            name: fabric.switches[up] if up != NO_SWITCH else None for name, up in zip(fabric.switches, fabric.parent)
-        }
-        record["locate"]["topology"] = {"parents": parents, "leaves": leaves}
+    topology = fabric_record(fabric, hosts)
+    if topology is not None:
+        record["locate"]["topology"] = topology
     return record
 
 
 def stored_fabric(entry: dict, labels: Sequence[str]) -> Fabric | None:
     """The topology a locate run recorded, over its hosts by rank (None: it had none)."""
-    topology = entry.get("topology")
-    if not isinstance(topology, dict):
-        return None
-    leaf_of = {host: leaf for leaf, hosts in (topology.get("leaves") or {}).items() for host in hosts}
-    return Fabric.of(labels, leaf_of, topology.get("parents") or {})
+    return fabric_of_record(entry.get("topology"), labels)
 
 
 def is_locate(run: Run) -> bool:

@@ -34,6 +34,7 @@ from commscope.records.run import Run
 PAIR_METRICS = ("latency", "bw", "bibw")
 VALUE_KEY = {"latency": "latency_us", "bw": "bandwidth_MBps", "bibw": "bandwidth_MBps"}
 UNIT = {"latency": "us", "bw": "MB/s", "bibw": "MB/s"}
+NAME = {"latency": "latency", "bw": "bandwidth", "bibw": "bidirectional bandwidth"}
 HIGHER_IS_WORSE = {"latency": True, "bw": False, "bibw": False}
 #: MAD of a normal distribution's sample, scaled to its standard deviation.
 MAD_SCALE = 1.4826
@@ -347,7 +348,7 @@ class Flag:
 
     def evidence(self, labels: Sequence[str]) -> str:
         unit = UNIT[self.metric]
-        name = {"latency": "latency", "bw": "bandwidth", "bibw": "bidirectional bandwidth"}[self.metric]
+        name = NAME[self.metric]
         retest = f"; alone {number(self.retest)} {unit}" if self.retest is not None else "; not retested"
         if self.kind == "node":
             return (

@@ -7,12 +7,15 @@ was at the time.
 What that needs is kept in the sweep run's provenance under "sweep" (no new column):
 
     {"mode": "all-pairs", "rules": {...rules file's shape...}, "retest": true,
-     "retest_run": 2, "cpus": {"0": {"package": "0", "core": "0", "l3": "0-1"}, ...}}
+     "retest_run": 2, "cpus": {"0": {"package": "0", "core": "0", "l3": "0-1"}, ...},
+     "topology": {"parents": {"leaf1": "spine", ...}, "leaves": {"leaf1": ["cn01", ...], ...}}}
 
 "retest" is whether a retest was asked for (--no-retest: false); "retest_run" the id of
 the serial retest's run, null when nothing was suspect; "cpus" (intra sweeps) where the
 cores sit, so the report groups core pairs by the topology of the host measured, not of
-the machine that writes the report. The retest run's provenance says
+the machine that writes the report; "topology" (all-pairs with --topology) the fabric
+it was judged with, as locate keeps it (analysis/fabric.py: fabric_record), so a bad
+uplink is named as its switch again (analysis/sweep_fabric.py). The retest run's provenance says
 {"sweep": {"retest_of": ID}}.
 """
 
@@ -22,6 +25,7 @@ from dataclasses import asdict, dataclass, field
 
 import numpy as np
 
+from commscope.analysis.fabric import NO_SWITCH, Fabric, fabric_of_record
 from commscope.analysis.sweep import (
     PAIR_METRICS,
     Cleared,
@@ -33,6 +37,13 @@ from commscope.analysis.sweep import (
     find_suspects,
     judge,
     matrix_from_run,
+)
+from commscope.analysis.sweep_fabric import (
+    SwitchFlag,
+    SwitchSuspects,
+    confirm_switches,
+    find_switches,
+    without_explained,
 )
 from commscope.errors import UsageError
 from commscope.execute.cpu_topology import Cpu
@@ -49,6 +60,7 @@ class RetestPlan:
 
     suspects: dict[str, Suspects]
     pairs: dict[str, list[Pair]]
+    switches: dict[str, SwitchSuspects] = field(default_factory=dict)  # with a topology
 
     def __bool__(self) -> bool:
         return any(self.pairs.values())
@@ -70,6 +82,9 @@ class SweepJudgement:
     verdicts: dict[str, Verdict]
     retest_run_id: int | None = None
     notes: list[str] = field(default_factory=list)  # why the judgement may differ from the sweep's own
+    switches: list[SwitchFlag] = field(default_factory=list)  # bad uplinks, named as their switch
+    fabric: Fabric | None = None  # the topology judged with
+    leaf_groups: list[tuple[str, list[int]]] | None = None  # the hosts leaf by leaf (the heatmap's order)
 
     def flags(self) -> list[Flag]:
         return [flag for verdict in self.verdicts.values() for flag in verdict.flags]
@@ -78,10 +93,22 @@ class SweepJudgement:
         return [item for verdict in self.verdicts.values() for item in verdict.cleared]
 
 
-def plan_retest(matrix: SweepMatrix, policy: Policy) -> RetestPlan:
+def plan_retest(matrix: SweepMatrix, policy: Policy, fabric: Fabric | None = None) -> RetestPlan:
+    """Suspects and the pairs to retest; with a topology, the switches whose uplink
+    explains their hosts' slow pairs first (their pairs across, then the rest)."""
     suspects = {metric: find_suspects(values, metric, policy.rules[metric]) for metric, values in matrix.values.items()}
-    pairs = {metric: found.retest_pairs(policy, matrix.values[metric]) for metric, found in suspects.items()}
-    return RetestPlan(suspects, pairs)
+    switches: dict[str, SwitchSuspects] = {}
+    if fabric is not None and fabric.known:
+        for metric, found in suspects.items():
+            rule, values = policy.rules[metric], matrix.values[metric]
+            switches[metric] = find_switches(values, found, rule, fabric, policy.retest_per_node)
+            suspects[metric] = without_explained(found, switches[metric], fabric)
+    pairs = {}
+    for metric, found in suspects.items():
+        across = [pair for flag in getattr(switches.get(metric), "switches", []) for pair in flag.retest_pairs]
+        chosen = dict.fromkeys([*across, *found.retest_pairs(policy, matrix.values[metric])])
+        pairs[metric] = list(chosen)[: policy.max_retests]
+    return RetestPlan(suspects, pairs, switches)
 
 
 def values_alone(plan: RetestPlan, retest: SweepMatrix) -> dict[str, dict[Pair, float]]:
@@ -106,11 +133,49 @@ def judge_sweep(
     }
 
 
+def judgement(
+    matrix: SweepMatrix,
+    policy: Policy,
+    plan: RetestPlan,
+    alone: dict[str, dict[Pair, float]],
+    retest_run: int | None = None,
+    notes: list[str] | None = None,
+    fabric: Fabric | None = None,
+) -> SweepJudgement:
+    """The verdicts of the hosts and links, and of the switches the topology let name."""
+    verdicts = judge_sweep(matrix, policy, plan, alone)
+    switches: list[SwitchFlag] = []
+    for metric, found in plan.switches.items():
+        named, cleared = confirm_switches(found, policy.rules[metric], alone.get(metric) or {}, matrix.values[metric])
+        switches += named
+        verdicts[metric].cleared += cleared
+    groups = None
+    notes = list(notes or [])
+    if fabric is not None and fabric.known:
+        groups = fabric.leaf_groups()
+        unplaced = [matrix.labels[i] for i in np.flatnonzero(fabric.leaf == NO_SWITCH).tolist()]
+        if unplaced:
+            more = f" and {len(unplaced) - 5} more" if len(unplaced) > 5 else ""
+            notes.append(
+                f"{len(unplaced)} host(s) under no switch of the sweep's topology ({', '.join(unplaced[:5])}{more}): "
+                "their slow pairs are blamed on hosts alone"
+            )
+    return SweepJudgement(matrix, policy, verdicts, retest_run, notes, switches, fabric, groups)
+
+
+def recorded_fabric(run: Run, hosts: list[str]) -> Fabric | None:
+    """The topology an all-pairs sweep recorded, over its hosts by rank; None: none."""
+    return fabric_of_record(record_of(run).get("topology"), hosts)
+
+
 # -- the record in the provenance -------------------------------------------------
 
 
-def sweep_record(mode: str, policy: Policy, retest: bool, cpus: dict[int, Cpu] | None = None) -> dict:
-    """The sweep run's provenance entry, before its retest (retest_run is added after)."""
+def sweep_record(
+    mode: str, policy: Policy, retest: bool, cpus: dict[int, Cpu] | None = None, topology: dict | None = None
+) -> dict:
+    """The sweep run's provenance entry, before its retest (retest_run is added after);
+    `topology` as analysis/fabric.py's fabric_record writes it."""
     # imported here: the rules' pydantic models cost a tenth of a second that every report,
     # which asks each run for its retest, would pay
     from commscope.analysis.sweep_rules import rules_mapping
@@ -118,6 +183,8 @@ def sweep_record(mode: str, policy: Policy, retest: bool, cpus: dict[int, Cpu] |
     record = {"mode": mode, "rules": rules_mapping(policy), "retest": retest, "retest_run": None}
     if cpus is not None:
         record["cpus"] = {str(cpu): asdict(where) for cpu, where in sorted(cpus.items())}
+    if topology is not None:
+        record["topology"] = topology
     return record
 
 
@@ -178,7 +245,8 @@ def judge_stored(run: Run, retest: Run | None) -> SweepJudgement:
             "or imported): judged here with the default rules, suspects as found"
         )
     matrix = matrix_from_run(run)
-    plan = plan_retest(matrix, policy)
+    fabric = recorded_fabric(run, matrix.hosts)
+    plan = plan_retest(matrix, policy, fabric)
     wanted = retest_run_id(run)
     alone: dict[str, dict[Pair, float]] = {}
     if retest is not None:
@@ -191,4 +259,4 @@ def judge_stored(run: Run, retest: Run | None) -> SweepJudgement:
         notes.append(f"retest run {wanted} of sweep run {run.id} is not in the store: suspects judged as found")
     elif record.get("retest") is False and plan:
         notes.append(f"sweep run {run.id} was measured with --no-retest: suspects stand as found")
-    return SweepJudgement(matrix, policy, judge_sweep(matrix, policy, plan, alone), wanted, notes)
+    return judgement(matrix, policy, plan, alone, wanted, notes, fabric)

@@ -151,6 +151,7 @@ def show(run_id, raw, db: Path) -> None:
             else []
         )
         group = kind_of(run).repeats([run, *same])[0]  # the group of the run shown comes first
+        verdict = sweep_verdict(store, run)
     if raw:
         if raw not in outputs:
             raise UsageError(f"run {run_id} has no raw output {raw!r}; it has: {', '.join(outputs) or 'none'}")
@@ -163,9 +164,24 @@ def show(run_id, raw, db: Path) -> None:
     line = precision_line(run)
     if line:
         click.echo(f"# {line}")
+    if verdict:
+        click.echo(terminal(verdict))
     if len(group) > 1:
         click.echo()
         click.echo("\n".join(repeat_lines(group)))
+
+
+def sweep_verdict(store, run) -> str:
+    """A link sweep's verdict for `show`, judged with its retest run where the store has it."""
+    from commscope.analysis.sweep_verdicts import retest_run_id
+    from commscope.kinds.link_sweep import verdict_text
+
+    wanted = retest_run_id(run)
+    try:
+        retest = store.run(wanted) if wanted is not None else None
+    except UsageError:  # deleted since: judged without it, and the verdict's note says so
+        retest = None
+    return verdict_text(run, retest)
 
 
 @click.command(

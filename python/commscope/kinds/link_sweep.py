@@ -95,7 +95,13 @@ class LinkSweep(Curve):
         (run,) = sweeps
         judgement = judge_stored(run, retest_of(run))
         return heatmap_figures(
-            judgement.matrix, judgement.flags(), request.path, request.fmt, request.metric, request.title
+            judgement.matrix,
+            judgement.flags(),
+            request.path,
+            request.fmt,
+            request.metric,
+            request.title,
+            judgement.leaf_groups,
         )
 
     def report(self, runs: Sequence[Run], context: ReportContext) -> ReportPart:
@@ -124,3 +130,18 @@ class LinkSweep(Curve):
 
 
 LINK_SWEEP = LinkSweep()
+
+
+def verdict_text(run: Run, retest: Run | None) -> str:
+    """`show` of a stored sweep: its verdict judged again as `commscope sweep` printed it
+    (with its retest run and recorded topology), after the notes on how; "" for another
+    run or a retest run."""
+    from commscope.analysis.sweep_verdicts import judge_stored, retest_of
+    from commscope.output.sweep_view import verdict_lines
+
+    if not LINK_SWEEP.recognises(run) or retest_of(run) is not None:
+        return ""
+    judgement = judge_stored(run, retest)
+    lines = [f"note: {note}" for note in judgement.notes]
+    lines += [f"{'warning' if level == 'warn' else 'note'}: {line}" for level, line in verdict_lines(judgement)]
+    return "\n".join(["# the sweep's verdict, judged again from the store:", *lines] if lines else [])

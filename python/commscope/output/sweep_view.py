@@ -7,6 +7,7 @@ figures of a stored sweep."""
 
 from __future__ import annotations
 
+import dataclasses
 import warnings
 from collections.abc import Sequence
 from pathlib import Path
@@ -14,7 +15,9 @@ from pathlib import Path
 import numpy as np
 
 from commscope.analysis.sweep import UNIT, Cleared, Flag, SweepMatrix, number
+from commscope.analysis.sweep_fabric import SwitchFlag
 from commscope.analysis.sweep_intra import intra_groups
+from commscope.analysis.sweep_verdicts import SweepJudgement
 from commscope.errors import UsageError
 from commscope.execute.cpu_topology import Cpu, relation
 from commscope.records.run import Run
@@ -24,8 +27,11 @@ COLUMNS = (("bw", "Bandwidth (MB/s)"), ("bibw", "Bi-BW (MB/s)"), ("latency", "La
 #: A heatmap cell per host up to this many hosts; beyond, per block of hosts (their mean),
 #: and the report's pair table lists the flagged pairs only.
 MAX_HEATMAP_HOSTS = 64
-#: SVG ids of the heatmap's cells and of the outlines of flagged cells (tests count them).
-CELLS_GID, FLAGGED_GID = "heatmap-cells", "heatmap-flagged"
+#: SVG ids of the heatmap's cells, of the outlines of flagged cells and of the lines between
+#: leaf switches (tests count them).
+CELLS_GID, FLAGGED_GID, LEAVES_GID = "heatmap-cells", "heatmap-flagged", "heatmap-leaves"
+#: Hosts leaf by leaf in the topology's order: (leaf switch, host indices) (analysis/fabric.py).
+Groups = Sequence[tuple[str, Sequence[int]]]
 
 
 def shown_labels(labels: Sequence[str]) -> list[str]:
@@ -34,8 +40,12 @@ def shown_labels(labels: Sequence[str]) -> list[str]:
     return [one_line(label) for label in labels]
 
 
-def flag_text(i: int, j: int, flags: Sequence[Flag], labels: Sequence[str]) -> str:
-    notes = []
+def flag_text(
+    i: int, j: int, flags: Sequence[Flag], labels: Sequence[str], uplinks: Sequence[tuple[str, frozenset]] = ()
+) -> str:
+    """What a pair's row says of it: its bad node or link, or the bad uplink it crosses
+    (`uplinks`: each bad switch's line and hosts)."""
+    notes = [line for line, hosts in uplinks if (i in hosts) != (j in hosts)]
     for flag in flags:
         if flag.kind == "node" and flag.where[0] in (i, j):
             notes.append(f"bad node {labels[flag.where[0]]} ({flag.metric})")
@@ -57,13 +67,16 @@ def with_unit(value: float | None, metric: str) -> str:
 
 
 def pair_rows(
-    matrix: SweepMatrix, flags: Sequence[Flag], only_flagged: bool = False
+    matrix: SweepMatrix, flags: Sequence[Flag], only_flagged: bool = False, switches: Sequence[SwitchFlag] = ()
 ) -> tuple[list[str], list[list[str]]]:
     """Header and one row per measured pair (source, destination, a value per metric with
-    two decimals, flag); with `only_flagged`, the flagged pairs only."""
+    two decimals, flag: a pair across a bad switch's uplink says so); with `only_flagged`,
+    the pairs of bad nodes and links only (a bad uplink's pairs are its hosts' times the
+    rest: its row in the bad switches' table speaks for them)."""
     labels = shown_labels(matrix.labels)
     columns = [(metric, title) for metric, title in COLUMNS if metric in matrix.values]
     header = ["Source", "Destination", *(title for _, title in columns), "Flag"]
+    uplinks = [(f"{switch_line(switch)} ({switch.metric})", frozenset(switch.hosts)) for switch in switches]
     rows = []
     for i in range(matrix.n):
         for j in range(i + 1, matrix.n):
@@ -73,13 +86,15 @@ def pair_rows(
             flag = flag_text(i, j, flags, labels)
             if only_flagged and not flag:
                 continue
+            if uplinks:
+                flag = flag_text(i, j, flags, labels, uplinks)
             rows.append([labels[i], labels[j], *("-" if np.isnan(cell) else f"{cell:.2f}" for cell in cells), flag])
     return header, rows
 
 
-def sweep_table(matrix: SweepMatrix, flags: Sequence[Flag]) -> str:
+def sweep_table(matrix: SweepMatrix, flags: Sequence[Flag], switches: Sequence[SwitchFlag] = ()) -> str:
     """Every measured pair, one line each, flagged pairs marked."""
-    header, rows = pair_rows(matrix, flags)
+    header, rows = pair_rows(matrix, flags, switches=switches)
     width = max([len("Destination"), *map(len, shown_labels(matrix.labels))]) + 2
     values = len(header) - 3
     lines = [
@@ -124,6 +139,70 @@ def flag_record(flag: Flag, labels: Sequence[str]) -> dict:
         "retest": flag.retest,
         "evidence": flag.evidence(labels),
     }
+
+
+SWITCH_HEADER = ["Switch", "Metric", "Hosts", "Across its uplink", "Inside it", "Retest (alone)", "Evidence"]
+
+
+def switch_rows(switches: Sequence[SwitchFlag], labels: Sequence[str]) -> list[list[str]]:
+    """A row per bad switch (a bad uplink): its hosts, its pairs across against inside."""
+    return [
+        [
+            one_line(flag.switch),
+            flag.metric,
+            ", ".join(shown_labels([labels[i] for i in flag.hosts])),
+            with_unit(flag.across, flag.metric),
+            with_unit(flag.inside, flag.metric),
+            with_unit(flag.retest, flag.metric),
+            flag.evidence(),
+        ]
+        for flag in switches
+    ]
+
+
+def switch_record(flag: SwitchFlag, labels: Sequence[str]) -> dict:
+    """A bad switch as `commscope sweep --json` writes it, under "bad_switches"."""
+    return {
+        "switch": flag.switch,
+        "metric": flag.metric,
+        "hosts": [labels[i] for i in flag.hosts],
+        "across": flag.across,
+        "across_pairs": flag.across_pairs,
+        "across_slow": flag.across_slow,
+        "inside": flag.inside,
+        "inside_pairs": flag.inside_pairs,
+        "reference": flag.reference,
+        "retest": flag.retest,
+        "alike": list(flag.alike),
+        "evidence": flag.evidence(),
+    }
+
+
+def switch_line(flag: SwitchFlag) -> str:
+    """A bad switch as the terminal and the report's summary name it."""
+    also = f" (or {', '.join(one_line(name) for name in flag.alike)})" if flag.alike else ""
+    return f"bad switch {one_line(flag.switch)}{also} uplink"
+
+
+def verdict_lines(judgement: SweepJudgement) -> list[tuple[str, str]]:
+    """The verdict as `commscope sweep` prints it and `show` repeats it, (level, line):
+    "warn" for the bad switches, nodes and links with their evidence, "note" for the pairs
+    cleared as contention."""
+    labels = shown_labels(judgement.matrix.labels)  # control characters escaped
+    lines = [("warn", f"{switch_line(switch)}: {switch.evidence()}") for switch in judgement.switches]
+    lines += [
+        ("warn", f"bad {flag.kind} {where_text(flag.where, labels)}: {flag.evidence(labels)}")
+        for flag in judgement.flags()
+    ]
+    lines += [
+        (
+            "note",
+            f"contention, not a fault: {where_text(item.pair, labels)} {item.metric} "
+            f"{number(item.value)} in the sweep, {number(item.retest)} alone",
+        )
+        for item in judgement.cleared()
+    ]
+    return lines
 
 
 CLEARED_HEADER = ["Pair", "Metric", "In the sweep", "Alone"]
@@ -207,15 +286,34 @@ def flagged_cells(flags: Sequence[Flag], metric: str, count: int, size: int) -> 
     return cells
 
 
-def heatmap(matrix: SweepMatrix, metric: str, flags: Sequence[Flag] = (), title: str | None = None):
+def by_switch(matrix: SweepMatrix, flags: Sequence[Flag], groups: Groups) -> tuple[SweepMatrix, list[Flag]]:
+    """The matrix and flags with the hosts in the order of `groups` (leaf by leaf)."""
+    order = [host for _, hosts in groups for host in hosts]
+    position = {host: k for k, host in enumerate(order)}
+    values = {metric: cells[np.ix_(order, order)] for metric, cells in matrix.values.items()}
+    ordered = SweepMatrix([matrix.labels[i] for i in order], [matrix.hosts[i] for i in order], values)
+    moved = [dataclasses.replace(flag, where=tuple(position[i] for i in flag.where)) for flag in flags]
+    return ordered, moved
+
+
+def heatmap(
+    matrix: SweepMatrix,
+    metric: str,
+    flags: Sequence[Flag] = (),
+    title: str | None = None,
+    groups: Groups | None = None,
+):
     """A matplotlib Figure: a cell per pair of hosts (or of blocks of hosts), each an element
-    of its own in an SVG (pcolormesh, not a raster image), flagged cells outlined in red."""
-    from matplotlib.collections import PatchCollection
+    of its own in an SVG (pcolormesh, not a raster image), flagged cells outlined in red.
+    With `groups` (a topology's leaves) the hosts go leaf by leaf, lines between leaves."""
+    from matplotlib.collections import LineCollection, PatchCollection
     from matplotlib.figure import Figure
     from matplotlib.patches import Rectangle
 
     if metric not in matrix.values:
         raise ValueError(f"the sweep has no {metric} values")
+    if groups:
+        matrix, flags = by_switch(matrix, flags, groups)
     values, names, size = blocks(matrix.values[metric], matrix.labels)
     n = len(names)
     fig = Figure(figsize=(min(5.5 + 0.2 * n, 18), min(4.5 + 0.2 * n, 16)))
@@ -231,7 +329,14 @@ def heatmap(matrix: SweepMatrix, metric: str, flags: Sequence[Flag] = (), title:
     axis.set_xticks(ticks, names, rotation=90, fontsize=max(4, 10 - n // 10))
     axis.set_yticks(ticks, names, fontsize=max(4, 10 - n // 10))
     aggregated = f" (means of blocks of {size} hosts, {matrix.n} hosts)" if size > 1 else ""
-    axis.set_title(title or f"{metric} per pair{aggregated}; flagged cells outlined", fontsize=10)
+    leaves = " by leaf switch" if groups else ""
+    axis.set_title(title or f"{metric} per pair{aggregated}{leaves}; flagged cells outlined", fontsize=10)
+    if groups:
+        edges = np.cumsum([len(hosts) for _, hosts in groups])[:-1] / size
+        lines = [[(0, edge), (n, edge)] for edge in edges] + [[(edge, 0), (edge, n)] for edge in edges]
+        collection = LineCollection(lines, colors="white", linewidths=1.2)
+        collection.set_gid(LEAVES_GID)
+        axis.add_collection(collection)
     outlines = [Rectangle((j, i), 1, 1) for i, j in sorted(flagged_cells(flags, metric, n, size))]
     if outlines:
         collection = PatchCollection(outlines, facecolor="none", edgecolor="red", linewidth=1.5)
@@ -241,11 +346,11 @@ def heatmap(matrix: SweepMatrix, metric: str, flags: Sequence[Flag] = (), title:
     return fig
 
 
-def heatmap_svgs(matrix: SweepMatrix, flags: Sequence[Flag]) -> dict[str, bytes]:
-    """One SVG heatmap per metric, for the report."""
+def heatmap_svgs(matrix: SweepMatrix, flags: Sequence[Flag], groups: Groups | None = None) -> dict[str, bytes]:
+    """One SVG heatmap per metric, for the report; by leaf switch with `groups`."""
     from commscope.output.plot import render
 
-    return {metric: render(heatmap(matrix, metric, flags), "svg") for metric in matrix.values}
+    return {metric: render(heatmap(matrix, metric, flags, groups=groups), "svg") for metric in matrix.values}
 
 
 def heatmap_figures(
@@ -255,26 +360,28 @@ def heatmap_figures(
     fmt: str,
     metric: str | None = None,
     title: str | None = None,
+    groups: Groups | None = None,
 ) -> dict[Path, bytes]:
     """`commscope plot` of a sweep: FILE.svg becomes FILE-bw.svg, FILE-latency.svg, ... (one
-    metric: FILE-METRIC.svg), each a heatmap in `fmt` (png or svg)."""
+    metric: FILE-METRIC.svg), each a heatmap in `fmt` (png or svg), hosts leaf by leaf
+    with `groups` (the topology the sweep recorded)."""
     from commscope.output.plot import render
 
     if metric is not None and metric not in matrix.values:
         raise UsageError(f"--metric {metric}: the sweep measured {', '.join(matrix.values)}")
     chosen = [metric] if metric else list(matrix.values)
     return {
-        path.with_name(f"{path.stem}-{name}{path.suffix}"): render(heatmap(matrix, name, flags, title), fmt)
+        path.with_name(f"{path.stem}-{name}{path.suffix}"): render(heatmap(matrix, name, flags, title, groups), fmt)
         for name in chosen
     }
 
 
-def heatmap_files(matrix: SweepMatrix, flags: Sequence[Flag], folder: Path) -> list[Path]:
-    """One PNG per metric in `folder` (created); returns their paths."""
+def heatmap_files(matrix: SweepMatrix, flags: Sequence[Flag], folder: Path, groups: Groups | None = None) -> list[Path]:
+    """One PNG per metric in `folder` (created), by leaf switch with `groups`; returns their paths."""
     folder.mkdir(parents=True, exist_ok=True)
     paths = []
     for metric in matrix.values:
         path = folder / f"sweep-{metric}.png"
-        heatmap(matrix, metric, flags).savefig(path, dpi=110)
+        heatmap(matrix, metric, flags, groups=groups).savefig(path, dpi=110)
         paths.append(path)
     return paths

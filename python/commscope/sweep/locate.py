@@ -57,6 +57,7 @@ from commscope.records.invocation import now
 from commscope.records.run import Pair, Point, Run
 from commscope.records.text import format_size
 from commscope.records.textsafe import one_line
+from commscope.sweep import fabric_hosts
 from commscope.sweep.inputs import check_output
 from commscope.sweep.run import Sweeper, SweepRequest, hosts_of
 
@@ -296,26 +297,8 @@ def oracle_run(request: SweepRequest, source: OracleRounds, locator: Locator, st
 
 
 def fabric_of(request: SweepRequest, hosts: Sequence[str]) -> Fabric | None:
-    """The sweep's fabric from its topology, saying which hosts the topology does not name
-    (judged as hosts alone) and how many it names that are not swept."""
-    topology = request.topology
-    if topology is None:
-        return None
-    coverage = topology.coverage(hosts)
-    if not coverage.complete and coverage.unplaced:
-        shown = ", ".join(one_line(host) for host in coverage.unplaced[:10])
-        more = f" and {len(coverage.unplaced) - 10} more" if len(coverage.unplaced) > 10 else ""
-        ui.warn(
-            f"locate: {len(coverage.unplaced)} host(s) the topology ({topology.source}) does not name: {shown}{more}; "
-            "their slow pairs are blamed on hosts alone"
-        )
-    if coverage.unswept:
-        ui.note(
-            f"locate: the topology names {len(coverage.unswept):,} host(s) not swept; "
-            "their switches are judged by the hosts swept"
-        )
-    ui.note(f"locate: {len(topology.by_leaf(hosts))} leaf switch(es) of {topology.source} over the hosts swept")
-    return Fabric.of_topology(hosts, topology)
+    """The sweep's fabric from its topology (sweep/fabric_hosts.py), None without one."""
+    return None if request.topology is None else fabric_hosts.fabric_of(request.topology, hosts, "locate")
 
 
 def run_locate(request: SweepRequest, oracle: str | None, seed: int | None, db: Path) -> int:

@@ -32,6 +32,7 @@ from pathlib import Path
 import numpy as np
 
 from commscope import ui
+from commscope.analysis.fabric import fabric_record
 from commscope.analysis.locate_verdict import LOCATE_MODE, MIN_HOSTS
 from commscope.analysis.sweep import PAIR_METRICS, Policy, matrix_from_run, number
 from commscope.analysis.sweep_check import check_sweep
@@ -39,8 +40,9 @@ from commscope.analysis.sweep_verdicts import (
     SWEEP_KEY,
     RetestPlan,
     SweepJudgement,
-    judge_sweep,
+    judgement,
     plan_retest,
+    recorded_fabric,
     stored_topology,
     sweep_record,
     values_alone,
@@ -58,8 +60,9 @@ from commscope.output.sweep_view import (
     flag_record,
     heatmap_files,
     intra_table,
-    shown_labels,
     sweep_table,
+    switch_record,
+    verdict_lines,
     where_text,
 )
 from commscope.records.benchmarks import PAIRS_BENCHMARK
@@ -67,6 +70,7 @@ from commscope.records.hostfile import read_hostfile
 from commscope.records.run import Run
 from commscope.records.suite import Entry
 from commscope.records.topology import Topology
+from commscope.sweep.fabric_hosts import fabric_of
 from commscope.sweep.inputs import check_output, stream_folder
 
 #: A host with one slot in each launcher's hostfile (Open MPI --hostfile, Hydra -f; srun -w
@@ -196,6 +200,9 @@ class Sweeper:
                 )
         else:
             self.np = len(self.hosts)
+        self.fabric = None  # all-pairs with a topology: said before measuring, kept with the run
+        if request.mode == "all-pairs" and request.topology is not None:
+            self.fabric = fabric_of(request.topology, self.hosts, "sweep")
 
     def _planned(self, flags: list[str], hostfile: str | None = None):
         """The launch of the core with `flags`: intra on its host, the others on the hosts of
@@ -274,7 +281,8 @@ class Sweeper:
         if self.request.mode == "intra":  # the topology of the host measured, for the report
             used = {cpu for point in run.points if point.pair for cpu in (point.pair.src_cpu, point.pair.dst_cpu)}
             cpus = {cpu: where for cpu, where in cpu_topology().items() if cpu in used}
-        return sweep_record(self.request.mode, self.request.policy, self.request.retest, cpus)
+        topology = fabric_record(self.fabric, self.hosts)
+        return sweep_record(self.request.mode, self.request.policy, self.request.retest, cpus, topology)
 
     def sweep(self, stored: Stored) -> SweepResult:
         """Measure, retest the suspects and judge; each run stored (or kept as files) as soon
@@ -286,7 +294,8 @@ class Sweeper:
             if signals.received or run.status != "complete" or not run.points:
                 raise _Stopped(run, signals)
             matrix = matrix_from_run(run)
-            plan = plan_retest(matrix, self.request.policy)
+            fabric = recorded_fabric(run, matrix.hosts)  # as recorded: judged as the report will judge it
+            plan = plan_retest(matrix, self.request.policy, fabric)
             retest_run, alone = None, {}
             if self.request.retest and plan:
                 with tempfile.TemporaryDirectory(prefix="commscope-sweep-", dir=self.folder) as folder:
@@ -299,9 +308,9 @@ class Sweeper:
                 if signals.received:  # stored as far as it got; no verdict from half a retest
                     raise _Stopped(retest_run, signals)
                 alone = values_alone(plan, matrix_from_run(retest_run))
-            verdicts = judge_sweep(matrix, self.request.policy, plan, alone)
-        judgement = SweepJudgement(matrix, self.request.policy, verdicts, retest_run.id if retest_run else None)
-        return SweepResult(run, retest_run, judgement)
+            retest_id = retest_run.id if retest_run else None
+            judged = judgement(matrix, self.request.policy, plan, alone, retest_id, fabric=fabric)
+        return SweepResult(run, retest_run, judged)
 
 
 class _Stopped(CommscopeError):
@@ -334,6 +343,7 @@ def matrix_document(result: SweepResult) -> dict:
             metric: [[cell(v) for v in row] for row in values] for metric, values in judgement.matrix.values.items()
         },
         "flags": [flag_record(flag, labels) for flag in judgement.flags()],
+        "bad_switches": [switch_record(flag, labels) for flag in judgement.switches],
         "cleared": [
             {"metric": item.metric, "pair": [labels[i] for i in item.pair], "value": item.value, "retest": item.retest}
             for item in judgement.cleared()
@@ -359,27 +369,24 @@ def run_sweep(request: SweepRequest, db: Path) -> int:
     with storing(Destination(db, request.argv, label=request.label, system=request.system), "sweep") as stored:
         result = sweeper.sweep(stored)
     matrix, flags = result.judgement.matrix, result.judgement.flags()
-    labels = shown_labels(matrix.labels)  # for the terminal: control characters escaped
-    sys.stdout.write(sweep_table(matrix, flags))
-    for flag in flags:
-        ui.warn(f"bad {flag.kind} {where_text(flag.where, labels)}: {flag.evidence(labels)}")
-    for item in result.judgement.cleared():
-        ui.note(
-            f"contention, not a fault: {where_text(item.pair, labels)} {item.metric} "
-            f"{number(item.value)} in the sweep, {number(item.retest)} alone"
-        )
+    sys.stdout.write(sweep_table(matrix, flags, result.judgement.switches))
+    for note in result.judgement.notes:
+        ui.warn(note)
+    for level, line in verdict_lines(result.judgement):
+        (ui.warn if level == "warn" else ui.note)(line)
     if request.mode == "intra":
         sys.stdout.write(intra_table(result.run, stored_topology(result.run) or {}))
     worse = against_baseline(result.run, request.baseline)
     unwritten = write_outputs(request, result, flags)
-    counted = f"{len(flags)} flag{'s' if len(flags) != 1 else ''}"
+    named = len(flags) + len(result.judgement.switches)
+    counted = f"{named} flag{'s' if named != 1 else ''}"
     if stored.kept:  # said as every measuring command says it, exit 4 before the flags' 1
         return summary(stored, db)
     retest = f", retest run {result.retest_run.id}" if result.retest_run else ""
     ui.note(f"stored sweep run {result.run.id}{retest} in {db}; {counted}")
     if unwritten:
         return EXIT_USAGE
-    return EXIT_FAILED if flags or worse else EXIT_OK
+    return EXIT_FAILED if named or worse else EXIT_OK
 
 
 def against_baseline(run: Run, baseline: Run | None) -> bool:
@@ -411,7 +418,8 @@ def write_outputs(request: SweepRequest, result: SweepResult, flags) -> bool:
             ui.warn(f"cannot write --json {request.json_out}: {exc.strerror or exc}")
     if request.plot:
         try:
-            for path in heatmap_files(result.judgement.matrix, flags, request.plot):
+            judged = result.judgement
+            for path in heatmap_files(judged.matrix, flags, request.plot, judged.leaf_groups):
                 ui.note(f"heatmap: {path}")
         except OSError as exc:
             unwritten = True

@@ -19,11 +19,14 @@ from commscope.output.sweep_view import (
     FLAG_HEADER,
     INTRA_HEADER,
     MAX_HEATMAP_HOSTS,
+    SWITCH_HEADER,
     cleared_rows,
     flag_rows,
     heatmap_svgs,
     intra_rows,
     pair_rows,
+    switch_line,
+    switch_rows,
     where_text,
 )
 from commscope.records.run import Run
@@ -67,17 +70,23 @@ def headline(judgement: SweepJudgement, mode: str | None) -> str:
     """The sweep's line in the report's summary table."""
     swept = f"{judgement.matrix.n} {'cores' if mode == 'intra' else 'hosts'}"
     flags = judgement.flags()
-    if not flags:
+    count = len(flags) + len(judgement.switches)
+    if not count:
         return f"sweep of {swept}: nothing flagged"
     labels = judgement.matrix.labels
-    named = dict.fromkeys(f"bad {flag.kind} {where_text(flag.where, labels)}" for flag in flags)
-    return f"sweep of {swept}: {len(flags)} flag{'s' if len(flags) != 1 else ''} ({'; '.join(named)})"
+    named = dict.fromkeys(
+        [
+            *(switch_line(switch) for switch in judgement.switches),
+            *(f"bad {flag.kind} {where_text(flag.where, labels)}" for flag in flags),
+        ]
+    )
+    return f"sweep of {swept}: {count} flag{'s' if count != 1 else ''} ({'; '.join(named)})"
 
 
 def pair_table(judgement: SweepJudgement) -> Table:
     matrix, flags = judgement.matrix, judgement.flags()
     aggregated = matrix.n > MAX_HEATMAP_HOSTS
-    header, rows = pair_rows(matrix, flags, only_flagged=aggregated)
+    header, rows = pair_rows(matrix, flags, only_flagged=aggregated, switches=judgement.switches)
     if not aggregated:
         return Table(header, rows)
     total = len(pair_rows(matrix, ())[1])
@@ -101,14 +110,22 @@ def section(
         )
     result.flagged = Table(FLAG_HEADER, flag_rows(judgement.flags(), labels))
     result.cleared = Table(CLEARED_HEADER, cleared_rows(judgement.cleared(), labels))
+    if judgement.switches:
+        result.nothing_flagged = "No bad node, no bad link: the slow pairs are the bad switch uplinks below."
+        heading = "Bad switches: hosts fine with each other, slow across the switch's uplink"
+        result.extra.append((heading, Table(SWITCH_HEADER, switch_rows(judgement.switches, labels))))
+    elif judgement.fabric is not None:
+        result.notes.append("Judged with the fabric's topology the sweep recorded: no switch uplink is slow.")
     result.pairs = pair_table(judgement)
     if mode == "intra":
         if topology is None:
             result.notes.append("The cores' topology was not recorded with this run: core pairs are not grouped.")
         else:
             result.intra = Table(INTRA_HEADER, intra_rows(run, topology))
-    for metric, svg in heatmap_svgs(matrix, judgement.flags()).items():
-        result.heatmaps.append(Heatmap(metric, f"run {run.id}: {metric} of every pair, flagged cells outlined", svg))
+    by_leaf = " (hosts by leaf switch)" if judgement.leaf_groups else ""
+    for metric, svg in heatmap_svgs(matrix, judgement.flags(), judgement.leaf_groups).items():
+        alt = f"run {run.id}: {metric} of every pair{by_leaf}, flagged cells outlined"
+        result.heatmaps.append(Heatmap(metric, alt, svg))
     return result
 
 
