@@ -93,3 +93,22 @@ def test_a_named_switch_fails_the_command(cli, clean_env, db, tmp_path):
     assert result.exit_code == 1, result.output
     assert "bad switch leaf1" in result.stderr
     assert "0 bad nodes, 1 bad switch, " in result.stderr
+
+
+def test_hosts_the_topology_does_not_name_and_hosts_it_names_not_swept_are_stated(cli, clean_env, db, tmp_path):
+    network = tmp_path / "network.json"
+    network.write_text(json.dumps({"seed": 1}))
+    topology = tmp_path / "partial.conf"
+    topology.write_text(
+        "SwitchName=leaf1 Nodes=vnode[1-3]\nSwitchName=leaf2 Nodes=vnode[4-6],vnode[9-10]\n"
+        "SwitchName=spine Switches=leaf[1-2]\n"
+    )
+    oracle = f"{shlex.quote(sys.executable)} -m commscope.sweep.simulate {shlex.quote(str(network))}"
+    result = cli(
+        "sweep", "locate", "--hosts", ",".join(HOSTS), "--oracle", oracle, "--seed", "1",
+        "--topology", topology, "--db", db,
+    )  # fmt: skip
+    assert result.exit_code == 0, result.output
+    assert f"2 host(s) the topology ({topology}) does not name: vnode7, vnode8" in result.stderr
+    assert "the topology names 2 host(s) not swept" in result.stderr
+    assert "2 leaf switch(es) of" in result.stderr
