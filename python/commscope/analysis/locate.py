@@ -134,7 +134,8 @@ class Locator:
         return np.array(pairs, dtype=np.int64).reshape(-1, 2)
 
     def _first_round(self) -> list[tuple[int, int]]:
-        """A random perfect matching; with a topology, half of each leaf inside it."""
+        """A random perfect matching; with a topology, half of each leaf inside it (a leaf of
+        2 or 3 hosts one pair: with none, its slow uplink would look like its hosts)."""
         order = self._rng.permutation(self.n)
         if not self.fabric.known:
             return [tuple(pair) for pair in order[: self.n // 2 * 2].reshape(-1, 2).tolist()]
@@ -142,7 +143,7 @@ class Locator:
         leaves = self.fabric.leaf[order]
         for leaf in np.unique(leaves):
             members = order[leaves == leaf]
-            inside = members.size // 4 * 2 if leaf != NO_SWITCH else 0
+            inside = max(members.size // 4, 1) * 2 if leaf != NO_SWITCH and members.size >= 2 else 0
             pairs += [tuple(pair) for pair in members[:inside].reshape(-1, 2).tolist()]
             across += members[inside:].tolist()
         across = self._rng.permutation(across).tolist()
@@ -215,8 +216,8 @@ class Locator:
         return all(self.cleared[part] for part in uplinks)
 
     def _probes(self, switch: int, used: np.ndarray, by_leaf: dict, everywhere: list[int]) -> list[tuple[int, int]]:
-        """Pairs of cleared hosts through an undecided uplink: one below it, one beyond,
-        every other uplink between them cleared (`confirm` of them at most per round)."""
+        """Pairs of cleared hosts through an undecided uplink: one below it, one beyond, no
+        uplink between them named (`confirm` of them at most per round)."""
         below = set(self.fabric.hosts_under(switch).tolist())
         found = []
         inner = [h for leaf in {int(self.fabric.leaf[h]) for h in below} for h in by_leaf.get(leaf, []) if h in below]
@@ -228,7 +229,8 @@ class Locator:
                 if used[other] or other in self._partners[host]:
                     continue
                 crossed = self.fabric.crossed(int(self.fabric.leaf[host]), int(self.fabric.leaf[other]))
-                if all(self.cleared[part] or part == self.fabric.uplink(switch) for part in crossed):
+                # no part named on the way; the others need not be cleared yet (none is at first)
+                if not any(self.bad[part] for part in crossed):
                     used[host] = used[other] = True
                     found.append((host, other))
                     break
@@ -251,7 +253,7 @@ class Locator:
         logs = np.log(np.maximum(all_values, _FLOOR)) * (-1.0 if HIGHER_IS_WORSE[self.metric] else 1.0)
         # a pair that moved nothing (0 MB/s) is no sample of the noise, and slow whatever the
         # others did: were all pairs at 0 MB/s, no host may be cleared by what was never measured
-        healthy = self._noise_sample(len(logs)) & (all_values > 0)
+        healthy = self._noise_sample(logs) & (all_values > 0)
         noise = Noise.of(logs[healthy])
         if noise == self.noise:  # as before (round 1 estimates it): only the new pairs weighed
             new = pair_evidence(logs[-len(pairs) :] - noise.median, noise, self.slowdowns)
@@ -270,22 +272,23 @@ class Locator:
             self.stop = ROUND_LIMIT
         return measured
 
-    def _noise_sample(self, count: int) -> np.ndarray:
+    def _noise_sample(self, logs: np.ndarray) -> np.ndarray:
         """The pairs the noise is estimated from, less those through a part already named:
         round 1's, a random matching of every host and so an unbiased sample of the fabric
         (later rounds pair the suspects); where round 1 is small, the pairs of parts cleared
-        so far (while fewer than 3, every pair so far)."""
+        so far (while fewer than 3, the faster half of the pairs so far: a fault only slows,
+        and on a few hosts it is in half the pairs or more, whose median would be its speed)."""
         known = self._paths >= 0
         safe = np.where(known, self._paths, 0)
         named = np.any(known & self.bad[safe], axis=1)
-        first = len(self.rounds[0].pairs) if self.rounds else count
-        sample = np.zeros(count, dtype=bool)
+        first = len(self.rounds[0].pairs) if self.rounds else len(logs)
+        sample = np.zeros(len(logs), dtype=bool)
         if first >= NOISE_PAIRS:
             sample[:first] = True
         else:
             sample[: len(self._paths)] = np.all(~known | self.cleared[safe], axis=1)
             if np.count_nonzero(sample) < 3:
-                sample[:] = True
+                sample[:] = logs >= np.median(logs)
         return sample & ~named if np.count_nonzero(sample & ~named) >= 2 else sample
 
     def _slow(self, evidence: np.ndarray) -> np.ndarray:

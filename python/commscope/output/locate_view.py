@@ -80,7 +80,7 @@ def detection_text(verdict: LocateVerdict) -> str:
     )
     confidence = f"{1 - verdict.beta:.0%}"
     if limit is None:
-        return f"detection limit not reached: some part is not ruled out even 95 % slow{measured}"
+        return f"detection limit not reached: some part is not ruled out even 99.75 % slow{measured}"
     parts = "host or uplink" if verdict.uplinks else "host"
     return (
         f"detection limit {limit:.0%}: a {parts} {limit:.0%} slower or more would have been named with "
@@ -99,10 +99,13 @@ def suspect_evidence(pair: SuspectPair, metric: str) -> str:
 def summary(verdict: LocateVerdict) -> str:
     n = verdict.n
     bad = len(verdict.bad_nodes)
+    # with a topology the switches judged are counted too (none judged: nothing to say)
+    named = len(verdict.bad_switches)
+    switches = f"{named} bad switch{'es' if named != 1 else ''}, " if verdict.uplinks else ""
     return (
         f"locate: {verdict.rounds} round{'s' if verdict.rounds != 1 else ''}, {verdict.pairs_measured:,} pairs "
         f"(all-pairs: {all_pairs_rounds(n):,} rounds, {n * (n - 1) // 2:,} pairs); {len(verdict.cleared):,} hosts "
-        f"cleared, {bad} bad node{'s' if bad != 1 else ''}, {len(verdict.suspect_pairs)} suspect pair"
+        f"cleared, {bad} bad node{'s' if bad != 1 else ''}, {switches}{len(verdict.suspect_pairs)} suspect pair"
         f"{'s' if len(verdict.suspect_pairs) != 1 else ''}, {len(verdict.undecided)} undecided; "
         f"{STOP_TEXT[verdict.stop]}"
     )

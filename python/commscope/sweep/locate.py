@@ -368,4 +368,7 @@ def report_verdict(
     sys.stdout.flush()
     if unwritten:
         return EXIT_USAGE
-    return EXIT_FAILED if verdict.bad_nodes or verdict.undecided else EXIT_OK
+    # a bad switch is a fault found as much as a bad node, an undecided uplink as much
+    # left open as an undecided host: the sweep fails for either
+    found = verdict.bad_nodes or verdict.bad_switches
+    return EXIT_FAILED if found or verdict.undecided or verdict.undecided_switches else EXIT_OK

@@ -1,0 +1,128 @@
+"""`commscope sweep locate` on eight virtual hosts under three leaf switches through Slurm
+(--nodes 8, no --topology: the fabric is what `scontrol show topology` says inside the
+allocation), under both MPI libraries: a throttled uplink is named as its leaf switch and
+no host under it, a throttled host as the host and no switch, each in fewer rounds than
+all-pairs' n-1 = 7, the benchmark's bytes counted on the throttled uplink or veth.
+
+Three leaves, not two: under two leaves every pair across crosses both uplinks, so no
+measurement can tell leaf1's uplink from leaf2's. Eight ranks float over the VM's two
+cores (--bind none), so healthy pairs spread by a factor of several; the throttle, 50
+Mbit/s (6 MB/s), is a few percent of a healthy pair, and --detect 80 asks only that a part
+80 % slow or worse be found, which the few pairs of this small cluster can rule out.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+
+from .cluster_support import VCluster, missing_prerequisite, unavailable
+from .test_sweep import flavour, sweep  # noqa: F401 (flavour: the MPI fixture)
+
+pytestmark = [pytest.mark.cluster, pytest.mark.timing]  # judges measured speeds
+
+HOSTS = 8
+LEAVES = {
+    "leaf1": ["vnode1", "vnode2", "vnode3"],
+    "leaf2": ["vnode4", "vnode5", "vnode6"],
+    "leaf3": ["vnode7", "vnode8"],
+}
+RATE = "50mbit"
+DETECT = "80"
+#: the core moves 8 x 64 KiB windows 12 times a pair (test_sweep.CORE_FLAGS): 6 MiB
+PAIR_BYTES = 6 * 2**20
+
+
+@pytest.fixture(scope="module")
+def fabric8():
+    """Eight hosts with Slurm under three leaves; it replaces the cluster running, as the
+    other sizes do, and is taken down after the module."""
+    reason = missing_prerequisite()
+    if reason:
+        unavailable(reason)
+    cluster = VCluster(hosts=HOSTS, leaves=len(LEAVES))
+    try:
+        cluster.up()
+        yield cluster
+    finally:
+        cluster.down()
+        VCluster.active = None
+
+
+def counted(device: str) -> int:
+    """Bytes both ways through a link, counted on the root namespace's end."""
+    stats = Path("/sys/class/net") / device / "statistics"
+    return sum(int((stats / name).read_text()) for name in ("rx_bytes", "tx_bytes"))
+
+
+def locate(cluster: VCluster, flavour) -> tuple:  # noqa: F811
+    result, document = sweep(
+        cluster,
+        flavour,
+        "--detect",
+        DETECT,
+        # a round takes seconds; Open MPI's wire-up across eight hosts on two loaded cores
+        # has hung for good once in a while: such a launch is stopped and started again
+        "--timeout",
+        "120",
+        hosts=["--nodes", str(HOSTS), "--bind", "none"],
+        mode="locate",
+        metrics="bw",
+    )
+    # no --topology: inside the allocation the fabric is what the controller says
+    said = f"locate: {len(LEAVES)} leaf switch(es) of scontrol show topology over the hosts swept"
+    assert said in result.stderr, result.stdout + result.stderr
+    return result, document
+
+
+def launches(result) -> int:
+    return len(re.findall(r"^sweep: .*srun .*commscope-bench pairs --schedule", result.stderr, re.M)) - (
+        result.stderr.count("starting it once more")
+    )
+
+
+def test_a_throttled_uplink_names_its_leaf_switch_and_no_host(fabric8, flavour):  # noqa: F811
+    uplink = "cs-up1"
+    fabric8.cli("throttle-uplink", "leaf1", RATE)
+    try:
+        before = counted(uplink)
+        result, document = locate(fabric8, flavour)
+        crossed = counted(uplink) - before
+    finally:
+        fabric8.cli("throttle-uplink", "leaf1", "off")
+    assert result.returncode == 1, result.stdout + result.stderr
+    assert [switch["switch"] for switch in document["bad_switches"]] == ["leaf1"], document
+    assert document["bad_nodes"] == [], document
+    switch = document["bad_switches"][0]
+    assert switch["hosts"] == LEAVES["leaf1"]
+    assert switch["slow_pairs"] >= 3 and switch["value"] < 0.25 * switch["reference"], switch
+    assert document["rounds"] < document["all_pairs_rounds"] == HOSTS - 1
+    assert document["stop"] == "certain" and document["cleared"] == HOSTS
+    assert document["detection_limit"]["reached"] <= 0.8
+    # each slow pair of the evidence moved its 6 MiB through leaf1's uplink
+    assert crossed > switch["slow_pairs"] * PAIR_BYTES, crossed
+    assert "bad switch leaf1" in result.stderr
+    assert launches(result) == document["rounds"]
+
+
+def test_a_throttled_host_names_the_host_and_no_switch(fabric8, flavour):  # noqa: F811
+    fabric8.cli("throttle", "vnode5", RATE)
+    try:
+        through = fabric8.veth_bytes("vnode5")
+        result, document = locate(fabric8, flavour)
+        crossed = fabric8.veth_bytes("vnode5") - through
+    finally:
+        fabric8.cli("unthrottle", "vnode5")
+    assert result.returncode == 1, result.stdout + result.stderr
+    assert [node["host"] for node in document["bad_nodes"]] == ["vnode5"], document
+    assert document["bad_switches"] == [], document
+    node = document["bad_nodes"][0]
+    assert len(node["confirmed_by"]) >= 3 and node["value"] < 0.25 * node["reference"], node
+    assert document["rounds"] < document["all_pairs_rounds"] == HOSTS - 1
+    assert document["stop"] == "certain" and document["cleared"] == HOSTS - 1
+    # vnode5 was in a pair every round: its 6 MiB over its veth each time
+    assert crossed > len(node["partners"]) * PAIR_BYTES, crossed
+    assert "bad node vnode5" in result.stderr
+    assert launches(result) == document["rounds"]

@@ -1,0 +1,114 @@
+"""`sweep locate` on a fabric as small as the virtual cluster's (8 hosts under leaves of 3,
+3 and 2) against the simulator: a throttled uplink is named as its switch and no host, a
+throttled host as the host, a healthy fabric names nothing; and a named switch fails the
+command (exit 1) as a named node does.
+
+On so few hosts a slow uplink is in half the pairs or more: the healthy speed must not be
+taken from their median (it would be the slow one, and every part cleared "certain"), a
+leaf of two or three hosts needs a pair inside it in round 1, and an uplink's first probes
+cannot wait for the other uplinks to be cleared first (none is)."""
+
+from __future__ import annotations
+
+import json
+import shlex
+import sys
+
+import pytest
+
+from commscope.analysis.fabric import Fabric
+from commscope.analysis.locate import Locator
+from commscope.analysis.locate_verdict import CERTAIN
+from commscope.analysis.sweep import LocateRules
+from commscope.sweep.simulate import Network
+
+HOSTS = [f"vnode{k}" for k in range(1, 9)]
+LEAVES = {"leaf1": HOSTS[0:3], "leaf2": HOSTS[3:6], "leaf3": HOSTS[6:8]}
+#: what the virtual cluster shows with eight ranks on two cores: a pair's value varies by
+#: some 30 % (log sigma), and a throttle leaves a few percent of a healthy pair's speed
+NOISY = {"noise": 0.3, "contention": 0.0}
+RULES = LocateRules(detect=0.8)
+
+
+def fabric() -> Fabric:
+    leaf_of = {host: leaf for leaf, members in LEAVES.items() for host in members}
+    return Fabric.of(HOSTS, leaf_of, {**dict.fromkeys(LEAVES, "spine"), "spine": None})
+
+
+def sweep(network: dict, seed: int):
+    simulated = Network.of({"seed": seed, "leaves": LEAVES, **NOISY, **network})
+    locator = Locator(len(HOSTS), "bw", RULES, seed=seed, fabric=fabric())
+    while not locator.stop:
+        pairs = locator.plan()
+        if locator.stop:
+            break
+        named = [(HOSTS[a], HOSTS[b]) for a, b in pairs]
+        locator.record(pairs, simulated.measure(len(locator.rounds) + 1, "bw", named))
+    verdict = locator.verdict()
+    return verdict, [HOSTS[node.host] for node in verdict.bad_nodes], [found.switch for found in verdict.bad_switches]
+
+
+def test_round_one_pairs_hosts_inside_every_leaf_of_two_or_three():
+    locator = Locator(len(HOSTS), "bw", RULES, seed=0, fabric=fabric())
+    leaf = locator.fabric.leaf
+    inside = {int(leaf[a]) for a, b in locator.plan().tolist() if leaf[a] == leaf[b]}
+    assert inside == {0, 1, 2}
+
+
+@pytest.mark.parametrize("seed", range(5))
+def test_a_throttled_uplink_of_a_small_fabric_is_named_and_no_host(seed):
+    verdict, nodes, switches = sweep({"bad_uplinks": {"leaf1": 0.02}}, seed)
+    assert switches == ["leaf1"] and nodes == [], verdict
+    assert verdict.stop == CERTAIN and verdict.rounds < len(HOSTS) - 1
+
+
+@pytest.mark.parametrize("seed", range(5))
+def test_a_host_slower_than_95_percent_is_named(seed):
+    """1.5 % of a healthy pair's speed: beyond the slowdowns weighed once (95 %), such a
+    host matched no alternative and stayed undecided, slow with every partner."""
+    verdict, nodes, switches = sweep({"slow_nodes": {"vnode5": 0.015}}, seed)
+    assert nodes == ["vnode5"] and switches == [], verdict
+    assert verdict.stop == CERTAIN and verdict.rounds < len(HOSTS) - 1
+
+
+@pytest.mark.parametrize("seed", range(5))
+def test_a_healthy_small_fabric_accuses_nothing(seed):
+    verdict, nodes, switches = sweep({}, seed)
+    assert nodes == [] and switches == [] and verdict.stop == CERTAIN
+
+
+def test_a_named_switch_fails_the_command(cli, clean_env, db, tmp_path):
+    network = tmp_path / "network.json"
+    network.write_text(json.dumps({"seed": 1, "leaves": LEAVES, "bad_uplinks": {"leaf1": 0.02}}))
+    topology = tmp_path / "topology.conf"
+    topology.write_text(
+        "SwitchName=leaf1 Nodes=vnode[1-3]\nSwitchName=leaf2 Nodes=vnode[4-6]\n"
+        "SwitchName=leaf3 Nodes=vnode[7-8]\nSwitchName=spine Switches=leaf[1-3]\n"
+    )
+    oracle = f"{shlex.quote(sys.executable)} -m commscope.sweep.simulate {shlex.quote(str(network))}"
+    result = cli(
+        "sweep", "locate", "--hosts", ",".join(HOSTS), "--oracle", oracle, "--seed", "1",
+        "--topology", topology, "--detect", "80", "--db", db,
+    )  # fmt: skip
+    assert result.exit_code == 1, result.output
+    assert "bad switch leaf1" in result.stderr
+    assert "0 bad nodes, 1 bad switch, " in result.stderr
+
+
+def test_hosts_the_topology_does_not_name_and_hosts_it_names_not_swept_are_stated(cli, clean_env, db, tmp_path):
+    network = tmp_path / "network.json"
+    network.write_text(json.dumps({"seed": 1}))
+    topology = tmp_path / "partial.conf"
+    topology.write_text(
+        "SwitchName=leaf1 Nodes=vnode[1-3]\nSwitchName=leaf2 Nodes=vnode[4-6],vnode[9-10]\n"
+        "SwitchName=spine Switches=leaf[1-2]\n"
+    )
+    oracle = f"{shlex.quote(sys.executable)} -m commscope.sweep.simulate {shlex.quote(str(network))}"
+    result = cli(
+        "sweep", "locate", "--hosts", ",".join(HOSTS), "--oracle", oracle, "--seed", "1",
+        "--topology", topology, "--db", db,
+    )  # fmt: skip
+    assert result.exit_code == 0, result.output
+    assert f"2 host(s) the topology ({topology}) does not name: vnode7, vnode8" in result.stderr
+    assert "the topology names 2 host(s) not swept" in result.stderr
+    assert "2 leaf switch(es) of" in result.stderr
