@@ -64,6 +64,7 @@ def test_the_reason_says_what_how_much_and_which_run_in_characters_slurm_keeps()
     node = NodeFinding("cn017", f"{how_far('bw', 5_800, 12_000)} with 4 healthy partners")
     assert drain_reason(node.evidence, 17) == "commscope: bw 48% of median with 4 healthy partners, run 17"
     assert how_far("latency", 7.5, 1.5) == "latency 5.0x median"
+    assert how_far("bibw", 2.4, 682.7) == "bibw 0.4% of median"
     assert drain_reason('bw "low"=\n\tx', None) == "commscope: bw _low____x"
     long = drain_reason("x" * 500, 12345)
     assert len(long) == 120 and long.endswith(", run 12345")

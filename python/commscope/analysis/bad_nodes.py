@@ -19,12 +19,14 @@ class NodeFinding:
 
 def how_far(metric: str, value: float, reference: float) -> str:
     """A value against its reference as a share: bandwidth a percentage of the median,
-    latency a multiple of it (a slow host's latency is the larger)."""
+    latency a multiple of it (a slow host's latency is the larger); a share under 10 % with a
+    decimal, so that a dead-slow link does not read "0%"."""
     if not reference or reference != reference:
         return f"{metric} {value:.4g}"
     if metric == "latency":
         return f"latency {value / reference:.1f}x median"
-    return f"{metric} {100 * value / reference:.0f}% of median"
+    share = 100 * value / reference
+    return f"{metric} {share:.1f}% of median" if share < 10 else f"{metric} {share:.0f}% of median"
 
 
 def located_nodes(verdict: LocateVerdict, labels: Sequence[str]) -> list[NodeFinding]:
