@@ -137,3 +137,51 @@ def test_drain_options_belong_to_locate_and_all_pairs(cli, db, tmp_path, clean_e
     assert result.exit_code == 2 and "--drain does not apply to one-to-all" in result.stderr
     result = locate(cli, db, tmp_path, {}, "--dry-run")
     assert result.exit_code == 2 and "--dry-run goes with --drain" in result.stderr
+
+
+def test_recheck_keeps_drained_the_hosts_a_flag_names_and_takes_idle_nodes_as_partners():
+    from commscope.cluster.drain import NodeState
+    from commscope.cluster.recheck import failures, partners_of
+
+    document = {
+        "flags": [
+            {
+                "kind": "node",
+                "metric": "bw",
+                "where": ["vnode3"],
+                "value": 2.4,
+                "population_median": 800.0,
+                "retest": 2.4,
+            },
+            {
+                "kind": "link",
+                "metric": "bibw",
+                "where": ["vnode5", "vnode1"],
+                "value": 30.0,
+                "population_median": 600.0,
+                "retest": None,
+            },
+        ]
+    }
+    assert failures(document) == {
+        "vnode3": "recheck bw 0.3% of median",
+        "vnode5": "recheck bibw 5.0% of median with vnode5 and vnode1",
+        "vnode1": "recheck bibw 5.0% of median with vnode5 and vnode1",
+    }
+    states = {
+        "n1": NodeState("n1", "IDLE", None),
+        "n2": NodeState("n2", "IDLE+DRAIN", "commscope: bw 1% of median, run 3"),
+        "n3": NodeState("n3", "MIXED", None),
+        "n4": NodeState("n4", "IDLE", None),
+        "n5": NodeState("n5", "DOWN*", "Not responding"),
+        "n0": NodeState("n0", "IDLE", None),
+    }
+    assert partners_of(states, 2) == ["n0", "n1"] and partners_of(states, 9) == ["n0", "n1", "n4"]
+    assert [name for name, state in states.items() if state.ours] == ["n2"]  # an operator's DOWN is not ours
+
+
+def test_recheck_with_nothing_drained_by_commscope_changes_nothing(cli, db, scontrol):
+    result = cli("sweep", "recheck", "--db", db)
+    assert result.exit_code == 0, result.output
+    assert "nothing to recheck" in result.stderr
+    assert updates(scontrol) == [] and "create" not in scontrol.read_text()

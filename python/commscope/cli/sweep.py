@@ -365,6 +365,7 @@ def _sweep(ctx: click.Context, mode: str, options: dict) -> None:
         core_flags=ctx.meta.get("core_flags", []),
     )
     check_nodes(request)
+    drain = drain_action(options.get("drain"), options.get("max_drain"), options.get("dry_run"))  # Slurm asked first
     if request.nodes is not None:
         from commscope.cluster.allocate import allocation_hosts, in_allocation, run_in_allocation, salloc_argv
         from commscope.cluster.config import load as load_config
@@ -373,7 +374,6 @@ def _sweep(ctx: click.Context, mode: str, options: dict) -> None:
             salloc = salloc_argv(request.nodes, load_config(), request.partition, request.time)
             ctx.exit(run_in_allocation(salloc, [sys.executable, "-m", "commscope", *request.argv[1:]]))
         request = dataclasses.replace(request, hosts=tuple(allocation_hosts(request.nodes)))
-    drain = drain_action(options.get("drain"), options.get("max_drain"), options.get("dry_run"))
     if "topology" in options:  # the modes that judge switches: the file, else the controller's
         from commscope.cluster.topology import site_topology
 
