@@ -25,6 +25,7 @@ from commscope.cli.common import (
     launcher_option,
     timeout_option,
 )
+from commscope.cli.drain import DRAIN_HELP, DRY_RUN_HELP, MAX_DRAIN_HELP, drain_action, recheck
 from commscope.errors import UsageError
 from commscope.execute.limits import POINT_S, START_S
 
@@ -88,6 +89,14 @@ _OWN = {
         "A stored sweep to compare with, pair by pair.",
         LINK_MODES,
     ),
+    "--drain": ("drain", {"is_flag": True}, DRAIN_HELP, ("locate", "all-pairs")),
+    "--max-drain": (
+        "max_drain",
+        {"type": click.IntRange(min=0), "metavar": "N"},
+        MAX_DRAIN_HELP,
+        ("locate", "all-pairs"),
+    ),
+    "--dry-run": ("dry_run", {"is_flag": True}, DRY_RUN_HELP, ("locate", "all-pairs")),
     "--plot": (
         "plot",
         {"type": click.Path(file_okay=False, path_type=Path), "metavar": "DIR"},
@@ -250,7 +259,7 @@ def one_to_all(ctx: click.Context, **options) -> None:
 
 @sweep.command("all-pairs", cls=RunCommand, epilog=_LINK_EPILOG)
 @_shared(LINK_METRIC_HELP, LINK_JSON_HELP, LINK_TIMEOUT_HELP, LINK_HOSTS_HELP)
-@_own("--topology", "--no-retest", "--baseline", "--plot")
+@_own("--topology", "--no-retest", "--baseline", "--plot", "--drain", "--max-drain", "--dry-run")
 @_refused("all-pairs")
 @click.pass_context
 def all_pairs(ctx: click.Context, **options) -> None:
@@ -280,7 +289,7 @@ def intra(ctx: click.Context, **options) -> None:
     f"({DEFAULT_LIMIT}; --oracle: a round, default 600 s, not repeated).",
     "The hosts (at least 6); one rank runs on each.",
 )
-@_own("--oracle", "--seed", "--topology", "--detect")
+@_own("--oracle", "--seed", "--topology", "--detect", "--drain", "--max-drain", "--dry-run")
 @_refused("locate")
 @click.pass_context
 def locate(ctx: click.Context, **options) -> None:
@@ -356,6 +365,7 @@ def _sweep(ctx: click.Context, mode: str, options: dict) -> None:
         core_flags=ctx.meta.get("core_flags", []),
     )
     check_nodes(request)
+    drain = drain_action(options.get("drain"), options.get("max_drain"), options.get("dry_run"))  # Slurm asked first
     if request.nodes is not None:
         from commscope.cluster.allocate import allocation_hosts, in_allocation, run_in_allocation, salloc_argv
         from commscope.cluster.config import load as load_config
@@ -371,8 +381,11 @@ def _sweep(ctx: click.Context, mode: str, options: dict) -> None:
     if is_locate:
         from commscope.sweep.locate import run_locate
 
-        ctx.exit(run_locate(request, options["oracle"], options["seed"], db))
-    ctx.exit(run_sweep(request, db))
+        ctx.exit(run_locate(request, options["oracle"], options["seed"], db, drain))
+    ctx.exit(run_sweep(request, db, drain))
+
+
+sweep.add_command(recheck)
 
 
 def _baseline_sweep(db: Path, run_id: int):

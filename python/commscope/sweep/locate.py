@@ -34,12 +34,13 @@ import shlex
 import shutil
 import sys
 import tempfile
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 
 import numpy as np
 
 from commscope import __version__, ui
+from commscope.analysis.bad_nodes import NodeFinding, located_nodes
 from commscope.analysis.fabric import Fabric
 from commscope.analysis.locate import Locator
 from commscope.analysis.locate_stored import locate_record
@@ -301,7 +302,14 @@ def fabric_of(request: SweepRequest, hosts: Sequence[str]) -> Fabric | None:
     return None if request.topology is None else fabric_hosts.fabric_of(request.topology, hosts, "locate")
 
 
-def run_locate(request: SweepRequest, oracle: str | None, seed: int | None, db: Path) -> int:
+#: What is done with a verdict's bad nodes once the run is stored (`--drain`: cluster/drain.py):
+#: called with the nodes, the number of hosts swept and the stored run's id.
+OnBadNodes = Callable[[list[NodeFinding], int, int], None]
+
+
+def run_locate(
+    request: SweepRequest, oracle: str | None, seed: int | None, db: Path, on_bad_nodes: OnBadNodes | None = None
+) -> int:
     hosts = hosts_of(request)  # the hostfile is read here, once
     argv = oracle_argv(oracle) if oracle is not None else None
     check_output(request.json_out, "--json")
@@ -344,11 +352,16 @@ def run_locate(request: SweepRequest, oracle: str | None, seed: int | None, db: 
             SWEEP_KEY: locate_record(policy, metric, verdict.stop, seed, oracle, locator.fabric, hosts),
         }
         stored.add(run)
-    return report_verdict(request, verdict, source.labels, stored, db)
+    return report_verdict(request, verdict, source.labels, stored, db, on_bad_nodes)
 
 
 def report_verdict(
-    request: SweepRequest, verdict: LocateVerdict, labels: Sequence[str], stored: Stored, db: Path
+    request: SweepRequest,
+    verdict: LocateVerdict,
+    labels: Sequence[str],
+    stored: Stored,
+    db: Path,
+    on_bad_nodes: OnBadNodes | None = None,
 ) -> int:
     for level, line in locate_lines(verdict, labels):
         (ui.warn if level == "warn" else ui.note)(line)
@@ -363,9 +376,13 @@ def report_verdict(
             unwritten = True
     if stored.kept:  # said as every measuring command says it, exit 4 before the verdict's 1
         sys.stdout.flush()
+        if on_bad_nodes is not None:
+            ui.warn("not drained: a drain's reason names a stored run; `commscope import` it, then drain")
         return summary(stored, db)
     ui.note(f"stored {LOCATE_MODE} run {run_id} in {db}")
     sys.stdout.flush()
+    if on_bad_nodes is not None:
+        on_bad_nodes(located_nodes(verdict, labels), len(labels), run_id)
     if unwritten:
         return EXIT_USAGE
     # a bad switch is a fault found as much as a bad node, an undecided uplink as much

@@ -25,13 +25,14 @@ import json
 import os
 import sys
 import tempfile
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
 import numpy as np
 
 from commscope import ui
+from commscope.analysis.bad_nodes import NodeFinding, flagged_nodes
 from commscope.analysis.fabric import fabric_record
 from commscope.analysis.locate_verdict import LOCATE_MODE, MIN_HOSTS
 from commscope.analysis.sweep import PAIR_METRICS, Policy, matrix_from_run, number
@@ -364,7 +365,11 @@ def check_nodes(request: SweepRequest) -> None:
         raise UsageError(f"--nodes {request.nodes}: {request.mode} needs at least {least_hosts(request.mode)} nodes")
 
 
-def run_sweep(request: SweepRequest, db: Path) -> int:
+def run_sweep(
+    request: SweepRequest, db: Path, on_bad_nodes: Callable[[list[NodeFinding], int, int], None] | None = None
+) -> int:
+    """Measure, judge, say; `on_bad_nodes(nodes, hosts swept, run id)` once the run is stored
+    (--drain)."""
     sweeper = Sweeper(request)
     with storing(Destination(db, request.argv, label=request.label, system=request.system), "sweep") as stored:
         result = sweeper.sweep(stored)
@@ -381,9 +386,14 @@ def run_sweep(request: SweepRequest, db: Path) -> int:
     named = len(flags) + len(result.judgement.switches)
     counted = f"{named} flag{'s' if named != 1 else ''}"
     if stored.kept:  # said as every measuring command says it, exit 4 before the flags' 1
+        if on_bad_nodes is not None:
+            ui.warn("not drained: a drain's reason names a stored run; `commscope import` it, then drain")
         return summary(stored, db)
     retest = f", retest run {result.retest_run.id}" if result.retest_run else ""
     ui.note(f"stored sweep run {result.run.id}{retest} in {db}; {counted}")
+    if on_bad_nodes is not None:
+        sys.stdout.flush()
+        on_bad_nodes(flagged_nodes(flags, matrix.labels), len(matrix.labels), result.run.id)
     if unwritten:
         return EXIT_USAGE
     return EXIT_FAILED if named or worse else EXIT_OK

@@ -1,0 +1,59 @@
+"""The bad nodes of a verdict as a site acts on them: a host name and its evidence in a few
+words, short enough for Slurm's Reason (`sinfo -R`), e.g. "bw 48% of median with 4 healthy
+partners". Switches are never among them: a host under a slow uplink is not at fault."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from commscope.analysis.locate_verdict import LocateVerdict
+from commscope.analysis.sweep import Flag
+
+
+@dataclass(frozen=True)
+class NodeFinding:
+    host: str
+    evidence: str  # what, how much: "bw 48% of median with 4 healthy partners"
+
+
+def how_far(metric: str, value: float, reference: float) -> str:
+    """A value against its reference as a share: bandwidth a percentage of the median,
+    latency a multiple of it (a slow host's latency is the larger); a share under 10 % with a
+    decimal, so that a dead-slow link does not read "0%"."""
+    if not reference or reference != reference:
+        return f"{metric} {value:.4g}"
+    if metric == "latency":
+        return f"latency {value / reference:.1f}x median"
+    share = 100 * value / reference
+    return f"{metric} {share:.1f}% of median" if share < 10 else f"{metric} {share:.0f}% of median"
+
+
+def located_nodes(verdict: LocateVerdict, labels: Sequence[str]) -> list[NodeFinding]:
+    """The bad nodes a locate sweep named (never its bad switches)."""
+    return [
+        NodeFinding(
+            labels[node.host],
+            f"{how_far(verdict.metric, node.value, node.reference)} with {node.slow_with_healthy} healthy partners",
+        )
+        for node in verdict.bad_nodes
+    ]
+
+
+def flagged_nodes(flags: Sequence[Flag], labels: Sequence[str]) -> list[NodeFinding]:
+    """The bad nodes a link sweep flagged, each once (its first metric's evidence)."""
+    found: dict[str, NodeFinding] = {}
+    for flag in flags:
+        if flag.kind != "node":
+            continue
+        host = labels[flag.where[0]]
+        value = flag.retest if flag.retest is not None else flag.value
+        found.setdefault(
+            host,
+            NodeFinding(
+                host,
+                f"{how_far(flag.metric, value, flag.population_median)}, slow with {flag.partners_bad} of "
+                f"{flag.partners} partners",
+            ),
+        )
+    return list(found.values())

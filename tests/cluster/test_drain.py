@@ -1,0 +1,165 @@
+"""Draining through the virtual cluster's real slurmctld: a throttled host is located and
+drained with a reason naming the run (`sinfo -R`), a new job avoids it, and once the link
+is fast again `sweep recheck` measures it inside a maintenance reservation and returns it
+to service; the safety valve and --dry-run drain nothing.
+
+The locate sweep measures for real (both MPI libraries, its traffic counted on vnode3's
+veth); the valve and --dry-run take their verdicts from the simulator (--oracle): what
+they check is what Slurm is asked, not what is measured.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import shlex
+import subprocess
+import sys
+
+import pytest
+
+from .cluster_support import VCluster, commscope, shared_dir
+from .test_sweep import CORE_FLAGS, environment, flavour, sweep  # noqa: F401 (flavour: the MPI fixture)
+
+pytestmark = [pytest.mark.cluster]
+#: 2.5 MB/s: healthy pairs of floating ranks moved 90-700 MB/s on a loaded 2-core machine, so
+#: a fault far below a tenth of their median (the rules' margin)
+RATE = "20mbit"
+HOSTS6 = [f"vnode{i}" for i in range(1, 7)]
+
+
+def slurm(cluster: VCluster, *argv: str) -> str:
+    done = subprocess.run(argv, env=cluster.environ(), capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0, done.stderr
+    return done.stdout
+
+
+def reasons(cluster: VCluster) -> dict[str, str]:
+    """`sinfo -R`'s nodes and reasons, one node a line."""
+    lines = slurm(cluster, "sinfo", "-R", "-N", "-h", "-o", "%N|%E").splitlines()
+    return dict(line.split("|", 1) for line in lines if line.strip())
+
+
+def node_state(cluster: VCluster, host: str) -> str:
+    return slurm(cluster, "sinfo", "-h", "-N", "-n", host, "-o", "%T").strip()
+
+
+def back_in_service(cluster: VCluster) -> None:
+    """Every node back in service, and no reservation left, whatever the test did."""
+    for argv in (
+        ["scontrol", "delete", "ReservationName=commscope-recheck"],
+        *(["scontrol", "update", f"NodeName={host['name']}", "State=RESUME"] for host in cluster.hosts),
+    ):
+        subprocess.run(argv, env=cluster.environ(), capture_output=True, timeout=60)
+
+
+@pytest.fixture
+def in_service(vcluster6: VCluster):
+    yield vcluster6
+    back_in_service(vcluster6)
+
+
+def oracle_locate(cluster: VCluster, tmp_path, slow: dict[str, float], *args: str) -> subprocess.CompletedProcess:
+    network = tmp_path / "network.json"
+    network.write_text(json.dumps({"seed": 3, "noise": 0.02, "contention": 0, "slow_nodes": slow}))
+    oracle = f"{shlex.quote(sys.executable)} -m commscope.sweep.simulate {shlex.quote(str(network))}"
+    return commscope(
+        cluster,
+        "sweep",
+        "locate",
+        "--hosts",
+        ",".join(HOSTS6),
+        "--oracle",
+        oracle,
+        "--seed",
+        "1",
+        "--db",
+        tmp_path / "drain.db",
+        "--drain",
+        *args,
+    )
+
+
+@pytest.mark.timing  # judges measured speeds
+def test_a_throttled_host_is_drained_avoided_and_returned_after_a_recheck(vcluster4: VCluster, flavour):  # noqa: F811
+    """all-pairs --nodes 4 as test_sweep.py's --nodes test measures it (ranks floating, so its
+    rules); the recheck measures vnode3 with the three others, inside the reservation."""
+    cluster = vcluster4
+    rules = shared_dir() / "vcluster-rules.yaml"
+    rules.write_text("bw: {margin: 0.1}\nbibw: {margin: 0.1}\n")
+    recheck = ("sweep", "recheck", "--rules", rules, "--bind", "none", "--metric", "bw,bibw", "--timeout", "90")
+    try:
+        cluster.cli("throttle", "vnode3", RATE)
+        through_vnode3 = cluster.veth_bytes("vnode3")
+        located, document = sweep(
+            cluster, flavour, "--drain", hosts=["--nodes", "4", "--bind", "none", "--rules", str(rules)]
+        )
+        # vnode3 paired with its three partners, 6 MiB a pair and metric (CORE_FLAGS)
+        assert cluster.veth_bytes("vnode3") - through_vnode3 > 3 * 6 * 2**20
+        assert located.returncode == 1, located.stdout + located.stderr
+        assert {tuple(flag["where"]) for flag in document["flags"] if flag["kind"] == "node"} == {("vnode3",)}
+        drained = reasons(cluster)
+        assert list(drained) == ["vnode3"], drained
+        assert re.fullmatch(
+            rf"commscope: (bw|bibw) [\d.]+% of median, slow with 3 of 3 partners, run {document['run_id']}",
+            drained["vnode3"],
+        ), drained
+        assert "drain" in node_state(cluster, "vnode3")
+        # a new job over every node in service runs on the other three
+        names = slurm(cluster, "srun", "-N", "3", "--time=1", "printenv", "SLURMD_NODENAME").split()
+        assert sorted(names) == ["vnode1", "vnode2", "vnode4"]
+
+        # still slow: measured inside the reservation, drained again with the new evidence
+        still = commscope(cluster, *recheck, "--", *CORE_FLAGS, env=environment(cluster, flavour), timeout=600)
+        assert still.returncode == 1, still.stdout + still.stderr
+        run_id = int(re.search(r"stored sweep run (\d+)", still.stderr).group(1))
+        again = reasons(cluster)
+        assert re.fullmatch(rf"commscope: recheck (bw|bibw) [\d.]+% of median, run {run_id}", again["vnode3"]), again
+        assert list(again) == ["vnode3"] and "drain" in node_state(cluster, "vnode3")
+        assert "No reservations" in slurm(cluster, "scontrol", "show", "reservation")
+        cluster.cli("unthrottle", "vnode3")
+
+        through_vnode3 = cluster.veth_bytes("vnode3")
+        rechecked = commscope(cluster, *recheck, "--", *CORE_FLAGS, env=environment(cluster, flavour), timeout=600)
+        assert rechecked.returncode == 0, rechecked.stdout + rechecked.stderr
+        assert "Traceback" not in rechecked.stderr
+        assert "recheck: vnode3 passed with its partners" in rechecked.stderr
+        assert cluster.veth_bytes("vnode3") - through_vnode3 > 3 * 6 * 2**20  # measured with its three partners
+        assert reasons(cluster) == {} and node_state(cluster, "vnode3") == "idle"
+        assert "No reservations" in slurm(cluster, "scontrol", "show", "reservation")
+    finally:
+        cluster.cli("unthrottle", "vnode3", check=False)
+        back_in_service(cluster)
+
+
+def test_the_valve_refuses_and_nothing_is_drained(in_service: VCluster, tmp_path):
+    """Six hosts allow one drain by default; --max-drain 0 allows none (the 5 % share of 40
+    hosts refusing 3 is tests/unit/test_drain.py's, where 40 simulated hosts are cheap)."""
+    result = oracle_locate(in_service, tmp_path, {"vnode4": 0.3}, "--max-drain", "0")
+    assert result.returncode == 1, result.stdout + result.stderr
+    assert "1 bad node named (vnode4), more than --max-drain 0: draining none" in result.stderr
+    assert reasons(in_service) == {}
+    assert {node_state(in_service, host) for host in HOSTS6} == {"idle"}
+
+
+def test_dry_run_drains_nothing(in_service: VCluster, tmp_path):
+    result = oracle_locate(in_service, tmp_path, {"vnode4": 0.3}, "--dry-run")
+    assert result.returncode == 1, result.stdout + result.stderr
+    assert 'scontrol update NodeName=vnode4 State=DRAIN Reason="commscope: bw ' in result.stdout
+    assert reasons(in_service) == {}
+
+
+def test_recheck_dry_run_says_the_reservation_and_changes_nothing(in_service: VCluster, tmp_path):
+    drained = oracle_locate(in_service, tmp_path, {"vnode4": 0.3})
+    assert drained.returncode == 1 and list(reasons(in_service)) == ["vnode4"], drained.stderr
+    result = commscope(in_service, "sweep", "recheck", "--dry-run", "--db", tmp_path / "drain.db")
+    assert result.returncode == 0, result.stderr
+    lines = result.stdout.splitlines()
+    assert lines[0] == (
+        "scontrol create reservation ReservationName=commscope-recheck "
+        "Nodes=vnode4,vnode1,vnode2,vnode3 Flags=MAINT,IGNORE_JOBS Users=root StartTime=now Duration=30"
+    )
+    assert lines[1] == "scontrol update NodeName=vnode4 State=RESUME"
+    assert lines[2].startswith("salloc --reservation=commscope-recheck --nodelist=vnode4,vnode1,vnode2,vnode3 ")
+    assert list(reasons(in_service)) == ["vnode4"]
+    assert "No reservations" in slurm(in_service, "scontrol", "show", "reservation")
