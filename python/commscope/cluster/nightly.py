@@ -36,6 +36,7 @@ from pathlib import Path
 
 import platformdirs
 
+from commscope import ui
 from commscope.errors import CommscopeError, UsageError
 from commscope.records import unsaved
 from commscope.records.invocation import now
@@ -193,6 +194,8 @@ def locate(job: Path, label: str, drain: bool, more: Sequence[str]) -> dict:
         sys.stdout.flush()
         record["exit_status"] = subprocess.run(argv, check=False).returncode
         record["files"] = [jsonl.name for jsonl in _keep_stored(database, job / "runs", argv)]
+    for name in record["files"]:  # the scratch database goes: say where the run is now
+        ui.note(f"kept the locate run as {job / 'runs' / name}: `commscope collect` stores it with the check's")
     try:
         verdict = json.loads((job / LOCATE_JSON).read_text())
     except (OSError, ValueError):
