@@ -150,3 +150,28 @@ def test_a_failed_night_runs_locate_and_collect_stores_both(cli, fake_core, tabl
         "list", "runs", "--label", "latency", "--db", db
     )  # the label selects the night: the check and its locate
     assert listed.exit_code == 0 and f"{sweep.id} " in listed.output and f"{check.id} " in listed.output, listed.output
+
+
+def test_a_textfile_folder_missing_on_the_node_leaves_the_night_as_it_was(cli, fake_core, table, db, tmp_path):  # noqa: F811
+    _accepted(cli, db)
+    gone = tmp_path / "node-exporter"
+    argv = ["latency", "--every", "1d", "--baseline", "ref", "--textfile", gone, "--db", db]
+    assert cli("schedule", *argv).exit_code == 0
+    code, log, job = _night(table, db, tmp_path)
+    assert code == 0 and log.count(f"--textfile {gone}: no such folder") == 1, log
+    assert json.loads((job / "check.json").read_text())["published"] is False
+    assert (job / "exit-status").read_text() == "0\n"
+    assert "stored 1 run(s)" in cli("collect", "--db", db).output
+
+
+def test_a_night_without_a_baseline_publishes_a_failed_check(cli, fake_core, table, db, tmp_path):  # noqa: F811
+    assert cli("run", "latency", "--label", "accepted", "--db", db).exit_code == 0
+    prom = tmp_path / "prom"
+    prom.mkdir()
+    argv = ["latency", "--every", "1d", "--baseline", "ref", "--textfile", prom, "--on-failure", "locate"]
+    assert cli("schedule", *argv, "--locate-args", "--hosts a,b,c,d,e,f", "--db", db).exit_code == 0
+    code, log, job = _night(table, db, tmp_path)
+    assert code == 2 and "no baseline 'ref' kept in" in log and "sweep locate" not in log, log
+    written = (prom / "commscope_latency.prom").read_text()
+    assert [line.split()[-1] for line in written.splitlines() if line.startswith("commscope_check_failed{")] == ["1.0"]
+    assert not (job / "check.json").exists() and (job / "exit-status").read_text() == "0\n"
