@@ -178,7 +178,8 @@ def locate(job: Path, label: str, drain: bool, more: Sequence[str]) -> dict:
     """`commscope sweep locate` on the job's nodes (SLURM_JOB_NUM_NODES of this allocation,
     unless `more` names --hosts or --hostfile), with --drain when asked; its run kept as
     files in JOB/runs. What check.json records of it: its exit status, its file, the bad
-    nodes its verdict named, and whether it was asked to drain them."""
+    nodes its verdict named and the hosts it left undecided, and whether it was asked to
+    drain."""
     record: dict = {"drain": drain, "json": LOCATE_JSON}
     hosts: list[str] = []
     if not {"--hosts", "--hostfile"} & {arg.split("=", 1)[0] for arg in more}:
@@ -201,6 +202,7 @@ def locate(job: Path, label: str, drain: bool, more: Sequence[str]) -> dict:
     except (OSError, ValueError):
         return record
     record["bad_nodes"] = [node.get("host") for node in verdict.get("bad_nodes", [])]
+    record["undecided"] = verdict.get("undecided", [])
     for key in ("drained", "bad_switches"):  # as the sweep's --json says them, where it does
         if key in verdict:
             record[key] = verdict[key]
