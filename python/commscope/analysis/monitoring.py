@@ -125,6 +125,18 @@ HISTORY_CHANGES = Family(
     "How many change points the series has over the runs selected",
     HISTORY_REGRESSION.labels,
 )
+CHECK_LABELS = ("system", "label", "baseline")
+CHECK_FAILED = Family(
+    f"{PREFIX}_check_failed",
+    "1 if the newest scheduled check did not pass against its baseline (a regression, a run that "
+    "failed, no baseline to judge by), 0 if it passed",
+    CHECK_LABELS,
+)
+CHECK_END_TIMESTAMP = Family(
+    f"{PREFIX}_check_end_timestamp_seconds",
+    "When the newest scheduled check ended (Unix time): a check that stopped running leaves it behind",
+    CHECK_LABELS,
+)
 
 
 def epoch(stamp: str | None) -> float | None:
@@ -234,6 +246,16 @@ def congestion_samples(run: Run) -> list[Sample]:
             if value is not None:
                 labels = (_text(run.system), _text(run.label), phases.canary, phases.congestor, statistic)
                 samples.append(Sample(CONGESTION_IMPACT, labels, float(value), stamp))
+    return samples
+
+
+def check_samples(system: str | None, label: str, baseline: str, passed: bool, ended_at: str) -> list[Sample]:
+    """A scheduled check's verdict: whether it failed, and when it ended."""
+    labels = (_text(system), label, baseline)
+    samples = [Sample(CHECK_FAILED, labels, 0.0 if passed else 1.0, ended_at)]
+    ended = epoch(ended_at)
+    if ended is not None:
+        samples.append(Sample(CHECK_END_TIMESTAMP, labels, ended, ended_at))
     return samples
 
 

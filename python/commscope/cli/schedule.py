@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import functools
+import shlex
 import sys
 from pathlib import Path
 
@@ -16,7 +18,8 @@ from commscope.cli.common import (
     name_value_pairs,
     transport_option,
 )
-from commscope.errors import EXIT_FAILED, EXIT_OK, CommscopeError, UsageError
+from commscope.cli.publish import publish, publish_options
+from commscope.errors import EXIT_FAILED, EXIT_OK, EXIT_USAGE, CommscopeError, UsageError
 
 SCHEDULE_EPILOG = """\b
 Each entry runs `commscope schedule run FOLDER --baseline B -- SUITE --label L ...`: the
@@ -29,9 +32,18 @@ size its #SCRON lines ask for (--nodes, --ntasks-per-node, --partition, --time);
 it, a crontab entry runs the same on this machine. Only the entries between commscope's
 marks are touched; `commscope history` follows what `collect` stored.
 
+With --on-failure locate, a check that fails (exit 1) is followed in the same job by
+`commscope sweep locate` on the job's nodes (--drain passed on when given), its run kept
+beside the check's; with --textfile or --push, each night's runs and verdict are published
+as metrics (commscope_check_failed, commscope_check_end_timestamp_seconds, and the runs'
+own) without the database. A publication that fails is said once in the job's log and
+leaves the check's exit status as it is (0 pass, 1 regression, 2 no baseline).
+
 \b
 Examples:
   commscope schedule pt2pt --every 1d --nodes 2 --ntasks-per-node 1 --baseline accepted
+  commscope schedule pt2pt --every 1d --nodes 16 --baseline accepted \\
+      --on-failure locate --drain --textfile /var/lib/node_exporter/textfile
   commscope schedule --list
   commscope schedule --remove pt2pt
   commscope collect                    # store what the entries ran
@@ -52,6 +64,84 @@ def _slurm_options(name, nodes, ntasks_per_node, partition, time, account, qos, 
     return options + [f"--{flag}={value}" for flag, value in given if value]
 
 
+#: The group an entry publishes under unless --group says: the entry's name.
+ENTRY_GROUP = "ENTRY"
+#: Options of `sweep locate` an entry sets itself.
+_LOCATE_OWN = ("--nodes", "--db", "--json", "--label", "--drain")
+
+
+def night_options(command):
+    """What the entry does after the check, the same options on `schedule` and on the
+    `schedule run` it writes: --on-failure locate [--drain] [--locate-args], and the
+    publication's --textfile, --push and --group."""
+
+    @click.option(
+        "--locate-args",
+        metavar="'ARGS'",
+        help="More options of `sweep locate` after a failed check, split as a shell would "
+        "(e.g. '--metric latency --detect 30', or '--hostfile FILE' where the entry runs without Slurm).",
+    )
+    @click.option("--drain", is_flag=True, help="With --on-failure locate: pass --drain to `sweep locate`.")
+    @click.option(
+        "--on-failure",
+        type=click.Choice(["locate"]),
+        help="locate: after a failed check (exit 1), run `commscope sweep locate` on the job's nodes "
+        "(at least 6) in the same job; its run is kept and collected with the check's, same label.",
+    )
+    @publish_options(ENTRY_GROUP)
+    @functools.wraps(command)
+    def wrapped(*args, **kwargs):
+        return command(*args, **kwargs)
+
+    return wrapped
+
+
+def _locate_args(text: str | None) -> list[str]:
+    if not text:
+        return []
+    try:
+        words = shlex.split(text)
+    except ValueError as exc:
+        raise UsageError(f"--locate-args {text!r}: {exc}") from None
+    own = [word for word in words if word.split("=", 1)[0] in _LOCATE_OWN]
+    if own:
+        raise UsageError(f"--locate-args {text!r}: {own[0]} is the entry's to set (the job's nodes, its folder)")
+    return words
+
+
+def _night_options(ctx: click.Context, on_failure, drain, locate_args, textfile, push, group) -> list:
+    """The entry's `schedule run` options, as (flag, value) pairs."""
+    if (drain or locate_args) and on_failure != "locate":
+        raise UsageError(f"{'--drain' if drain else '--locate-args'} goes with --on-failure locate")
+    options: list[tuple[str, str | None]] = [("--on-failure", on_failure)] if on_failure else []
+    options += [("--drain", None)] if drain else []
+    options += [("--locate-args", locate_args)] if locate_args else []
+    options += [("--textfile", str(textfile.resolve()))] if textfile else []
+    options += [("--push", push)] if push else []
+    if (textfile or push) and ctx.get_parameter_source("group") is not click.core.ParameterSource.DEFAULT:
+        options.append(("--group", group))
+    return options
+
+
+def _check_locate_hosts(nodes: int | None, locate_args: list[str], slurm: bool) -> None:
+    """--on-failure locate needs hosts to sweep: the job's --nodes (6 or more) under
+    scrontab, or --hosts/--hostfile among --locate-args."""
+    from commscope.analysis.locate_verdict import MIN_HOSTS
+
+    if {"--hosts", "--hostfile"} & {word.split("=", 1)[0] for word in locate_args}:
+        return
+    if not slurm:
+        raise UsageError(
+            "--on-failure locate: a cron entry has no allocation to sweep: give --locate-args "
+            "'--hostfile FILE' (or --hosts), or schedule with Slurm's scrontab and --nodes"
+        )
+    if (nodes or 0) < MIN_HOSTS:
+        raise UsageError(
+            f"--on-failure locate: sweep locate needs at least {MIN_HOSTS} nodes; "
+            f"{f'--nodes {nodes}' if nodes else 'no --nodes'} gives {nodes or 1}: give --nodes {MIN_HOSTS} or more"
+        )
+
+
 class _EntryRunCommand(RunCommand):
     """`schedule run`: what follows `--` is `commscope run`'s command line, core flags and all."""
 
@@ -62,37 +152,96 @@ class _EntryRunCommand(RunCommand):
 @click.command(cls=_EntryRunCommand, context_settings=CONTEXT)
 @click.argument("folder", type=click.Path(file_okay=False, path_type=Path))
 @click.option("--baseline", required=True, metavar="NAME", help="The baseline kept in FOLDER to judge the runs by.")
+@night_options
 @click.pass_context
-def schedule_run(ctx: click.Context, folder: Path, baseline: str) -> None:
+def schedule_run(
+    ctx: click.Context, folder: Path, baseline: str, on_failure, drain, locate_args, textfile, push, group
+) -> None:
     """What an entry runs: `commscope run RUN_ARGS` into a new job folder of the entry's
     FOLDER (its runs as files; the database is not opened), then the runs judged against
-    the baseline's runs kept in FOLDER as `commscope check --baseline` judges them. Exit
-    status: run's when it fails, else check's (0 pass, 1 regression, 2 no baseline).
-    `commscope collect` stores the runs later.
+    the baseline's runs kept in FOLDER as `commscope check --baseline` judges them; after a
+    failed check, `sweep locate` (--on-failure locate); then the metrics published (--textfile,
+    --push). Exit status: run's when it fails, else check's (0 pass, 1 regression, 2 no
+    baseline), whatever the locate and the publication did. `commscope collect` stores the
+    runs later.
     """
-    from commscope.analysis.check import Policy
     from commscope.cluster import nightly
-    from commscope.cluster.collect import runs_of
-    from commscope.cluster.submit import folder_info
-    from commscope.kinds import check as judge
-    from commscope.output.ci import check_json
-    from commscope.output.verdicts import show_check
 
     if not (folder / nightly.ENTRY_FILE).is_file():
         raise UsageError(
             f"{folder} is not a scheduled check's folder (no {nightly.ENTRY_FILE}): see `commscope schedule`"
         )
+    locate_words = _locate_args(locate_args)
+    if ctx.get_parameter_source("group") is click.core.ParameterSource.DEFAULT:
+        group = folder.name.replace(".", "_")  # an entry's name, as a group name may be written
     job = nightly.new_job(folder, sys.argv)
     ui.note(f"job folder {job}")
     code = nightly.run_suite(job, ctx.meta.get("core_flags", []))
-    if code != 0:
-        ctx.exit(code)
-    base_runs = nightly.load_baseline(folder, baseline)
-    row = nightly.job_row(job)
-    result = judge(baseline, base_runs, runs_of(row, folder_info(row)), Policy())
-    (job / nightly.VERDICT).write_text(check_json(result))
-    show_check(result)
-    ctx.exit(EXIT_OK if result.passed else EXIT_FAILED)
+    try:
+        status = _night(job, folder, baseline, code, (on_failure, drain, locate_words), (textfile, push, group))
+    finally:
+        nightly.ended(job, code)
+    ctx.exit(status)
+
+
+def _night(job: Path, folder: Path, baseline: str, code: int, locating: tuple, publishing: tuple) -> int:
+    """The night after `run`: the check, the locate after a failed one, the publication;
+    check.json written with what each did. Returns the entry's exit status."""
+    import json
+
+    from commscope.analysis.check import Policy
+    from commscope.analysis.monitoring import check_samples
+    from commscope.cluster import nightly
+    from commscope.kinds import check as judge
+    from commscope.kinds import monitoring
+    from commscope.output.ci import check_json
+    from commscope.output.verdicts import show_check
+    from commscope.records.invocation import now
+
+    on_failure, drain, locate_words = locating
+    textfile, push, group = publishing
+    label = nightly.read_entry(folder).get("label") or folder.name
+    runs = _kept_runs(job, code)
+    status, document = code, None
+    if code == 0:
+        try:
+            base_runs = nightly.load_baseline(folder, baseline)
+        except UsageError as exc:
+            ui.error(str(exc))
+            status = EXIT_USAGE
+        else:
+            result = judge(baseline, base_runs, runs, Policy())
+            document = json.loads(check_json(result))
+            show_check(result)
+            status = EXIT_OK if result.passed else EXIT_FAILED
+    if document is not None and status == EXIT_FAILED and on_failure == "locate":
+        ui.note(f"the check failed: sweep locate on the job's nodes{' (--drain)' if drain else ''}")
+        document["locate"] = nightly.locate(job, label, drain, locate_words)
+        runs = _kept_runs(job, code)  # the locate's run among them
+    if document is not None:
+        nightly.write_verdict(job, document)
+    if textfile is not None or push is not None:
+        system = next((run.system for run in runs if run.system), None)
+        samples = monitoring(runs, lambda run: None) + check_samples(system, label, baseline, status == 0, now())
+        try:
+            published = publish(samples, textfile, push, group)
+        except CommscopeError as exc:  # a --textfile folder missing on this node: said, the night stands
+            ui.error(str(exc))
+            published = False
+        if document is not None:  # said in the log already; kept with the verdict for `collect`'s reader
+            nightly.write_verdict(job, {**document, "published": published})
+    return status
+
+
+def _kept_runs(job: Path, code: int) -> list:
+    """The runs in the job folder, read as `collect` reads them (no database opened), the
+    job's state that of `run`'s exit status."""
+    from commscope.cluster import slurm
+    from commscope.cluster.collect import runs_of
+    from commscope.cluster.nightly import job_row
+
+    state = slurm.COMPLETED if code == 0 else slurm.FAILED
+    return runs_of(job_row(job), slurm.JobInfo("", state, state.upper(), exit_code=f"{code}:0", source="folder"))
 
 
 @click.command(cls=RunCommand, context_settings=CONTEXT, epilog=SCHEDULE_EPILOG, delegated={"run": schedule_run})
@@ -125,6 +274,7 @@ def schedule_run(ctx: click.Context, folder: Path, baseline: str) -> None:
 @click.option("--list", "list_", is_flag=True, help="List commscope's scheduled checks.")
 @click.option("--remove", metavar="NAME", help="Remove the scheduled check NAME.")
 @click.option("--dry-run", is_flag=True, help="Print the table as it would be written; change nothing.")
+@night_options
 @db_option()
 @click.pass_context
 def schedule(
@@ -148,6 +298,12 @@ def schedule(
     list_,
     remove,
     dry_run,
+    on_failure,
+    drain,
+    locate_args,
+    textfile,
+    push,
+    group,
     db: Path,
 ) -> None:
     """Run SUITE at fixed times and gate it with `check --baseline`: a Slurm
@@ -175,6 +331,9 @@ def schedule(
         name = table.check_name(name or Path(suite).stem, "--name" if name else f"the name of {suite!r} (give --name)")
         pairs = [tuple(item.split("=", 1)) for item in env]
         check_env(pairs)
+        night = _night_options(ctx, on_failure, drain, locate_args, textfile, push, group)
+        if on_failure == "locate":
+            _check_locate_hosts(nodes, _locate_args(locate_args), chosen.slurm)
         log_dir = nightly.schedule_dir()
         run_options = [*(["--transport", transport] if transport else []), "--bind", bind]
         entry = table.Entry(
@@ -192,6 +351,7 @@ def schedule(
             pairs,
             folder=log_dir / name,
             log=None if chosen.slurm else log_dir / f"{name}.log",
+            night_options=night,
         )
         new = table.with_entry(current, name, entry.lines(chosen.slurm))
         if not dry_run:

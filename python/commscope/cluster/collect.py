@@ -227,9 +227,12 @@ def _job_name(job: dict) -> str:
 
 
 def _scheduled(runs: list[Run], job: dict) -> None:
-    """A scheduled check's runs name their entry; a cron entry's have no Slurm job."""
+    """A scheduled check's runs name their entry and job folder (what ties the check's runs
+    to the locate run that followed a failed check: role locate); a cron entry's have no
+    Slurm job."""
     for run in runs:
-        run.provenance["schedule"] = {"entry": Path(job["folder"]).parent.parent.name, "folder": job["folder"]}
+        entry = {"entry": Path(job["folder"]).parent.parent.name, "folder": job["folder"]}
+        run.provenance["schedule"] = {**run.provenance.get("schedule", {}), **entry}
         if not job["job_id"]:
             run.job_id = None
             run.provenance.pop("slurm", None)

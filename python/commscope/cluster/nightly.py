@@ -9,7 +9,14 @@ as files as `submit`'s jobs keep them, and `commscope collect` stores them there
         baseline/           the baseline's runs kept whole (records.unsaved), baseline.json
                             naming them (`schedule`, refreshed by every `collect`)
         jobs/STAMP-XXXXXX/  one per time the entry ran: runs/ as in a `submit` job folder,
-                            job.json (where and when), exit-status (of `run`), check.json
+                            job.json (where and when), check.json (the verdict, and the
+                            locate run after a failed check), locate.json (its verdict),
+                            exit-status (of `run`, written last: the job has ended)
+
+With --on-failure locate a failed check is followed, in the same job, by `commscope sweep
+locate` on the job's nodes (its --drain passed on when asked). The sweep stores into a
+database of its own in the node's temporary folder, never the shared one; its run is then
+kept as files in runs/, beside the check's, where `collect` finds and stores it with them.
 """
 
 from __future__ import annotations
@@ -22,12 +29,14 @@ import shutil
 import socket
 import subprocess
 import sys
+import tempfile
 from collections.abc import Sequence
 from datetime import datetime, timezone
 from pathlib import Path
 
 import platformdirs
 
+from commscope import ui
 from commscope.errors import CommscopeError, UsageError
 from commscope.records import unsaved
 from commscope.records.invocation import now
@@ -40,6 +49,7 @@ JOBS_DIR = "jobs"
 JOB_FILE = "job.json"
 EXIT_STATUS = "exit-status"
 VERDICT = "check.json"
+LOCATE_JSON = "locate.json"
 #: Slurm's variables a job folder keeps: where the entry's job ran.
 _SLURM = {
     "job_id": "SLURM_JOB_ID",
@@ -77,6 +87,10 @@ def write_entry(folder: Path, name: str, database: Path, baseline: str, suite: s
     folder.mkdir(parents=True, exist_ok=True)
     entry = {"name": name, "database": str(database), "baseline": baseline, "suite": suite, "label": label}
     _write_json(folder / ENTRY_FILE, entry)
+
+
+def read_entry(folder: Path) -> dict:
+    return _read_json(folder / ENTRY_FILE)
 
 
 def keep_baseline(folder: Path, baseline: str, runs: Sequence[Run]) -> None:
@@ -139,7 +153,7 @@ def new_job(folder: Path, argv: Sequence[str]) -> Path:
 
 def run_suite(job: Path, run_args: Sequence[str]) -> int:
     """`commscope run RUN_ARGS --no-store --output-dir JOB/runs`, as `submit`'s job script
-    runs it; its exit status is written to JOB/exit-status and returned."""
+    runs it; its exit status is returned (`ended` writes it when the job is done)."""
     argv = [sys.executable, "-m", "commscope", "run", *run_args]
     if "--" in argv:  # the options go before the core's flags
         split = argv.index("--")
@@ -147,14 +161,74 @@ def run_suite(job: Path, run_args: Sequence[str]) -> int:
     else:
         argv += ["--no-store", "--output-dir", str(job / "runs")]
     sys.stdout.flush()
-    code = subprocess.run(argv, check=False).returncode
+    return subprocess.run(argv, check=False).returncode
+
+
+def ended(job: Path, code: int) -> None:
+    """The job is done: `run`'s exit status written, last, so that `collect` stores the
+    job's runs only once all of them (a locate after the check too) are in its folder."""
     (job / EXIT_STATUS).write_text(f"{code}\n")
-    return code
+
+
+def write_verdict(job: Path, document: dict) -> None:
+    _write_json(job / VERDICT, document)
+
+
+def locate(job: Path, label: str, drain: bool, more: Sequence[str]) -> dict:
+    """`commscope sweep locate` on the job's nodes (SLURM_JOB_NUM_NODES of this allocation,
+    unless `more` names --hosts or --hostfile), with --drain when asked; its run kept as
+    files in JOB/runs. What check.json records of it: its exit status, its file, the bad
+    nodes its verdict named and the hosts it left undecided, and whether it was asked to
+    drain."""
+    record: dict = {"drain": drain, "json": LOCATE_JSON}
+    hosts: list[str] = []
+    if not {"--hosts", "--hostfile"} & {arg.split("=", 1)[0] for arg in more}:
+        nodes = os.environ.get("SLURM_JOB_NUM_NODES", "") if os.environ.get("SLURM_JOB_NODELIST") else ""
+        if not nodes.isdigit():
+            record["skipped"] = "not inside a Slurm allocation and no --hosts or --hostfile among --locate-args"
+            return record
+        hosts = ["--nodes", nodes]
+    with tempfile.TemporaryDirectory(prefix="commscope-locate-") as scratch:
+        database = Path(scratch) / "locate.db"
+        argv = [sys.executable, "-m", "commscope", "sweep", "locate", *hosts, "--label", label]
+        argv += ["--db", str(database), "--json", str(job / LOCATE_JSON), *(["--drain"] if drain else []), *more]
+        sys.stdout.flush()
+        record["exit_status"] = subprocess.run(argv, check=False).returncode
+        record["files"] = [jsonl.name for jsonl in _keep_stored(database, job / "runs", argv)]
+    for name in record["files"]:  # the scratch database goes: say where the run is now
+        ui.note(f"kept the locate run as {job / 'runs' / name}: `commscope collect` stores it with the check's")
+    try:
+        verdict = json.loads((job / LOCATE_JSON).read_text())
+    except (OSError, ValueError):
+        return record
+    record["bad_nodes"] = [node.get("host") for node in verdict.get("bad_nodes", [])]
+    record["undecided"] = verdict.get("undecided", [])
+    for key in ("drained", "bad_switches"):  # as the sweep's --json says them, where it does
+        if key in verdict:
+            record[key] = verdict[key]
+    return record
+
+
+def _keep_stored(database: Path, folder: Path, argv: Sequence[str]) -> list[Path]:
+    """The runs of a scratch database kept as files in `folder` (records.unsaved), as a
+    `run hpl` keeps its own in a job folder. Their points and verdict are kept; the launches'
+    raw output stays with the scratch database."""
+    from commscope.store.db import Store
+
+    if not database.is_file():
+        return []  # the sweep stopped before storing anything
+    with Store(database) as store:
+        runs = [store.run(summary.id) for summary in store.summaries()]
+    kept = []
+    for run in runs:
+        run.provenance = {**(run.provenance or {}), "schedule": {"role": "locate"}}
+        kept.append(unsaved.keep(dataclasses.replace(run, raw={}, id=None), {"argv": list(argv)}, folder))
+    return kept
 
 
 def job_row(job: Path) -> dict:
     """A job folder as `collect` stores a `submit` job: the fields of the store's jobs table."""
-    entry = _read_json(job.parent.parent / ENTRY_FILE)
+    entry = read_entry(job.parent.parent)
     facts = _read_json(job / JOB_FILE)
     return {
         "job_id": facts.get("job_id", ""),

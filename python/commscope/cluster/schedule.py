@@ -119,6 +119,8 @@ class Entry:
     directory: Path = field(default_factory=Path.cwd)
     folder: Path = Path()  # the entry's folder: its baseline and its jobs (cluster.nightly)
     log: Path | None = None  # cron: where the output goes (scrontab: #SCRON --output)
+    #: `schedule run`'s own options (--on-failure, --textfile, --push...): flag, value or None
+    night_options: list[tuple[str, str | None]] = field(default_factory=list)
 
     def checked_values(self) -> list[tuple[str, str]]:
         """Every value the entry writes into the table, with the flag that gave it."""
@@ -134,6 +136,7 @@ class Entry:
             *((f"--env {name}", value) for name, value in self.env),
             *(("a core flag", flag) for flag in self.core_flags),
             *(("an option", option) for option in self.run_options),
+            *((flag, value) for flag, value in self.night_options if value is not None),
         ]
 
     def command(self) -> str:
@@ -147,7 +150,8 @@ class Entry:
         exports = [*carried, ("COMMSCOPE_DB", str(self.database)), *self.env]
         run = [self.suite, "--label", self.label, *self.run_options]
         run += ["--", *self.core_flags] if self.core_flags else []
-        night = [*commscope, "schedule", "run", str(self.folder), "--baseline", self.baseline, "--", *run]
+        own = [word for flag, value in self.night_options for word in (flag, value) if word is not None]
+        night = [*commscope, "schedule", "run", str(self.folder), "--baseline", self.baseline, *own, "--", *run]
         line = (
             f"cd {shlex.quote(str(self.directory))} && export "
             + " ".join(f"{name}={shlex.quote(value)}" for name, value in exports)
