@@ -26,6 +26,9 @@ CORES = len(os.sched_getaffinity(0))
 #: Other test workers run beside this one (make pytest's parallel step).
 SHARED_CORES = int(os.environ.get("PYTEST_XDIST_WORKER_COUNT", "1")) > 1
 
+#: The network Open MPI's ranks of one machine use between them (tests/mpi).
+LOOPBACK = "127.0.0.0/8"
+
 
 @functools.cache
 def yield_when_idle(directory: Path = REPO / "build" / "test-support") -> Path:
@@ -72,6 +75,11 @@ class Flavour:
         env = dict(os.environ)
         if self.is_openmpi:
             env.update(OMPI_ALLOW_RUN_AS_ROOT="1", OMPI_ALLOW_RUN_AS_ROOT_CONFIRM="1")
+            # this machine's ranks reach each other over loopback: in make pytest the virtual
+            # cluster's bridge comes and goes beside them, and Open MPI's TCP took its
+            # address (10.213.0.1) at start, then found it gone ("Cannot assign requested
+            # address", a launch that never starts)
+            env.update(OMPI_MCA_btl_tcp_if_include=LOOPBACK, OMPI_MCA_oob_tcp_if_include=LOOPBACK)
         return self._waiting(env, np)
 
     def _waiting(self, env: dict[str, str], np: int) -> dict[str, str]:
