@@ -53,3 +53,12 @@ def programs(args: argparse.Namespace) -> list[str]:
 def heading(*what: str) -> str:
     """`# DATE HOST N cores, WHAT, ...`: the first line of a benchmark's results."""
     return ", ".join([f"# {datetime.date.today()} {platform.node()} {os.cpu_count()} cores", *what])
+
+
+def print_with_peaks(title: str, results: dict[str, list[tuple[float, float]]], peaks: dict[str, int]) -> None:
+    """Each program's timings with its peak memory (KiB, from /usr/bin/time -f %M), under
+    `title`, and the load the machine had."""
+    print(title)
+    for program, measured in results.items():
+        print(f"{summary(program, measured)}; peak memory {peaks[program] / 1024:.0f} MiB")
+    print(f"load average: {os.getloadavg()[0]:.1f}")

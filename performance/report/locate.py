@@ -23,7 +23,7 @@ from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(REPO / "performance"))
-from timing import add_programs_option, heading, programs, summary, timed  # noqa: E402
+from timing import add_programs_option, heading, print_with_peaks, programs, timed  # noqa: E402
 
 SLOW = {"cn00017": 0.5, "cn04242": 0.4}
 
@@ -61,10 +61,11 @@ def main() -> int:
                     print(f"{program}: report did not finish (exit {done.returncode}) in {wall:.0f} s")
                 results[program].append((wall, cpu))
                 peaks[program] = max(peaks[program], int(done.stderr.strip().splitlines()[-1]))
-    print(heading(f"report of a locate run of {args.hosts} hosts", f"{args.rounds} rounds"))
-    for program in harnesses:
-        print(f"{summary(program, results[program])}; peak memory {peaks[program] / 1024:.0f} MiB")
-    print(f"load average: {os.getloadavg()[0]:.1f}")
+    print_with_peaks(
+        heading(f"report of a locate run of {args.hosts} hosts", f"{args.rounds} rounds"),
+        {program: results[program] for program in harnesses},
+        peaks,
+    )
     return 0
 
 

@@ -26,7 +26,7 @@ REPO = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(REPO / "performance" / "ingest"))
 sys.path.insert(0, str(REPO / "performance"))
 from run import omb_table  # noqa: E402  (the ingest benchmark's OMB files)
-from timing import add_programs_option, heading, programs, summary, timed  # noqa: E402
+from timing import add_programs_option, heading, print_with_peaks, programs, timed  # noqa: E402
 
 KINDS = ("latency", "bw", "mbw_mr", "bcast")
 
@@ -69,10 +69,11 @@ def main() -> int:
                     check=True,
                 )
                 peaks[program] = max(peaks[program], int(usage.stderr.strip().splitlines()[-1]))
-    print(heading(f"{args.runs} runs", f"{args.rounds} rounds"))
-    for program in harnesses:
-        print(f"{summary(program, results[program])}; peak memory {peaks[program] / 1024:.0f} MiB")
-    print(f"load average: {os.getloadavg()[0]:.1f}")
+    print_with_peaks(
+        heading(f"{args.runs} runs", f"{args.rounds} rounds"),
+        {program: results[program] for program in harnesses},
+        peaks,
+    )
     return 0
 
 
