@@ -62,11 +62,11 @@ def updates(log) -> list[str]:
 
 def test_the_reason_says_what_how_much_and_which_run_in_characters_slurm_keeps():
     node = NodeFinding("cn017", f"{how_far('bw', 5_800, 12_000)} with 4 healthy partners")
-    assert drain_reason(node.evidence, 17) == "commscope: bw 48% of median with 4 healthy partners, run 17"
+    assert drain_reason(node.evidence, "run 17") == "commscope: bw 48% of median with 4 healthy partners, run 17"
     assert how_far("latency", 7.5, 1.5) == "latency 5.0x median"
     assert how_far("bibw", 2.4, 682.7) == "bibw 0.4% of median"
     assert drain_reason('bw "low"=\n\tx', None) == "commscope: bw _low____x"
-    long = drain_reason("x" * 500, 12345)
+    long = drain_reason("x" * 500, "run 12345")
     assert len(long) == 120 and long.endswith(", run 12345")
 
 
@@ -76,11 +76,13 @@ def test_the_valve_allows_five_percent_of_the_hosts_swept_and_at_least_one(hosts
 
 
 def test_a_located_node_is_drained_with_its_reason(cli, db, tmp_path, scontrol):
-    result = locate(cli, db, tmp_path, {"cn017": 0.4}, "--drain")
+    verdict = tmp_path / "verdict.json"
+    result = locate(cli, db, tmp_path, {"cn017": 0.4}, "--drain", "--json", verdict)
     assert result.exit_code == 1, result.output  # a bad node named: as without --drain
     (update,) = updates(scontrol)
     assert update.startswith("update NodeName=cn017 State=DRAIN Reason=commscope: bw ")
     assert "% of median with " in update and update.endswith(", run 1")
+    assert json.loads(verdict.read_text())["drained"] == ["cn017"]  # what --drain did, beside the verdict
     assert "drain: scontrol update NodeName=cn017 State=DRAIN" in result.stderr
     assert scontrol.read_text().splitlines()[0] == "ping"  # asked before measuring
 
@@ -97,8 +99,10 @@ def test_dry_run_prints_the_commands_and_runs_none(cli, db, tmp_path, scontrol):
 
 def test_the_valve_refuses_to_drain_more_than_its_share_and_says_why(cli, db, tmp_path, scontrol):
     slow = {"cn003": 0.4, "cn011": 0.4, "cn027": 0.4}  # 3 of 40: more than 5 % (2)
-    result = locate(cli, db, tmp_path, slow, "--drain")
+    verdict = tmp_path / "verdict.json"
+    result = locate(cli, db, tmp_path, slow, "--drain", "--json", verdict)
     assert result.exit_code == 1
+    assert json.loads(verdict.read_text())["drained"] == []  # written though the drain was refused
     assert "3 bad nodes named (cn003, cn011, cn027), more than --max-drain 2: draining none" in result.stderr
     assert "more likely the network" in result.stderr and "Traceback" not in result.output
     assert updates(scontrol) == []

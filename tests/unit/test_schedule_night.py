@@ -8,12 +8,14 @@ whose run `collect` stores beside the check's, under the same label."""
 from __future__ import annotations
 
 import json
+import os
 import shlex
 import socket
 import subprocess
 import sys
 
 import pytest
+from test_drain import scontrol, updates  # noqa: F401 (scontrol: a fixture)
 from test_schedule import USER_LINES, _entry_command, slurm_table, table  # noqa: F401 (fixtures)
 
 from commscope.cluster.schedule import entries
@@ -150,6 +152,27 @@ def test_a_failed_night_runs_locate_and_collect_stores_both(cli, fake_core, tabl
         "list", "runs", "--label", "latency", "--db", db
     )  # the label selects the night: the check and its locate
     assert listed.exit_code == 0 and f"{sweep.id} " in listed.output and f"{check.id} " in listed.output, listed.output
+
+
+def test_a_failed_night_drains_with_a_reason_naming_its_job(cli, fake_core, table, db, tmp_path, scontrol, clean_env):  # noqa: F811
+    """The night's locate stores into a scratch database (run 1, always): the reason names the
+    night's job instead, whose runs `collect` stores (outside Slurm, as here, the job's folder;
+    under scrontab the Slurm job: tests/cluster/test_schedule.py)."""
+    clean_env.setenv("PATH", f"{tmp_path / 'schedulers'}:{os.environ['PATH']}")  # crontab and scontrol stand-ins
+    _accepted(cli, db, faster=0.5)
+    network = tmp_path / "network.json"
+    network.write_text(json.dumps({"seed": 7, "slow_nodes": {"cn005": 0.5}}))
+    oracle = f"{sys.executable} -m commscope.sweep.simulate {network}"
+    # the core's flags last, after `--`, as a user gives them: --drain goes before them
+    locate_args = f"--hosts {','.join(HOSTS)} --oracle {shlex.quote(oracle)} --seed 2 -- --bw-size 64K"
+    argv = ["latency", "--every", "1d", "--baseline", "ref", "--on-failure", "locate", "--drain"]
+    assert cli("schedule", *argv, "--locate-args", locate_args, "--db", db).exit_code == 0
+    code, log, job = _night(table, db, tmp_path)
+    assert code == 1 and "bad node cn005" in log, log
+    (update,) = updates(scontrol)
+    assert update.startswith("update NodeName=cn005 State=DRAIN Reason=commscope: bw "), update
+    assert update.endswith(f", job folder {job.name}") and ", run 1" not in update, update
+    assert json.loads((job / "check.json").read_text())["locate"]["drain"] is True
 
 
 def test_a_textfile_folder_missing_on_the_node_leaves_the_night_as_it_was(cli, fake_core, table, db, tmp_path):  # noqa: F811

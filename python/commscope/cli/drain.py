@@ -23,9 +23,11 @@ MAX_DRAIN_HELP = (
 DRY_RUN_HELP = "With --drain: print the scontrol commands it would run, and run none."
 
 
-def drain_action(drain: bool, max_drain: int | None, dry_run: bool):
+def drain_action(drain: bool, max_drain: int | None, dry_run: bool, stored_as: str | None = None):
     """What --drain does with the bad nodes once the run is stored (None without --drain),
-    Slurm checked first (before measuring) unless this is a dry run."""
+    Slurm checked first (before measuring) unless this is a dry run. The reasons name the
+    stored run ("run N"), or `stored_as` where the run's database is a scratch one (the
+    nightly entry's, whose runs `collect` stores later under their job)."""
     from commscope.errors import UsageError
 
     if not drain:
@@ -37,9 +39,10 @@ def drain_action(drain: bool, max_drain: int | None, dry_run: bool):
     if not dry_run:
         check_can_drain()
 
-    def act(nodes, hosts_swept: int, run_id: int) -> None:
+    def act(nodes, hosts_swept: int, run_id: int) -> list[str]:
         limit = max_drain if max_drain is not None else default_max_drain(hosts_swept)
-        drain_nodes(nodes, run_id, limit, dry_run)
+        drained = drain_nodes(nodes, stored_as or f"run {run_id}", limit, dry_run)
+        return [] if dry_run else drained  # a dry run printed what it would drain, and drained none
 
     return act
 

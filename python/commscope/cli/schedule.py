@@ -67,7 +67,7 @@ def _slurm_options(name, nodes, ntasks_per_node, partition, time, account, qos, 
 #: The group an entry publishes under unless --group says: the entry's name.
 ENTRY_GROUP = "ENTRY"
 #: Options of `sweep locate` an entry sets itself.
-_LOCATE_OWN = ("--nodes", "--db", "--json", "--label", "--drain")
+_LOCATE_OWN = ("--nodes", "--db", "--json", "--label", "--drain", "--stored-as")
 
 
 def night_options(command):

@@ -97,6 +97,13 @@ _OWN = {
         ("locate", "all-pairs"),
     ),
     "--dry-run": ("dry_run", {"is_flag": True}, DRY_RUN_HELP, ("locate", "all-pairs")),
+    "--stored-as": (
+        "stored_as",
+        {"metavar": "TEXT", "hidden": True},
+        "What a drain's reason names instead of `run N`: the nightly entry passes `job N`, since "
+        "its locate run goes to a scratch database and `commscope collect` stores it under that job.",
+        ("locate",),
+    ),
     "--plot": (
         "plot",
         {"type": click.Path(file_okay=False, path_type=Path), "metavar": "DIR"},
@@ -145,8 +152,9 @@ def _refused(mode: str):
     def decorate(command):
         for flag, (name, kwargs, _, modes) in _OWN.items():
             if mode not in modes:
+                shown = {key: value for key, value in kwargs.items() if key != "hidden"}
                 command = click.option(
-                    flag, f"refused_{name}", hidden=True, expose_value=False, callback=refuse, **kwargs
+                    flag, f"refused_{name}", hidden=True, expose_value=False, callback=refuse, **shown
                 )(command)
         return command
 
@@ -289,7 +297,7 @@ def intra(ctx: click.Context, **options) -> None:
     f"({DEFAULT_LIMIT}; --oracle: a round, default 600 s, not repeated).",
     "The hosts (at least 6); one rank runs on each.",
 )
-@_own("--oracle", "--seed", "--topology", "--detect", "--drain", "--max-drain", "--dry-run")
+@_own("--oracle", "--seed", "--topology", "--detect", "--drain", "--max-drain", "--dry-run", "--stored-as")
 @_refused("locate")
 @click.pass_context
 def locate(ctx: click.Context, **options) -> None:
@@ -365,7 +373,9 @@ def _sweep(ctx: click.Context, mode: str, options: dict) -> None:
         core_flags=ctx.meta.get("core_flags", []),
     )
     check_nodes(request)
-    drain = drain_action(options.get("drain"), options.get("max_drain"), options.get("dry_run"))  # Slurm asked first
+    drain = drain_action(  # Slurm asked first
+        options.get("drain"), options.get("max_drain"), options.get("dry_run"), options.get("stored_as")
+    )
     if request.nodes is not None:
         from commscope.cluster.allocate import allocation_hosts, in_allocation, run_in_allocation, salloc_argv
         from commscope.cluster.config import load as load_config

@@ -54,9 +54,9 @@ def default_max_drain(hosts_swept: int) -> int:
     return max(1, int(hosts_swept * MAX_DRAIN_SHARE))
 
 
-def drain_reason(evidence: str, run_id: int | None) -> str:
-    """The Reason written: "commscope: EVIDENCE, run N", safe characters only."""
-    run = f", run {run_id}" if run_id is not None else ""
+def drain_reason(evidence: str, stored_as: str | None) -> str:
+    """The Reason written: "commscope: EVIDENCE, run N" (`stored_as` "run N"), safe characters only."""
+    run = f", {stored_as}" if stored_as is not None else ""
     text = f"{REASON_PREFIX} {evidence}"[: REASON_LIMIT - len(run)] + run
     return _UNSAFE.sub("_", text)
 
@@ -142,8 +142,11 @@ def check_can_drain() -> None:
         raise DrainRefused(f"--drain: {why}; nothing was drained")
 
 
-def drain_nodes(nodes: Sequence[NodeFinding], run_id: int | None, max_drain: int, dry_run: bool = False) -> list[str]:
-    """Drain each bad node with its reason; the hosts drained (or, dry, that would be).
+def drain_nodes(
+    nodes: Sequence[NodeFinding], stored_as: str | None, max_drain: int, dry_run: bool = False
+) -> list[str]:
+    """Drain each bad node with its reason, which ends with where the evidence is stored
+    (`stored_as`: "run 17"); the hosts drained (or, dry, that would be).
 
     Refuses (DrainRefused, nothing drained) when more than `max_drain` would be, when
     Slurm does not answer, knows a node not, or refuses the first; a node already out of
@@ -161,7 +164,7 @@ def drain_nodes(nodes: Sequence[NodeFinding], run_id: int | None, max_drain: int
         )
     if dry_run:
         for node in nodes:
-            sys.stdout.write(shown(update_argv(node.host, "DRAIN", drain_reason(node.evidence, run_id))) + "\n")
+            sys.stdout.write(shown(update_argv(node.host, "DRAIN", drain_reason(node.evidence, stored_as))) + "\n")
         ui.note(f"drain: --dry-run: {len(nodes)} node(s) would be drained; nothing was changed")
         return [node.host for node in nodes]
     check_can_drain()
@@ -172,7 +175,7 @@ def drain_nodes(nodes: Sequence[NodeFinding], run_id: int | None, max_drain: int
         if state.out_of_service and not state.ours:
             ui.warn(f"drain: {node.host} is out of service already ({state.state}: {state.reason}); left as it is")
             continue
-        argv = update_argv(node.host, "DRAIN", drain_reason(node.evidence, run_id))
+        argv = update_argv(node.host, "DRAIN", drain_reason(node.evidence, stored_as))
         done = slurm.run_slurm(argv)
         if done.returncode != 0:
             message = " ".join((done.stderr or done.stdout).split())

@@ -191,7 +191,11 @@ def locate(job: Path, label: str, drain: bool, more: Sequence[str]) -> dict:
     with tempfile.TemporaryDirectory(prefix="commscope-locate-") as scratch:
         database = Path(scratch) / "locate.db"
         argv = [sys.executable, "-m", "commscope", "sweep", "locate", *hosts, "--label", label]
-        argv += ["--db", str(database), "--json", str(job / LOCATE_JSON), *(["--drain"] if drain else []), *more]
+        argv += ["--db", str(database), "--json", str(job / LOCATE_JSON)]
+        if drain:  # the reason names the job, whose runs `collect` stores: the scratch run id means nothing
+            slurm_job = os.environ.get("SLURM_JOB_ID")
+            argv += ["--drain", "--stored-as", f"job {slurm_job}" if slurm_job else f"job folder {job.name}"]
+        argv += more  # last: it may end with `--` and the core's flags
         sys.stdout.flush()
         record["exit_status"] = subprocess.run(argv, check=False).returncode
         record["files"] = [jsonl.name for jsonl in _keep_stored(database, job / "runs", argv)]

@@ -164,7 +164,7 @@ def _measure_and_judge(
         kept = []
         for host in ours:
             if host in failed:
-                _run(update_argv(host, "DRAIN", drain_reason(failed[host], document["run_id"])))
+                _run(update_argv(host, "DRAIN", drain_reason(failed[host], f"run {document['run_id']}")))
                 kept.append(host)
                 ui.warn(f"recheck: {host} stays drained: {failed[host]}, run {document['run_id']}")
             else:

@@ -385,3 +385,32 @@ def heatmap_files(matrix: SweepMatrix, flags: Sequence[Flag], folder: Path, grou
         heatmap(matrix, metric, flags, groups=groups).savefig(path, dpi=110)
         paths.append(path)
     return paths
+
+
+def matrix_document(
+    judgement: SweepJudgement, run_id: int | None, retest_run_id: int | None, drained: list[str] | None = None
+) -> dict:
+    """A link sweep's --json: hosts, a matrix per metric, flags with evidence, and the hosts
+    --drain took out of service (`drained`, where it was asked)."""
+    labels = judgement.matrix.labels
+
+    def cell(value) -> float | None:
+        return None if np.isnan(value) else round(float(value), 4)
+
+    return {
+        "schema": "commscope-sweep",
+        "schema_version": 1,
+        "run_id": run_id,
+        "retest_run_id": retest_run_id,
+        "hosts": labels,
+        "units": {"latency": "us", "bw": "MB/s", "bibw": "MB/s"},
+        "matrices": {
+            metric: [[cell(v) for v in row] for row in values] for metric, values in judgement.matrix.values.items()
+        },
+        "flags": [flag_record(flag, labels) for flag in judgement.flags()],
+        "bad_switches": [switch_record(flag, labels) for flag in judgement.switches],
+        "cleared": [
+            {"metric": item.metric, "pair": [labels[i] for i in item.pair], "value": item.value, "retest": item.retest}
+            for item in judgement.cleared()
+        ],
+    } | ({"drained": drained} if drained is not None else {})

@@ -34,13 +34,13 @@ import shlex
 import shutil
 import sys
 import tempfile
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from pathlib import Path
 
 import numpy as np
 
 from commscope import __version__, ui
-from commscope.analysis.bad_nodes import NodeFinding, located_nodes
+from commscope.analysis.bad_nodes import located_nodes
 from commscope.analysis.fabric import Fabric
 from commscope.analysis.locate import Locator
 from commscope.analysis.locate_stored import locate_record
@@ -60,7 +60,7 @@ from commscope.records.text import format_size
 from commscope.records.textsafe import one_line
 from commscope.sweep import fabric_hosts
 from commscope.sweep.inputs import check_output
-from commscope.sweep.run import Sweeper, SweepRequest, hosts_of
+from commscope.sweep.run import OnBadNodes, Sweeper, SweepRequest, drain_found, hosts_of
 
 #: Seconds an oracle may take for one round unless --timeout says otherwise.
 ORACLE_TIMEOUT_S = 600.0
@@ -302,11 +302,6 @@ def fabric_of(request: SweepRequest, hosts: Sequence[str]) -> Fabric | None:
     return None if request.topology is None else fabric_hosts.fabric_of(request.topology, hosts, "locate")
 
 
-#: What is done with a verdict's bad nodes once the run is stored (`--drain`: cluster/drain.py):
-#: called with the nodes, the number of hosts swept and the stored run's id.
-OnBadNodes = Callable[[list[NodeFinding], int, int], None]
-
-
 def run_locate(
     request: SweepRequest, oracle: str | None, seed: int | None, db: Path, on_bad_nodes: OnBadNodes | None = None
 ) -> int:
@@ -366,9 +361,16 @@ def report_verdict(
     for level, line in locate_lines(verdict, labels):
         (ui.warn if level == "warn" else ui.note)(line)
     run_id = stored.runs[0].id if stored.runs else None
+    drained, refused = None, None
+    if not stored.kept:
+        ui.note(f"stored {LOCATE_MODE} run {run_id} in {db}")
+        if on_bad_nodes is not None:
+            drained, refused = drain_found(on_bad_nodes, located_nodes(verdict, labels), len(labels), run_id)
     unwritten = False
     if request.json_out:
         document = locate_document(verdict, labels, request.policy, run_id)
+        if drained is not None:
+            document["drained"] = drained
         try:
             request.json_out.write_text(json.dumps(document, indent=1) + "\n")
         except OSError as exc:
@@ -379,10 +381,9 @@ def report_verdict(
         if on_bad_nodes is not None:
             ui.warn("not drained: a drain's reason names a stored run; `commscope import` it, then drain")
         return summary(stored, db)
-    ui.note(f"stored {LOCATE_MODE} run {run_id} in {db}")
     sys.stdout.flush()
-    if on_bad_nodes is not None:
-        on_bad_nodes(located_nodes(verdict, labels), len(labels), run_id)
+    if refused is not None:
+        raise refused
     if unwritten:
         return EXIT_USAGE
     # a bad switch is a fault found as much as a bad node, an undecided uplink as much

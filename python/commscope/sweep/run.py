@@ -29,8 +29,6 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-import numpy as np
-
 from commscope import ui
 from commscope.analysis.bad_nodes import NodeFinding, flagged_nodes
 from commscope.analysis.fabric import fabric_record
@@ -58,11 +56,10 @@ from commscope.execute.reporter import QuietReporter
 from commscope.execute.runner import Runner, RunRequest, finalize_grace_s, plan
 from commscope.execute.signals import StopSignals
 from commscope.output.sweep_view import (
-    flag_record,
     heatmap_files,
     intra_table,
+    matrix_document,
     sweep_table,
-    switch_record,
     verdict_lines,
     where_text,
 )
@@ -325,33 +322,6 @@ class _Stopped(CommscopeError):
         self.exit_code = EXIT_INTERRUPTED if signals.received else EXIT_FAILED
 
 
-def matrix_document(result: SweepResult) -> dict:
-    """The JSON matrix (--json): hosts, a matrix per metric, flags with evidence."""
-    judgement = result.judgement
-    labels = judgement.matrix.labels
-
-    def cell(value) -> float | None:
-        return None if np.isnan(value) else round(float(value), 4)
-
-    return {
-        "schema": "commscope-sweep",
-        "schema_version": 1,
-        "run_id": result.run.id,
-        "retest_run_id": result.retest_run.id if result.retest_run else None,
-        "hosts": labels,
-        "units": {"latency": "us", "bw": "MB/s", "bibw": "MB/s"},
-        "matrices": {
-            metric: [[cell(v) for v in row] for row in values] for metric, values in judgement.matrix.values.items()
-        },
-        "flags": [flag_record(flag, labels) for flag in judgement.flags()],
-        "bad_switches": [switch_record(flag, labels) for flag in judgement.switches],
-        "cleared": [
-            {"metric": item.metric, "pair": [labels[i] for i in item.pair], "value": item.value, "retest": item.retest}
-            for item in judgement.cleared()
-        ],
-    }
-
-
 def check_nodes(request: SweepRequest) -> None:
     if request.nodes is None:
         if request.partition or request.time:
@@ -365,9 +335,23 @@ def check_nodes(request: SweepRequest) -> None:
         raise UsageError(f"--nodes {request.nodes}: {request.mode} needs at least {least_hosts(request.mode)} nodes")
 
 
-def run_sweep(
-    request: SweepRequest, db: Path, on_bad_nodes: Callable[[list[NodeFinding], int, int], None] | None = None
-) -> int:
+#: What is done with a verdict's bad nodes once the run is stored (`--drain`: cluster/drain.py):
+#: called with the nodes, the number of hosts swept and the stored run's id; returns the hosts
+#: it took out of service (the --json's `drained`), or raises a CommscopeError having taken none.
+OnBadNodes = Callable[[list[NodeFinding], int, int], list[str]]
+
+
+def drain_found(on_bad_nodes: OnBadNodes, nodes: list[NodeFinding], hosts: int, run_id: int):
+    """`on_bad_nodes` once the run is stored: the hosts drained, and its refusal (raised by the
+    caller once the --json is written, which says `drained: []` then)."""
+    sys.stdout.flush()
+    try:
+        return on_bad_nodes(nodes, hosts, run_id), None
+    except CommscopeError as exc:
+        return [], exc
+
+
+def run_sweep(request: SweepRequest, db: Path, on_bad_nodes: OnBadNodes | None = None) -> int:
     """Measure, judge, say; `on_bad_nodes(nodes, hosts swept, run id)` once the run is stored
     (--drain)."""
     sweeper = Sweeper(request)
@@ -382,18 +366,22 @@ def run_sweep(
     if request.mode == "intra":
         sys.stdout.write(intra_table(result.run, stored_topology(result.run) or {}))
     worse = against_baseline(result.run, request.baseline)
-    unwritten = write_outputs(request, result, flags)
     named = len(flags) + len(result.judgement.switches)
     counted = f"{named} flag{'s' if named != 1 else ''}"
+    drained, refused = None, None
+    if not stored.kept:
+        retest = f", retest run {result.retest_run.id}" if result.retest_run else ""
+        ui.note(f"stored sweep run {result.run.id}{retest} in {db}; {counted}")
+        if on_bad_nodes is not None:
+            nodes = flagged_nodes(flags, matrix.labels)
+            drained, refused = drain_found(on_bad_nodes, nodes, len(matrix.labels), result.run.id)
+    unwritten = write_outputs(request, result, flags, drained)
     if stored.kept:  # said as every measuring command says it, exit 4 before the flags' 1
         if on_bad_nodes is not None:
             ui.warn("not drained: a drain's reason names a stored run; `commscope import` it, then drain")
         return summary(stored, db)
-    retest = f", retest run {result.retest_run.id}" if result.retest_run else ""
-    ui.note(f"stored sweep run {result.run.id}{retest} in {db}; {counted}")
-    if on_bad_nodes is not None:
-        sys.stdout.flush()
-        on_bad_nodes(flagged_nodes(flags, matrix.labels), len(matrix.labels), result.run.id)
+    if refused is not None:
+        raise refused
     if unwritten:
         return EXIT_USAGE
     return EXIT_FAILED if named or worse else EXIT_OK
@@ -416,13 +404,16 @@ def against_baseline(run: Run, baseline: Run | None) -> bool:
     return not check.passed
 
 
-def write_outputs(request: SweepRequest, result: SweepResult, flags) -> bool:
-    """--json and --plot, checked before measuring but written after: a path gone bad
-    meanwhile is warned about (the sweep stays stored); True when one was not written."""
+def write_outputs(request: SweepRequest, result: SweepResult, flags, drained: list[str] | None = None) -> bool:
+    """--json (with the hosts --drain took out of service, where it was asked) and --plot,
+    checked before measuring but written after: a path gone bad meanwhile is warned about
+    (the sweep stays stored); True when one was not written."""
     unwritten = False
     if request.json_out:
+        run_ids = (result.run.id, result.retest_run.id if result.retest_run else None)
+        document = matrix_document(result.judgement, *run_ids, drained)
         try:
-            request.json_out.write_text(json.dumps(matrix_document(result), indent=1) + "\n")
+            request.json_out.write_text(json.dumps(document, indent=1) + "\n")
         except OSError as exc:
             unwritten = True
             ui.warn(f"cannot write --json {request.json_out}: {exc.strerror or exc}")
