@@ -32,6 +32,7 @@ from commscope.cluster.schedule import entries
 from mpi_flavours import load_flavours
 
 from .cluster_support import (
+    FINALIZE_GRACE_S,
     HOSTS,
     NOT_ENDED,
     REPO,
@@ -158,6 +159,7 @@ def test_the_nightly_loop_runs_checks_locates_drains_and_is_removed(
         f"{name}={cluster.env[name]}" for name in ("SLURM_CONF", "UCX_TLS", "UCX_NET_DEVICES") if name in cluster.env
     ]
     passed_on += [f"COMMSCOPE_SWEEP_TMP={shared_dir()}", f"LD_PRELOAD={mpich_yield_when_idle}"]
+    passed_on += [f"COMMSCOPE_FINALIZE_GRACE={FINALIZE_GRACE_S}"]  # MPICH's known hang in MPI_Finalize
     locate_args = f"--rules {rules} --timeout 90 --bind none -- --bw-size 64K -W 8 -i 10 -x 2"
 
     def schedule(*at: str) -> subprocess.CompletedProcess:
