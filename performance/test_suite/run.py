@@ -11,6 +11,10 @@ on both. It needs what .ci/run installs (both MPI libraries, Chromium, Slurm, ..
 
 e.g. `performance/test_suite/run.py 1ce32ab HEAD` (before and after a change). The
 virtual cluster is one per machine: run nothing else that uses it meanwhile.
+
+pytest reports every test's time (`--durations=0` through PYTEST_ADDOPTS), so the summary
+also says what the tests all revisions have in common took at each, and what the tests
+only one has: a suite that grew is told apart from tests that got slower.
 """
 
 from __future__ import annotations
@@ -35,6 +39,16 @@ WORK = REPO / "build" / "test-suite"
 #: `export NAME=VALUE` lines of .ci/run (the one place that says what CI sets)
 CI_EXPORT = re.compile(r'^export (\w+)=("[^"]*"|\S+)', re.M)
 PYTEST_SUMMARY = re.compile(r"^=+ (.*(?:passed|failed).* in [\d.]+s.*?) =+$", re.M)
+#: A line of pytest's --durations report: seconds, phase, test id
+DURATION = re.compile(r"^([\d.]+)s (?:setup|call|teardown)\s+(\S+)$", re.M)
+
+
+def test_seconds(log: str) -> dict[str, float]:
+    """Seconds per test id (its setup, call and teardown) over both of make test's steps."""
+    seconds: dict[str, float] = {}
+    for value, test in DURATION.findall(log):
+        seconds[test] = seconds.get(test, 0.0) + float(value)
+    return seconds
 
 
 def ci_environment() -> dict[str, str]:
@@ -61,7 +75,8 @@ def one_round(commit: str, env: dict[str, str], log_dir: Path) -> dict:
         if (clone / "scripts" / "build-scrontab").exists():
             subprocess.run([str(clone / "scripts" / "build-scrontab")], check=True, stdout=subprocess.DEVNULL)
         began = time.monotonic()
-        done = subprocess.run(["make", "test"], cwd=clone, env=env, capture_output=True, text=True)
+        timed = {**env, "PYTEST_ADDOPTS": f"{env.get('PYTEST_ADDOPTS', '')} --durations=0 --durations-min=0".strip()}
+        done = subprocess.run(["make", "test"], cwd=clone, env=timed, capture_output=True, text=True)
         seconds = time.monotonic() - began
     log = log_dir / f"{commit}-{int(time.time())}.log"
     log.write_text(done.stdout + done.stderr)
@@ -70,8 +85,24 @@ def one_round(commit: str, env: dict[str, str], log_dir: Path) -> dict:
         "exit": done.returncode,
         "wall_s": round(seconds, 1),
         "pytest": PYTEST_SUMMARY.findall(done.stdout),
+        "tests": test_seconds(done.stdout),
         "log": str(log),
     }
+
+
+def shared_and_own(results: list[dict]) -> list[str]:
+    """Per revision: the summed test time of the tests every revision ran, and of its own."""
+    common = set.intersection(*(set(result["tests"]) for result in results))
+    lines = [f"{len(common)} tests in every revision"]
+    for result in results:
+        own = set(result["tests"]) - common
+        shared_s = sum(result["tests"][test] for test in common)
+        own_s = sum(result["tests"][test] for test in own)
+        lines.append(
+            f"{result['commit']} (round {result['round']}): those {shared_s:.0f} s of test time; "
+            f"its {len(own)} other tests {own_s:.0f} s"
+        )
+    return lines
 
 
 def main() -> int:
@@ -94,6 +125,9 @@ def main() -> int:
             print(f"{commit}: make test exit {result['exit']}, {result['wall_s']:.0f} s", flush=True)
             for line in result["pytest"]:
                 print(f"    pytest: {line}", flush=True)
+    if all(result["tests"] for result in results):
+        for line in shared_and_own(results):
+            print(line, flush=True)
     if args.save:
         args.save.write_text(
             json.dumps(
