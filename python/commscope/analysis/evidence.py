@@ -8,8 +8,10 @@ far below, also estimated from the sweep), transient contention that slows it by
 factor up to e^-3. A part slow by delta moves every pair through it down by delta.
 
 For each alternative delta on a grid of slowdowns (1 % ... 99.75 %), a pair's log likelihood
-ratio is log f(r + delta) - log f(r), f the mixture above; a part's evidence is the sum over
-its pairs. Its likelihood ratio averaged over the grid (a prior fixed in advance: half on
+ratio is log f_delta(r + delta) - log f(r), f the mixture above and f_delta the same with
+its normal widened by the spread of delta's cell of the grid (the alternative stands for
+every slowdown of its cell, so a quiet sweep still recognises a part slowed between two
+grid points); a part's evidence is the sum over its pairs. Its likelihood ratio averaged over the grid (a prior fixed in advance: half on
 the slowdown asked for, half spread over the grid) is a nonnegative
 martingale while the part is healthy, so by Ville's inequality it exceeds 1/a with
 probability at most a, however many rounds are looked at and whenever the sweep stops:
@@ -88,12 +90,14 @@ class Noise:
         return cls(median, sigma, share, int(logs.size), span)
 
 
-def _log_density(r: np.ndarray, noise: Noise) -> np.ndarray:
-    """log f(r): normal noise, or contention: uniform on [-span, 0), and below -span a tail
-    that halves every TAIL x span (a pair slower than any contention seen is unlikely, not
-    impossible: a hard edge would make one such pair certain proof)."""
-    z = r / noise.sigma
-    normal = np.log1p(-noise.contention) - 0.5 * z * z - np.log(noise.sigma * np.sqrt(2 * np.pi))
+def _log_density(r: np.ndarray, noise: Noise, sigma=None) -> np.ndarray:
+    """log f(r): normal noise (of `sigma`, default the noise's), or contention: uniform on
+    [-span, 0), and below -span a tail that halves every TAIL x span (a pair slower than any
+    contention seen is unlikely, not impossible: a hard edge would make one such pair
+    certain proof)."""
+    sigma = noise.sigma if sigma is None else sigma
+    z = r / sigma
+    normal = np.log1p(-noise.contention) - 0.5 * z * z - np.log(sigma * np.sqrt(2 * np.pi))
     scale = TAIL * noise.span / np.log(2)
     level = np.log(noise.contention / (noise.span + scale))
     contended = np.where(r >= -noise.span, level, level + (r + noise.span) / scale)
@@ -105,7 +109,12 @@ def pair_evidence(residuals: np.ndarray, noise: Noise, slowdowns: np.ndarray) ->
     slow by that much against healthy. `residuals` are log values minus the healthy median."""
     r = np.asarray(residuals, dtype=np.float64)[:, None]
     shifts = log_shift(slowdowns)[None, :]
-    ratio = _log_density(r + shifts, noise) - _log_density(r, noise)
+    # each alternative stands for the slowdowns of its cell of the grid (GRID_RATIO wide):
+    # its noise widened by that cell's spread, or a quiet sweep (sigma far below a cell)
+    # would find a part slowed between two grid points unlike every alternative
+    cell = shifts * (GRID_RATIO - 1)
+    widened = np.sqrt(noise.sigma**2 + cell * cell / 12)
+    ratio = _log_density(r + shifts, noise, widened) - _log_density(r, noise)
     # a value far above anything healthy (a slowdown cannot explain it) is a healthy pair's
     return np.nan_to_num(ratio, nan=0.0, neginf=-50.0, posinf=50.0)
 

@@ -13,9 +13,9 @@ it crosses. A pair through a part already named explains nothing more.
 1. Round 1 is a random perfect matching; with a topology half of each leaf's hosts are
    paired inside their leaf and the rest across leaves, so one round already tells a slow
    host (slow both ways) from a slow uplink (slow only across).
-2. Every later round pairs each undecided host with a cleared host it has not met (inside
-   its leaf and across, in turn), and probes each undecided uplink with cleared hosts on
-   both sides of it; only when no cleared partner is left are two undecided hosts paired.
+2. Every later round probes each undecided uplink with cleared hosts on both sides of it,
+   then pairs each undecided host with a cleared host it has not met (inside its leaf and
+   across, in turn); only when no cleared partner is left are two undecided hosts paired.
 3. A part is named when its averaged likelihood ratio reaches parts / alpha (at most alpha
    of the sweeps of a healthy fabric name anything), and for a host when it was slow with
    `confirm` different cleared partners; it is cleared when a slowdown of `detect` or more
@@ -23,8 +23,7 @@ it crosses. A pair through a part already named explains nothing more.
    that detection limit), at the round limit, or when no undecided part has a partner left.
 
 What a few rounds cannot show: a slow pair whose parts are all cleared otherwise is a
-*suspect pair*: transient contention, or a bad link between those two hosts; `sweep
-all-pairs` measures every pair.
+*suspect pair* (contention, or a bad link): `sweep all-pairs` measures every pair.
 
 The judgement is a function of the rounds measured (their pairs and values), the rules and
 the topology; the random choice of pairs is the planner's alone, so a stored run is judged
@@ -179,6 +178,9 @@ class Locator:
                 return candidate
             return None
 
+        # uplinks first: on a small fabric the undecided hosts take every partner beyond them
+        for switch in np.flatnonzero(self.undecided[self.n :]).tolist():
+            pairs += self._probes(switch, used, by_leaf, everywhere)
         undecided_hosts = np.flatnonzero(self.undecided[: self.n])
         self._rng.shuffle(undecided_hosts)
         alone = []
@@ -200,8 +202,6 @@ class Locator:
                 continue
             used[host] = used[partner] = True
             pairs.append((host, partner))
-        for switch in np.flatnonzero(self.undecided[self.n :]).tolist():
-            pairs += self._probes(switch, used, by_leaf, everywhere)
         for index, host in enumerate(alone):  # no cleared partner left: two undecided hosts
             if used[host]:
                 continue
