@@ -113,7 +113,9 @@ def _run_by_slurmctld(cluster, schedule, timeout: float = RUN_TIMEOUT) -> tuple[
 
 #: The fault of the failed night: a few percent of a healthy pair (test_locate.py).
 THROTTLE = "20mbit"
-LOCATE_RULES = "bw: {margin: 0.25}\nlocate: {confirm: 3}\n"
+#: test_locate.py's rules: a host 80 % slower or more is a fault, so partners are cleared
+#: however far the floating ranks spread the healthy pairs on a loaded machine
+LOCATE_RULES = "bw: {margin: 0.25}\nlocate: {confirm: 3, detect: 0.8}\n"
 #: Seconds the failed night may take: the check, then locate's rounds over six hosts.
 LOCATE_NIGHT_TIMEOUT = 480
 
@@ -127,7 +129,9 @@ def _reasons(cluster) -> dict[str, str]:
     return dict(line.split("|", 1) for line in done.stdout.splitlines() if line.strip())
 
 
-@pytest.mark.timing  # judges measured speeds, as test_locate.py
+# Not `timing`: what it judges, a host at 2.5 MB/s among pairs of hundreds, holds beside
+# make pytest's other workers (the cluster chain runs at a higher priority than they do),
+# and most of its two to three minutes is waiting for slurmctld's minutes.
 def test_the_nightly_loop_runs_checks_locates_drains_and_is_removed(
     vcluster6, request, tmp_path_factory, mpich_yield_when_idle
 ):
