@@ -26,8 +26,10 @@ CORES = len(os.sched_getaffinity(0))
 #: Other test workers run beside this one (make pytest's parallel step).
 SHARED_CORES = int(os.environ.get("PYTEST_XDIST_WORKER_COUNT", "1")) > 1
 
-#: The network Open MPI's ranks of one machine use between them (tests/mpi).
+#: The network Open MPI's ranks of one machine use between them (tests/mpi), and MPICH's
+#: UCX device for it.
 LOOPBACK = "127.0.0.0/8"
+LOOPBACK_DEVICE = "lo"
 
 
 @functools.cache
@@ -80,6 +82,10 @@ class Flavour:
             # address (10.213.0.1) at start, then found it gone ("Cannot assign requested
             # address", a launch that never starts)
             env.update(OMPI_MCA_btl_tcp_if_include=LOOPBACK, OMPI_MCA_oob_tcp_if_include=LOOPBACK)
+        else:
+            # the same for MPICH's UCX, which opens every network device at MPI_Init: one
+            # that went away meanwhile failed the launch ("init_worker ... No such device")
+            env.setdefault("UCX_NET_DEVICES", LOOPBACK_DEVICE)
         return self._waiting(env, np)
 
     def _waiting(self, env: dict[str, str], np: int) -> dict[str, str]:

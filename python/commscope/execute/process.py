@@ -236,12 +236,22 @@ class Finished:
         return "\n".join(self.stderr.decode(errors="replace").strip().splitlines()[-lines:])
 
 
+#: Scans of /proc for what a program left running: a process in the middle of an exec (or
+#: of starting another) can be unreadable to one scan, so they go on until one finds none.
+LEFTOVER_SCANS = 5
+
+
 def stop_leftovers(process: subprocess.Popen) -> None:
     """Kill what the ended program left running (a child in the background, one that
     started a session of its own): nothing a program started outlives its run."""
-    for pid in tagged(process):
-        with contextlib.suppress(ProcessLookupError, PermissionError):
-            os.kill(pid, signal.SIGKILL)
+    for scan in range(LEFTOVER_SCANS):
+        found = tagged(process)
+        if not found and scan:
+            return
+        for pid in found:
+            with contextlib.suppress(ProcessLookupError, PermissionError):
+                os.kill(pid, signal.SIGKILL)
+        time.sleep(0.02)
 
 
 def _tail(handle: IO[bytes], limit: int) -> bytes:
