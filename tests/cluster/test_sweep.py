@@ -17,6 +17,7 @@ import shlex
 import shutil
 import subprocess
 import sys
+from collections.abc import Sequence
 from pathlib import Path
 
 import pytest
@@ -86,9 +87,10 @@ def sweep(
     hosts: list[str] | None = None,
     mode: str = "all-pairs",
     metrics: str = "bw,bibw",
+    core_flags: Sequence[str] = CORE_FLAGS,
 ) -> tuple[subprocess.CompletedProcess, dict]:
     """`commscope sweep MODE` (all-pairs) over the four hosts started by the MPI's own
-    launcher, or as `hosts` says (e.g. --nodes 4)."""
+    launcher, or as `hosts` says (e.g. --nodes 4); each pair measured with `core_flags`."""
     name = flavour[0]
     out = shared_dir() / f"sweep-{name}.json"
     out.unlink(missing_ok=True)
@@ -104,7 +106,7 @@ def sweep(
             str(out),
             *args,
             "--",
-            *CORE_FLAGS,
+            *core_flags,
         ],
         capture_output=True,
         text=True,
