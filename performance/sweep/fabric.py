@@ -9,6 +9,7 @@ process: the rounds taken, the pairs measured, whether every planted fault was n
 sweeps ended certain, and the CPU time of planning and judging per round (the largest).
 
     .venv/bin/python performance/sweep/fabric.py [--seeds 10] [--healthy-seeds 100] [--sizes 1000,10000]
+        [--small-seeds 40]   # also the virtual cluster's eight hosts under leaves of 3, 3 and 2
 """
 
 from __future__ import annotations
@@ -30,9 +31,11 @@ from commscope.sweep.simulate import Network  # noqa: E402
 LEAF = 40
 
 
-def one_sweep(n: int, faults: dict, noise: float, contention: float, seed: int, rules: LocateRules) -> dict:
+def one_sweep(
+    n: int, faults: dict, noise: float, contention: float, seed: int, rules: LocateRules, leaf: int = LEAF
+) -> dict:
     hosts = [f"cn{i:05d}" for i in range(n)]
-    leaves = {f"leaf{k:03d}": hosts[start : start + LEAF] for k, start in enumerate(range(0, n, LEAF))}
+    leaves = {f"leaf{k:03d}": hosts[start : start + leaf] for k, start in enumerate(range(0, n, leaf))}
     leaf_of = {host: leaf for leaf, members in leaves.items() for host in members}
     fabric = Fabric.of(hosts, leaf_of, {**dict.fromkeys(leaves, "spine"), "spine": None})
     network = Network.of({"seed": seed, "noise": noise, "contention": contention, "leaves": leaves, **faults})
@@ -80,6 +83,23 @@ def scenarios(n: int) -> list[tuple[str, dict, float, float, LocateRules]]:
     return found
 
 
+#: The virtual cluster's fabric of tests/cluster/test_locate_fabric.py: eight hosts under
+#: leaves of 3, 3 and 2, a fault at 5 % of a healthy pair, --detect 80.
+SMALL = 8
+SMALL_LEAF = 3
+SMALL_RULES = LocateRules(detect=0.8)
+
+
+def small_scenarios() -> list[tuple[str, dict, float]]:
+    found = []
+    for noise in (0.1, 0.3, 0.5, 0.7):
+        found.append(
+            (f"bad uplink (leaf000 at 5 %), {noise:.0%} noise, --detect 80%", {"bad_uplinks": {"leaf000": 0.05}}, noise)
+        )
+        found.append((f"bad node (5 %), {noise:.0%} noise, --detect 80%", {"slow_nodes": {"cn00004": 0.05}}, noise))
+    return found
+
+
 def row(label: str, n: int, runs: list[dict]) -> str:
     rounds = sorted(run["rounds"] for run in runs)
     limits = [run["limit"] for run in runs if run["limit"] is not None]
@@ -96,19 +116,23 @@ def main() -> None:
     parser = argparse.ArgumentParser()
     parser.add_argument("--seeds", type=int, default=10)
     parser.add_argument("--healthy-seeds", type=int, default=100)
-    parser.add_argument("--sizes", default="1000,10000")
+    parser.add_argument("--sizes", default="1000,10000", help="host counts, comma-separated ('' for none)")
+    parser.add_argument("--small-seeds", type=int, default=0, help="also the eight-host fabric, this many seeds a row")
     args = parser.parse_args()
     print(
         "| scenario | hosts | sweeps | rounds | pairs (max) | found | falsely accused | certain "
         "| detection limit (worst) | plan+judge CPU per round (max) |"
     )
     print("|---|---:|---:|---|---:|---:|---:|---:|---:|---:|")
-    for n in [int(size) for size in args.sizes.split(",")]:
+    for n in [int(size) for size in args.sizes.split(",") if size]:
         for label, faults, noise, contention, rules in scenarios(n):
             runs = [one_sweep(n, faults, noise, contention, seed, rules) for seed in range(args.seeds)]
             print(row(label, n, runs), flush=True)
         healthy = [one_sweep(n, {}, 0.08, 0.05, seed, LocateRules()) for seed in range(args.healthy_seeds)]
         print(row("healthy, 8% noise, 5% contention", n, healthy), flush=True)
+    for label, faults, noise in small_scenarios() if args.small_seeds else ():
+        runs = [one_sweep(SMALL, faults, noise, 0.0, seed, SMALL_RULES, SMALL_LEAF) for seed in range(args.small_seeds)]
+        print(row(label, SMALL, runs), flush=True)
 
 
 if __name__ == "__main__":
