@@ -11,9 +11,10 @@ For each alternative delta on a grid of slowdowns (1 % ... 99.75 %), a pair's lo
 ratio is log f_delta(r + delta) - log f(r), f the mixture above and f_delta the same with
 its normal widened by the spread of delta's cell of the grid (the alternative stands for
 every slowdown of its cell, so a quiet sweep still recognises a part slowed between two
-grid points); a part's evidence is the sum over its pairs. Its likelihood ratio averaged over the grid (a prior fixed in advance: half on
-the slowdown asked for, half spread over the grid) is a nonnegative
-martingale while the part is healthy, so by Ville's inequality it exceeds 1/a with
+grid points); a part's evidence is the sum over its pairs. Its likelihood ratio averaged
+over the grid (a prior fixed in advance: half on the slowdown asked for, half spread over
+the grid) is a nonnegative martingale while the part is healthy, so by Ville's inequality
+it exceeds 1/a with
 probability at most a, however many rounds are looked at and whenever the sweep stops:
 a part is named when that average reaches parts / alpha (Bonferroni), which bounds the
 chance of naming any healthy part in a sweep by alpha. Symmetrically, a part slow by delta
