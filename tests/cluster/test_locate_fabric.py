@@ -15,7 +15,7 @@ Not part of `make test`: on 2026-11-28 six runs of the module (24 tests, both MP
 libraries) passed 23; the one that failed would fail CI one run in six or seven. With
 6 MiB a pair (10-20 ms, pairs spread by 50-70 %) about one sweep in five failed.
 The simulator, at the same shape, names the uplink and the host in 40 of 40 seeds up to
-30 % noise (tests/unit/test_locate_fabric.py). COMMSCOPE_FABRIC_PROOF=1 runs it, as for
+30 % noise (tests/unit/test_locate_small_fabric.py). COMMSCOPE_FABRIC_PROOF=1 runs it, as for
 the output in docs/sweep.md.
 """
 

@@ -147,33 +147,3 @@ def test_the_fabric_knows_which_uplinks_a_pair_crosses():
     assert paths[0].tolist() == [0, 1, -1, -1]  # inside leaf a: no uplink
     assert sorted(paths[1, 2:].tolist()) == [fabric.uplink(fabric.switches.index(s)) for s in ("a", "b")]
     assert fabric.hosts_under(fabric.switches.index("b")).tolist() == [4, 5, 6, 7]
-
-
-#: What tests/cluster/test_locate_fabric.py asks of eight hosts under three leaves (3, 3, 2).
-SMALL_FABRIC = LocateRules(detect=0.8)
-
-
-@pytest.mark.parametrize("noise", [0.1, 0.3])
-def test_on_eight_hosts_under_three_leaves_an_uplink_is_named_before_all_pairs_would_end(noise):
-    """Every seed of 40: the uplink's probes get partners beyond it before the undecided
-    hosts under it take them all (with the hosts served first, an uplink beside the bad one
-    stayed undecided until all-pairs' seventh round)."""
-    missed = []
-    for seed in range(40):
-        _, verdict, bad = sweep(8, {"noise": noise, "bad_uplinks": {"leaf000": 0.05}}, 3, seed, SMALL_FABRIC)
-        named = [found.switch for found in verdict.bad_switches]
-        if not (named == ["leaf000"] and not bad and verdict.stop == CERTAIN and verdict.rounds < 7):
-            missed.append((seed, named, bad, verdict.stop, verdict.rounds))
-    assert missed == []
-
-
-@pytest.mark.parametrize("noise", [0.1, 0.3])
-def test_on_eight_hosts_a_node_far_slower_than_the_grid_resolves_is_named(noise):
-    """Every seed of 40: a node at 5 % speed under little noise is named though its slowdown
-    lies between two points of the grid of alternatives, each of which stands for its cell."""
-    missed = []
-    for seed in range(40):
-        _, verdict, bad = sweep(8, {"noise": noise, "slow_nodes": {"cn00004": 0.05}}, 3, seed, SMALL_FABRIC)
-        if not (bad == {"cn00004"} and not verdict.bad_switches and verdict.stop == CERTAIN and verdict.rounds < 7):
-            missed.append((seed, sorted(bad), verdict.stop, verdict.rounds))
-    assert missed == []
