@@ -151,17 +151,24 @@ def new_job(folder: Path, argv: Sequence[str]) -> Path:
     return job
 
 
+def commscope_argv(command: Sequence[str], options: Sequence[str]) -> list[str]:
+    """`commscope COMMAND` with the entry's own `options` before the core's flags (`--`)."""
+    argv = [sys.executable, "-m", "commscope", *command]
+    split = argv.index("--") if "--" in argv else len(argv)
+    argv[split:split] = options
+    return argv
+
+
+def run_commscope(argv: Sequence[str]) -> int:
+    """A commscope command of the night, its output in the job's log; its exit status."""
+    sys.stdout.flush()
+    return subprocess.run(argv, check=False).returncode
+
+
 def run_suite(job: Path, run_args: Sequence[str]) -> int:
     """`commscope run RUN_ARGS --no-store --output-dir JOB/runs`, as `submit`'s job script
     runs it; its exit status is returned (`ended` writes it when the job is done)."""
-    argv = [sys.executable, "-m", "commscope", "run", *run_args]
-    if "--" in argv:  # the options go before the core's flags
-        split = argv.index("--")
-        argv[split:split] = ["--no-store", "--output-dir", str(job / "runs")]
-    else:
-        argv += ["--no-store", "--output-dir", str(job / "runs")]
-    sys.stdout.flush()
-    return subprocess.run(argv, check=False).returncode
+    return run_commscope(commscope_argv(["run", *run_args], ["--no-store", "--output-dir", str(job / "runs")]))
 
 
 def ended(job: Path, code: int) -> None:
@@ -190,14 +197,12 @@ def locate(job: Path, label: str, drain: bool, more: Sequence[str]) -> dict:
         hosts = ["--nodes", nodes]
     with tempfile.TemporaryDirectory(prefix="commscope-locate-") as scratch:
         database = Path(scratch) / "locate.db"
-        argv = [sys.executable, "-m", "commscope", "sweep", "locate", *hosts, "--label", label]
-        argv += ["--db", str(database), "--json", str(job / LOCATE_JSON)]
+        options = [*hosts, "--label", label, "--db", str(database), "--json", str(job / LOCATE_JSON)]
         if drain:  # the reason names the job, whose runs `collect` stores: the scratch run id means nothing
             slurm_job = os.environ.get("SLURM_JOB_ID")
-            argv += ["--drain", "--stored-as", f"job {slurm_job}" if slurm_job else f"job folder {job.name}"]
-        argv += more  # last: it may end with `--` and the core's flags
-        sys.stdout.flush()
-        record["exit_status"] = subprocess.run(argv, check=False).returncode
+            options += ["--drain", "--stored-as", f"job {slurm_job}" if slurm_job else f"job folder {job.name}"]
+        argv = commscope_argv(["sweep", "locate", *more], options)
+        record["exit_status"] = run_commscope(argv)
         record["files"] = [jsonl.name for jsonl in _keep_stored(database, job / "runs", argv)]
     for name in record["files"]:  # the scratch database goes: say where the run is now
         ui.note(f"kept the locate run as {job / 'runs' / name}: `commscope collect` stores it with the check's")
