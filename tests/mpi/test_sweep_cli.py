@@ -195,3 +195,33 @@ def test_a_sweep_whose_store_is_locked_is_kept_as_files_and_imported(name, mode,
     shown = subprocess.run([*COMMSCOPE, "show", "1", "--db", str(later)], env=env, capture_output=True, text=True)
     expected = "hosts cleared" if mode == "locate" else "Source"
     assert shown.returncode == 0 and expected in shown.stdout, shown.stdout + shown.stderr
+
+
+def test_a_launch_whose_daemons_did_not_start_is_started_once_more(tmp_path):
+    """Open MPI's mpirun whose daemon on one host failed to start ("ORTE was unable to
+    reliably start one or more daemons", as its orted over TCP on a loaded machine now and
+    then does): the sweep says so and starts the launch once more, instead of losing it. The
+    remote shell fails h2's daemon the first time it is asked."""
+    core = REPO / "build" / "openmpi" / "commscope-bench"
+    real = shutil.which(LAUNCHER["openmpi"])
+    if not core.exists() or real is None:
+        pytest.skip(f"{core} missing (make flavours)")
+    failed = tmp_path / "failed-once"
+    shell = tmp_path / "failing-shell"
+    fail_h2_once = f'[ "$1" = h2 ] && [ ! -e {failed} ] && {{ touch {failed}; exit 1; }}'
+    shell.write_text(LOCAL_SHELL.replace("*) shift; break;;", f"*) {fail_h2_once}; shift; break;;"))
+    shell.chmod(0o755)
+    out = tmp_path / "m.json"
+    env = {
+        "COMMSCOPE_BENCH": str(core),
+        "OMPI_MCA_plm_rsh_agent": str(shell),
+        "OMPI_MCA_oob_tcp_if_include": LOOPBACK,
+        "OMPI_MCA_btl_tcp_if_include": LOOPBACK,
+    }
+    args = ["one-to-all", "--hosts", "h1,h2,h3", "--no-retest", "--launcher", real, "--json", str(out), *FAST]
+    result = run(args, env, tmp_path)
+    assert result.returncode == 0, result.stderr
+    assert failed.exists()
+    said = "sweep: the launcher failed at start: Open MPI's daemons did not start: \"ORTE was unable to reliably start"
+    assert said in result.stderr and "starting it once more (a second failure at start is final)" in result.stderr
+    assert json.loads(out.read_text())["matrices"]["bw"][0][1] > 0

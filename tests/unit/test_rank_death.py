@@ -6,7 +6,8 @@ from __future__ import annotations
 
 import pytest
 
-from commscope.execute.outcome import early_death, rank_death, rank_died_early
+from commscope.execute.outcome import LAUNCHER_FAILED, early_death, failed_at_start, judge, launcher_failure, rank_death
+from commscope.execute.stream import CoreStream
 
 SRUN = """srun: cluster configuration lacks support for cpu binding
 srun: error: vnode2: task 1: Segmentation fault
@@ -67,7 +68,56 @@ def test_hydras_banner_alone_names_the_host_while_it_still_runs():
         ("incomplete", "a rank died: rank 1 on vnode2 died by SIGSEGV; 3 of 11 points measured", 3, False),
         ("incomplete", "timed out after 5 s; 0 of 11 points measured", 0, False),
         ("failed", "commscope-bench exited with status 1 before measuring anything", 0, False),
+        ("failed", f'{LAUNCHER_FAILED}: Open MPI\'s daemons did not start: "..." (exit status 1)', 0, True),
     ],
 )
 def test_only_a_death_before_any_point_is_worth_one_more_start(status, reason, measured, again):
-    assert rank_died_early(status, reason, measured) is again
+    assert failed_at_start(status, reason, measured) is again
+
+
+#: Open MPI 4.1.4's mpirun when the remote shell of one of three hosts failed: the text as it
+#: printed it (the "no-path" notice names the node it routes through, not the failed one).
+DAEMONS = """--------------------------------------------------------------------------
+ORTE was unable to reliably start one or more daemons.
+This usually is caused by:
+* an inability to create a connection back to mpirun due to a
+  lack of common network interfaces and/or no route found between
+  them. Please check network connectivity (including firewalls
+  and network routing requirements).
+--------------------------------------------------------------------------
+--------------------------------------------------------------------------
+ORTE does not know how to route a message to the specified daemon
+located on the indicated node:
+
+  my node:   vm
+  target node:  h1
+--------------------------------------------------------------------------
+"""
+
+
+def test_daemons_that_did_not_start_fail_the_launch_as_worth_one_more_start(tmp_path):
+    said = launcher_failure(DAEMONS)
+    assert said == 'Open MPI\'s daemons did not start: "ORTE was unable to reliably start one or more daemons"'
+    status, reason = judge(213, CoreStream(tmp_path / "never-written.jsonl"), None, DAEMONS)
+    assert status == "failed" and reason == f"{LAUNCHER_FAILED}: {said} (exit status 213)"
+    assert failed_at_start(status, reason, 0)
+    assert launcher_failure(MPIRUN) is None
+
+
+#: MPICH 4.0.2's Hydra when rank 0 of two died at start and a proxy's connection closed
+#: before it reported it (1 launch in 12 here): no banner, no exit codes, status 255.
+HYDRA_LOST = """[mpiexec@vm] control_cb (pm/pmiserv/pmiserv_cb.c:206): assert (!closed) failed
+[mpiexec@vm] HYDT_dmxu_poll_wait_for_event (tools/demux/demux_poll.c:76): callback returned error status
+[mpiexec@vm] HYD_pmci_wait_for_completion (pm/pmiserv/pmiserv_pmci.c:160): error waiting for event
+[mpiexec@vm] main (ui/mpich/mpiexec.c:325): process manager error waiting for completion
+"""
+
+
+def test_hydra_losing_a_proxy_at_start_is_worth_one_more_start(tmp_path):
+    status, reason = judge(255, CoreStream(tmp_path / "never-written.jsonl"), None, HYDRA_LOST)
+    assert (
+        reason
+        == f'{LAUNCHER_FAILED}: Hydra lost a proxy: "{HYDRA_LOST.split("] ")[1].splitlines()[0]}" (exit status 255)'
+    )
+    assert status == "failed" and failed_at_start(status, reason, 0)
+    assert launcher_failure(HYDRA) is None

@@ -28,6 +28,27 @@ def stderr_summary(text: str) -> str | None:
 #: or only that one did (its exit status).
 RANK_DIED = "a rank died"
 CRASHED = "commscope-bench crashed"
+#: How the reason begins when the launcher itself failed (its daemons did not start, it lost
+#: one) before any rank measured, saying nothing of a rank.
+LAUNCHER_FAILED = "the launcher failed at start"
+#: What each launcher prints when its own machinery failed, and how commscope says it. Open
+#: MPI 4.1's mpirun, when an orted on a host failed to start or to call back (its
+#: help-errmgr-base.txt): over TCP on a loaded machine this happens now and then with nothing
+#: wrong on the host, as the ranks' own crash in MPI_Init does. MPICH 4.0's Hydra, when a
+#: proxy's connection closed before it reported its ranks' ends (a race when a rank dies at
+#: start: 1 launch in 12 on this machine), instead of its banner naming the rank.
+_LAUNCHER_FAILURES = (
+    (
+        re.compile(
+            r"ORTE was unable to reliably start one or more daemons"
+            r"|An ORTE daemon has unexpectedly failed after launch"
+            r"|ORTE does not know how to route a message"
+            r"|ORTE is unable to establish a communication connection"
+        ),
+        "Open MPI's daemons did not start",
+    ),
+    (re.compile(r"control_cb \(pm/pmiserv/pmiserv_cb\.c:\d+\): assert \(!closed\) failed"), "Hydra lost a proxy"),
+)
 #: What each launcher prints when a rank dies by a signal: srun ("srun: error: vnode2: task 1:
 #: Segmentation fault (core dumped)"), Open MPI's mpirun ("mpirun noticed that process rank 1
 #: with PID 0 on node vnode2 exited on signal 11 (Segmentation fault).").
@@ -95,6 +116,18 @@ def without_launcher_lines(stdout: bytes) -> bytes:
     return _HYDRA_CODES_LINE.sub(b"", stdout)
 
 
+def launcher_failure(launcher_output: str) -> str | None:
+    """What the launcher said of its own failure, in one line ('Open MPI's daemons did not
+    start: "ORTE was unable to reliably start one or more daemons"'), else None. Not a host:
+    the node Open MPI's "no-path" notice names is the one it routes through, not the one
+    whose daemon failed."""
+    for pattern, said in _LAUNCHER_FAILURES:
+        found = pattern.search(launcher_output)
+        if found:
+            return f'{said}: "{found[0]}"'
+    return None
+
+
 def rank_death(launcher_output: str) -> str | None:
     """'rank 1 on vnode2 died by SIGSEGV' when what the launcher printed says a rank died by
     a signal, else None. Once one died, srun and Hydra report the ranks they killed for it
@@ -143,6 +176,9 @@ def judge(
         if crash:
             return "incomplete", f"{CRASHED} ({crash}){progress}"
         if output is None:
+            failure = launcher_failure(stderr_text + stdout_text)
+            if failure:
+                return "failed", f"{LAUNCHER_FAILED}: {failure} (exit status {returncode})"
             return "failed", f"commscope-bench exited with status {returncode} before measuring anything{detail}"
         return "incomplete", f"commscope-bench exited with status {returncode} without finishing{progress}{detail}"
     status, reason = outcome(output, detail)
@@ -160,9 +196,14 @@ def timed_out(status: str, reason: str | None) -> bool:
     return status == "incomplete" and (reason or "").startswith(TIMED_OUT)
 
 
-def rank_died_early(status: str, reason: str | None, measured: int) -> bool:
-    """Whether a launch ended because a rank died by a signal before it measured anything:
-    worth one more start (a rank of Open MPI 4.1 crashes in MPI_Init over TCP now and then).
-    Open MPI's mpirun names the rank most times, not always (its notice is lost in a race
-    now and then): its exit status, 128 + the signal, still tells a crash."""
-    return status != "complete" and (reason or "").startswith((RANK_DIED, CRASHED)) and measured == 0
+def failed_at_start(status: str, reason: str | None, measured: int) -> bool:
+    """Whether a launch ended because a rank died by a signal, or the launcher itself failed,
+    before it measured anything: worth one more start (a rank of Open MPI 4.1 crashes in
+    MPI_Init over TCP now and then, and its orted fails to call back now and then). Open
+    MPI's mpirun names the rank most times, not always (its notice is lost in a race now and
+    then): its exit status, 128 + the signal, still tells a crash."""
+    return status != "complete" and (reason or "").startswith((RANK_DIED, CRASHED, LAUNCHER_FAILED)) and measured == 0
+
+
+#: What a launch's warning adds when it is started once more.
+ONCE_MORE = "starting it once more (a second failure at start is final)"

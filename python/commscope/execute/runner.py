@@ -43,7 +43,7 @@ from commscope.execute.launch_files import (
 )
 from commscope.execute.launchers import Binding, Command, Launcher, LaunchSpec, hostfile_nodes, resolve_launcher
 from commscope.execute.limits import DefaultLimit
-from commscope.execute.outcome import FINALIZE_NOTE, rank_died_early
+from commscope.execute.outcome import FINALIZE_NOTE, ONCE_MORE, failed_at_start
 from commscope.execute.pairs import CorePair, core_pairs_of, gpu_pairs_of, host_links
 from commscope.execute.process import POLL_SECONDS, exit_waiter, start, stop_reason, terminate
 from commscope.execute.provenance import compiler_of, default_system, job_id
@@ -381,8 +381,8 @@ def run_benchmarks(request: RunRequest, db: Path) -> tuple[int, list[Run]]:
                 break
             ui.note(f"{item.entry.benchmark}: {item.command.shell()}")
             run = runner.execute(item, repeat_index)
-            if rank_died_early(run.status, run.status_reason, len(run.points)) and not signals.received:
-                ui.warn(f"{item.entry.benchmark}: {run.status_reason}; starting it once more (a second death is final)")
+            if failed_at_start(run.status, run.status_reason, len(run.points)) and not signals.received:
+                ui.warn(f"{item.entry.benchmark}: {run.status_reason}; {ONCE_MORE}")
                 if request.output_dir:  # its files stay for a person to read, not for `collect` to store
                     (runner.folder / META).rename(runner.folder / f"retried-{META}")
                 run = runner.execute(item, repeat_index)

@@ -51,7 +51,7 @@ from commscope.execute.core import MPICH, OPENMPI, core_mpi_flavour, find_core
 from commscope.execute.cpu_topology import cpu_topology
 from commscope.execute.keep import Destination, Stored, storing, summary
 from commscope.execute.launchers import resolve_launcher, split_host
-from commscope.execute.outcome import rank_died_early, timed_out
+from commscope.execute.outcome import ONCE_MORE, failed_at_start, timed_out
 from commscope.execute.reporter import QuietReporter
 from commscope.execute.runner import Runner, RunRequest, finalize_grace_s, plan
 from commscope.execute.signals import StopSignals
@@ -161,14 +161,15 @@ class SweepResult:
 
 def retry_reason(run: Run, signals: StopSignals) -> str | None:
     """Why a launch is started once more, as the warning says it (None: it is not). The one
-    place that decides it: a launch stopped at --timeout, or one a rank of which died
-    before anything was measured; never one a stop signal ended."""
+    place that decides it: a launch stopped at --timeout, or one a rank of which died (or
+    whose launcher's daemons did not start) before anything was measured; never one a stop
+    signal ended."""
     if signals.received:
         return None
     if timed_out(run.status, run.status_reason):
         return "the launch was stopped at --timeout; starting it once more (only once)"
-    if rank_died_early(run.status, run.status_reason, len(run.points)):
-        return f"{run.status_reason}; starting it once more (a second death is final)"
+    if failed_at_start(run.status, run.status_reason, len(run.points)):
+        return f"{run.status_reason}; {ONCE_MORE}"
     return None
 
 
