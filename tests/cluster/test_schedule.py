@@ -131,16 +131,16 @@ def _reasons(cluster) -> dict[str, str]:
 
 # Not `timing`: what it judges, a host at 2.5 MB/s among pairs of hundreds, holds beside
 # make pytest's other workers (the cluster chain runs at a higher priority than they do),
-# and most of its two to three minutes is waiting for slurmctld's minutes.
+# and most of its two minutes is waiting for slurmctld's minute.
 def test_the_nightly_loop_runs_checks_locates_drains_and_is_removed(
     vcluster6, request, tmp_path_factory, mpich_yield_when_idle
 ):
     """The whole loop without anyone typing. The entry is written to slurmctld and read back;
-    its first night has no baseline (exit 2) and crosses the check's two veths; `collect`
-    stores it and it becomes the baseline. The second night fails once vnode1's link is
-    throttled, and the same Slurm job runs `sweep locate --drain` on its six nodes: vnode1 is
-    named and drained with a reason naming the job, the metrics go to a textfile folder, and
-    `collect` stores the check's run and the locate's together, the job's id on both. Removed,
+    the same check, submitted as a job now, becomes its baseline. The night, run by
+    slurmctld, crosses the check's two veths and fails once vnode1's link is throttled, and
+    the same Slurm job runs `sweep locate --drain` on its six nodes: vnode1 is named and
+    drained with a reason naming the job, the metrics go to a textfile folder, and `collect`
+    stores the check's run and the locate's together, the job's id on both. Removed,
     slurmctld keeps neither the entry nor its job."""
     flavour = load_flavours().get("mpich")
     if flavour is None:
@@ -190,31 +190,34 @@ def test_the_nightly_loop_runs_checks_locates_drains_and_is_removed(
         assert nightly["CronJob"] == "Yes" and nightly["CrontabSpec"] == '"0 2 * * *"', nightly
         assert nightly["JobState"] == "PENDING" and nightly["NumNodes"].startswith("6"), nightly
 
-        checked = HOSTS  # the check's two ranks: the allocation's first two nodes
-        crossed = {host: cluster.veth_bytes(host) for host in checked}
-        first_id, first = _run_by_slurmctld(cluster, schedule)
-        crossed = {host: cluster.veth_bytes(host) - crossed[host] for host in checked}
-        assert all(count > BENCHMARK_BYTES for count in crossed.values()), f"too few bytes crossed the veths: {crossed}"
-        assert first["ExitCode"] == "2:0", first  # no baseline yet: check exits 2, says why, locates nothing
-        first_log = (logs / f"commscope-{NAME}-{first_id}.out").read_text()
-        assert "no baseline 'accepted'" in first_log and "sweep locate" not in first_log, first_log
-        [job] = (logs / NAME / "jobs").iterdir()
-        assert json.loads((job / "job.json").read_text())["job_id"] == first_id and list((job / "runs").iterdir())
-        assert runs_of(work["db"]) == []  # nothing was written to the database on the nodes
-        collected = commscope(cluster, "collect", env=env)
-        assert collected.returncode == 0 and f"job {first_id} of scheduled check {NAME}" in collected.stderr, collected
+        # the accepted baseline: the same check as a job of its own, now (a night of the entry
+        # without one exits 2 and is stored as well: test_schedule_night.py); waiting for
+        # slurmctld's minute once, not twice, keeps the test to one night
+        accepted_job = commscope(
+            cluster,
+            "submit", "bw", "--nodes", "6", "--ntasks-per-node", "1", "--label", NAME, "--wait",
+            "--output-dir", work["folder"] / "jobs",
+            *(word for pair in passed_on for word in ("--env", pair)),
+            *CORE_FLAGS,
+            env=env, timeout=RUN_TIMEOUT,
+        )  # fmt: skip
+        assert accepted_job.returncode == 0, accepted_job.stdout + accepted_job.stderr
         [accepted] = runs_of(work["db"])
-        assert accepted.label == NAME and {host["name"] for host in accepted.hosts} == set(checked)
-        assert accepted.job_id == first_id and accepted.status == "complete"
+        assert accepted.job_id == accepted_job.stdout.strip() and accepted.status == "complete", accepted
+        assert accepted.label == NAME and {host["name"] for host in accepted.hosts} == set(HOSTS)
         assert commscope(cluster, "baseline", "set", "accepted", str(accepted.id), env=env).returncode == 0
 
+        checked = HOSTS  # the check's two ranks: the allocation's first two nodes
+        crossed = {host: cluster.veth_bytes(host) for host in checked}
         cluster.cli("throttle", "vnode1", THROTTLE)
         try:
-            second_id, second = _run_by_slurmctld(cluster, schedule, LOCATE_NIGHT_TIMEOUT)
+            night_id, night_job = _run_by_slurmctld(cluster, schedule, LOCATE_NIGHT_TIMEOUT)
         finally:
             cluster.cli("unthrottle", "vnode1")
-        log = (logs / f"commscope-{NAME}-{second_id}.out").read_text()
-        assert second["ExitCode"] == "1:0", log  # the check's regression, whatever locate said
+        crossed = {host: cluster.veth_bytes(host) - crossed[host] for host in checked}
+        assert all(count > BENCHMARK_BYTES for count in crossed.values()), f"too few bytes crossed the veths: {crossed}"
+        log = (logs / f"commscope-{NAME}-{night_id}.out").read_text()
+        assert night_job["ExitCode"] == "1:0", log  # the check's regression, whatever locate said
         assert "FAIL against baseline 'accepted'" in log and "the check failed: sweep locate" in log, log
         job = sorted((logs / NAME / "jobs").iterdir())[-1]
         located = json.loads((job / "check.json").read_text())["locate"]
@@ -226,7 +229,7 @@ def test_the_nightly_loop_runs_checks_locates_drains_and_is_removed(
         drained = _reasons(cluster)
         assert list(drained) == ["vnode1"], drained
         assert re.fullmatch(
-            rf"commscope: bw [\d.]+% of median with \d healthy partners, job {second_id}", drained["vnode1"]
+            rf"commscope: bw [\d.]+% of median with \d healthy partners, job {night_id}", drained["vnode1"]
         ), drained
         written = (prom / f"commscope_{NAME}.prom").read_text()  # the group: the entry's name
         named = [line for line in written.splitlines() if line.startswith("commscope_sweep_host_bad{")]
@@ -234,9 +237,10 @@ def test_the_nightly_loop_runs_checks_locates_drains_and_is_removed(
             'host="vnode1"' in line for line in named if line.endswith(" 1.0")
         ), named
         assert 'commscope_check_failed{baseline="accepted",label="vcluster-nightly",system="vcluster"} 1.0' in written
+        assert [run.id for run in runs_of(work["db"])] == [accepted.id]  # nothing written on the nodes
         collected = commscope(cluster, "collect", env=env)
-        assert collected.returncode == 0 and f"job {second_id} of scheduled check {NAME}" in collected.stderr, collected
-        night = [run for run in runs_of(work["db"]) if run.job_id == second_id]
+        assert collected.returncode == 0 and f"job {night_id} of scheduled check {NAME}" in collected.stderr, collected
+        night = [run for run in runs_of(work["db"]) if run.job_id == night_id]
         assert sorted(run.benchmark for run in night) == ["bw", "pairs"], night
         assert {run.label for run in night} == {NAME}
         [sweep] = [run for run in night if run.benchmark == "pairs"]
