@@ -11,17 +11,15 @@ out; the throttle, 200 Mbit/s (25 MB/s), is a few percent of a healthy pair, and
 80 asks only that a part 80 % slow or worse be found, which the few pairs of this small
 cluster can rule out.
 
-Not part of `make test`: on 2026-11-28 six runs of the module (24 tests, both MPI
-libraries) passed 23; the one that failed would fail CI one run in six or seven. With
-6 MiB a pair (10-20 ms, pairs spread by 50-70 %) about one sweep in five failed.
+With 6 MiB a pair (10-20 ms, pairs spread by 50-70 %) about one sweep in five failed. With
+32 MiB, fourteen runs of the module (56 tests) failed twice, each time Open MPI's ranks
+crashing in MPI_Init twice in a row in one round (the one retry spent): hence --retries 3.
 The simulator, at the same shape, names the uplink and the host in 40 of 40 seeds up to
-30 % noise (tests/unit/test_locate_small_fabric.py). COMMSCOPE_FABRIC_PROOF=1 runs it, as for
-the output in docs/sweep.md.
+30 % noise (tests/unit/test_locate_small_fabric.py).
 """
 
 from __future__ import annotations
 
-import os
 import re
 from pathlib import Path
 
@@ -30,14 +28,7 @@ import pytest
 from .cluster_support import VCluster, missing_prerequisite, unavailable
 from .test_sweep import flavour, sweep  # noqa: F401 (flavour: the MPI fixture)
 
-pytestmark = [
-    pytest.mark.cluster,
-    pytest.mark.timing,  # judges measured speeds
-    pytest.mark.skipif(
-        os.environ.get("COMMSCOPE_FABRIC_PROOF") != "1",
-        reason="COMMSCOPE_FABRIC_PROOF=1 runs it (its docstring says why)",
-    ),
-]
+pytestmark = [pytest.mark.cluster, pytest.mark.timing]  # judges measured speeds
 
 HOSTS = 8
 LEAVES = {
@@ -87,6 +78,10 @@ def locate(cluster: VCluster, flavour) -> tuple:  # noqa: F811
         # has hung for good once in a while: such a launch is stopped and started again
         "--timeout",
         "120",
+        # and its ranks crash in MPI_Init over TCP now and then, twice in a row in one of
+        # eight runs of this module: a round is started again up to three times
+        "--retries",
+        "3",
         hosts=["--nodes", str(HOSTS), "--bind", "none"],
         mode="locate",
         metrics="bw",

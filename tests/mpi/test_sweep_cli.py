@@ -8,6 +8,7 @@ import os
 import shutil
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 
@@ -66,6 +67,7 @@ def test_intra_sweep_measures_the_core_pair_and_groups_it(name, tmp_path):
         (["one-to-all", "--hosts", "a,b", "--from", "c"], "--from c: not one of the hosts (a, b)"),
         (["all-pairs", "--hosts", "a,b", "--from", "a"], "--from does not apply to all-pairs"),
         (["all-pairs", "--hosts", "a,b", "--metric", "bw,foo"], "--metric bw,foo: choose from latency, bw, bibw"),
+        (["locate", "--hosts", "a,b,c,d,e,f", "--retries", "11"], "'--retries': 11 is not in the range 0<=x<=10"),
     ],
 )
 def test_usage_errors(args, message, tmp_path):
@@ -197,31 +199,67 @@ def test_a_sweep_whose_store_is_locked_is_kept_as_files_and_imported(name, mode,
     assert shown.returncode == 0 and expected in shown.stdout, shown.stdout + shown.stderr
 
 
-def test_a_launch_whose_daemons_did_not_start_is_started_once_more(tmp_path):
-    """Open MPI's mpirun whose daemon on one host failed to start ("ORTE was unable to
-    reliably start one or more daemons", as its orted over TCP on a loaded machine now and
-    then does): the sweep says so and starts the launch once more, instead of losing it. The
-    remote shell fails h2's daemon the first time it is asked."""
-    core = REPO / "build" / "openmpi" / "commscope-bench"
-    real = shutil.which(LAUNCHER["openmpi"])
-    if not core.exists() or real is None:
-        pytest.skip(f"{core} missing (make flavours)")
-    failed = tmp_path / "failed-once"
+def failing_daemons(tmp_path: Path, failures: int) -> dict[str, str]:
+    """Open MPI's settings for six local host names whose remote shell fails h2's daemon the
+    first `failures` times it is asked."""
+    count = tmp_path / "h2-failures"
     shell = tmp_path / "failing-shell"
-    fail_h2_once = f'[ "$1" = h2 ] && [ ! -e {failed} ] && {{ touch {failed}; exit 1; }}'
-    shell.write_text(LOCAL_SHELL.replace("*) shift; break;;", f"*) {fail_h2_once}; shift; break;;"))
+    fail_h2 = (
+        f'[ "$1" = h2 ] && [ "$(wc -c < {count} 2>/dev/null || echo 0)" -lt {failures} ] && '
+        f"{{ printf x >> {count}; exit 1; }}"
+    )
+    shell.write_text(LOCAL_SHELL.replace("*) shift; break;;", f"*) {fail_h2}; shift; break;;"))
     shell.chmod(0o755)
-    out = tmp_path / "m.json"
-    env = {
-        "COMMSCOPE_BENCH": str(core),
+    return {
         "OMPI_MCA_plm_rsh_agent": str(shell),
         "OMPI_MCA_oob_tcp_if_include": LOOPBACK,
         "OMPI_MCA_btl_tcp_if_include": LOOPBACK,
     }
-    args = ["one-to-all", "--hosts", "h1,h2,h3", "--no-retest", "--launcher", real, "--json", str(out), *FAST]
-    result = run(args, env, tmp_path)
-    assert result.returncode == 0, result.stderr
-    assert failed.exists()
-    said = "sweep: the launcher failed at start: Open MPI's daemons did not start: \"ORTE was unable to reliably start"
-    assert said in result.stderr and "starting it once more (a second failure at start is final)" in result.stderr
-    assert json.loads(out.read_text())["matrices"]["bw"][0][1] > 0
+
+
+#: What the sweep says when Open MPI's daemons did not start.
+DAEMONS_FAILED = "sweep: the launcher failed at start: Open MPI's daemons did not start: \"ORTE was unable to reliably"
+
+
+@pytest.mark.parametrize(
+    "failures, retries, said, status",
+    [
+        (1, [], ["starting it once more (a second failure at start is final)"], 0),
+        (2, [], ["starting it once more (a second failure at start is final)"], 1),
+        (2, ["--retries", "4"], ["starting it again (retry 1 of 4)", "starting it again (retry 2 of 4)"], 0),
+        (1, ["--retries", "0"], [], 1),
+    ],
+)
+def test_a_launch_whose_daemons_did_not_start_is_started_again_as_retries_says(
+    tmp_path, failures, retries, said, status
+):
+    """Open MPI's mpirun whose daemon on one host failed to start ("ORTE was unable to
+    reliably start one or more daemons", as its orted over TCP on a loaded machine now and
+    then does): the sweep says so and starts the launch again, once by default, --retries
+    times at most, instead of losing it; one more failure than that is final.
+
+    Open MPI 4.1.4 also fails at start by itself here, over TCP between two local host
+    names: 6 of 40 plain launches (5 crashed in MPI_Init, 1 daemon did not start). A start
+    after the planted failures that failed so is one more retry where retries are left
+    (--retries 4), and the one way the default's single retry may still end the sweep."""
+    core = REPO / "build" / "openmpi" / "commscope-bench"
+    real = shutil.which(LAUNCHER["openmpi"])
+    if not core.exists() or real is None:
+        pytest.skip(f"{core} missing (make flavours)")
+    out = tmp_path / "m.json"
+    env = {"COMMSCOPE_BENCH": str(core), **failing_daemons(tmp_path, failures)}
+    args = ["one-to-all", "--hosts", "h1,h2", "--no-retest", "--launcher", real, "--json", str(out), *retries]
+    result = run([*args, *FAST], env, tmp_path)
+    assert (tmp_path / "h2-failures").read_text() == "x" * failures
+    assert result.stderr.count(DAEMONS_FAILED) == len(said) and "Traceback" not in result.stderr
+    assert [line.split("; ")[-1] for line in result.stderr.splitlines() if DAEMONS_FAILED in line] == said
+    last = result.stderr.splitlines()[-1]
+    own_crash = "error: the sweep did not complete (run 1: commscope-bench crashed (SIGSEGV); 0 points measured)"
+    if status == 0 and not retries and last == own_crash:  # Open MPI's own crash at the one retry
+        assert result.returncode == 1, result.stderr
+    elif status == 0:
+        assert result.returncode == 0, result.stderr
+        assert json.loads(out.read_text())["matrices"]["bw"][0][1] > 0
+    else:
+        assert result.returncode == 1, result.stderr
+        assert last.startswith(f"error: the sweep did not complete (run 1: {DAEMONS_FAILED.removeprefix('sweep: ')}")

@@ -205,6 +205,16 @@ def _shared(metric_help: str, json_help: str, timeout_help: str, hosts_help: str
                     "Label stored with the sweep's runs.", "System (cluster) name stored with the runs."
                 ),
                 timeout_option(timeout_help),
+                click.option(
+                    "--retries",
+                    type=click.IntRange(min=0, max=MAX_RETRIES),
+                    default=1,
+                    show_default=True,
+                    metavar="N",
+                    help="Start a launch stopped at --timeout, or one whose rank died or whose launcher failed "
+                    "before it measured anything, again up to N times (0: never). Open MPI's TCP start-up "
+                    "fails now and then, the more often the more hosts.",
+                ),
                 db_option(),
             ]
         ):
@@ -218,9 +228,9 @@ LINK_METRIC_HELP = "What each pair measures: latency, bw, bibw (comma-separated;
 LINK_JSON_HELP = "Write the matrix, the flags and their evidence as JSON."
 #: A launch's time limit, as every mode says it (execute/limits.py derives the default).
 DEFAULT_LIMIT = f"default: {START_S:g} s to start plus {POINT_S:g} s for each point planned"
-LINK_TIMEOUT_HELP = (
-    f"Stop a launch that runs longer, then start it once more; a second timeout is final ({DEFAULT_LIMIT})."
-)
+LINK_TIMEOUT_HELP = f"Stop a launch that runs longer, then start it again (--retries; {DEFAULT_LIMIT})."
+#: More starts than this are not a retry but a loop: something is wrong that another start will not mend.
+MAX_RETRIES = 10
 LINK_HOSTS_HELP = "The hosts; one rank runs on each."
 
 
@@ -293,8 +303,8 @@ def intra(ctx: click.Context, **options) -> None:
 @_shared(
     "What each pair measures: one of latency, bw, bibw (default bw).",
     "Write the verdict (bad nodes with their evidence, suspect pairs, rounds) as JSON.",
-    "Stop a launch that runs longer, then start it once more; a second timeout is final "
-    f"({DEFAULT_LIMIT}; --oracle: a round, default 600 s, not repeated).",
+    "Stop a launch that runs longer, then start it again (--retries; "
+    f"{DEFAULT_LIMIT}; --oracle: a round, default 600 s, not repeated).",
     "The hosts (at least 6); one rank runs on each.",
 )
 @_own("--oracle", "--seed", "--topology", "--detect", "--drain", "--max-drain", "--dry-run", "--stored-as")
@@ -366,6 +376,7 @@ def _sweep(ctx: click.Context, mode: str, options: dict) -> None:
         label=options["label"],
         system=options["system"],
         timeout=options["timeout"],
+        retries=options["retries"],
         retest=not options.get("no_retest"),
         baseline=_baseline_sweep(db, baseline) if baseline is not None else None,
         json_out=options["json_out"],

@@ -95,6 +95,8 @@ class SweepRequest:
     label: str | None = None
     system: str | None = None
     timeout: float | None = None
+    #: How many times a launch stopped at its timeout or failed at start is started again.
+    retries: int = 1
     retest: bool = True
     baseline: Run | None = None  # a stored link sweep, read before measuring (cli/sweep.py)
     json_out: Path | None = None
@@ -159,18 +161,20 @@ class SweepResult:
     judgement: SweepJudgement
 
 
-def retry_reason(run: Run, signals: StopSignals) -> str | None:
-    """Why a launch is started once more, as the warning says it (None: it is not). The one
+def retry_reason(run: Run, signals: StopSignals, attempt: int = 1, retries: int = 1) -> str | None:
+    """Why a launch is started again, as the warning says it (None: it is not). The one
     place that decides it: a launch stopped at --timeout, or one a rank of which died (or
-    whose launcher's daemons did not start) before anything was measured; never one a stop
-    signal ended."""
+    whose launcher failed) before anything was measured; never one a stop signal ended.
+    `attempt` of `retries` (--retries) is the start about to be made again."""
     if signals.received:
         return None
     if timed_out(run.status, run.status_reason):
-        return "the launch was stopped at --timeout; starting it once more (only once)"
-    if failed_at_start(run.status, run.status_reason, len(run.points)):
-        return f"{run.status_reason}; {ONCE_MORE}"
-    return None
+        why, once = "the launch was stopped at --timeout", "starting it once more (only once)"
+    elif failed_at_start(run.status, run.status_reason, len(run.points)):
+        why, once = run.status_reason, ONCE_MORE
+    else:
+        return None
+    return f"{why}; {once if retries == 1 else f'starting it again (retry {attempt} of {retries})'}"
 
 
 class Sweeper:
@@ -230,13 +234,15 @@ class Sweeper:
 
     def launch(self, flags: list[str], signals: StopSignals) -> Run:
         """One launch of the core with `flags`; one stopped for running past --timeout, or
-        one of whose ranks died at start, is started once more. An MPI start-up can hang or
-        crash now and then (Open MPI's TCP wire-up across many hosts, on a loaded machine),
-        and a sweep, a locate round above all, should not be lost to one such launch; a
-        second failure is final."""
+        one that failed at start, is started again, --retries times at most (once by
+        default). An MPI start-up can hang or crash now and then (Open MPI's TCP wire-up
+        across many hosts, on a loaded machine, more often the more hosts), and a sweep, a
+        locate round above all, should not be lost to one such launch."""
         run = self._launch_once(flags, signals)
-        retry = retry_reason(run, signals)
-        if retry:
+        for attempt in range(1, self.request.retries + 1):
+            retry = retry_reason(run, signals, attempt, self.request.retries)
+            if retry is None:
+                break
             ui.warn(f"sweep: {retry}")
             run = self._launch_once(flags, signals)
         return run
