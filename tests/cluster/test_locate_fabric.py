@@ -12,8 +12,9 @@ out; the throttle, 200 Mbit/s (25 MB/s), is a few percent of a healthy pair, and
 cluster can rule out.
 
 With 6 MiB a pair (10-20 ms, pairs spread by 50-70 %) about one sweep in five failed. With
-32 MiB, fourteen runs of the module (56 tests) failed twice, each time Open MPI's ranks
-crashing in MPI_Init twice in a row in one round (the one retry spent): hence --retries 3.
+32 MiB, fourteen runs of the module (56 tests) failed two tests; the one whose output was
+kept was Open MPI's ranks crashing in MPI_Init in two starts of one round in a row (the one
+retry spent): hence --retries 3.
 The simulator, at the same shape, names the uplink and the host in 40 of 40 seeds up to
 30 % noise (tests/unit/test_locate_small_fabric.py).
 """
