@@ -96,7 +96,7 @@ def locate(cluster: VCluster, flavour) -> tuple:  # noqa: F811
 
 def launches(result) -> int:
     return len(re.findall(r"^sweep: .*srun .*commscope-bench pairs --schedule", result.stderr, re.M)) - (
-        result.stderr.count("starting it once more")
+        len(re.findall(r"; starting it (?:once more|again) \(", result.stderr))
     )
 
 
