@@ -44,6 +44,13 @@ TAIL = 0.25
 #: The noise never counts as smaller than this (a perfectly quiet simulation would
 #: otherwise make every small difference certain).
 MIN_SIGMA = 0.005
+#: A sweep's first healthy pairs are few, and their spread alone can say a noise far below
+#: what pairs show (three pairs of a quiet round within 1 % of each other): every later
+#: pair would then look slow, and no host be cleared. So the spread seen is pooled with
+#: this sigma, weighted as this many pairs: a few pairs cannot make the noise vanish, and
+#: the hundreds of a large sweep are not moved by it.
+PRIOR_SIGMA = 0.05
+PRIOR_PAIRS = 4
 #: Contention is counted from this many sigmas below (and above) the median on.
 CONTENDED_Z = 2.0
 #: The contention share is estimated within these bounds.
@@ -81,7 +88,9 @@ class Noise:
             return cls(0.0, MIN_SIGMA, CONTENTION_BOUNDS[1], 0)
         median = float(np.median(logs))
         residuals = logs - median
-        sigma = max(float(np.median(np.abs(residuals))) * _MAD_SCALE, MIN_SIGMA)
+        seen = float(np.median(np.abs(residuals))) * _MAD_SCALE
+        pooled = (logs.size * seen**2 + PRIOR_PAIRS * PRIOR_SIGMA**2) / (logs.size + PRIOR_PAIRS)
+        sigma = max(float(np.sqrt(pooled)), MIN_SIGMA)
         # noise is symmetric and contention only slows: the lower tail's excess over the
         # upper one is the contended share, mild contention (a pair 20 % slower) included
         cut = CONTENDED_Z * sigma
