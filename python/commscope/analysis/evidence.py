@@ -3,7 +3,8 @@ ratio test per part (host or uplink), with the family-wise error split over the 
 
 A pair's value, on the log scale and signed so that slower is lower, is its healthy
 pairs' median plus measurement noise (normal, sigma estimated from the healthy pairs'
-spread: the scaled MAD of their logs) or, with probability pi (the share of healthy pairs
+spread: the scaled MAD of their logs, pooled with PRIOR_SIGMA while they are few) or, with
+probability pi (the share of healthy pairs
 far below, also estimated from the sweep), transient contention that slows it by any
 factor up to e^-3. A part slow by delta moves every pair through it down by delta.
 
