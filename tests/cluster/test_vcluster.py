@@ -285,9 +285,13 @@ def test_throttle_lowers_the_transfer_rate(vcluster: VCluster):
 # ---------------------------------------------------------------- lifecycle (last: they take the cluster down)
 
 
+#: The cluster's daemons in the root namespace, by their pid files in the state folder.
+DAEMON_PID_FILES = {"munged": "munge/munged.pid", "slurmctld": "slurm/slurmctld.pid"}
+
+
 def running_pids(vcluster: VCluster) -> dict[str, int]:
     state = Path(vcluster.env["COMMSCOPE_VCLUSTER_DIR"])
-    files = {"munged": state / "munge" / "munged.pid", "slurmctld": state / "slurm" / "slurmctld.pid"}
+    files = {what: state / pid for what, pid in DAEMON_PID_FILES.items()}
     files.update({f"slurmd {h}": state / "slurm" / f"slurmd-{h}.pid" for h in HOSTS})
     files.update({f"holder {h}": state / "nodes" / h / "holder.pid" for h in HOSTS})
     return {what: int(path.read_text()) for what, path in files.items()}
@@ -329,13 +333,23 @@ def test_down_leaves_nothing_behind(vcluster_session: VCluster):
 def test_down_after_a_failed_up(vcluster_session: VCluster):
     vcluster = vcluster_session
     vcluster.mark_down()
-    result = vcluster.cli("up", "2", "--slurm", "--timeout", "0", check=False)
-    assert result.returncode == 1 and "timed out" in result.stderr, result.stderr
+    # a slurmd that never starts, where the hosts look for it: slurmctld and munged run, the
+    # nodes never register, and the wait for them times out (a short --timeout alone is a
+    # race: on a quick start every node is idle at the first look)
+    tools = shared_dir() / "no-slurmd"
+    tools.mkdir(exist_ok=True)
+    (tools / "slurmd").write_text("#!/bin/sh\nexit 0\n")
+    (tools / "slurmd").chmod(0o755)
+    path = f"{tools}{os.pathsep}{os.environ['PATH']}"
+    result = vcluster.cli("up", "2", "--slurm", "--timeout", "1", check=False, env={**os.environ, "PATH": path})
+    assert result.returncode == 1, result.stderr
+    assert "timed out after 1 s waiting for all Slurm nodes to be idle" in result.stderr, result.stderr
     no_traceback(result)
     state_dir = Path(os.environ.get("COMMSCOPE_VCLUSTER_DIR", "/var/lib/commscope-vcluster"))
-    assert state_dir.exists()
+    daemons = {what: int((state_dir / pid).read_text()) for what, pid in DAEMON_PID_FILES.items()}
+    assert all(alive(pid) for pid in daemons.values()), daemons
     assert vcluster.down().returncode == 0
-    assert_nothing_left(state_dir)
+    assert_nothing_left(state_dir, daemons)
 
 
 def test_up_after_a_killed_half_up(vcluster_session: VCluster):
