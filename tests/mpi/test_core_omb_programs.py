@@ -15,7 +15,7 @@ import jsonschema
 import pytest
 
 from commscope.ingest.parse.commscope_json import load_schema
-from mpi_flavours import cuda_flavour_params, flavour_params, need
+from mpi_flavours import cuda_flavour_params, flavour_params, need, shell_rank
 
 SCHEMA = load_schema()
 
@@ -610,6 +610,6 @@ def test_get_local_rank_exports_the_launchers_local_rank(mpi, recorded, local_ra
 
 
 def test_get_local_rank_under_the_launcher_gives_each_rank_its_own(mpi):
-    res = mpi.run(2, "sh", "-c", 'echo "rank-local ${LOCAL_RANK}"', program=mpi.compat / "get_local_rank")
+    res = mpi.run(2, *shell_rank('echo "rank-local ${LOCAL_RANK}"'), program=mpi.compat / "get_local_rank")
     assert res.returncode == 0, res.stderr
     assert sorted(l for l in res.stdout.splitlines() if l.startswith("rank-local")) == ["rank-local 0", "rank-local 1"]

@@ -17,6 +17,7 @@ from pathlib import Path
 
 import pytest
 
+from mpi_flavours import shell_rank
 from paths import REPO
 
 FIND_MPI = REPO / "scripts" / "find-mpi"
@@ -102,7 +103,6 @@ def test_mpi_from_the_virtual_environment_uses_its_own_launcher(tmp_path):
     assert " T sched_yield" in symbols.stdout, symbols.stdout + symbols.stderr
     # ranks get the preload up to one per core; beyond that they keep yielding
     for ranks, expected in ((1, str(preload)), (os.cpu_count() + 1, "")):
-        shown = subprocess.run(
-            [launcher, "-n", str(ranks), "sh", "-c", 'echo "[$LD_PRELOAD]"'], capture_output=True, text=True, timeout=60
-        )
+        argv = [launcher, "-n", str(ranks), *shell_rank('echo "[$LD_PRELOAD]"')]
+        shown = subprocess.run(argv, capture_output=True, text=True, timeout=60)
         assert set(shown.stdout.split()) == {f"[{expected}]"}, (ranks, shown.stdout, shown.stderr)
