@@ -132,6 +132,23 @@ LOCAL_SHELL = """#!/bin/sh
 while [ $# -gt 0 ]; do case "$1" in -*) shift;; *) shift; break;; esac; done
 exec /bin/sh -c "$*"
 """
+
+
+def local_hosts(folder: Path, shell_text: str = LOCAL_SHELL) -> dict[str, str]:
+    """Open MPI's settings for host names that are all this machine: `shell_text` as its
+    remote shell (written into `folder`), its daemons and ranks on loopback."""
+    shell = folder / "local-shell"
+    shell.write_text(shell_text)
+    shell.chmod(0o755)
+    return {
+        "OMPI_MCA_plm_rsh_agent": str(shell),
+        # the daemons of the names reach mpirun over loopback: in make pytest the virtual
+        # cluster's bridge comes and goes beside them ("does not know how to route a message")
+        "OMPI_MCA_oob_tcp_if_include": LOOPBACK,
+        "OMPI_MCA_btl_tcp_if_include": LOOPBACK,
+    }
+
+
 MODES = {
     "intra": ["intra", "--np", "2", "--no-retest"],
     "all-pairs": ["all-pairs", "--hosts", "h1,h2,h3,h4", "--no-retest"],
@@ -156,9 +173,6 @@ def test_a_sweep_whose_store_is_locked_is_kept_as_files_and_imported(name, mode,
     launcher.parent.mkdir()
     launcher.write_text(GATED_LAUNCHER.format(folder=tmp_path, real=real))
     launcher.chmod(0o755)
-    shell = tmp_path / "bin" / "local-shell"
-    shell.write_text(LOCAL_SHELL)
-    shell.chmod(0o755)
     env = {
         **os.environ,
         "COMMSCOPE_DB": str(tmp_path / "r.db"),
@@ -168,11 +182,7 @@ def test_a_sweep_whose_store_is_locked_is_kept_as_files_and_imported(name, mode,
         "COMMSCOPE_SWEEP_TMP": str(tmp_path),
         "XDG_DATA_HOME": str(tmp_path / "xdg"),
         "HYDRA_LAUNCHER": "fork",
-        "OMPI_MCA_plm_rsh_agent": str(shell),
-        # the daemons of the six names reach mpirun over loopback: in make pytest the virtual
-        # cluster's bridge comes and goes beside them ("does not know how to route a message")
-        "OMPI_MCA_oob_tcp_if_include": LOOPBACK,
-        "OMPI_MCA_btl_tcp_if_include": LOOPBACK,
+        **local_hosts(tmp_path / "bin"),
     }
     argv = [*COMMSCOPE, "sweep", *MODES[mode], "--launcher", str(launcher), *FAST]
     process = subprocess.Popen(argv, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
@@ -203,18 +213,11 @@ def failing_daemons(tmp_path: Path, failures: int) -> dict[str, str]:
     """Open MPI's settings for six local host names whose remote shell fails h2's daemon the
     first `failures` times it is asked."""
     count = tmp_path / "h2-failures"
-    shell = tmp_path / "failing-shell"
     fail_h2 = (
         f'[ "$1" = h2 ] && [ "$(wc -c < {count} 2>/dev/null || echo 0)" -lt {failures} ] && '
         f"{{ printf x >> {count}; exit 1; }}"
     )
-    shell.write_text(LOCAL_SHELL.replace("*) shift; break;;", f"*) {fail_h2}; shift; break;;"))
-    shell.chmod(0o755)
-    return {
-        "OMPI_MCA_plm_rsh_agent": str(shell),
-        "OMPI_MCA_oob_tcp_if_include": LOOPBACK,
-        "OMPI_MCA_btl_tcp_if_include": LOOPBACK,
-    }
+    return local_hosts(tmp_path, LOCAL_SHELL.replace("*) shift; break;;", f"*) {fail_h2}; shift; break;;"))
 
 
 #: What the sweep says when Open MPI's daemons did not start.
