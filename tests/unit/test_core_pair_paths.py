@@ -7,9 +7,10 @@ report's rule section ranking the pairs by path (the farthest has the lowest pea
 from __future__ import annotations
 
 from commscope.analysis.peaks import lowest_core_path, lowest_peak
-from commscope.execute.cpu_topology import cpu_topology, one_to_all_cores
+from commscope.execute.cpu_topology import cpu_topology
 from commscope.execute.launchers import HydraLauncher, LaunchSpec, OpenMpiLauncher, SrunLauncher
 from commscope.output.report.peaks import rule_section
+from commscope.records.core_paths import one_to_all_cores
 from commscope.records.run import Point, Run
 from paths import FIXTURES
 

@@ -23,13 +23,18 @@ LAYERS = (
     ("cli", "reframe"),  # reframe: ReFrame tests of commscope, a user of every part like the CLI
     ("kinds",),  # run kinds: what each kind of run does in show, compare, check, plot, report
     ("cluster", "sweep"),
-    ("output",),
-    ("analysis",),
-    ("execute",),
-    ("ingest",),  # execute reads what hpcc and fio wrote with import's own readers
+    ("execute", "output"),  # launching and storing what was measured; rendering what was analysed
+    ("ingest", "analysis"),  # execute reads what hpcc and fio wrote with import's own readers
     ("store",),
     ("records",),
 )
+#: The pure parts: what they may use, besides themselves and SHARED, whatever LAYERS allows.
+#: Analysis computes on records (what the store gives back), output renders records and what
+#: analysis computed; neither launches, imports, schedules nor asks Slurm.
+PURE = {
+    "analysis": {"records", "store"},
+    "output": {"analysis", "records", "store"},
+}
 #: Leaf modules every part may use.
 SHARED = {"errors", "settings", "ui", "__init__", "__main__", "__version__"}
 
@@ -98,6 +103,8 @@ def test_imports_point_down(path):
         target_level = _level(target)
         if target_level is None or target_level <= own_level:
             wrong.append(f"{relative}:{line} imports {module} ({target} is not below {own})")
+        elif own in PURE and target not in PURE[own]:
+            wrong.append(f"{relative}:{line} imports {module} ({own} uses only {', '.join(sorted(PURE[own]))})")
     assert not wrong, "\n".join(wrong)
 
 

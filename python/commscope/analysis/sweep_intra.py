@@ -27,7 +27,7 @@ class GroupWorst:
 
 
 def intra_groups(points: Iterable, relation_of) -> list[GroupWorst]:
-    """`relation_of(cpu_a, cpu_b)` names the relation of two cores (execute.cpu_topology)."""
+    """`relation_of(cpu_a, cpu_b)` names the relation of two cores (records.core_paths)."""
     best: dict[tuple[str, str], list[tuple[float, int | None, int | None]]] = {}
     for point in points:
         pair = point.pair

@@ -46,7 +46,7 @@ from commscope.analysis.sweep_fabric import (
     without_explained,
 )
 from commscope.errors import UsageError
-from commscope.execute.cpu_topology import Cpu
+from commscope.records.core_paths import Cpu
 from commscope.records.run import Run
 
 #: The key of a sweep's entry in a run's provenance.

@@ -1,26 +1,18 @@
 """The CPUs of this host from sysfs (/sys/devices/system/cpu and /node, what hwloc reads
 too): the inventory's summary (sockets, cores, threads, NUMA nodes, last-level caches, stored
 with every run) and where each core sits (package, core, NUMA node, the cores sharing its
-last-level cache). Intra-node sweeps group core pairs by how far apart they are, and suite
-entries with `core_pairs: one-to-all` pick core 0's partner on every NUMA node and socket."""
+last-level cache, as records.core_paths.Cpu). Intra-node sweeps group core pairs by how far
+apart they are, and suite entries with `core_pairs: one-to-all` pick core 0's partner on every
+NUMA node and socket (records.core_paths.one_to_all_cores)."""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from pathlib import Path
 
 from commscope.execute.sysfs import read, to_int
-from commscope.records.core_paths import ACROSS_SOCKETS, OTHER_NODE, SAME_NODE
+from commscope.records.core_paths import Cpu
 
 SYS_CPU = Path("/sys/devices/system/cpu")
-
-
-@dataclass(frozen=True)
-class Cpu:
-    package: str
-    core: str
-    l3: str  # shared_cpu_list of the last cache level (index3, else the highest index)
-    node: str = ""  # NUMA node (the cpuN/nodeM entry); "" unknown
 
 
 def _numbered(folder: Path, prefix: str) -> list[tuple[int, Path]]:
@@ -76,45 +68,3 @@ def cpu_inventory(sysfs: Path) -> dict:
         "numa_nodes": nodes,
         "last_level_caches": sorted(caches.values(), key=lambda cache: cache["cpus"] or ""),
     }
-
-
-def relation(a: Cpu | None, b: Cpu | None) -> str:
-    """How two cores relate, nearest first."""
-    if a is None or b is None:
-        return "unknown"
-    if a.package == b.package and a.core == b.core:
-        return "same core (SMT)"
-    if a.l3 and a.l3 == b.l3:
-        return "same L3 (core complex)"
-    if a.package == b.package:
-        return "same socket"
-    return "across sockets"
-
-
-def memory_path(a: Cpu, b: Cpu) -> str | None:
-    """The path a copy between two cores takes (records.core_paths); None where the package or
-    the NUMA node of either is unknown."""
-    if not a.package or not b.package:
-        return None
-    if a.package != b.package:
-        return ACROSS_SOCKETS
-    if not a.node or not b.node:
-        return None
-    return SAME_NODE if a.node == b.node else OTHER_NODE
-
-
-def one_to_all_cores(topology: dict[int, Cpu], root: int = 0) -> list[tuple[int, str]]:
-    """Core `root` and a partner on every (socket, NUMA node): the lowest-numbered CPU there
-    that is not `root` nor its hardware-thread sibling, each with its path from `root`
-    (seed 004's intra-node core pairs, one-to-all). Empty where the topology is unknown."""
-    first = topology.get(root)
-    if first is None:
-        return []
-    partners: dict[tuple[str, str], int] = {}
-    for cpu in sorted(topology):
-        where = topology[cpu]
-        if cpu == root or (where.package, where.core) == (first.package, first.core):
-            continue
-        partners.setdefault((where.package, where.node), cpu)
-    pairs = [(cpu, memory_path(first, topology[cpu])) for cpu in sorted(partners.values())]
-    return [(cpu, path) for cpu, path in pairs if path is not None]

@@ -9,7 +9,8 @@ from dataclasses import dataclass
 
 from commscope import ui
 from commscope.errors import CommscopeError
-from commscope.execute.cpu_topology import cpu_topology, one_to_all_cores
+from commscope.execute.cpu_topology import cpu_topology
+from commscope.records.core_paths import one_to_all_cores
 from commscope.records.suite import Entry
 
 

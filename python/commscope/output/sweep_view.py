@@ -19,7 +19,7 @@ from commscope.analysis.sweep_fabric import SwitchFlag
 from commscope.analysis.sweep_intra import intra_groups
 from commscope.analysis.sweep_verdicts import SweepJudgement
 from commscope.errors import UsageError
-from commscope.execute.cpu_topology import Cpu, relation
+from commscope.records.core_paths import Cpu, relation
 from commscope.records.run import Run
 from commscope.records.textsafe import one_line
 

@@ -32,7 +32,7 @@ from commscope.output.sweep_view import (
 from commscope.records.run import Run
 
 if TYPE_CHECKING:
-    from commscope.execute.cpu_topology import Cpu
+    from commscope.records.core_paths import Cpu
 
 
 @dataclass
