@@ -14,9 +14,8 @@ from pathlib import Path
 
 import pytest
 
+from cluster_support import VCluster, job_folder, missing_prerequisite, shared_dir, unavailable
 from mpi_flavours import yield_when_idle
-
-from .cluster_support import VCluster, job_folder, missing_prerequisite, shared_dir, unavailable
 
 #: The session fixture of each cluster size, in hosts. One cluster runs at a time.
 CLUSTER_SIZES = {"vcluster_session": 2, "vcluster4_session": 4, "vcluster6_session": 6}

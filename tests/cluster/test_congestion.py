@@ -17,9 +17,8 @@ import sys
 
 import pytest
 
+from cluster_support import FINALIZE_GRACE_S, VCluster, commscope, job_folder, runs_of, shared_dir
 from mpi_flavours import flavour_params, need, yield_when_idle
-
-from .cluster_support import FINALIZE_GRACE_S, VCluster, commscope, job_folder, runs_of, shared_dir
 
 pytestmark = [pytest.mark.cluster, pytest.mark.timing]  # judges measured impact factors
 

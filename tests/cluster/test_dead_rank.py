@@ -17,10 +17,9 @@ import time
 
 import pytest
 
+from cluster_support import FINALIZE_GRACE_S, HOSTS, REPO, RSH, VCluster, commscope, runs_of, shared_dir
 from crash_once import crash_env, crash_once
 from mpi_flavours import flavour_params, need
-
-from .cluster_support import FINALIZE_GRACE_S, HOSTS, REPO, RSH, VCluster, commscope, runs_of, shared_dir
 
 pytestmark = pytest.mark.cluster
 

@@ -19,8 +19,8 @@ import sys
 
 import pytest
 
-from .cluster_support import VCluster, commscope, shared_dir
-from .test_sweep import CORE_FLAGS, UNPINNED_RATE, environment, flavour, sweep  # noqa: F401 (flavour: the MPI fixture)
+from cluster.test_sweep import CORE_FLAGS, UNPINNED_RATE, environment, flavour, sweep  # noqa: F401 (flavour: the MPI fixture)
+from cluster_support import VCluster, commscope, shared_dir
 
 pytestmark = [pytest.mark.cluster]
 #: 12.5 MB/s: healthy pairs of floating ranks moved 90-700 MB/s on a loaded 2-core machine, so

@@ -13,9 +13,8 @@ from pathlib import Path
 
 import pytest
 
+from cluster_support import REPO, VCluster, missing_prerequisite, shared_dir, unavailable
 from commscope.records.topology import parse_scontrol_topology, read_topology
-
-from .cluster_support import REPO, VCluster, missing_prerequisite, shared_dir, unavailable
 
 LEAVES = {"leaf1": ["vnode1", "vnode2", "vnode3"], "leaf2": ["vnode4", "vnode5", "vnode6"]}
 #: Bytes one transfer sends: 0.6 s at the throttled uplink's 100 Mbit/s, some 50 ms unthrottled.

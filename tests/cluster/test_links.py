@@ -15,11 +15,10 @@ import sys
 
 import pytest
 
+from cluster_support import VCluster, runs_of, shared_dir
 from commscope.analysis.peaks import run_peak
 from mpi_flavours import flavour_params, need, yield_when_idle
 from paths import FIXTURES
-
-from .cluster_support import VCluster, runs_of, shared_dir
 
 pytestmark = pytest.mark.cluster
 

@@ -17,11 +17,10 @@ import re
 
 import pytest
 
+from cluster.test_drain import HOSTS6, back_in_service, node_state, reasons
+from cluster.test_sweep import flavour, sweep  # noqa: F401 (flavour: the MPI fixture)
+from cluster_support import REPO, VCluster, shared_dir
 from commscope.store.db import Store
-
-from .cluster_support import REPO, VCluster, shared_dir
-from .test_drain import HOSTS6, back_in_service, node_state, reasons
-from .test_sweep import flavour, sweep  # noqa: F401 (flavour: the MPI fixture)
 
 pytestmark = [pytest.mark.cluster, pytest.mark.timing]  # judges measured speeds
 

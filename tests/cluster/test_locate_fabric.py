@@ -27,8 +27,8 @@ from pathlib import Path
 
 import pytest
 
-from .cluster_support import VCluster, missing_prerequisite, unavailable
-from .test_sweep import flavour, sweep  # noqa: F401 (flavour: the MPI fixture)
+from cluster.test_sweep import flavour, sweep  # noqa: F401 (flavour: the MPI fixture)
+from cluster_support import VCluster, missing_prerequisite, unavailable
 
 pytestmark = [pytest.mark.cluster, pytest.mark.timing]  # judges measured speeds
 

@@ -28,10 +28,7 @@ from pathlib import Path
 
 import pytest
 
-from commscope.cluster.schedule import entries
-from mpi_flavours import load_flavours
-
-from .cluster_support import (
+from cluster_support import (
     FINALIZE_GRACE_S,
     HOSTS,
     NOT_ENDED,
@@ -43,6 +40,8 @@ from .cluster_support import (
     shared_dir,
     unavailable,
 )
+from commscope.cluster.schedule import entries
+from mpi_flavours import load_flavours
 
 pytestmark = pytest.mark.cluster
 

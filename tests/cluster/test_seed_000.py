@@ -10,9 +10,8 @@ from pathlib import Path
 
 import pytest
 
+from cluster_support import REPO, JobWatch, VCluster, commscope, job_folder, runs_of, shared_dir
 from mpi_flavours import flavour_params, need
-
-from .cluster_support import REPO, JobWatch, VCluster, commscope, job_folder, runs_of, shared_dir
 
 pytestmark = pytest.mark.cluster
 

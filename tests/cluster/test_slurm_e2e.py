@@ -15,11 +15,10 @@ from pathlib import Path
 
 import pytest
 
+from cluster_support import HOSTS, REPO, SUBMIT_QUICK_ON_TWO_NODES, VCluster, commscope, runs_of
 from commands import latency_argv
 from commscope.store.db import Store
 from mpi_flavours import flavour_params, need
-
-from .cluster_support import HOSTS, REPO, SUBMIT_QUICK_ON_TWO_NODES, VCluster, commscope, runs_of
 
 pytestmark = pytest.mark.cluster
 

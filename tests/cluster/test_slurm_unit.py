@@ -14,6 +14,7 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
+from cluster_support import SUBMIT_QUICK_ON_TWO_NODES
 from commscope.cli import main
 from commscope.cluster import config as site
 from commscope.cluster import slurm
@@ -22,8 +23,6 @@ from commscope.cluster.submit import SubmitOptions, build_request
 from commscope.errors import UsageError
 from commscope.records.suite import Entry
 from old_databases import database_at
-
-from .cluster_support import SUBMIT_QUICK_ON_TWO_NODES
 
 HERE = Path(__file__).resolve().parent
 GOLDEN = HERE / "golden"

@@ -22,10 +22,9 @@ from pathlib import Path
 
 import pytest
 
+from cluster_support import FINALIZE_GRACE_S, REPO, RSH, VCluster, shared_dir
 from commscope.store.db import Store
 from mpi_flavours import yield_when_idle
-
-from .cluster_support import FINALIZE_GRACE_S, REPO, RSH, VCluster, shared_dir
 
 pytestmark = [pytest.mark.cluster, pytest.mark.timing]  # every sweep judges measured speeds
 

@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 
-from .cluster_support import HOSTS, RSH, VCLUSTER, VCluster, run_to_results, shared_dir, unavailable
+from cluster_support import HOSTS, RSH, VCLUSTER, VCluster, run_to_results, shared_dir, unavailable
 
 pytestmark = pytest.mark.cluster
 
