@@ -147,3 +147,30 @@ def test_the_fabric_knows_which_uplinks_a_pair_crosses():
     assert paths[0].tolist() == [0, 1, -1, -1]  # inside leaf a: no uplink
     assert sorted(paths[1, 2:].tolist()) == [fabric.uplink(fabric.switches.index(s)) for s in ("a", "b")]
     assert fabric.hosts_under(fabric.switches.index("b")).tolist() == [4, 5, 6, 7]
+
+
+def test_a_sweep_of_part_of_a_site_leaves_no_switch_without_swept_hosts_undecided():
+    """40 hosts of a 10,000-host topology (250 leaves of 40 under a spine): no pair of them
+    crosses any uplink but their own leaf's, and theirs only to another leaf swept. Those
+    uplinks are out of the verdict, so a healthy sweep of part of a site is certain."""
+    hosts = hosts_of(10000)
+    leaves = leaves_of(hosts, 40)
+    swept = hosts[400:420] + hosts[4000:4020]  # half of leaf010 and half of leaf100
+    leaf_of = {host: leaf for leaf, members in leaves.items() for host in members}
+    fabric = Fabric.of(swept, leaf_of, {**dict.fromkeys(leaves, SPINE), SPINE: None})
+    assert fabric.crossable().sum() == 2  # leaf010's and leaf100's uplinks, no other
+    simulated = Network.of({"seed": 1, "leaves": leaves})
+    locator = Locator(len(swept), "bw", LocateRules(), seed=1, fabric=fabric)
+    while not locator.stop:
+        pairs = locator.plan()
+        if locator.stop:
+            break
+        locator.record(
+            pairs, simulated.measure(len(locator.rounds) + 1, "bw", [(swept[a], swept[b]) for a, b in pairs])
+        )
+    verdict = locator.verdict()
+    assert verdict.stop == CERTAIN and verdict.undecided_switches == [] and verdict.uplinks == 2, verdict
+    assert not verdict.bad_nodes and not verdict.bad_switches
+    # one leaf alone: its uplink is crossed by no pair either
+    alone = Fabric.of(hosts[400:440], leaf_of, {**dict.fromkeys(leaves, SPINE), SPINE: None})
+    assert alone.crossable().sum() == 0

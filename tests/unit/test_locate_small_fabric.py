@@ -170,3 +170,17 @@ def test_a_quiet_first_round_does_not_make_the_noise_vanish():
     verdict = replay(len(hosts), "bw", RULES, rounds, CERTAIN, topology)
     assert [found.switch for found in verdict.bad_switches] == ["leaf1"] and verdict.bad_nodes == []
     assert len(verdict.cleared) == len(hosts) and verdict.noise.sigma > 0.03, verdict
+
+
+def test_a_healthy_sweep_of_part_of_a_site_is_certain_and_says_once_what_it_cannot_cross(cli, clean_env, db, tmp_path):
+    """Eight hosts of a site of 40 leaves: the 37 uplinks above no host swept, and the spine's
+    (a root has none), are out of the verdict, said once; the sweep is certain, exit 0."""
+    site = "".join(f"SwitchName=leaf{k} Nodes=cn{k}x[1-4]\n" for k in range(4, 41))
+    topology = (
+        "SwitchName=leaf1 Nodes=vnode[1-3]\nSwitchName=leaf2 Nodes=vnode[4-6]\n"
+        f"SwitchName=leaf3 Nodes=vnode[7-8]\n{site}SwitchName=spine Switches=leaf[1-40]\n"
+    )
+    result = locate_command(cli, db, tmp_path, {"seed": 1, "leaves": LEAVES}, topology, "--detect", "80")
+    assert result.exit_code == 0, result.output
+    assert result.stderr.count("out of the verdict") == 1
+    assert "37 switch uplink(s) of" in result.stderr and "undecided switch" not in result.stderr

@@ -112,6 +112,18 @@ class Fabric:
                 rows[k, 2 : 2 + len(uplinks)] = uplinks
         return rows
 
+    def crossable(self) -> np.ndarray:
+        """Per switch, whether a pair of the hosts can cross its uplink: it has a parent, a
+        host under it and a placed host beyond it. A sweep of part of a site (40 hosts of a
+        10,000-host topology) reaches only a few; the others' uplinks are out of its verdict."""
+        placed = self.leaf[self.leaf != NO_SWITCH]
+        per_leaf = np.bincount(placed, minlength=len(self.switches))
+        under = np.zeros(len(self.switches), dtype=np.int64)
+        for leaf in np.flatnonzero(per_leaf).tolist():
+            under[self._chains[leaf]] += per_leaf[leaf]
+        has_parent = np.array([up != NO_SWITCH for up in self.parent], dtype=bool)
+        return has_parent & (under > 0) & (under < placed.size)
+
     def hosts_under(self, switch: int) -> np.ndarray:
         """The hosts whose leaf is `switch` or below it."""
         below = [s for s, chain in enumerate(self._chains) if switch in chain]

@@ -104,12 +104,9 @@ class Locator:
         self.noise: Noise | None = None
         self._pair_evidence = np.empty((0, len(self.slowdowns)))
         self._paths = np.empty((0, self.fabric.width), dtype=np.int64)
-        # uplinks of switches with no host below them are never crossed: nothing to decide
-        crossed = np.zeros(parts, dtype=bool)
-        crossed[: self.n] = True
-        for switch in range(len(self.fabric.switches)):
-            crossed[self.fabric.uplink(switch)] = self.fabric.parent[switch] != NO_SWITCH
-        self._decidable = crossed
+        # an uplink no pair of the hosts swept can cross (no host below it, or none beyond)
+        # is out of the verdict: nothing measured can decide it
+        self._decidable = np.concatenate([np.ones(self.n, dtype=bool), self.fabric.crossable()])
 
     @property
     def healthy(self) -> np.ndarray:

@@ -7,7 +7,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from commscope import ui
-from commscope.analysis.fabric import Fabric
+from commscope.analysis.fabric import NO_SWITCH, Fabric
 from commscope.records.textsafe import one_line
 from commscope.records.topology import Topology
 
@@ -29,4 +29,12 @@ def fabric_of(topology: Topology, hosts: Sequence[str], mode: str) -> Fabric:
             "their switches are judged by the hosts swept"
         )
     ui.note(f"{mode}: {len(topology.by_leaf(hosts))} leaf switch(es) of {topology.source} over the hosts swept")
-    return Fabric.of_topology(hosts, topology)
+    fabric = Fabric.of_topology(hosts, topology)
+    # said here, once: a sweep of part of a site would otherwise leave them all undecided
+    uncrossed = sum(up != NO_SWITCH for up in fabric.parent) - int(fabric.crossable().sum())
+    if uncrossed:
+        ui.note(
+            f"{mode}: {uncrossed:,} switch uplink(s) of {topology.source} no pair of the hosts swept can cross "
+            "(no host swept below or beyond them): out of the verdict"
+        )
+    return fabric
