@@ -135,3 +135,36 @@ def test_bad_input_is_a_usage_error(cli, clean_env, db, args, message):
 def test_oracle_and_seed_belong_to_locate(cli, clean_env, db):
     result = cli("sweep", "all-pairs", "--hosts", "a,b", "--oracle", "x", "--db", db)
     assert result.exit_code == 2 and "--oracle does not apply to all-pairs: it applies to locate only" in result.stderr
+
+
+@pytest.mark.parametrize(
+    "args, message",
+    [
+        (["--seed", "-1"], "Invalid value for '--seed': -1 is not in the range x>=0"),
+        (["--detect", "nan"], "Invalid value for '--detect': 'nan' is not a finite number"),
+        (["--detect", "NaN"], "Invalid value for '--detect': 'NaN' is not a finite number"),
+    ],
+)
+def test_a_seed_or_limit_that_cannot_be_used_is_a_usage_error(cli, clean_env, db, tmp_path, args, message):
+    result = locate(cli, db, network(tmp_path), *args, hosts=HOSTS[:12])
+    assert result.exit_code == 2 and message in result.stderr, result.output
+    assert "Traceback" not in result.output and stored_runs(db) == 0
+
+
+def test_a_stored_run_whose_rules_cannot_be_read_is_still_shown(cli, clean_env, db, tmp_path):
+    """A run an older commscope stored with a NaN --detect: judged with the default rules, said."""
+    oracle = network(tmp_path, slow_nodes={"cn005": 0.5})
+    assert locate(cli, db, oracle, hosts=HOSTS[:12]).exit_code == 1
+    with Store(db) as store:
+        store.conn.execute(
+            "UPDATE runs SET provenance = json_set(provenance, '$.sweep.rules.locate.detect', 'NaN')"
+        )
+        store.conn.commit()
+    shown = cli("show", "1", "--db", db)
+    assert shown.exit_code == 0, shown.output
+    assert "note: run 1: provenance sweep.rules: locate.detect:" in shown.stdout
+    assert "judged here with the default rules" in shown.stdout and "bad node cn005" in shown.stdout
+    for argv in (("report", "1", "-o", tmp_path / "r.html"), ("plot", "1", "-o", tmp_path / "p.png")):
+        assert cli(*argv, "--db", db).exit_code == 0
+    for form in ("json", "csv", "openmetrics"):
+        assert cli("export", "1", "--format", form, "--db", db).exit_code == 0

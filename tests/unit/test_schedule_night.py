@@ -198,3 +198,37 @@ def test_a_night_without_a_baseline_publishes_a_failed_check(cli, fake_core, tab
     written = (prom / "commscope_latency.prom").read_text()
     assert [line.split()[-1] for line in written.splitlines() if line.startswith("commscope_check_failed{")] == ["1.0"]
     assert not (job / "check.json").exists() and (job / "exit-status").read_text() == "0\n"
+
+
+@pytest.mark.parametrize(
+    ("locate_args", "message"),
+    [
+        ("--hosts a,b", "locate needs at least 6 hosts, got 2"),
+        ("--no-such-option", "No such option '--no-such-option'"),
+        ("--detect nan", "Invalid value for '--detect': 'nan' is not a finite number"),
+        ("--detect 95", "Invalid value for '--detect': 95.0 is not in the range 1<=x<=90"),
+        ("--metric bw,latency", "locate judges one metric"),
+        ("--seed -1", "Invalid value for '--seed'"),
+        ("--rules /nonexistent/rules.yaml", "'/nonexistent/rules.yaml' does not exist"),
+        ("--baseline 3", "--baseline does not apply to locate"),
+    ],
+)
+def test_locate_args_are_checked_when_the_entry_is_written(cli, slurm_table, db, locate_args, message):  # noqa: F811
+    result = cli(
+        "schedule", "pt2pt", "--every", "1d", "--nodes", "8", "--baseline", "ref", "--db", db,
+        "--on-failure", "locate", "--locate-args", locate_args,
+    )  # fmt: skip
+    assert result.exit_code == 2, result.output
+    assert f"--locate-args {locate_args!r}: " in result.output and message in result.output, result.output
+    assert slurm_table.read_text() == USER_LINES
+
+
+def test_locate_args_a_night_can_use_are_taken(cli, slurm_table, db, tmp_path):  # noqa: F811
+    hostfile = tmp_path / "hosts"
+    hostfile.write_text("".join(f"{host}\n" for host in HOSTS))
+    for words in ("--metric latency --detect 30 --seed 4", f"--hostfile {hostfile}", "--hosts " + ",".join(HOSTS)):
+        result = cli(
+            "schedule", "pt2pt", "--every", "1d", "--nodes", "8", "--baseline", "ref", "--db", db,
+            "--on-failure", "locate", "--locate-args", words, "--dry-run",
+        )  # fmt: skip
+        assert result.exit_code == 0, result.output

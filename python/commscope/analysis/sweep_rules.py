@@ -34,7 +34,7 @@ from commscope.records import yamlfile
 
 
 class _Rule(BaseModel):
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", allow_inf_nan=False)
     mad_k: float = Field(default=None, gt=0, description="scaled MADs from the median")
     margin: float = Field(
         default=None, gt=0, description="bandwidth: fraction of the median; latency: factor of the minimum"
@@ -42,7 +42,7 @@ class _Rule(BaseModel):
 
 
 class _Locate(BaseModel):
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", allow_inf_nan=False)
     confirm: int = Field(default=LocateRules.confirm, ge=2, description="cleared partners a bad node is slow with")
     max_rounds: int = Field(default=LocateRules.max_rounds, ge=1, description="rounds of sweep locate at most")
     detect: float = Field(default=LocateRules.detect, gt=0, lt=1, description="slowdown every part is cleared of")
@@ -51,7 +51,7 @@ class _Locate(BaseModel):
 
 
 class _RuleFile(BaseModel):
-    model_config = ConfigDict(extra="forbid")
+    model_config = ConfigDict(extra="forbid", allow_inf_nan=False)
     latency: _Rule | None = None
     bw: _Rule | None = None
     bibw: _Rule | None = None

@@ -217,16 +217,29 @@ def stored_topology(run: Run) -> dict[int, Cpu] | None:
 
 
 def stored_policy(run: Run) -> Policy | None:
-    """The rules a stored sweep was judged with; None where it does not record them."""
+    """The rules a stored sweep was judged with; None where it does not record them, or
+    records rules that cannot be read (rules_problem says why): the run is judged with the
+    default rules then, never left unshown."""
+    return _recorded_rules(run)[0]
+
+
+def rules_problem(run: Run) -> str | None:
+    """Why a stored sweep's recorded rules cannot be used (a NaN threshold stored by an
+    older commscope), as a note; None when they can, or when there are none."""
+    problem = _recorded_rules(run)[1]
+    return None if problem is None else f"{problem}: judged here with the default rules"
+
+
+def _recorded_rules(run: Run) -> tuple[Policy | None, str | None]:
     record = record_of(run)
     if "rules" not in record:
-        return None
+        return None, None
     from commscope.analysis.sweep_rules import RulesError, policy_of_mapping
 
     try:
-        return policy_of_mapping(record["rules"], f"run {run.id}: provenance sweep.rules")
+        return policy_of_mapping(record["rules"], f"run {run.id}: provenance sweep.rules"), None
     except RulesError as exc:
-        raise UsageError(str(exc)) from exc
+        return None, str(exc).replace("\n", "; ")
 
 
 def judge_stored(run: Run, retest: Run | None) -> SweepJudgement:
@@ -241,7 +254,8 @@ def judge_stored(run: Run, retest: Run | None) -> SweepJudgement:
     if policy is None:
         policy = Policy()
         notes.append(
-            f"run {run.id} does not record the rules it was judged with (stored before commscope kept them, "
+            rules_problem(run)
+            or f"run {run.id} does not record the rules it was judged with (stored before commscope kept them, "
             "or imported): judged here with the default rules, suspects as found"
         )
     matrix = matrix_from_run(run)

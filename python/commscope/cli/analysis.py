@@ -11,10 +11,10 @@ from commscope import ui
 from commscope.cli.common import (
     CONTEXT,
     SELECTORS_HELP,
+    FiniteRange,
     allow_failing_option,
     analysis_store,
     db_option,
-    finite_number,
     format_option,
     policy_options,
     selection_of,
@@ -42,8 +42,7 @@ from commscope.errors import EXIT_FAILED, EXIT_OK, CommscopeError, UsageError
 @click.option("-o", "--output", metavar="FILE", help="Write to FILE instead of stdout (not with --format table).")
 @click.option(
     "--peak-per-core",
-    type=click.FloatRange(min=0, min_open=True),
-    callback=finite_number,
+    type=FiniteRange(min=0, min_open=True),
     metavar="GFLOPS",
     help="HPL runs: the theoretical peak of one core (Gflop/s); adds the peak and the efficiency.",
 )

@@ -13,9 +13,9 @@ from commscope.cli.common import (
     EXIT_STATUS_HELP,
     RunCommand,
     db_option,
-    finite_seconds,
     name_value_pairs,
     repeat_option,
+    seconds_range,
     suite_file_option,
     timeout_option,
     transport_option,
@@ -108,8 +108,7 @@ from the configuration file: see `commscope config`. A flag wins over it.
 @click.option("--wait", is_flag=True, help="Wait for the job to end, then collect it into the database.")
 @click.option(
     "--start-timeout",
-    type=click.FloatRange(min=0),
-    callback=finite_seconds,
+    type=seconds_range(min=0),
     metavar="SECONDS",
     help="With --wait: give up waiting when the job has not started after this long (default: the "
     "configuration's start_timeout, else 600). The job is left queued; collect it later.",

@@ -77,19 +77,24 @@ def utf8_text(ctx: click.Context, param: click.Parameter, value: str | None) -> 
     return value
 
 
-def _finite(what: str):
-    """An option callback refusing nan and inf (click's FloatRange lets both through)."""
+class FiniteRange(click.FloatRange):
+    """click's FloatRange, refusing nan and inf: it lets NaN through whatever its bounds
+    (every comparison with NaN is false), and a NaN threshold or limit silently judges
+    nothing. `what` names the value in the refusal."""
 
-    def check(ctx: click.Context, param: click.Parameter, value: float | None) -> float | None:
-        if value is not None and not math.isfinite(value):
-            raise click.BadParameter(f"{value} is not {what}", ctx, param)
-        return value
+    def __init__(self, what: str = "a finite number", **bounds) -> None:
+        super().__init__(**bounds)
+        self.what = what
 
-    return check
+    def convert(self, value, param, ctx):
+        number = super().convert(value, param, ctx)
+        if not math.isfinite(number):
+            self.fail(f"{value!r} is not {self.what}", param, ctx)
+        return number
 
 
-finite_seconds = _finite("a number of seconds")
-finite_number = _finite("a finite number")
+def seconds_range(**bounds) -> FiniteRange:
+    return FiniteRange("a number of seconds", **bounds)
 
 
 def import_size(ctx: click.Context, param: click.Parameter, value: str | int) -> int:
@@ -341,9 +346,7 @@ def transport_option(help: str):
 
 
 def timeout_option(help: str):
-    return click.option(
-        "--timeout", type=click.FloatRange(min=0, min_open=True), metavar="SECONDS", callback=finite_seconds, help=help
-    )
+    return click.option("--timeout", type=seconds_range(min=0, min_open=True), metavar="SECONDS", help=help)
 
 
 def allow_failing_option(help: str = "A benchmark still passes with up to K failing sizes."):

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import click
 
-from commscope.cli.common import EXIT_STATUS_HELP, RunCommand, db_option, launcher_option
+from commscope.cli.common import EXIT_STATUS_HELP, RunCommand, db_option, launcher_option, seconds_range
 from commscope.cluster.drain import MAX_DRAIN_SHARE
 
 DRAIN_HELP = (
@@ -82,7 +82,7 @@ def drain_action(drain: bool, max_drain: int | None, dry_run: bool, stored_as: s
 )
 @click.option(
     "--timeout",
-    type=click.FloatRange(min=0, min_open=True),
+    type=seconds_range(min=0, min_open=True),
     metavar="SECONDS",
     help="The sweep's launch time limit (as for `sweep all-pairs`).",
 )

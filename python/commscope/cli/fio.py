@@ -9,8 +9,8 @@ import click
 
 from commscope.cli.common import (
     destination_options,
-    finite_seconds,
     launcher_option,
+    seconds_range,
     show_runs,
     split_commas,
 )
@@ -66,8 +66,7 @@ def _storage_option(name: str, default: str, parser_name: str, metavar: str, hel
 )
 @click.option(
     "--runtime",
-    type=click.FloatRange(min=0, min_open=True),
-    callback=finite_seconds,
+    type=seconds_range(min=0, min_open=True),
     default=30,
     show_default=True,
     metavar="SECONDS",

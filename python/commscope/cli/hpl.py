@@ -9,8 +9,8 @@ import click
 
 from commscope import ui
 from commscope.cli.common import (
+    FiniteRange,
     destination_options,
-    finite_number,
     hosts_options,
     launcher_option,
     show_runs,
@@ -41,8 +41,7 @@ def _grid(ctx, param, value):
 )
 @click.option(
     "--memory-fraction",
-    type=click.FloatRange(min=0, max=1, min_open=True),
-    callback=finite_number,
+    type=FiniteRange(min=0, max=1, min_open=True),
     default=0.8,
     show_default=True,
     metavar="F",

@@ -109,6 +109,25 @@ def _locate_args(text: str | None) -> list[str]:
     return words
 
 
+def _check_locate_words(text: str, words: list[str], nodes: int | None) -> None:
+    """`sweep locate` with the entry's --locate-args parsed and checked as it will be when a
+    check fails (options, values, the rules file, the hosts), nothing measured: refused
+    now, not on the night it is needed. `nodes`: the job's, where the words name no hosts."""
+    from commscope.cli.sweep import locate, request_of
+    from commscope.sweep.run import hosts_of
+
+    hosts = {"--hosts", "--hostfile"} & {word.split("=", 1)[0] for word in words}
+    given = [*words, *([] if hosts or nodes is None else ["--nodes", str(nodes)])]
+    try:
+        with locate.make_context("sweep locate", given) as ctx:
+            request = request_of(ctx, "locate", ctx.params)
+        if request.nodes is None:
+            hosts_of(request)
+    except (click.exceptions.ClickException, UsageError) as exc:
+        said = exc.format_message() if isinstance(exc, click.exceptions.ClickException) else str(exc)
+        raise UsageError(f"--locate-args {text!r}: {said}") from None
+
+
 def _night_options(ctx: click.Context, on_failure, drain, locate_args, textfile, push, group) -> list:
     """The entry's `schedule run` options, as (flag, value) pairs."""
     if (drain or locate_args) and on_failure != "locate":
@@ -319,7 +338,7 @@ def schedule(
             raise UsageError("--list and --remove take no suite or --every")
         if list_:
             # as read: a table's own escape sequences are not the terminal's business to drop
-            click.echo(table.block(current), nl=False, color=True)
+            click.echo(table.to_bytes(table.block(current)), nl=False, color=True)
             if not table.entries(current):
                 ui.note(f"no scheduled checks in {Path(chosen.program).name}'s table")
             return
@@ -334,6 +353,7 @@ def schedule(
         night = _night_options(ctx, on_failure, drain, locate_args, textfile, push, group)
         if on_failure == "locate":
             _check_locate_hosts(nodes, _locate_args(locate_args), chosen.slurm)
+            _check_locate_words(locate_args or "", _locate_args(locate_args), nodes)
         log_dir = nightly.schedule_dir()
         run_options = [*(["--transport", transport] if transport else []), "--bind", bind]
         entry = table.Entry(
@@ -357,8 +377,8 @@ def schedule(
         if not dry_run:
             nightly.write_entry(entry.folder, name, entry.database, baseline, suite, entry.label)
             _keep_baseline(db, baseline, entry.folder)
-    if dry_run:  # exactly the text that would be written, escape sequences and all
-        click.echo(new, nl=False, color=True)
+    if dry_run:  # exactly the bytes that would be written, escape sequences and all
+        click.echo(table.to_bytes(new), nl=False, color=True)
         return
     chosen.write(new)
     ui.note(f"{'removed' if remove else 'scheduled'} {remove or name} in {Path(chosen.program).name}'s table")

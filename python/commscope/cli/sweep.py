@@ -16,6 +16,7 @@ import click
 
 from commscope.cli.common import (
     EXIT_STATUS_HELP,
+    FiniteRange,
     RunCommand,
     RunId,
     bind_option,
@@ -57,7 +58,7 @@ _OWN = {
     ),
     "--seed": (
         "seed",
-        {"type": int, "metavar": "N"},
+        {"type": click.IntRange(min=0), "metavar": "N"},
         "The seed of the random pairing (default: a fresh one).",
         ("locate",),
     ),
@@ -71,7 +72,7 @@ _OWN = {
     ),
     "--detect": (
         "detect",
-        {"type": click.FloatRange(min=1, max=90), "metavar": "PCT"},
+        {"type": FiniteRange(min=1, max=90), "metavar": "PCT"},
         "The smallest slowdown to find: the verdict is certain once every host and uplink is "
         "cleared of being PCT % slower or more (at 95 % confidence) or named (default: the rules "
         "file's locate.detect, 20). Smaller takes more rounds.",
@@ -334,8 +335,37 @@ def locate(ctx: click.Context, **options) -> None:
 
 def _sweep(ctx: click.Context, mode: str, options: dict) -> None:
     """What every mode does with its options: check them, build the request, run it."""
+    from commscope.sweep.run import run_sweep
+
+    is_locate = mode == "locate"
+    request = request_of(ctx, mode, options)
+    db = options["db"]
+    drain = drain_action(  # Slurm asked first
+        options.get("drain"), options.get("max_drain"), options.get("dry_run"), options.get("stored_as")
+    )
+    if request.nodes is not None:
+        from commscope.cluster.allocate import allocation_hosts, in_allocation, run_in_allocation, salloc_argv
+        from commscope.cluster.config import load as load_config
+
+        if not in_allocation():  # the same command line again, inside an allocation of the nodes
+            salloc = salloc_argv(request.nodes, load_config(), request.partition, request.time)
+            ctx.exit(run_in_allocation(salloc, [sys.executable, "-m", "commscope", *request.argv[1:]]))
+        request = dataclasses.replace(request, hosts=tuple(allocation_hosts(request.nodes)))
+    if "topology" in options:  # the modes that judge switches: the file, else the controller's
+        from commscope.cluster.topology import site_topology
+
+        request = dataclasses.replace(request, topology=site_topology(options["topology"]))
+    if is_locate:
+        from commscope.sweep.locate import run_locate
+
+        ctx.exit(run_locate(request, options["oracle"], options["seed"], db, drain))
+    ctx.exit(run_sweep(request, db, drain))
+
+
+def request_of(ctx: click.Context, mode: str, options: dict):
+    """The mode's SweepRequest of its options, every one checked; nothing asked of Slurm."""
     from commscope.analysis.sweep import PAIR_METRICS, Policy
-    from commscope.sweep.run import SweepRequest, check_nodes, run_sweep
+    from commscope.sweep.run import SweepRequest, check_nodes
 
     is_locate = mode == "locate"
     metrics = options["metrics"] or ("bw" if is_locate else ",".join(PAIR_METRICS))
@@ -384,26 +414,7 @@ def _sweep(ctx: click.Context, mode: str, options: dict) -> None:
         core_flags=ctx.meta.get("core_flags", []),
     )
     check_nodes(request)
-    drain = drain_action(  # Slurm asked first
-        options.get("drain"), options.get("max_drain"), options.get("dry_run"), options.get("stored_as")
-    )
-    if request.nodes is not None:
-        from commscope.cluster.allocate import allocation_hosts, in_allocation, run_in_allocation, salloc_argv
-        from commscope.cluster.config import load as load_config
-
-        if not in_allocation():  # the same command line again, inside an allocation of the nodes
-            salloc = salloc_argv(request.nodes, load_config(), request.partition, request.time)
-            ctx.exit(run_in_allocation(salloc, [sys.executable, "-m", "commscope", *request.argv[1:]]))
-        request = dataclasses.replace(request, hosts=tuple(allocation_hosts(request.nodes)))
-    if "topology" in options:  # the modes that judge switches: the file, else the controller's
-        from commscope.cluster.topology import site_topology
-
-        request = dataclasses.replace(request, topology=site_topology(options["topology"]))
-    if is_locate:
-        from commscope.sweep.locate import run_locate
-
-        ctx.exit(run_locate(request, options["oracle"], options["seed"], db, drain))
-    ctx.exit(run_sweep(request, db, drain))
+    return request
 
 
 sweep.add_command(recheck)

@@ -171,7 +171,37 @@ class Entry:
         return [*header, *directives, f"{self.times} {command}"]
 
 
-def _split(table: str) -> tuple[list[str], dict[str, list[str]], list[str]]:
+def _marks(lines: Sequence[str], where: str) -> tuple[int, int] | None:
+    """The line numbers (from 0) of commscope's begin and end marks, or None without a
+    block. A block that is not one begin mark, then entries, then one end mark is refused:
+    the user's own lines would be taken for an entry's and deleted with it."""
+    is_mark = lambda line, mark: line.rstrip("\r\t ") == mark  # noqa: E731 (a CRLF editor's mark is one too)
+    begins = [number for number, line in enumerate(lines) if is_mark(line, BEGIN)]
+    ends = [number for number, line in enumerate(lines) if is_mark(line, END)]
+    if not begins and not ends:
+        return None
+    fix = (
+        f"; nothing was changed. Mend the table by hand (`crontab -e`, or `scrontab -e`): commscope's "
+        f"entries stand between one line `{BEGIN}` and one line `{END}`"
+    )
+    if len(begins) != 1 or len(ends) != 1:
+        what = "begin" if len(begins) != 1 else "end"
+        found = begins if what == "begin" else ends
+        said = f"on lines {', '.join(str(n + 1) for n in found)}" if found else "missing"
+        raise CommscopeError(f"{where}: commscope's {what} mark is {said}: a mark was deleted or copied by hand" + fix)
+    start, end = begins[0], ends[0]
+    if end < start:
+        raise CommscopeError(f"{where}: commscope's end mark (line {end + 1}) comes before its begin mark" + fix)
+    first = next((number for number in range(start + 1, end) if _ENTRY.fullmatch(lines[number])), end)
+    if first != start + 1:
+        raise CommscopeError(
+            f"{where}: line {start + 2} is inside commscope's block but belongs to no entry "
+            f"(an entry starts with `# commscope-entry NAME: ...`); move it out of the block" + fix
+        )
+    return start, end
+
+
+def _split(table: str, where: str = "the table") -> tuple[list[str], dict[str, list[str]], list[str]]:
     """The lines before commscope's block, its entries by name (each its lines), the lines
     after it. A table without the block has it empty, at its end."""
     # cron ends a line at "\n" only: str.splitlines() would also end one at "\r", "\f",
@@ -179,10 +209,10 @@ def _split(table: str) -> tuple[list[str], dict[str, list[str]], list[str]]:
     lines = table.split("\n")
     if lines[-1] == "":
         lines.pop()
-    if BEGIN not in lines:
+    marks = _marks(lines, where)
+    if marks is None:
         return lines, {}, []
-    start = lines.index(BEGIN)
-    end = lines.index(END, start) if END in lines[start:] else len(lines)
+    start, end = marks
     entries: dict[str, list[str]] = {}
     name = None
     for line in lines[start + 1 : end]:
@@ -237,10 +267,13 @@ class Scheduler:
     def slurm(self) -> bool:
         return Path(self.program).name == "scrontab"
 
-    def _call(self, *args: str, text: str | None = None) -> subprocess.CompletedProcess:
+    def _call(self, *args: str, table: str | None = None) -> subprocess.CompletedProcess:
         try:
             return subprocess.run(
-                [self.program, *args], input=text, capture_output=True, text=True, timeout=COMMAND_TIMEOUT
+                [self.program, *args],
+                input=None if table is None else to_bytes(table),
+                capture_output=True,
+                timeout=COMMAND_TIMEOUT,
             )
         except subprocess.TimeoutExpired:
             raise CommscopeError(
@@ -250,17 +283,33 @@ class Scheduler:
             raise CommscopeError(f"cannot run {self.program}: {exc.strerror}") from None
 
     def read(self) -> str:
+        """The table exactly as the scheduler holds it (see from_bytes); its marks checked."""
         done = self._call("-l")
+        said = (done.stderr + done.stdout).decode(errors="replace")
         if done.returncode != 0:
-            if "no crontab" in (done.stderr + done.stdout).lower():
+            if "no crontab" in said.lower():
                 return ""
-            raise CommscopeError(f"{self.program} -l failed: {done.stderr.strip() or done.returncode}")
-        return done.stdout
+            raise CommscopeError(f"{self.program} -l failed: {done.stderr.decode(errors='replace').strip() or done.returncode}")
+        table = from_bytes(done.stdout)
+        _split(table, f"{Path(self.program).name}'s table")
+        return table
 
     def write(self, table: str) -> None:
-        done = self._call("-r") if not table.strip() else self._call("-", text=table)
-        if done.returncode != 0 and not (not table.strip() and "no crontab" in done.stderr.lower()):
-            raise CommscopeError(f"{self.program} refused the table: {done.stderr.strip() or done.returncode}")
+        done = self._call("-r") if not table.strip() else self._call("-", table=table)
+        said = done.stderr.decode(errors="replace")
+        if done.returncode != 0 and not (not table.strip() and "no crontab" in said.lower()):
+            raise CommscopeError(f"{self.program} refused the table: {said.strip() or done.returncode}")
+
+
+def from_bytes(data: bytes) -> str:
+    """A table's bytes as text that encodes back to the same bytes (to_bytes): a byte that
+    is not UTF-8 is kept as a lone surrogate, a carriage return as itself. Only commscope's
+    own lines are ever read for meaning; the user's are carried over untouched."""
+    return data.decode("utf-8", "surrogateescape")
+
+
+def to_bytes(table: str) -> bytes:
+    return table.encode("utf-8", "surrogateescape")
 
 
 def scheduler(choice: str = "auto") -> Scheduler:

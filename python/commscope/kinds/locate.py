@@ -40,9 +40,11 @@ class LocateSweep(LinkSweep):
 
     def table_text(self, run: Run, outputs: Mapping[str, bytes]) -> str:
         from commscope.analysis.locate_stored import stored_verdict
+        from commscope.analysis.sweep_verdicts import rules_problem
         from commscope.output.locate_view import locate_text
 
-        return locate_text(*stored_verdict(run))
+        problem = rules_problem(run)
+        return (f"note: {problem}\n" if problem else "") + locate_text(*stored_verdict(run))
 
     def check(
         self, baseline: str, base_runs: Sequence[Run], new_runs: Sequence[Run], policy: Policy, metric: str | None
