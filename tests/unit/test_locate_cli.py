@@ -156,9 +156,7 @@ def test_a_stored_run_whose_rules_cannot_be_read_is_still_shown(cli, clean_env, 
     oracle = network(tmp_path, slow_nodes={"cn005": 0.5})
     assert locate(cli, db, oracle, hosts=HOSTS[:12]).exit_code == 1
     with Store(db) as store:
-        store.conn.execute(
-            "UPDATE runs SET provenance = json_set(provenance, '$.sweep.rules.locate.detect', 'NaN')"
-        )
+        store.conn.execute("UPDATE runs SET provenance = json_set(provenance, '$.sweep.rules.locate.detect', 'NaN')")
         store.conn.commit()
     shown = cli("show", "1", "--db", db)
     assert shown.exit_code == 0, shown.output

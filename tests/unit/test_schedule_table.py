@@ -55,8 +55,16 @@ def _with_block(kept, cli, db, user: bytes = PLAIN) -> bytes:
         (lambda t: t.replace(END.encode() + b"\n", b""), "commscope's end mark is missing"),
         (lambda t: t.replace(BEGIN.encode() + b"\n", b""), "commscope's begin mark is missing"),
         (lambda t: t + BEGIN.encode() + b"\n", "commscope's begin mark is on lines 3, 7"),
-        (lambda t: t.replace(BEGIN.encode() + b"\n", b"").replace(b"MAILTO", BEGIN.encode() + b"\nMAILTO")
-         .replace(END.encode() + b"\n", b"") + END.encode() + b"\n", "line 2 is inside commscope's block"),
+        (
+            lambda t: (
+                t.replace(BEGIN.encode() + b"\n", b"")
+                .replace(b"MAILTO", BEGIN.encode() + b"\nMAILTO")
+                .replace(END.encode() + b"\n", b"")
+                + END.encode()
+                + b"\n"
+            ),
+            "line 2 is inside commscope's block",
+        ),
     ],
     ids=["no-end", "no-begin", "two-begins", "user-line-in-block"],
 )

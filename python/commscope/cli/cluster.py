@@ -11,6 +11,7 @@ from commscope import ui
 from commscope.cli.common import (
     CONTEXT,
     EXIT_STATUS_HELP,
+    GivenPath,
     RunCommand,
     db_option,
     name_value_pairs,
@@ -100,7 +101,7 @@ from the configuration file: see `commscope config`. A flag wins over it.
 )
 @click.option(
     "--output-dir",
-    type=click.Path(file_okay=False, path_type=Path),
+    type=GivenPath(file_okay=False, path_type=Path),
     metavar="DIR",
     help="Where the job's folder is made (default: the configuration's jobs_dir, else jobs/ in "
     "commscope's data folder). It must be visible from the compute nodes.",

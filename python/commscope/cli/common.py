@@ -24,6 +24,16 @@ EXIT_STATUS_HELP = "\b\nExit status:\n" + "\n".join(
 )
 
 
+class GivenPath(click.Path):
+    """click's Path, refusing an empty value: Path("") is the current folder, so an empty
+    `--textfile ""` or `--output-dir ""` (a variable that was not set) wrote there."""
+
+    def convert(self, value, param, ctx):
+        if isinstance(value, str) and not value:
+            self.fail("an empty path names nothing: give a file or folder", param, ctx)
+        return super().convert(value, param, ctx)
+
+
 def default_db() -> Path:
     return platformdirs.user_data_path("commscope") / "results.db"
 
@@ -31,7 +41,7 @@ def default_db() -> Path:
 def db_option(hidden: bool = False):
     return click.option(
         "--db",
-        type=click.Path(dir_okay=False, path_type=Path),
+        type=GivenPath(dir_okay=False, path_type=Path),
         default=default_db,
         envvar="COMMSCOPE_DB",
         show_envvar=True,
@@ -289,7 +299,7 @@ def hosts_options(hosts_help: str, hostfile_help: str):
 
     def decorate(command):
         command = click.option(
-            "--hostfile", type=click.Path(exists=True, dir_okay=False), metavar="FILE", help=hostfile_help
+            "--hostfile", type=GivenPath(exists=True, dir_okay=False), metavar="FILE", help=hostfile_help
         )(command)
         return click.option("--hosts", metavar="H1,H2,...", callback=host_list, help=hosts_help)(command)
 
@@ -369,7 +379,7 @@ def keep_options(kept: str):
         )(command)
         return click.option(
             "--output-dir",
-            type=click.Path(file_okay=False, path_type=Path),
+            type=GivenPath(file_okay=False, path_type=Path),
             metavar="DIR",
             help=f"Keep {kept} under DIR. `commscope collect` stores them later; batch jobs made by "
             "`commscope submit` use this with --no-store.",
@@ -381,7 +391,7 @@ def keep_options(kept: str):
 def suite_file_option(help: str):
     """--suite-file FILE, repeatable: suites from YAML files (run, submit)."""
     return click.option(
-        "--suite-file", "suite_files", multiple=True, type=click.Path(dir_okay=False), metavar="FILE", help=help
+        "--suite-file", "suite_files", multiple=True, type=GivenPath(dir_okay=False), metavar="FILE", help=help
     )
 
 

@@ -8,6 +8,7 @@ from pathlib import Path
 import click
 
 from commscope.cli.common import (
+    GivenPath,
     destination_options,
     launcher_option,
     seconds_range,
@@ -46,7 +47,7 @@ def _storage_option(name: str, default: str, parser_name: str, metavar: str, hel
     "--dir",
     "directory",
     required=True,
-    type=click.Path(file_okay=False, path_type=Path),
+    type=GivenPath(file_okay=False, path_type=Path),
     metavar="PATH",
     help="Folder on the file system to test. Created (and removed afterwards) if missing; an existing "
     "folder must be empty unless --allow-nonempty.",

@@ -9,7 +9,7 @@ from pathlib import Path
 import click
 
 from commscope import __version__, ui
-from commscope.cli.common import format_option, hosts_options, launcher_option, utf8_text
+from commscope.cli.common import GivenPath, format_option, hosts_options, launcher_option, utf8_text
 from commscope.errors import CommscopeError, UsageError
 
 
@@ -136,7 +136,7 @@ def _path_folder(ctx: click.Context, param: click.Parameter, value: Path) -> Pat
 @click.command()
 @click.option(
     "--prefix",
-    type=click.Path(file_okay=False, path_type=Path),
+    type=GivenPath(file_okay=False, path_type=Path),
     callback=_path_folder,
     default=lambda: Path(sys.prefix),
     show_default="this installation's prefix",
@@ -147,7 +147,7 @@ def _path_folder(ctx: click.Context, param: click.Parameter, value: Path) -> Pat
 @click.option(
     "-o",
     "--output",
-    type=click.Path(dir_okay=False, path_type=Path),
+    type=GivenPath(dir_okay=False, path_type=Path),
     metavar="FILE",
     help="Write the modulefile here (its folder is created) instead of stdout. Name it "
     "MODULEPATH_DIR/commscope/VERSION (Tcl) or .../VERSION.lua (Lua).",

@@ -6,12 +6,14 @@ from __future__ import annotations
 
 import functools
 import re
+import urllib.parse
 from collections.abc import Sequence
 from pathlib import Path
 
 import click
 
 from commscope import ui
+from commscope.cli.common import GivenPath
 
 #: A group names a textfile and a Pushgateway grouping key: letters, digits, _ and -.
 GROUP_NAME = re.compile(r"[A-Za-z0-9_-]{1,64}")
@@ -24,9 +26,41 @@ def _group(ctx: click.Context, param: click.Parameter, value: str | None) -> str
 
 
 def _url(ctx: click.Context, param: click.Parameter, value: str | None) -> str | None:
-    if value is not None and not re.match(r"https?://[^/\s]+", value):
-        raise click.BadParameter(f"{value!r}: give the Pushgateway's http:// or https:// address", ctx, param)
+    """A Pushgateway's address, whole: http(s)://HOST[:PORT][/PATH], no space or control
+    character (a nightly entry writes it into a shell line), no user name or password
+    (urllib would send them to the resolver as part of the host, and every message and job
+    log would print them)."""
+    if value is None:
+        return None
+    shown = _without_password(value)
+    bad = next((char for char in value if not char.isprintable() or char.isspace()), None)
+    if bad is not None:
+        raise click.BadParameter(f"{shown!r}: an address holds no space or control character ({bad!r})", ctx, param)
+    give = "give the Pushgateway's http:// or https:// address (http://HOST:PORT)"
+    try:
+        parts = urllib.parse.urlsplit(value)
+        parts.port  # noqa: B018 (raises ValueError for a port that is not one)
+    except ValueError as exc:
+        raise click.BadParameter(f"{shown!r}: {exc}; {give}", ctx, param) from None
+    if parts.scheme not in ("http", "https") or not parts.hostname:
+        raise click.BadParameter(f"{shown!r}: {give}", ctx, param)
+    if "@" in parts.netloc:
+        raise click.BadParameter(
+            f"{shown!r}: a user name or password in the address is not supported (it would be printed and kept "
+            "in the job's files); give the Pushgateway's address without them",
+            ctx,
+            param,
+        )
     return value
+
+
+def _without_password(value: str) -> str:
+    """The address as it may be printed: what stands before an '@' of its host part hidden."""
+    scheme, sep, rest = value.partition("://")
+    host, slash, path = rest.partition("/")
+    if not sep or "@" not in host:
+        return value
+    return f"{scheme}://***@{host.rsplit('@', 1)[1]}{slash}{path}"
 
 
 def publish_options(default_group: str):
@@ -53,7 +87,7 @@ def publish_options(default_group: str):
         @click.option(
             "--textfile",
             metavar="DIR",
-            type=click.Path(file_okay=False, path_type=Path),
+            type=GivenPath(file_okay=False, path_type=Path),
             help="Write the metrics to DIR/commscope_GROUP.prom for node_exporter's textfile collector "
             "(--collector.textfile.directory), replaced whole by a rename.",
         )

@@ -12,6 +12,7 @@ import click
 from commscope import ui
 from commscope.cli.common import (
     CONTEXT,
+    GivenPath,
     RunCommand,
     bind_option,
     db_option,
@@ -169,7 +170,7 @@ class _EntryRunCommand(RunCommand):
 
 
 @click.command(cls=_EntryRunCommand, context_settings=CONTEXT)
-@click.argument("folder", type=click.Path(file_okay=False, path_type=Path))
+@click.argument("folder", type=GivenPath(file_okay=False, path_type=Path))
 @click.option("--baseline", required=True, metavar="NAME", help="The baseline kept in FOLDER to judge the runs by.")
 @night_options
 @click.pass_context

@@ -10,6 +10,7 @@ import click
 from commscope import ui
 from commscope.cli.common import (
     CONTEXT,
+    GivenPath,
     RunId,
     db_option,
     format_option,
@@ -202,7 +203,7 @@ Exit status:
 @click.option(
     "-o",
     "--output",
-    type=click.Path(dir_okay=False, path_type=Path),
+    type=GivenPath(dir_okay=False, path_type=Path),
     metavar="FILE",
     help="Write to FILE instead of stdout (its folder must exist).",
 )

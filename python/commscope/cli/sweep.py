@@ -17,6 +17,7 @@ import click
 from commscope.cli.common import (
     EXIT_STATUS_HELP,
     FiniteRange,
+    GivenPath,
     RunCommand,
     RunId,
     bind_option,
@@ -64,7 +65,7 @@ _OWN = {
     ),
     "--topology": (
         "topology",
-        {"type": click.Path(dir_okay=False, path_type=Path), "metavar": "FILE"},
+        {"type": GivenPath(dir_okay=False, path_type=Path), "metavar": "FILE"},
         "The fabric's switches in Slurm's topology.conf format (tree plugin: SwitchName=, Nodes=, "
         "Switches=), so that a slow uplink is named as its switch, not as the hosts under it "
         "(default: inside a Slurm allocation, what `scontrol show topology` says; else none).",
@@ -107,7 +108,7 @@ _OWN = {
     ),
     "--plot": (
         "plot",
-        {"type": click.Path(file_okay=False, path_type=Path), "metavar": "DIR"},
+        {"type": GivenPath(file_okay=False, path_type=Path), "metavar": "DIR"},
         "Write a heatmap per metric (PNG) into DIR.",
         LINK_MODES,
     ),
@@ -189,14 +190,14 @@ def _shared(metric_help: str, json_help: str, timeout_help: str, hosts_help: str
                 click.option("--metric", "metrics", metavar="LIST", help=metric_help),
                 click.option(
                     "--rules",
-                    type=click.Path(exists=True, dir_okay=False, path_type=Path),
+                    type=GivenPath(exists=True, dir_okay=False, path_type=Path),
                     metavar="FILE",
                     help="YAML thresholds of the flags per metric (see docs/sweep.md).",
                 ),
                 click.option(
                     "--json",
                     "json_out",
-                    type=click.Path(dir_okay=False, path_type=Path),
+                    type=GivenPath(dir_okay=False, path_type=Path),
                     metavar="FILE",
                     help=json_help,
                 ),

@@ -289,7 +289,9 @@ class Scheduler:
         if done.returncode != 0:
             if "no crontab" in said.lower():
                 return ""
-            raise CommscopeError(f"{self.program} -l failed: {done.stderr.decode(errors='replace').strip() or done.returncode}")
+            raise CommscopeError(
+                f"{self.program} -l failed: {done.stderr.decode(errors='replace').strip() or done.returncode}"
+            )
         table = from_bytes(done.stdout)
         _split(table, f"{Path(self.program).name}'s table")
         return table
