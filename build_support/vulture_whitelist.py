@@ -50,3 +50,6 @@ site_configuration  # reframe/config.py
 # records/topology.py: a switch's LinkSpeed, read and kept as Slurm's file has it (refused
 # when not a number); no verdict weighs it yet
 link_speed
+
+# urllib's openers call a handler's SCHEME_open by the scheme's name (output/openmetrics.py).
+http_open, https_open  # output/openmetrics.py
