@@ -18,6 +18,7 @@
 #include "core/registry.h"
 #include "mpi/congestion_split.h"
 #include "mpi/schedule_load.h"
+#include "mpi/started.h"
 #include "mpi/topo_load.h"
 
 #ifndef CS_VERSION
@@ -48,17 +49,40 @@ typedef struct cs_files {
     FILE *json, *jsonl;
 } cs_files_t;
 
-/* Rank 0 opens the output files; every rank learns whether that worked. */
+static void started_line(void *arg, const cs_started_t *s)
+{
+    if (arg) cs_jsonl_started(arg, s);
+}
+
+/* --jsonl-out: rank 0 opens the record stream before anything collective, and every rank
+ * says there that it got going (mpi/started.h), so a launch that hangs or dies at start
+ * shows which ranks never did. A stream that cannot be opened is told by open_files. */
+static cs_status_t open_stream(MPI_Comm comm, int rank, const cs_opts_t *o, cs_files_t *f)
+{
+    if (o->jsonl_out == NULL) return CS_OK;
+    if (rank == 0) f->jsonl = fopen(o->jsonl_out, "w");
+    return cs_started_exchange(comm, started_line, f->jsonl);
+}
+
+static void close_files(cs_files_t *f)
+{
+    if (f->json) fclose(f->json);
+    if (f->jsonl) fclose(f->jsonl);
+    f->json = f->jsonl = NULL;
+}
+
+/* Rank 0 opens --json-out (the stream is open already); every rank learns whether both
+ * worked. */
 static cs_status_t open_files(MPI_Comm comm, int rank, const cs_opts_t *o, cs_files_t *f, char *err, size_t errlen)
 {
     int ok = 1;
     if (rank == 0) {
-        if (o->json_out && (f->json = fopen(o->json_out, "w")) == NULL) {
-            snprintf(err, errlen, "--json-out %s: cannot write this file", o->json_out);
+        if (o->jsonl_out && f->jsonl == NULL) {
+            snprintf(err, errlen, "--jsonl-out %s: cannot write this file", o->jsonl_out);
             ok = 0;
         }
-        if (ok && o->jsonl_out && (f->jsonl = fopen(o->jsonl_out, "w")) == NULL) {
-            snprintf(err, errlen, "--jsonl-out %s: cannot write this file", o->jsonl_out);
+        if (ok && o->json_out && (f->json = fopen(o->json_out, "w")) == NULL) {
+            snprintf(err, errlen, "--json-out %s: cannot write this file", o->json_out);
             ok = 0;
         }
     }
@@ -416,6 +440,11 @@ static int run_parsed(MPI_Comm comm, int rank, int nranks, int argc, char **argv
                  bench->name, thread_level_name(startup->thread_level));
         return usage_exit(rank, prog, err);
     }
+    cs_files_t files = {NULL, NULL};
+    if (open_stream(comm, rank, &opts, &files) != CS_OK) {
+        MPI_Abort(comm, CS_ERR_RUNTIME);
+        return CS_ERR_RUNTIME;
+    }
     cs_plan_t plan;
     cs_loaded_t loaded = {0};
     cs_status_t planned = plan_with_topology(comm, nranks, bench, &opts, &plan, &loaded, err, sizeof err);
@@ -425,10 +454,12 @@ static int run_parsed(MPI_Comm comm, int rank, int nranks, int argc, char **argv
     }
     if (planned != CS_OK) {
         loaded_free(&loaded);
+        close_files(&files);
         return usage_exit(rank, prog, err);
     }
     if (plan.gpu && !gpu_ready(comm, rank, nranks, prog, &opts, &plan, &startup->gpu)) {
         loaded_free(&loaded);
+        close_files(&files);
         MPI_Finalize();
         return CS_ERR_USAGE;
     }
@@ -439,10 +470,9 @@ static int run_parsed(MPI_Comm comm, int rank, int nranks, int argc, char **argv
                 "sizes.\n",
                 plan.max_size);
 
-    cs_files_t files = {NULL, NULL};
     if (open_files(comm, rank, &opts, &files, err, sizeof err) != CS_OK) {
         /* only rank 0 knows which file failed; it says so */
-        if (files.json) fclose(files.json);
+        close_files(&files);
         loaded_free(&loaded);
         return usage_exit(rank, prog, err);
     }

@@ -62,9 +62,19 @@ typedef struct cs_record {
 } cs_record_t;
 
 #define CS_AFFINITY_LEN 128
+#define CS_HOST_LEN     256
+
+/* A rank that got going: the first thing the record stream holds (--jsonl-out), written
+ * right after MPI_Init and before anything collective, so a reader can tell the ranks that
+ * never got past MPI's start (hung there, or died) from those that did. */
+typedef struct cs_started {
+    int rank;
+    long pid;
+    char host[CS_HOST_LEN];
+} cs_started_t;
 
 typedef struct cs_host {
-    char name[256];
+    char name[CS_HOST_LEN];
     int *ranks;
     int nranks;
     int cpu_count;                     /* online CPUs the host reports; 0: unknown */

@@ -33,6 +33,10 @@ extern const cs_reporter_ops_t cs_report_json;  /* one JSON document */
 extern const cs_reporter_ops_t cs_report_jsonl; /* header line, a line per record, end line */
 extern const cs_reporter_ops_t cs_report_csv;
 
+/* One line of the record stream: {"started":{"rank":R,"host":"H","pid":P}}, flushed at once
+ * (the reader judges a launch that never ends by the ranks it names). */
+void cs_jsonl_started(FILE *out, const cs_started_t *s);
+
 void cs_reporter_init(cs_reporter_t *r, const cs_reporter_ops_t *ops, FILE *out);
 void cs_reporter_free(cs_reporter_t *r);
 /* Appends a copy of rec to r's held records. Out of memory, the record is left out of this

@@ -4,6 +4,7 @@
 
 #include "check.h"
 #include "report/json_writer.h"
+#include "report/report.h"
 
 static void expect(const char *in, const char *want)
 {
@@ -17,8 +18,24 @@ static void expect(const char *in, const char *want)
     free(buf);
 }
 
+/* The stream's start line of a rank: one line, the host's name escaped as any string. */
+static void expect_started(void)
+{
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&buf, &len);
+    cs_started_t s = {.rank = 3, .pid = 4711, .host = "vnode\"4"};
+    cs_jsonl_started(f, &s);
+    fclose(f);
+    const char *want = "{\"started\":{\"rank\":3,\"host\":\"vnode\\\"4\",\"pid\":4711}}\n";
+    if (strcmp(buf, want) != 0) fprintf(stderr, "start line: %s, expected %s\n", buf, want);
+    CHECK(strcmp(buf, want) == 0);
+    free(buf);
+}
+
 int main(void)
 {
+    expect_started();
     expect("plain", "\"plain\"");
     expect("q\"b\\\n\t\x01", "\"q\\\"b\\\\\\n\\t\\u0001\"");
     expect("caf\xc3\xa9 \xe2\x82\xac \xf0\x9f\x98\x80", "\"caf\xc3\xa9 \xe2\x82\xac \xf0\x9f\x98\x80\""); /* é € 😀 */

@@ -117,6 +117,12 @@ def test_json_document_matches_schema_and_osu_numbers(mpi, tmp_path):
         assert table[rec["size"]] == pytest.approx(bw, abs=0.006)  # the text shows the same number
         assert rec["metrics"]["min_bandwidth_MBps"] <= bw * 1.0001
     lines = [json.loads(l) for l in jsonl.read_text().splitlines()]
+    # a line per rank as it got past MPI_Init, rank 0's first, then the header
+    started = [line.pop("started") for line in lines[:2]]
+    assert started[0]["rank"] == 0 and sorted(line["rank"] for line in started) == [0, 1]
+    assert {line["host"] for line in started} == {host["name"] for host in doc["hosts"]}
+    assert all(line["pid"] > 0 for line in started)
+    lines = lines[2:]
     assert list(lines[0]) == ["header"] and list(lines[-1]) == ["end"]
     assert [l["record"]["size"] for l in lines[1:-1]] == [1024, 2048, 4096, 8192]
     assert lines[-1]["end"]["status"] == "complete"
@@ -268,7 +274,8 @@ def test_planned_records_match_the_records_written(mpi, tmp_path, args):
     jsonschema.validate(doc, SCHEMA)
     assert doc["planned_records"] == len(doc["results"]) > 0
     lines = [json.loads(line) for line in stream.read_text().splitlines()]
-    assert lines[0]["header"]["planned_records"] == doc["planned_records"]
+    assert [list(line) for line in lines[:2]] == [["started"], ["started"]]
+    assert lines[2]["header"]["planned_records"] == doc["planned_records"]
     assert sum("record" in line for line in lines) == doc["planned_records"]
 
 

@@ -11,9 +11,14 @@ from paths import CORE_GOLDEN
 REPLAYED = "_sizes"
 
 
+def started(stem: str) -> list[str]:
+    """A golden stream's start lines, one per rank, as the core wrote them before its header."""
+    return [line for line in (CORE_GOLDEN / f"{stem}.jsonl").read_text().splitlines() if line.startswith('{"started"')]
+
+
 def stream(stem: str) -> tuple[dict, list[str], dict]:
     """A golden stream: its header, its record lines as the core wrote them, and its end."""
-    lines = (CORE_GOLDEN / f"{stem}.jsonl").read_text().splitlines()
+    lines = (CORE_GOLDEN / f"{stem}.jsonl").read_text().splitlines()[len(started(stem)) :]
     return json.loads(lines[0])["header"], lines[1:-1], json.loads(lines[-1])["end"]
 
 

@@ -84,3 +84,28 @@ def test_a_second_record_of_a_point_is_refused_with_its_line(tmp_path):
         parse_file(path)
     assert error.value.message == "a second record for size 8 (window 1, pair 1->2 latency)"
     assert error.value.line == last_record
+
+
+def test_the_start_lines_say_which_ranks_got_going(tmp_path):
+    """The stream's start lines (one per rank, before the header) are read as the ranks that
+    got past MPI_Init and the host each runs on; a start line after the header is a broken
+    stream, as is one that is not the schema's."""
+    from commscope.execute.stream import CoreStream
+
+    path = tmp_path / "core.jsonl"
+    golden = (GOLDEN / "latency.jsonl").read_text().splitlines(keepends=True)
+    path.write_text("".join(golden[:1]))  # rank 0 alone so far: a launch still starting
+    stream = CoreStream(path)
+    stream.poll()
+    assert stream.started == {0: "node01"} and stream.output is None
+    path.write_text("".join(golden))
+    stream.poll()
+    assert stream.started == {0: "node01", 1: "node02"} and stream.problem is None and stream.end is not None
+    path.write_text("".join(golden[:3]) + golden[0])
+    late = CoreStream(path)
+    late.poll()
+    assert late.problem == "core.jsonl line 4: unexpected 'started' line"
+    path.write_text('{"started":{"rank":-1,"host":"node01","pid":1}}\n')
+    bad = CoreStream(path)
+    bad.poll()
+    assert bad.problem.startswith("core.jsonl line 1: start line does not match result.schema.json: rank:")

@@ -21,6 +21,11 @@ def test_golden_documents_match_schema(name):
 
 def test_jsonl_stream_reassembles_into_a_valid_document():
     lines = [json.loads(l) for l in (GOLDEN / "latency.jsonl").read_text().splitlines()]
+    started = [line.pop("started") for line in lines if "started" in line]
+    for line in started:
+        jsonschema.Draft202012Validator({"$defs": SCHEMA["$defs"], "$ref": "#/$defs/started"}).validate(line)
+    assert [line["rank"] for line in started] == [0, 1]
+    lines = lines[len(started) :]
     doc = dict(lines[0]["header"])
     doc["results"] = [l["record"] for l in lines[1:-1]]
     doc.update(lines[-1]["end"])

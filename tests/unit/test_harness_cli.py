@@ -149,7 +149,8 @@ def test_show_renders_runs_stored_before_the_core_text_was_kept(cli, db, clean_e
 
 def test_show_raw_output(cli, stored):
     result = cli("show", "1", "--raw", "jsonl", "--db", stored)
-    assert result.stdout.splitlines()[0].startswith('{"header"')
+    lines = result.stdout.splitlines()
+    assert lines[0].startswith('{"started"') and lines[2].startswith('{"header"')  # the core's stream as it wrote it
     result = cli("show", "1", "--raw", "nope", "--db", stored)
     assert result.exit_code == 2 and "has no raw output 'nope'; it has: jsonl, stderr, stdout" in result.stderr
 

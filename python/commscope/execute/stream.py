@@ -1,7 +1,9 @@
 """Reading commscope-bench's --jsonl-out stream while the benchmark runs.
 
-The core writes, flushing each line: ``{"header": ...}``, one ``{"record": ...}``
-per measured size, and ``{"end": {"end_time", "status"}}`` when it finishes. A
+The core writes, flushing each line: one ``{"started": {"rank", "host", "pid"}}`` per rank
+as it gets past MPI_Init (before anything collective: a rank that hung or died at start has
+none), ``{"header": ...}``, one ``{"record": ...}`` per measured size (a sweep of pairs: per
+pair, as each finishes), and ``{"end": {"end_time", "status"}}`` when it finishes. A
 crash leaves the file without the end line, and possibly with half a line at
 the end, which is not read. Lines are checked against result.schema.json so a
 change of the core's output is caught here, not later in a report.
@@ -23,15 +25,20 @@ SCHEMA_PATH = Path(__file__).parents[1] / "records" / "schema" / "result.schema.
 
 
 @functools.lru_cache(maxsize=None)
-def _validators() -> tuple[jsonschema.Draft202012Validator, jsonschema.Draft202012Validator]:
+def _validators() -> tuple[jsonschema.Draft202012Validator, ...]:
     # Imported when the first line arrives: jsonschema is the largest import of
     # `commscope run`, which a dry run or a launch that fails at once need not wait for.
     import jsonschema
 
     schema = json.loads(SCHEMA_PATH.read_text())
     header = {**schema, "required": [key for key in schema["required"] if key not in DOCUMENT_ONLY]}
-    record = {"$schema": schema["$schema"], "$defs": schema["$defs"], "$ref": "#/$defs/record"}
-    return jsonschema.Draft202012Validator(header), jsonschema.Draft202012Validator(record)
+
+    def part(name: str) -> jsonschema.Draft202012Validator:
+        return jsonschema.Draft202012Validator(
+            {"$schema": schema["$schema"], "$defs": schema["$defs"], "$ref": f"#/$defs/{name}"}
+        )
+
+    return jsonschema.Draft202012Validator(header), part("record"), part("started")
 
 
 def _schema_problem(validator: jsonschema.Draft202012Validator, instance: object) -> str | None:
@@ -49,6 +56,8 @@ class CoreStream:
 
     def __init__(self, path: Path) -> None:
         self.path = path
+        #: The ranks that got going, by rank: the host each said it runs on.
+        self.started: dict[int, str] = {}
         self.header: dict | None = None
         self.records: list[dict] = []
         self.end: dict | None = None
@@ -92,15 +101,20 @@ class CoreStream:
             return b""
 
     def _accept(self, line: bytes) -> dict | None:
-        header_validator, record_validator = _validators()
+        header_validator, record_validator, started_validator = _validators()
         try:
             item = json.loads(line)
         except ValueError as exc:
             return self._stop(f"not JSON ({exc})")
         if not isinstance(item, dict) or len(item) != 1:
-            return self._stop('expected one of {"header": ...}, {"record": ...}, {"end": ...}')
+            return self._stop('expected one of {"started": ...}, {"header": ...}, {"record": ...}, {"end": ...}')
         ((kind, value),) = item.items()
-        if kind == "header" and self.header is None:
+        if kind == "started" and self.header is None:
+            problem = _schema_problem(started_validator, value)
+            if problem:
+                return self._stop(f"start line does not match result.schema.json: {problem}")
+            self.started[value["rank"]] = value["host"]
+        elif kind == "header" and self.header is None:
             problem = _schema_problem(header_validator, value)
             if problem:
                 return self._stop(f"header does not match result.schema.json: {problem}")
