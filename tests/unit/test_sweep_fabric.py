@@ -57,8 +57,10 @@ def swept(monkeypatch, folder: Path, network: PlantedNetwork, topology: bool = T
     monkeypatch.setenv("COMMSCOPE_SWEEP_TMP", str(folder))
     conf = folder / "topology.conf"
     conf.write_text(topology_conf(leaves))
+    from commscope.sweep.modes.all_pairs import ALL_PAIRS
+
     request = sweep_run.SweepRequest(
-        mode="all-pairs",
+        mode=ALL_PAIRS,
         hosts=tuple(network.hosts),
         metrics=metrics,
         policy=Policy(),
@@ -66,7 +68,7 @@ def swept(monkeypatch, folder: Path, network: PlantedNetwork, topology: bool = T
         argv=["commscope", "sweep", "all-pairs"],
         topology=read_topology(conf) if topology else None,
     )
-    code = sweep_run.run_sweep(request, folder / "sweep.db")
+    code = sweep_run.run_sweep(request, folder / "sweep.db").finish()
     return json.loads((folder / "sweep.json").read_text()), code
 
 

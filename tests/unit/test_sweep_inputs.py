@@ -226,12 +226,13 @@ def test_two_ranks_on_one_core_are_told_apart():
 
 def test_intra_with_more_ranks_than_cores_says_pinning_is_off(cli, clean_env, fake_core, monkeypatch, tmp_path):
     import commscope.sweep.run as sweep_run
+    from commscope.sweep.modes.intra import INTRA, NP, PIN_ENV
 
     monkeypatch.setattr(os, "sched_getaffinity", lambda pid: {0, 1})
     clean_env.setenv("COMMSCOPE_SWEEP_TMP", str(tmp_path))
-    sweeper = sweep_run.Sweeper(sweep_run.SweepRequest(mode="intra", np=3, launcher="mpirun"))
+    sweeper = sweep_run.Sweeper(sweep_run.SweepRequest(mode=INTRA, own={NP.dest: 3}, launcher="mpirun"))
     _, item = sweeper._planned(["--schedule", "all-pairs"])
-    assert not set(sweep_run.PIN_ENV) & set(item.command.env)
+    assert not set(PIN_ENV) & set(item.command.env)
     assert "--bind-to" in item.command.argv and item.command.argv[item.command.argv.index("--bind-to") + 1] == "none"
     planted = Planted(monkeypatch, tmp_path, hosts=["vm"] * 3)
     result = cli("sweep", "intra", "--np", "3", "--db", planted.db, "--no-retest")

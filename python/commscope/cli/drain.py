@@ -9,6 +9,7 @@ import click
 
 from commscope.cli.common import EXIT_STATUS_HELP, RunCommand, db_option, launcher_option, seconds_range
 from commscope.cluster.drain import MAX_DRAIN_SHARE
+from commscope.sweep.modes.base import FLAG, INT, TEXT, Option
 
 DRAIN_HELP = (
     "Take each bad node named out of service: `scontrol update NodeName=H State=DRAIN "
@@ -23,11 +24,28 @@ MAX_DRAIN_HELP = (
 DRY_RUN_HELP = "With --drain: print the scontrol commands it would run, and run none."
 
 
+#: --drain and its options, taken by the modes whose verdict names bad nodes (SweepMode.drains).
+DRAIN_OPTIONS = (
+    Option("--drain", "drain", FLAG, DRAIN_HELP),
+    Option("--max-drain", "max_drain", INT, MAX_DRAIN_HELP, metavar="N", low=0),
+    Option("--dry-run", "dry_run", FLAG, DRY_RUN_HELP),
+    Option(
+        "--stored-as",
+        "stored_as",
+        TEXT,
+        "What a drain's reason names instead of `run N`: the nightly entry passes `job N`, since "
+        "its locate run goes to a scratch database and `commscope collect` stores it under that job.",
+        metavar="TEXT",
+        hidden=True,
+    ),
+)
+
+
 def drain_action(drain: bool, max_drain: int | None, dry_run: bool, stored_as: str | None = None):
-    """What --drain does with the bad nodes once the run is stored (None without --drain),
-    Slurm checked first (before measuring) unless this is a dry run. The reasons name the
-    stored run ("run N"), or `stored_as` where the run's database is a scratch one (the
-    nightly entry's, whose runs `collect` stores later under their job)."""
+    """What --drain does with the bad nodes of a stored sweep (None without --drain), Slurm
+    checked first (before measuring) unless this is a dry run. The reasons name the stored
+    run ("run N"), or `stored_as` where the run's database is a scratch one (the nightly
+    entry's, whose runs `collect` stores later under their job)."""
     from commscope.errors import UsageError
 
     if not drain:
@@ -39,12 +57,30 @@ def drain_action(drain: bool, max_drain: int | None, dry_run: bool, stored_as: s
     if not dry_run:
         check_can_drain()
 
-    def act(nodes, hosts_swept: int, run_id: int) -> list[str]:
-        limit = max_drain if max_drain is not None else default_max_drain(hosts_swept)
-        drained = drain_nodes(nodes, stored_as or f"run {run_id}", limit, dry_run)
+    def act(outcome) -> list[str]:
+        limit = max_drain if max_drain is not None else default_max_drain(len(outcome.hosts))
+        drained = drain_nodes(outcome.bad_nodes, stored_as or f"run {outcome.run_id}", limit, dry_run)
         return [] if dry_run else drained  # a dry run printed what it would drain, and drained none
 
     return act
+
+
+def drain_outcome(act, outcome) -> tuple[list[str] | None, Exception | None]:
+    """`act` (drain_action's) on a sweep's outcome: the hosts drained (None: not asked), and
+    its refusal, raised once the --json is written (which says `drained: []` then). A run
+    kept as files is drained by nobody: a reason names a stored run."""
+    from commscope import ui
+    from commscope.errors import CommscopeError
+
+    if act is None:
+        return None, None
+    if not outcome.stored:
+        ui.warn("not drained: a drain's reason names a stored run; `commscope import` it, then drain")
+        return None, None
+    try:
+        return act(outcome), None
+    except CommscopeError as exc:
+        return [], exc
 
 
 @click.command(

@@ -114,14 +114,15 @@ def _check_locate_words(text: str, words: list[str], nodes: int | None) -> None:
     """`sweep locate` with the entry's --locate-args parsed and checked as it will be when a
     check fails (options, values, the rules file, the hosts), nothing measured: refused
     now, not on the night it is needed. `nodes`: the job's, where the words name no hosts."""
-    from commscope.cli.sweep import locate, request_of
+    from commscope.cli.sweep import COMMANDS, request_of
+    from commscope.sweep.modes.locate import LOCATE
     from commscope.sweep.run import hosts_of
 
     hosts = {"--hosts", "--hostfile"} & {word.split("=", 1)[0] for word in words}
     given = [*words, *([] if hosts or nodes is None else ["--nodes", str(nodes)])]
     try:
-        with locate.make_context("sweep locate", given) as ctx:
-            request = request_of(ctx, "locate", ctx.params)
+        with COMMANDS[LOCATE].make_context("sweep locate", given) as ctx:
+            request = request_of(ctx, LOCATE, ctx.params)
         if request.nodes is None:
             hosts_of(request)
     except (click.exceptions.ClickException, UsageError) as exc:

@@ -35,6 +35,7 @@ import shutil
 import sys
 import tempfile
 from collections.abc import Sequence
+from dataclasses import dataclass
 from pathlib import Path
 
 import numpy as np
@@ -45,9 +46,9 @@ from commscope.analysis.fabric import Fabric
 from commscope.analysis.locate import Locator
 from commscope.analysis.locate_stored import locate_record
 from commscope.analysis.locate_verdict import LOCATE_MODE, LocateVerdict
-from commscope.analysis.sweep import VALUE_KEY
+from commscope.analysis.sweep import VALUE_KEY, Policy
 from commscope.analysis.sweep_verdicts import SWEEP_KEY
-from commscope.errors import EXIT_FAILED, EXIT_INTERRUPTED, EXIT_OK, EXIT_USAGE, CommscopeError, UsageError
+from commscope.errors import EXIT_FAILED, EXIT_INTERRUPTED, EXIT_OK, CommscopeError, UsageError
 from commscope.execute.keep import Destination, Stored, storing, summary
 from commscope.execute.process import TIMED_OUT, run_program
 from commscope.execute.provenance import default_system
@@ -60,7 +61,9 @@ from commscope.records.text import format_size
 from commscope.records.textsafe import one_line
 from commscope.sweep import fabric_hosts
 from commscope.sweep.inputs import check_output
-from commscope.sweep.run import OnBadNodes, Sweeper, SweepRequest, drain_found, hosts_of
+from commscope.sweep.modes.base import SweepRequest
+from commscope.sweep.outcome import SweepOutcome
+from commscope.sweep.run import Sweeper, hosts_of
 
 #: Seconds an oracle may take for one round unless --timeout says otherwise.
 ORACLE_TIMEOUT_S = 600.0
@@ -302,10 +305,11 @@ def fabric_of(request: SweepRequest, hosts: Sequence[str]) -> Fabric | None:
     return None if request.topology is None else fabric_hosts.fabric_of(request.topology, hosts, "locate")
 
 
-def run_locate(
-    request: SweepRequest, oracle: str | None, seed: int | None, db: Path, on_bad_nodes: OnBadNodes | None = None
-) -> int:
+def run_locate(request: SweepRequest, db: Path | None, folder: Path | None = None) -> LocateOutcome:
+    """Round by round until the verdict is certain or the rounds run out; stored as one run
+    into `db` (and kept as files in `folder`, where given), said, and given back."""
     hosts = hosts_of(request)  # the hostfile is read here, once
+    oracle, seed = request.own.get("oracle"), request.own.get("seed")
     argv = oracle_argv(oracle) if oracle is not None else None
     check_output(request.json_out, "--json")
     # named before measuring: a system name the store refuses must not cost the rounds
@@ -313,7 +317,7 @@ def run_locate(
     (metric,) = request.metrics
     policy = request.policy
     started = now()
-    destination = Destination(db, request.argv, label=request.label, system=request.system)
+    destination = Destination(db, request.argv, folder, label=request.label, system=request.system)
     with storing(destination, "sweep") as stored, StopSignals() as signals:
         source = (
             OracleRounds(oracle, argv, hosts, metric, request.timeout, signals)
@@ -347,46 +351,44 @@ def run_locate(
             SWEEP_KEY: locate_record(policy, metric, verdict.stop, seed, oracle, locator.fabric, hosts),
         }
         stored.add(run)
-    return report_verdict(request, verdict, source.labels, stored, db, on_bad_nodes)
+    return said(request, verdict, source.labels, stored, db)
 
 
-def report_verdict(
-    request: SweepRequest,
-    verdict: LocateVerdict,
-    labels: Sequence[str],
-    stored: Stored,
-    db: Path,
-    on_bad_nodes: OnBadNodes | None = None,
-) -> int:
+@dataclass
+class LocateOutcome(SweepOutcome):
+    """A locate sweep's outcome: its verdict (the --json)."""
+
+    verdict: LocateVerdict | None = None
+    policy: Policy | None = None
+
+    def document(self, drained: list[str] | None) -> dict:
+        document = locate_document(self.verdict, self.hosts, self.policy, self.run_id)
+        if drained is not None:
+            document["drained"] = drained
+        return document
+
+
+def said(
+    request: SweepRequest, verdict: LocateVerdict, labels: Sequence[str], stored: Stored, db: Path | None
+) -> LocateOutcome:
+    """The verdict said, and given back with the stored run's id."""
     for level, line in locate_lines(verdict, labels):
         (ui.warn if level == "warn" else ui.note)(line)
     run_id = stored.runs[0].id if stored.runs else None
-    drained, refused = None, None
-    if not stored.kept:
+    if not stored.kept and db is not None:
         ui.note(f"stored {LOCATE_MODE} run {run_id} in {db}")
-        if on_bad_nodes is not None:
-            drained, refused = drain_found(on_bad_nodes, located_nodes(verdict, labels), len(labels), run_id)
-    unwritten = False
-    if request.json_out:
-        document = locate_document(verdict, labels, request.policy, run_id)
-        if drained is not None:
-            document["drained"] = drained
-        try:
-            request.json_out.write_text(json.dumps(document, indent=1) + "\n")
-        except OSError as exc:
-            ui.warn(f"cannot write --json {request.json_out}: {exc.strerror or exc}")
-            unwritten = True
-    if stored.kept:  # said as every measuring command says it, exit 4 before the verdict's 1
-        sys.stdout.flush()
-        if on_bad_nodes is not None:
-            ui.warn("not drained: a drain's reason names a stored run; `commscope import` it, then drain")
-        return summary(stored, db)
     sys.stdout.flush()
-    if refused is not None:
-        raise refused
-    if unwritten:
-        return EXIT_USAGE
     # a bad switch is a fault found as much as a bad node, an undecided uplink as much
     # left open as an undecided host: the sweep fails for either
-    found = verdict.bad_nodes or verdict.bad_switches
-    return EXIT_FAILED if found or verdict.undecided or verdict.undecided_switches else EXIT_OK
+    found = verdict.bad_nodes or verdict.bad_switches or verdict.undecided or verdict.undecided_switches
+    return LocateOutcome(
+        mode=request.mode.name,
+        hosts=tuple(labels),
+        run_id=run_id,
+        bad_nodes=located_nodes(verdict, labels),
+        status=EXIT_FAILED if found else EXIT_OK,
+        json_out=request.json_out,
+        kept_status=summary(stored, db) if stored.kept else None,
+        verdict=verdict,
+        policy=request.policy,
+    )

@@ -14,26 +14,25 @@
    retest run's id (and for intra sweeps the cores' topology) go into the sweep run's
    provenance, so `commscope report` judges the stored sweep as it was judged here.
 
-Hosts come from --hosts or --hostfile; with --nodes N the command line (cli/sweep.py) takes
-them from a Slurm allocation (cluster/allocate.py) and checks the combination here.
+What differs between the modes (the hosts, the launch's layout, the schedule, what the
+run keeps) each mode says itself (sweep/modes/). Hosts come from --hosts or --hostfile;
+with --nodes N from a Slurm allocation, which the caller takes (the combination is checked
+here). The sweep returns a typed outcome (sweep/outcome.py): acting on it (--drain) and
+its --json are the caller's.
 """
 
 from __future__ import annotations
 
 import dataclasses
-import json
-import os
 import sys
 import tempfile
-from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import Path
 
 from commscope import ui
-from commscope.analysis.bad_nodes import NodeFinding, flagged_nodes
+from commscope.analysis.bad_nodes import flagged_nodes
 from commscope.analysis.fabric import fabric_record
-from commscope.analysis.locate_verdict import LOCATE_MODE, MIN_HOSTS
-from commscope.analysis.sweep import PAIR_METRICS, Policy, matrix_from_run, number
+from commscope.analysis.sweep import Flag, matrix_from_run, number
 from commscope.analysis.sweep_check import check_sweep
 from commscope.analysis.sweep_verdicts import (
     SWEEP_KEY,
@@ -42,74 +41,30 @@ from commscope.analysis.sweep_verdicts import (
     judgement,
     plan_retest,
     recorded_fabric,
-    stored_topology,
     sweep_record,
     values_alone,
 )
-from commscope.errors import EXIT_FAILED, EXIT_INTERRUPTED, EXIT_OK, EXIT_USAGE, CommscopeError, UsageError
+from commscope.errors import EXIT_FAILED, EXIT_INTERRUPTED, EXIT_OK, CommscopeError, UsageError
 from commscope.execute.core import MPICH, OPENMPI, core_mpi_flavour, find_core
-from commscope.execute.cpu_topology import cpu_topology
 from commscope.execute.keep import Destination, Stored, storing, summary
 from commscope.execute.launchers import resolve_launcher, split_host
 from commscope.execute.outcome import ONCE_MORE, failed_at_start, timed_out
 from commscope.execute.reporter import QuietReporter
 from commscope.execute.runner import Runner, RunRequest, finalize_grace_s, plan
 from commscope.execute.signals import StopSignals
-from commscope.output.sweep_view import (
-    heatmap_files,
-    intra_table,
-    matrix_document,
-    sweep_table,
-    verdict_lines,
-    where_text,
-)
+from commscope.output.sweep_view import heatmap_files, matrix_document, sweep_table, verdict_lines, where_text
 from commscope.records.benchmarks import PAIRS_BENCHMARK
 from commscope.records.hostfile import read_hostfile
 from commscope.records.run import Run
 from commscope.records.suite import Entry
-from commscope.records.topology import Topology
 from commscope.sweep.fabric_hosts import fabric_of
 from commscope.sweep.inputs import check_output, stream_folder
+from commscope.sweep.modes.base import SweepRequest
+from commscope.sweep.outcome import SweepOutcome
 
 #: A host with one slot in each launcher's hostfile (Open MPI --hostfile, Hydra -f; srun -w
 #: FILE takes names alone).
 HOSTFILE_LINE = {OPENMPI: "{} slots=1", MPICH: "{}:1"}
-#: Pinning for intra-node sweeps: each rank on its own core, so a pair is a pair of cores.
-PIN_ENV = {"OMPI_MCA_hwloc_base_binding_policy": "core", "HYDRA_BINDING": "core"}
-
-
-@dataclass
-class SweepRequest:
-    mode: str
-    hosts: tuple[str, ...] = ()
-    hostfile: str | None = None
-    nodes: int | None = None  # --nodes: the hosts are a Slurm allocation's (cli/sweep.py fills them in)
-    partition: str | None = None  # salloc's, when --nodes asks Slurm for the nodes
-    time: str | None = None
-    source: str | None = None  # one-to-all: the host every other is measured from
-    np: int | None = None  # intra: ranks (default: this machine's cores)
-    metrics: tuple[str, ...] = PAIR_METRICS
-    policy: Policy = field(default_factory=Policy)
-    launcher: str = "auto"
-    bind: str = "core"  # one-to-all, all-pairs; intra pins every rank
-    label: str | None = None
-    system: str | None = None
-    timeout: float | None = None
-    #: How many times a launch stopped at its timeout or failed at start is started again.
-    retries: int = 1
-    retest: bool = True
-    baseline: Run | None = None  # a stored link sweep, read before measuring (cli/sweep.py)
-    json_out: Path | None = None
-    plot: Path | None = None
-    core_flags: Sequence[str] = ()
-    argv: Sequence[str] = field(default_factory=lambda: list(sys.argv))
-    #: The fabric's switches (--topology FILE, or scontrol inside an allocation; cli/sweep.py)
-    topology: Topology | None = None
-
-
-def least_hosts(mode: str) -> int:
-    """The fewest hosts a mode can judge: a pair for a link sweep, MIN_HOSTS for locate."""
-    return MIN_HOSTS if mode == LOCATE_MODE else 2
 
 
 def hosts_of(request: SweepRequest) -> list[str]:
@@ -127,31 +82,7 @@ def hosts_of(request: SweepRequest) -> list[str]:
                 "give host names without :slots"
             )
         given = list(request.hosts)
-    hosts = list(dict.fromkeys(given))
-    if request.mode == "intra":
-        if len(hosts) > 1:
-            raise UsageError(f"intra sweeps one host; got {len(hosts)} ({', '.join(hosts)})")
-        return hosts
-    if request.mode == LOCATE_MODE:
-        twice = sorted({host for host in given if given.count(host) > 1})
-        if twice:
-            raise UsageError(f"locate: {', '.join(twice)} named more than once: each host is one rank of every round")
-    least = least_hosts(request.mode)
-    if len(hosts) < least:
-        got = f", got {len(hosts)}" if hosts else ""
-        why = (
-            f": with fewer, one round's pairs cannot single out a slow one; `commscope sweep all-pairs` measures "
-            f"them in {max(len(hosts) - 1, 1)} rounds"
-            if request.mode == LOCATE_MODE and hosts
-            else " (--hosts H1,H2,..., --hostfile FILE or --nodes N)"
-        )
-        raise UsageError(f"{request.mode} needs at least {least} hosts{got}{why}")
-    if request.source is not None:
-        if request.source not in hosts:
-            raise UsageError(f"--from {request.source}: not one of the hosts ({', '.join(hosts)})")
-        hosts.remove(request.source)
-        hosts.insert(0, request.source)  # rank 0 is the root of the schedule
-    return hosts
+    return request.mode.pick_hosts(request, list(dict.fromkeys(given)), given)
 
 
 @dataclass
@@ -189,46 +120,32 @@ class Sweeper:
         flavour = core_mpi_flavour(self.core)
         self.launcher = resolve_launcher(request.launcher, flavour)
         self.flavour = flavour
-        self.pinned = True
-        if request.mode == "intra":
-            cores = len(os.sched_getaffinity(0))
-            self.np = request.np or cores
-            if self.np < 2:
-                raise UsageError("an intra-node sweep needs at least 2 ranks (--np)")
-            if self.np > cores:
-                self.pinned = False
-                ui.warn(
-                    f"intra: {self.np} ranks on {cores} cores: ranks outnumber cores, so they are not pinned "
-                    "(a pair is then two ranks, not two cores; labels name ranks sharing a core by rank)"
-                )
-        else:
-            self.np = len(self.hosts)
-        self.fabric = None  # all-pairs with a topology: said before measuring, kept with the run
-        if request.mode == "all-pairs" and request.topology is not None:
+        self.layout = request.mode.layout(request, self.hosts)
+        self.np = self.layout.np
+        self.fabric = None  # with a topology: said before measuring, kept with the run
+        if request.topology is not None:
             self.fabric = fabric_of(request.topology, self.hosts, "sweep")
 
     def _planned(self, flags: list[str], hostfile: str | None = None):
-        """The launch of the core with `flags`: intra on its host, the others on the hosts of
-        `hostfile` (one rank each), never a --host list thousands of names long."""
-        intra = self.request.mode == "intra"
+        """The launch of the core with `flags` as the mode lays it out: on its hosts, or on
+        the hosts of `hostfile` (one rank each), never a --host list thousands of names long."""
+        layout = self.layout
         run_request = RunRequest(
             np=self.np,
             launcher=self.request.launcher,
-            bind=("core" if self.pinned else "none") if intra else self.request.bind,
-            hosts=tuple(self.hosts) if intra else (),
-            hostfile=None if intra else hostfile,
+            bind=layout.bind,
+            hosts=layout.hosts,
+            hostfile=hostfile,
             label=self.request.label,
             system=self.request.system,
             timeout=self.request.timeout,
             argv=self.request.argv,
         )
-        entry = Entry(
-            benchmark=PAIRS_BENCHMARK, flags=flags, ranks=self.np, placement="intra-node" if intra else "inter-node"
-        )
+        entry = Entry(benchmark=PAIRS_BENCHMARK, flags=flags, ranks=self.np, placement=layout.placement)
         (item,) = plan(run_request, [entry], self.core, self.launcher, self.flavour)
-        if intra and self.pinned:
+        if layout.env:
             item = dataclasses.replace(
-                item, command=dataclasses.replace(item.command, env={**item.command.env, **PIN_ENV})
+                item, command=dataclasses.replace(item.command, env={**item.command.env, **layout.env})
             )
         return run_request, item
 
@@ -249,7 +166,7 @@ class Sweeper:
 
     def _launch_once(self, flags: list[str], signals: StopSignals) -> Run:
         with tempfile.TemporaryDirectory(prefix="commscope-hosts-") as folder:  # read by the launcher, here
-            hostfile = None if self.request.mode == "intra" else self._hostfile(Path(folder))
+            hostfile = self._hostfile(Path(folder)) if self.layout.hostfile else None
             run_request, item = self._planned(flags, hostfile)
             ui.note(f"sweep: {item.command.shell()}")
             # rank 0 writes the core's JSONL stream, maybe on another host whose /tmp is its own
@@ -268,8 +185,13 @@ class Sweeper:
         return str(path)
 
     def schedule_flags(self) -> list[str]:
-        schedule = "one-to-all:0" if self.request.mode == "one-to-all" else "all-pairs"
-        return ["--schedule", schedule, "--metric", ",".join(self.request.metrics), *self.request.core_flags]
+        return [
+            "--schedule",
+            self.request.mode.schedule,
+            "--metric",
+            ",".join(self.request.metrics),
+            *self.request.core_flags,
+        ]
 
     def retest(self, plan: RetestPlan, signals: StopSignals, folder: Path) -> Run:
         schedule = folder / "retest.pairs"
@@ -282,12 +204,11 @@ class Sweeper:
 
     def record(self, run: Run) -> dict:
         """What the sweep run keeps of its judgement (analysis.sweep_verdicts)."""
-        cpus = None
-        if self.request.mode == "intra":  # the topology of the host measured, for the report
-            used = {cpu for point in run.points if point.pair for cpu in (point.pair.src_cpu, point.pair.dst_cpu)}
-            cpus = {cpu: where for cpu, where in cpu_topology().items() if cpu in used}
         topology = fabric_record(self.fabric, self.hosts)
-        return sweep_record(self.request.mode, self.request.policy, self.request.retest, cpus, topology)
+        mode = self.request.mode
+        return sweep_record(
+            mode.name, self.request.policy, self.request.retest, topology=topology, **mode.recorded(run)
+        )
 
     def sweep(self, stored: Stored) -> SweepResult:
         """Measure, retest the suspects and judge; each run stored (or kept as files) as soon
@@ -330,68 +251,81 @@ class _Stopped(CommscopeError):
 
 
 def check_nodes(request: SweepRequest) -> None:
+    """--nodes (and salloc's --partition, --time) as the mode can take them."""
+    mode = request.mode
     if request.nodes is None:
         if request.partition or request.time:
             raise UsageError("--partition and --time go with --nodes (Slurm finds the hosts)")
         return
-    if request.mode == "intra":
-        raise UsageError("--nodes: intra sweeps the cores of the host it runs on; run it inside a job on that node")
+    if mode.no_nodes is not None:
+        raise UsageError(f"--nodes: {mode.no_nodes}")
     if request.hosts or request.hostfile:
         raise UsageError("--nodes takes the hosts from Slurm: give it without --hosts or --hostfile")
-    if request.nodes < least_hosts(request.mode):
-        raise UsageError(f"--nodes {request.nodes}: {request.mode} needs at least {least_hosts(request.mode)} nodes")
+    if request.nodes < mode.least_hosts:
+        raise UsageError(f"--nodes {request.nodes}: {mode.name} needs at least {mode.least_hosts} nodes")
 
 
-#: What is done with a verdict's bad nodes once the run is stored (`--drain`: cluster/drain.py):
-#: called with the nodes, the number of hosts swept and the stored run's id; returns the hosts
-#: it took out of service (the --json's `drained`), or raises a CommscopeError having taken none.
-OnBadNodes = Callable[[list[NodeFinding], int, int], list[str]]
+@dataclass
+class LinkOutcome(SweepOutcome):
+    """A link sweep's outcome: its judgement (the --json's matrix and flags, the heatmaps)."""
+
+    judgement: SweepJudgement | None = None
+    plot: Path | None = None
+
+    @property
+    def flags(self) -> list[Flag]:
+        return self.judgement.flags()
+
+    def document(self, drained: list[str] | None) -> dict:
+        return matrix_document(self.judgement, self.run_id, self.retest_run_id, drained)
+
+    def write_plots(self) -> bool:
+        if self.plot is None:
+            return False
+        judged = self.judgement
+        try:
+            for path in heatmap_files(judged.matrix, self.flags, self.plot, judged.leaf_groups):
+                ui.note(f"heatmap: {path}")
+        except OSError as exc:
+            ui.warn(f"cannot write --plot {self.plot}: {exc.strerror or exc}")
+            return True
+        return False
 
 
-def drain_found(on_bad_nodes: OnBadNodes, nodes: list[NodeFinding], hosts: int, run_id: int):
-    """`on_bad_nodes` once the run is stored: the hosts drained, and its refusal (raised by the
-    caller once the --json is written, which says `drained: []` then)."""
-    sys.stdout.flush()
-    try:
-        return on_bad_nodes(nodes, hosts, run_id), None
-    except CommscopeError as exc:
-        return [], exc
-
-
-def run_sweep(request: SweepRequest, db: Path, on_bad_nodes: OnBadNodes | None = None) -> int:
-    """Measure, judge, say; `on_bad_nodes(nodes, hosts swept, run id)` once the run is stored
-    (--drain)."""
+def run_sweep(request: SweepRequest, db: Path | None, folder: Path | None = None) -> LinkOutcome:
+    """Measure, judge, say; the outcome for the caller to act on and finish. The runs go into
+    `db` (None: none), and as files into `folder` where one is given."""
     sweeper = Sweeper(request)
-    with storing(Destination(db, request.argv, label=request.label, system=request.system), "sweep") as stored:
+    destination = Destination(db, request.argv, folder, label=request.label, system=request.system)
+    with storing(destination, "sweep") as stored:
         result = sweeper.sweep(stored)
-    matrix, flags = result.judgement.matrix, result.judgement.flags()
-    sys.stdout.write(sweep_table(matrix, flags, result.judgement.switches))
-    for note in result.judgement.notes:
+    judged = result.judgement
+    matrix, flags = judged.matrix, judged.flags()
+    sys.stdout.write(sweep_table(matrix, flags, judged.switches))
+    for note in judged.notes:
         ui.warn(note)
-    for level, line in verdict_lines(result.judgement):
+    for level, line in verdict_lines(judged):
         (ui.warn if level == "warn" else ui.note)(line)
-    if request.mode == "intra":
-        sys.stdout.write(intra_table(result.run, stored_topology(result.run) or {}))
+    sys.stdout.write(request.mode.lines_after(result.run))
     worse = against_baseline(result.run, request.baseline)
-    named = len(flags) + len(result.judgement.switches)
-    counted = f"{named} flag{'s' if named != 1 else ''}"
-    drained, refused = None, None
+    named = len(flags) + len(judged.switches)
     if not stored.kept:
         retest = f", retest run {result.retest_run.id}" if result.retest_run else ""
+        counted = f"{named} flag{'s' if named != 1 else ''}"
         ui.note(f"stored sweep run {result.run.id}{retest} in {db}; {counted}")
-        if on_bad_nodes is not None:
-            nodes = flagged_nodes(flags, matrix.labels)
-            drained, refused = drain_found(on_bad_nodes, nodes, len(matrix.labels), result.run.id)
-    unwritten = write_outputs(request, result, flags, drained)
-    if stored.kept:  # said as every measuring command says it, exit 4 before the flags' 1
-        if on_bad_nodes is not None:
-            ui.warn("not drained: a drain's reason names a stored run; `commscope import` it, then drain")
-        return summary(stored, db)
-    if refused is not None:
-        raise refused
-    if unwritten:
-        return EXIT_USAGE
-    return EXIT_FAILED if named or worse else EXIT_OK
+    sys.stdout.flush()
+    return LinkOutcome(
+        mode=request.mode.name,
+        hosts=tuple(matrix.labels),
+        run_id=result.run.id,
+        retest_run_id=result.retest_run.id if result.retest_run else None,
+        bad_nodes=flagged_nodes(flags, matrix.labels),
+        status=EXIT_FAILED if named or worse else EXIT_OK,
+        json_out=request.json_out,
+        kept_status=summary(stored, db) if stored.kept else None,
+        judgement=judged,
+        plot=request.plot,
+    )
 
 
 def against_baseline(run: Run, baseline: Run | None) -> bool:
@@ -409,27 +343,3 @@ def against_baseline(run: Run, baseline: Run | None) -> bool:
     if check.missing_hosts:
         ui.warn(f"hosts of baseline run {baseline.id} missing: {', '.join(check.missing_hosts)}")
     return not check.passed
-
-
-def write_outputs(request: SweepRequest, result: SweepResult, flags, drained: list[str] | None = None) -> bool:
-    """--json (with the hosts --drain took out of service, where it was asked) and --plot,
-    checked before measuring but written after: a path gone bad meanwhile is warned about
-    (the sweep stays stored); True when one was not written."""
-    unwritten = False
-    if request.json_out:
-        run_ids = (result.run.id, result.retest_run.id if result.retest_run else None)
-        document = matrix_document(result.judgement, *run_ids, drained)
-        try:
-            request.json_out.write_text(json.dumps(document, indent=1) + "\n")
-        except OSError as exc:
-            unwritten = True
-            ui.warn(f"cannot write --json {request.json_out}: {exc.strerror or exc}")
-    if request.plot:
-        try:
-            judged = result.judgement
-            for path in heatmap_files(judged.matrix, flags, request.plot, judged.leaf_groups):
-                ui.note(f"heatmap: {path}")
-        except OSError as exc:
-            unwritten = True
-            ui.warn(f"cannot write --plot {request.plot}: {exc.strerror or exc}")
-    return unwritten
