@@ -10,7 +10,7 @@ CMAKE_FLAGS ?= -DCMAKE_BUILD_TYPE=Release
 # CI sets WERROR=ON
 WERROR ?= OFF
 
-.PHONY: all run test venv build unit sanitize flavours cuda-build pytest quick lint bench-overhead bench-instructions clean
+.PHONY: all run test venv build unit sanitize flavours cuda-build pytest check lint bench-overhead bench-instructions clean
 
 all: build
 
@@ -77,10 +77,11 @@ cuda-build: build/mpi.env
 # in two steps (tests/conftest.py says why): the tests that judge no speed spread over
 # TEST_WORKERS processes (most of their time is spent waiting for launches), then the
 # `timing` and `heavy` tests alone
+# Each step prints its 30 slowest tests (CI's log keeps them).
 TEST_WORKERS ?= 4
 pytest: venv flavours $(CUDA_BUILD)
-	$(VBIN)/python -m pytest -n $(TEST_WORKERS) --dist loadgroup -m "not timing and not heavy"
-	$(VBIN)/python -m pytest -m "timing or heavy"
+	$(VBIN)/python -m pytest -n $(TEST_WORKERS) --dist loadgroup -m "not timing and not heavy" --durations=30
+	$(VBIN)/python -m pytest -m "timing or heavy" --durations=30
 
 # Style, as CI checks it: no merge-conflict markers left in tracked files, clang-format for C,
 # ruff for Python (configured in pyproject.toml).
@@ -93,9 +94,13 @@ lint: venv
 	$(VBIN)/ruff format --check python tests performance
 	$(VBIN)/vulture python/commscope build_support/vulture_whitelist.py --min-confidence 60
 
-# The tests that need neither MPI, nor a browser, nor root: seconds, not minutes.
-quick: venv
-	$(VBIN)/python -m pytest -m "not mpi and not browser and not cluster"
+# The fast tier: unit tests and fakes, in about a minute on two cores. No MPI launch (the
+# fakes stand in for the core and its launchers), no cluster, no browser, no Prometheus,
+# and none of the unit tests marked slow (each takes seconds: commscope started as a child
+# process, many fake launches, large figures). `make test` runs all of them.
+CHECK_WORKERS ?= 2
+check: venv
+	$(VBIN)/python -m pytest -n $(CHECK_WORKERS) -q -m "not mpi and not browser and not cluster and not monitoring and not slow"
 
 test: venv build unit sanitize flavours $(CUDA_BUILD) pytest
 

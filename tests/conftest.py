@@ -1,9 +1,9 @@
 """The test layers and their shared fixtures.
 
-A folder per layer, each with its marker, so a quick loop runs without MPI
-(`make quick`: `pytest -m "not mpi and not cluster and not browser"`):
+A folder per layer, each with its marker, so the fast tier runs without MPI (`make check`:
+`pytest -m "not mpi and not browser and not cluster and not monitoring and not slow"`):
 
-    unit/      the harness and the readers, no MPI (fakes stand in for the core and mpirun)
+    unit/      the harness and the readers, no MPI (fakes stand in for the core and its launchers)
     mpi/       the real core under each MPI library (build/flavours.txt)      marker: mpi
     browser/   the HTML report in headless Chromium                           marker: browser
     cluster/   the virtual cluster with a real Slurm (root)                   marker: cluster
@@ -100,7 +100,9 @@ def clean_env(monkeypatch, tmp_path):
 
 @pytest.fixture
 def fake_core(clean_env) -> Path:
-    """The fake commscope-bench as $COMMSCOPE_BENCH and the fake mpirun first on PATH."""
+    """The fake commscope-bench as $COMMSCOPE_BENCH and the fake launchers (mpirun, and mpiexec,
+    which the harness asks for first when it cannot tell the core's MPI) first on PATH: no
+    unit test starts a real MPI launcher."""
     clean_env.setenv("COMMSCOPE_BENCH", str(FAKE_CORE))
     clean_env.setenv("PATH", f"{FAKES}{os.pathsep}{os.environ['PATH']}")
     return FAKE_CORE

@@ -27,6 +27,7 @@ def _cost(signal: np.ndarray, cuts: list[int], penalty: float) -> float:
     return sum(float(((part - part.mean()) ** 2).sum()) for part in parts) + penalty * len(parts)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("kind", range(4))
 def test_the_segmentation_is_pelts(kind):
     """The same change points as ruptures on 300 series of each kind, or, where a perfect

@@ -65,6 +65,7 @@ def test_the_figure_has_a_line_and_band_per_run_and_marks_failing_sizes(stored):
     assert render(fig, "svg").startswith(b"<?xml")
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("fmt", ["svg", "png"])
 def test_render_draws_a_figure_once_and_lays_it_out_as_savefig_would(stored, fmt, monkeypatch):
     """With its layout engine left on, savefig draws a figure twice (once only to lay it

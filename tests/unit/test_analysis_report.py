@@ -11,6 +11,7 @@ import pytest
 from fixtures.analysis.report_runs import SEED_FIXTURE
 
 
+@pytest.mark.slow
 def test_html_report_escapes_user_strings_and_needs_no_network(cli, stored, tmp_path):
     out = tmp_path / "out" / "report.html"
     result = cli("report", "--all", "-o", out, "--baseline", "ref", "--db", stored)
@@ -57,6 +58,7 @@ def test_markdown_report_with_figure_files(cli, stored, tmp_path):
     assert "| Size (B) | before | &lt;script&gt;alert(1)&lt;/script&gt; |" in text
 
 
+@pytest.mark.slow
 def test_last_invocation_reports_the_newest_run_command(cli, fake_core, db, tmp_path):
     assert cli("run", "latency", "--launcher", "mpirun", "--db", db, "--", "-m", "1:4").exit_code == 0
     assert (

@@ -75,6 +75,7 @@ def test_the_valve_allows_five_percent_of_the_hosts_swept_and_at_least_one(hosts
     assert default_max_drain(hosts) == allowed
 
 
+@pytest.mark.slow
 def test_a_located_node_is_drained_with_its_reason(cli, db, tmp_path, scontrol):
     verdict = tmp_path / "verdict.json"
     result = locate(cli, db, tmp_path, {"cn017": 0.4}, "--drain", "--json", verdict)
@@ -87,6 +88,7 @@ def test_a_located_node_is_drained_with_its_reason(cli, db, tmp_path, scontrol):
     assert scontrol.read_text().splitlines()[0] == "ping"  # asked before measuring
 
 
+@pytest.mark.slow
 def test_dry_run_prints_the_commands_and_runs_none(cli, db, tmp_path, scontrol):
     result = locate(cli, db, tmp_path, {"cn017": 0.4}, "--drain", "--dry-run")
     assert result.exit_code == 1, result.output
@@ -97,6 +99,7 @@ def test_dry_run_prints_the_commands_and_runs_none(cli, db, tmp_path, scontrol):
     assert not scontrol.exists() and "nothing was changed" in result.stderr
 
 
+@pytest.mark.slow
 def test_the_valve_refuses_to_drain_more_than_its_share_and_says_why(cli, db, tmp_path, scontrol):
     slow = {"cn003": 0.4, "cn011": 0.4, "cn027": 0.4}  # 3 of 40: more than 5 % (2)
     verdict = tmp_path / "verdict.json"
@@ -111,6 +114,7 @@ def test_the_valve_refuses_to_drain_more_than_its_share_and_says_why(cli, db, tm
     assert allowed.exit_code == 1
 
 
+@pytest.mark.slow
 def test_a_drain_that_fails_after_others_says_which_were_drained(cli, db, tmp_path, scontrol, clean_env):
     clean_env.setenv("FAKE_FAIL", "cn011")
     result = locate(cli, db, tmp_path, {"cn003": 0.4, "cn011": 0.4}, "--drain", "--max-drain", "5")

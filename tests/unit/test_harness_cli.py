@@ -75,6 +75,7 @@ def test_list_suites_shows_the_format_and_the_suites(cli):
     assert "placement: inter-node" in cli("list", "suites", "--help").stdout
 
 
+@pytest.mark.slow
 def test_list_benchmarks_counts_stored_runs(cli, stored):
     result = cli("list", "benchmarks", "--db", stored)
     assert result.exit_code == 0
@@ -83,6 +84,7 @@ def test_list_benchmarks_counts_stored_runs(cli, stored):
     assert f"mbw_mr     {described['mbw_mr']}\n" in result.stdout
 
 
+@pytest.mark.slow
 def test_list_runs(cli, stored):
     result = cli("list", "runs", "--db", stored)
     assert result.exit_code == 0
@@ -93,11 +95,13 @@ def test_list_runs(cli, stored):
     assert "no runs" in cli("list", "runs", "--status", "failed", "--db", stored).stderr
 
 
+@pytest.mark.slow
 def test_db_comes_from_the_environment(cli, stored, clean_env):
     clean_env.setenv("COMMSCOPE_DB", str(stored))
     assert "latency" in cli("list", "runs").stdout
 
 
+@pytest.mark.slow
 def test_show_prints_provenance_then_the_table(cli, stored):
     result = cli("show", "1", "--db", stored)
     assert result.exit_code == 0
@@ -121,6 +125,7 @@ def test_show_prints_provenance_then_the_table(cli, stored):
     assert cli("show", "last", "--db", stored).stdout.splitlines()[0] == "run 2: bw"
 
 
+@pytest.mark.slow
 def test_show_prints_the_cores_own_table(cli, stored):
     """The table of a commscope-bench run is the text the core printed, as stored."""
     with Store(stored) as store:
@@ -147,6 +152,7 @@ def test_show_renders_runs_stored_before_the_core_text_was_kept(cli, db, clean_e
     assert lines[-2:] == ["# Size       Avg Latency(us)", f"{1:<10d}{1.5:>18.2f}"]
 
 
+@pytest.mark.slow
 def test_show_raw_output(cli, stored):
     result = cli("show", "1", "--raw", "jsonl", "--db", stored)
     lines = result.stdout.splitlines()
@@ -155,6 +161,7 @@ def test_show_raw_output(cli, stored):
     assert result.exit_code == 2 and "has no raw output 'nope'; it has: jsonl, stderr, stdout" in result.stderr
 
 
+@pytest.mark.slow
 def test_show_errors(cli, stored, db, tmp_path):
     assert cli("show", "99", "--db", stored).exit_code == 2  # an unknown run is a usage error
     assert "no run 99" in cli("show", "99", "--db", stored).stderr
@@ -165,6 +172,7 @@ def test_show_errors(cli, stored, db, tmp_path):
     assert result.exit_code == 4 and "no result database" in result.stderr and not missing.exists()
 
 
+@pytest.mark.slow
 def test_export_json(cli, stored, tmp_path):
     out = tmp_path / "runs.json"
     result = cli("export", "1", "2", "--format", "json", "-o", out, "--db", stored)
@@ -177,6 +185,7 @@ def test_export_json(cli, stored, tmp_path):
     assert latency["points"][0]["stats"]["p99"] > 0 and "raw" not in latency
 
 
+@pytest.mark.slow
 def test_export_csv_to_stdout(cli, stored):
     result = cli("export", "last", "--format", "csv", "--db", stored)
     rows = list(csv.DictReader(io.StringIO(result.stdout)))
@@ -185,11 +194,13 @@ def test_export_csv_to_stdout(cli, stored):
     assert float(rows[0]["time_p99_us"]) > 0 and rows[0]["label"] == "base"
 
 
+@pytest.mark.slow
 def test_export_needs_a_format(cli, stored):
     result = cli("export", "1", "--db", stored)
     assert result.exit_code == 2 and "--format" in result.stderr
 
 
+@pytest.mark.slow
 def test_delete(cli, stored):
     result = cli("delete", "1", "--db", stored)
     assert result.exit_code == 0 and "deleted run 1" in result.stderr

@@ -387,3 +387,11 @@ def test_launcher_errors_are_clear(launcher_path, tmp_path):
         resolve_launcher("srun", None, {"PATH": str(tmp_path / "other")})
     with pytest.raises(CommscopeError, match="built with mpich"):
         resolve_launcher("auto", "mpich", {"PATH": str(tmp_path / "other")})
+
+
+@pytest.mark.parametrize("core_flavour", [None, "openmpi"])
+def test_the_unit_tests_launch_through_the_fake_launchers(fake_core, core_flavour):
+    """With the fake core, whatever MPI the harness takes it for, the launcher it picks is a
+    fake: the fast tier (`make check`) never starts a real mpiexec or mpirun."""
+    launcher = resolve_launcher("auto", core_flavour)
+    assert Path(launcher.program).parent == fake_core.parent, launcher.program

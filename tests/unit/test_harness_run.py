@@ -44,6 +44,7 @@ def assert_gone(pid: int) -> None:
     assert stat[stat.rindex(")") + 2] == "Z", f"process {pid} is still running"
 
 
+@pytest.mark.slow
 def test_progress_and_reason_count_against_the_cores_plan(cli, fake_core, db, clean_env):
     clean_env.setenv("FAKE_CORE_BENCHMARKS", "latency,allreduce")
     clean_env.setenv("FAKE_CORE_CRASH_AFTER", "3")
@@ -58,6 +59,7 @@ def test_progress_and_reason_count_against_the_cores_plan(cli, fake_core, db, cl
     assert stored_runs(db)[1].status_reason.endswith(f"; {measured} points measured")
 
 
+@pytest.mark.slow
 def test_success_stores_runs_points_and_provenance(cli, fake_core, db):
     result = cli(
         "run",
@@ -106,6 +108,7 @@ def test_success_stores_runs_points_and_provenance(cli, fake_core, db):
     assert invocation["command"] == "run" and invocation["cwd"] == os.getcwd()
 
 
+@pytest.mark.slow
 def test_tables_are_printed_in_omb_layout(cli, fake_core, db):
     result = cli("run", "latency", "bw", "--launcher", "mpirun", "--db", db, "--", "-m", "1:4")
     latency, bw = stored_runs(db)
@@ -119,6 +122,7 @@ def test_tables_are_printed_in_omb_layout(cli, fake_core, db):
     assert "stored 2 runs" in result.stderr
 
 
+@pytest.mark.slow
 def test_crash_midway_keeps_the_measured_sizes(cli, fake_core, db, clean_env):
     clean_env.setenv("FAKE_CORE_CRASH_AFTER", "3")
     result = cli("run", "latency", "bw", "--launcher", "mpirun", "--db", db, "--", "-m", "1:64")
@@ -170,6 +174,7 @@ def test_a_finalize_grace_that_is_not_seconds_is_refused_before_anything_runs(
     assert not db.exists()  # nothing planned, nothing stored
 
 
+@pytest.mark.slow
 def test_timeout_stops_the_benchmark_and_the_next_one_still_runs(cli, fake_core, db, clean_env, tmp_path):
     trace = tmp_path / "trace"
     clean_env.setenv("FAKE_CORE_SLEEP", "0.3")
@@ -203,6 +208,7 @@ def test_a_rank_that_ignores_sigterm_is_killed(cli, fake_core, db, clean_env, tm
     assert stored_runs(db)[0].status == "incomplete"
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("signum", [signal.SIGINT, signal.SIGTERM, signal.SIGHUP, signal.SIGQUIT])
 def test_signal_stores_what_was_measured_and_stops(commscope_argv, child_env, db, tmp_path, signum):
     trace = tmp_path / "trace"
@@ -275,6 +281,7 @@ def test_dry_run_inside_a_slurm_allocation_uses_srun(cli, fake_core, db, clean_e
     assert first == f"{launch} {FAKE_CORE} bibw -m 64M:64M --format osu --jsonl-out JSONL"
 
 
+@pytest.mark.slow
 def test_suite_benchmarks_the_core_lacks_are_skipped_with_a_warning(cli, fake_core, db):
     result = cli("run", "full", "--launcher", "mpirun", "--db", db, "--", "-m", "1:2")
     assert result.exit_code == 0, result.output
@@ -360,6 +367,7 @@ def test_records_that_break_the_schema_are_caught(cli, fake_core, db, clean_env)
     assert "does not match result.schema.json" in run.status_reason and "'stats'" in run.status_reason
 
 
+@pytest.mark.slow
 def test_repeat_stores_one_run_per_pass(cli, fake_core, db):
     result = cli("run", "latency", "bw", "--repeat", "3", "--launcher", "mpirun", "--db", db, "--", "-m", "1:2")
     assert result.exit_code == 0
@@ -375,6 +383,7 @@ def test_repeat_stores_one_run_per_pass(cli, fake_core, db):
     assert len({run.invocation_id for run in runs}) == 1
 
 
+@pytest.mark.slow
 def test_suite_flags_come_before_extra_flags_and_np_overrides_ranks(cli, fake_core, db):
     result = cli("run", "quick", "--np", "3", "--launcher", "mpirun", "--db", db, "--", "-m", "1:2", "-c")
     assert result.exit_code == 0
@@ -383,6 +392,7 @@ def test_suite_flags_come_before_extra_flags_and_np_overrides_ranks(cli, fake_co
     assert latency.launcher_argv[:3] == [str(FAKES / "mpirun"), "-np", "3"]
 
 
+@pytest.mark.slow
 def test_inter_node_suite_on_one_host_warns(cli, fake_core, db, monkeypatch):
     # a recorded two-socket node (tests/support/fixtures/links): the suite's core pairs are known
     monkeypatch.setenv("COMMSCOPE_SYSFS", str(FIXTURES / "links" / "xeon-e5410-2socket" / "sys"))

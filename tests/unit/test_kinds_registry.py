@@ -57,6 +57,7 @@ def stored(cli, clean_env, monkeypatch, tmp_path) -> tuple[list[Run], range]:
         return store.runs(range(1, last + 1)), golden_ids
 
 
+@pytest.mark.slow
 def test_every_run_is_recognised_by_exactly_one_kind(stored):
     stored_runs, golden_ids = stored
     claims = {run.id: [kind.name for kind in KINDS if kind.recognises(run)] for run in stored_runs}
@@ -70,6 +71,7 @@ def test_every_run_is_recognised_by_exactly_one_kind(stored):
     }  # as imported: a link sweep
 
 
+@pytest.mark.slow
 def test_the_order_the_kinds_are_asked_in_does_not_matter(stored):
     for run in stored[0]:
         assert kind_of(run, tuple(reversed(KINDS))) is kind_of(run)

@@ -38,6 +38,7 @@ def test_without_timeout_a_launch_is_stopped_at_its_default_limit(cli, fake_core
     ), run.status_reason
 
 
+@pytest.mark.slow
 def test_timeout_replaces_the_default_limit(cli, fake_core, db, clean_env, short_limits):
     clean_env.setenv("FAKE_CORE_SLEEP", "0.3")
     result = cli("run", "latency", "--launcher", "mpirun", "--timeout", "30", "--db", db, "--", "-m", "1:1K")

@@ -47,6 +47,7 @@ def test_help_loads_no_heavy_library(argv):
     assert heavy == []
 
 
+@pytest.mark.slow
 def test_a_report_of_curves_loads_no_sweep_rules(db, clean_env, tmp_path):
     # asking every run for its sweep retest loaded the sweep rules' pydantic models: a
     # report without a sweep needs none of them
@@ -60,6 +61,7 @@ def test_a_report_of_curves_loads_no_sweep_rules(db, clean_env, tmp_path):
     assert "pydantic" not in heavy and "matplotlib" in heavy
 
 
+@pytest.mark.slow
 def test_a_report_of_curves_loads_no_statistics(db, clean_env, tmp_path):
     """scipy.stats (and ruptures, which imports it) take most of a second: a report whose
     timelines find no change to test needs neither."""

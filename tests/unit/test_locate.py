@@ -164,6 +164,7 @@ def test_the_simulator_answers_the_oracle_protocol(tmp_path):
     assert answer(Network.of(json.loads(config.read_text())), request) == json.loads(result.stdout)
 
 
+@pytest.mark.slow
 def test_planning_and_judging_10000_hosts_take_well_under_a_second_a_round():
     import time
 

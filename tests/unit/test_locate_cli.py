@@ -34,6 +34,7 @@ def locate(cli, db, oracle: str, *args: str, hosts=HOSTS):
     return cli("sweep", "locate", "--hosts", ",".join(hosts), "--oracle", oracle, "--seed", "2", "--db", db, *args)
 
 
+@pytest.mark.slow
 def test_the_bad_nodes_are_named_stored_and_known_to_the_other_commands(cli, clean_env, db, tmp_path):
     oracle = network(tmp_path, slow_nodes={"cn017": 0.5, "cn090": 0.7})
     out = tmp_path / "verdict.json"

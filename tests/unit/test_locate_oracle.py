@@ -66,6 +66,7 @@ LEAVE_A_CHILD = (
 )
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("signum", [signal.SIGTERM, signal.SIGINT])
 def test_a_signal_during_an_oracle_round_stops_it_at_once_and_whole(commscope_argv, child_env, tmp_path, signum):
     db = tmp_path / "r.db"

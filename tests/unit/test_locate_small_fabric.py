@@ -118,6 +118,7 @@ def locate_command(cli, db, tmp_path, network: dict, topology: str, *args: str):
     )  # fmt: skip
 
 
+@pytest.mark.slow
 def test_a_named_switch_fails_the_command(cli, clean_env, db, tmp_path):
     network = {"seed": 1, "leaves": LEAVES, "bad_uplinks": {"leaf1": 0.02}}
     topology = (

@@ -196,6 +196,7 @@ def test_history_publishes_each_series_regression(cli, db, tmp_path):
     assert one(written, "commscope_history_regression", benchmark="latency").value == 1
 
 
+@pytest.mark.slow
 def test_a_locate_sweep_publishes_each_hosts_verdict(cli, db, tmp_path, clean_env):
     hosts = [f"cn{i:03d}" for i in range(40)]
     network = tmp_path / "network.json"

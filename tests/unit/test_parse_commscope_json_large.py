@@ -43,6 +43,7 @@ def record_lines(text: str) -> list[int]:
     return [number for number, row in enumerate(text.splitlines(), 1) if row == "    {" and number > results]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("indent", [None, 1])
 def test_a_wrong_value_deep_in_a_large_document_names_its_line(indent):
     doc = many_pairs(600)

@@ -5,6 +5,7 @@ import json
 import math
 import re
 
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -180,18 +181,21 @@ def test_random_bytes(data):
     check_outcome(lambda d: parse_bytes(d, "random.bin"), data)
 
 
+@pytest.mark.slow
 @BOUNDED
 @given(fragment_lines())
 def test_documents_made_of_format_fragments(text):
     check_outcome(lambda t: parse_text(t, "fragments.txt"), text)
 
 
+@pytest.mark.slow
 @BOUNDED
 @given(mutated_fixture())
 def test_mutated_fixtures(text):
     check_outcome(lambda t: parse_text(t, "mutated.txt"), text)
 
 
+@pytest.mark.slow
 @BOUNDED
 @given(mutated_fixture())
 def test_mutated_fixtures_as_bytes(text):

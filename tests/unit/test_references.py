@@ -101,6 +101,7 @@ def test_seed_004_on_the_nvswitch_node_latency_takes_the_minimum():
     assert result.value == 0.95 and result.pair == (0, 3)  # ties: the worst of their minimum latencies
 
 
+@pytest.mark.slow
 def test_report_has_the_rule_and_the_published_sections():
     runs = gpu_pair_runs("pcie-8gpu", "bw", "bandwidth_MBps", {1: 24000.0, 4: 11000.0})
     runs.append(run("latency", "latency_us", {0: 1.5}, run_id=99))

@@ -72,6 +72,7 @@ def _yaml_command(kind: str, path: Path, db: Path, env: dict[str, str]) -> list[
 YAML_KINDS = ["suite", "rules", "config"]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("kind", YAML_KINDS)
 def test_a_yaml_alias_bomb_is_refused_at_once(commscope_argv, child_env, db, tmp_path, kind):
     path = tmp_path / "bomb.yaml"
@@ -134,6 +135,7 @@ def _capped_memory() -> None:
     resource.setrlimit(resource.RLIMIT_AS, (3 * 2**30, 3 * 2**30))
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     "argv, what",
     [
@@ -248,6 +250,7 @@ def test_suite_ranks_are_bounded_like_np(cli, fake_core, db, tmp_path):
     assert result.exit_code == 2 and f"{suite}:4: benchmarks[0].ranks" in result.stderr
 
 
+@pytest.mark.slow
 def test_a_hanging_core_list_probe_is_stopped_by_the_timeout(child_env, commscope_argv, db, tmp_path):
     """The probe gets run's --timeout but at least 10 s (it is not the benchmark)."""
     env = {**child_env, "FAKE_CORE_LIST_HANG": "120"}
@@ -287,6 +290,7 @@ def test_a_label_that_is_not_utf8_is_rejected_before_running(child_env, commscop
     assert not trace.exists()  # nothing ran, so nothing measured was lost
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("variable", ["COMMSCOPE_SYSTEM", "SLURM_CLUSTER_NAME"])
 @pytest.mark.parametrize("command", [["run", "latency", "--launcher", "mpirun"], ["run", "hpl", "--n", "100"]])
 def test_a_system_name_from_the_environment_that_is_not_utf8_is_rejected_before_running(

@@ -142,6 +142,7 @@ def assert_kept_and_importable(cli, tmp_path: Path, stderr: str, db: Path) -> No
     assert b"Avg Latency(us)" in kept_stdout  # the core's own OSU table
 
 
+@pytest.mark.slow
 def test_a_run_stored_while_another_writer_holds_the_lock_is_kept(cli, child_env, commscope_argv, db, tmp_path):
     trace = tmp_path / "trace"
     env = slow_core_env(child_env, tmp_path, "0.3", COMMSCOPE_BUSY_TIMEOUT="0.5")
@@ -161,6 +162,7 @@ def test_a_run_stored_while_another_writer_holds_the_lock_is_kept(cli, child_env
     assert_kept_and_importable(cli, tmp_path, stderr, db)
 
 
+@pytest.mark.slow
 def test_a_run_stored_on_a_full_disk_is_kept(cli, child_env, commscope_argv, tmp_path):
     trace = tmp_path / "trace"
     env = slow_core_env(child_env, tmp_path, "0.3")
@@ -384,6 +386,7 @@ def test_a_file_name_that_is_not_utf8_is_imported_under_a_readable_name(cli, db,
     assert "r\\xff.txt" in cli("show", "last", "--db", db).stdout
 
 
+@pytest.mark.slow
 def test_report_on_constant_values_prints_no_numeric_warning(commscope_argv, child_env, tmp_path):
     """Every size the same value, every run the same: no spread, no slope, nothing to fit. The
     analysis must say so in words, not let numpy, scipy or matplotlib warn on stderr."""
@@ -457,6 +460,7 @@ def test_the_sources_table_keeps_a_content_hash(cli, db):
     assert tuple(row) == (hashlib.sha256(FIXTURE.read_bytes()).hexdigest(), FIXTURE.stat().st_size)
 
 
+@pytest.mark.slow
 def test_unsaved_sidecar_is_json_with_the_harness_fields(cli, child_env, commscope_argv, db, tmp_path):
     """The sidecar is plain JSON a person can read; its keys are part of the promise."""
     trace = tmp_path / "trace"

@@ -38,6 +38,7 @@ def _report(cli, db, tmp_path, run_id: int) -> tuple[str, str]:
     return html.read_text(), md.read_text()
 
 
+@pytest.mark.slow
 def test_beyond_the_limit_the_flagged_hosts_and_counts_without_a_matrix(cli, db, tmp_path, located, monkeypatch):
     monkeypatch.setattr(locate, "SUMMARY_HOSTS", 20)
 
@@ -56,6 +57,7 @@ def test_beyond_the_limit_the_flagged_hosts_and_counts_without_a_matrix(cli, db,
     assert "locate of 40 hosts" in html and "1 bad node(s) (cn007)" in html  # the summary's headline
 
 
+@pytest.mark.slow
 def test_within_the_limit_the_pairs_and_a_heatmap(cli, db, tmp_path, located):
     html, md = _report(cli, db, tmp_path, located)
     assert "Hosts by verdict" not in md and "no heatmap" not in md

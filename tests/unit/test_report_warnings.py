@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import re
 
+import pytest
+
 from commscope.analysis import report_warnings as warnings
 from commscope.records.run import Point, Run
 from fixtures.analysis.handmade import stats_for
@@ -83,6 +85,7 @@ def _make_run_like(run_id: int, benchmark: str) -> Run:
     )
 
 
+@pytest.mark.slow
 def test_sizes_off_target_are_one_table_with_the_advice_once(cli, tmp_path):
     """Five runs whose sizes all missed: one row per run in one table, what helps said once,
     and no coefficient of variation in thousands of percent."""

@@ -115,6 +115,7 @@ def _entry_command(table) -> str:
     return line.split(" ", 5)[5]
 
 
+@pytest.mark.slow
 def test_an_entry_judges_without_the_database_and_collect_stores_its_runs(cli, fake_core, table, db, tmp_path):
     assert cli("run", "latency", "--label", "accepted", "--db", db).exit_code == 0
     assert cli("baseline", "set", "ref", "accepted", "--db", db).exit_code == 0
@@ -139,6 +140,7 @@ def test_an_entry_judges_without_the_database_and_collect_stores_its_runs(cli, f
     assert again.exit_code == 0 and "no jobs to collect" in again.output, again.output
 
 
+@pytest.mark.slow
 def test_a_baseline_set_later_reaches_the_entry_with_collect(cli, fake_core, table, db, tmp_path):
     assert cli("run", "latency", "--label", "accepted", "--db", db).exit_code == 0
     scheduled = cli("schedule", "latency", "--every", "1d", "--baseline", "ref", "--db", db)
@@ -157,6 +159,7 @@ def test_a_baseline_set_later_reaches_the_entry_with_collect(cli, fake_core, tab
         assert [run.label for run in store.summaries()] == ["latency", "latency", "accepted"]
 
 
+@pytest.mark.slow
 def test_a_job_without_an_exit_status_is_stored_once_a_later_one_started(cli, fake_core, table, db, tmp_path):
     assert cli("run", "latency", "--label", "accepted", "--db", db).exit_code == 0
     assert cli("baseline", "set", "ref", "accepted", "--db", db).exit_code == 0

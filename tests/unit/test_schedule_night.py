@@ -98,6 +98,7 @@ def _night(table, db, tmp_path):  # noqa: F811
     return done.returncode, (folder / "latency.log").read_text(), job
 
 
+@pytest.mark.slow
 def test_a_night_publishes_its_runs_and_verdict_without_the_database(cli, fake_core, table, db, tmp_path):  # noqa: F811
     _accepted(cli, db)
     url = f"http://127.0.0.1:{_closed_port()}"
@@ -120,6 +121,7 @@ def test_a_night_publishes_its_runs_and_verdict_without_the_database(cli, fake_c
     assert collected.exit_code == 0 and "stored 1 run(s)" in collected.output, collected.output
 
 
+@pytest.mark.slow
 def test_a_failed_night_runs_locate_and_collect_stores_both(cli, fake_core, table, db, tmp_path):  # noqa: F811
     _accepted(cli, db, faster=0.5)
     network = tmp_path / "network.json"
@@ -154,6 +156,7 @@ def test_a_failed_night_runs_locate_and_collect_stores_both(cli, fake_core, tabl
     assert listed.exit_code == 0 and f"{sweep.id} " in listed.output and f"{check.id} " in listed.output, listed.output
 
 
+@pytest.mark.slow
 def test_a_failed_night_drains_with_a_reason_naming_its_job(cli, fake_core, table, db, tmp_path, scontrol, clean_env):  # noqa: F811
     """The night's locate stores into a scratch database (run 1, always): the reason names the
     night's job instead, whose runs `collect` stores (outside Slurm, as here, the job's folder;
@@ -175,6 +178,7 @@ def test_a_failed_night_drains_with_a_reason_naming_its_job(cli, fake_core, tabl
     assert json.loads((job / "check.json").read_text())["locate"]["drain"] is True
 
 
+@pytest.mark.slow
 def test_a_textfile_folder_missing_on_the_node_leaves_the_night_as_it_was(cli, fake_core, table, db, tmp_path):  # noqa: F811
     _accepted(cli, db)
     gone = tmp_path / "node-exporter"
@@ -187,6 +191,7 @@ def test_a_textfile_folder_missing_on_the_node_leaves_the_night_as_it_was(cli, f
     assert "stored 1 run(s)" in cli("collect", "--db", db).output
 
 
+@pytest.mark.slow
 def test_a_night_without_a_baseline_publishes_a_failed_check(cli, fake_core, table, db, tmp_path):  # noqa: F811
     assert cli("run", "latency", "--label", "accepted", "--db", db).exit_code == 0
     prom = tmp_path / "prom"

@@ -49,6 +49,7 @@ def mounted(tmp_path):
     subprocess.run(["fusermount", "-u", str(mount)], check=True, timeout=30)
 
 
+@pytest.mark.slow
 def test_a_database_on_an_sshfs_mount_keeps_a_rollback_journal(cli, fake_core, mounted, clean_env):
     db = mounted / "results.db"
     assert network_file_system(db) == "fuse.sshfs"

@@ -115,6 +115,7 @@ def test_values_beyond_float32_give_no_numpy_warning():
     assert np.isinf(matrix.values["bw"][0, 1])
 
 
+@pytest.mark.slow
 def test_a_control_character_in_a_host_name_is_shown_escaped(cli, clean_env, db, tmp_path):
     simulate = f"{shlex.quote(sys.executable)} -m commscope.sweep.simulate"
     network = tmp_path / "network.json"

@@ -51,6 +51,7 @@ def report(cli, outcome, tmp_path, *runs):
 # -- judged again from the store ---------------------------------------------------
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize(
     "hosts, scenario, options",
     [
@@ -130,6 +131,7 @@ def test_report_names_the_bad_link(monkeypatch, clean_env, cli, tmp_path):
     assert "bad node" not in table
 
 
+@pytest.mark.slow
 def test_heatmaps_have_a_cell_per_pair_and_the_flags_outlined():
     from commscope.analysis.sweep import Flag, matrix_from_run
     from commscope.output.sweep_view import heatmap_svgs
@@ -141,6 +143,7 @@ def test_heatmaps_have_a_cell_per_pair_and_the_flags_outlined():
     assert svg_counts(heatmap_svgs(matrix, flags)["bw"]) == (64 * 64, 63 + 2)
 
 
+@pytest.mark.slow
 def test_beyond_64_hosts_blocks_and_only_flagged_pairs(monkeypatch, clean_env, cli, tmp_path):
     outcome = planted_sweep(monkeypatch, tmp_path, 80, "all")
     html, md = report(cli, outcome, tmp_path, outcome.run_id)
@@ -166,6 +169,7 @@ def test_intra_sweep_groups_core_pairs_by_the_recorded_topology(monkeypatch, cle
     assert "<td>same L3 (core complex)</td><td>bw</td><td>2</td><td>0 - 1</td><td>1126.75 MB/s</td>" in groups
 
 
+@pytest.mark.slow
 def test_a_missing_retest_run_or_record_is_said(monkeypatch, clean_env, cli, tmp_path):
     outcome = planted_sweep(monkeypatch, tmp_path, 4, "node")
     assert cli("delete", "2", "--db", outcome.db).exit_code == 0
@@ -187,6 +191,7 @@ def test_a_retest_run_alone_points_at_its_sweep(monkeypatch, clean_env, cli, tmp
 # -- plot ------------------------------------------------------------------------
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("suffix", ["svg", "png"])
 def test_plot_of_a_sweep_writes_a_heatmap_per_metric(monkeypatch, clean_env, cli, tmp_path, suffix):
     outcome = planted_sweep(monkeypatch, tmp_path, 4, "node")
