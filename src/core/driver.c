@@ -122,9 +122,7 @@ static cs_status_t sweep_setup(cs_sweep_t *s, long max_iters)
     max_iters = sample_capacity(s, max_iters, per_iteration); /* --precision: room for its rounds */
     /* memory stays bounded whatever -i says: rank 0 gathers per_iteration ranks' samples,
      * so each keeps its share of the bound, and iterations beyond it fold into batches */
-    long cap = c->info->opts->max_samples > 0 ? c->info->opts->max_samples : CS_MAX_SAMPLES;
-    cap /= per_iteration;
-    s->sample_cap = max_iters < cap ? max_iters : (cap > 0 ? cap : 1);
+    s->sample_cap = cs_sample_cap(max_iters, c->info->opts->max_samples, per_iteration);
     s->samples = malloc((size_t)s->sample_cap * sizeof *s->samples);
     if (!s->samples) return CS_TRACE(CS_ERR_RUNTIME);
     if (c->rank == 0) {

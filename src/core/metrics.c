@@ -6,6 +6,12 @@
 #include "core/bench.h"
 #include "util/flow.h"
 
+long cs_sample_cap(long iterations, long max_samples, int per_iteration)
+{
+    long cap = (max_samples > 0 ? max_samples : CS_MAX_SAMPLES) / (per_iteration > 0 ? per_iteration : 1);
+    return iterations < cap ? (iterations > 0 ? iterations : 1) : (cap > 0 ? cap : 1);
+}
+
 long cs_min_batch(long iterations, long cap)
 {
     if (cap < 1) cap = 1;

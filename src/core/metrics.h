@@ -37,6 +37,12 @@ typedef struct cs_measurement {
  * batches, a sample being the mean of a batch (docs/core.md, "How time is measured"). */
 #define CS_MAX_SAMPLES (1L << 20)
 
+/* The samples one rank keeps per measurement, the size of its sample array: no more than
+ * `iterations` (the most a measurement takes), nor than its share of the bound (`max_samples`,
+ * 0: CS_MAX_SAMPLES) when rank 0 gathers the samples of `per_iteration` ranks, so that rank 0's
+ * array of cap x per_iteration stays within the bound too; at least 1. */
+long cs_sample_cap(long iterations, long max_samples, int per_iteration);
+
 /* The smallest batch that keeps `iterations` within `cap` samples: ceil(iterations / cap). */
 long cs_min_batch(long iterations, long cap);
 

@@ -116,5 +116,25 @@ int main(void)
     for (long it = 1; it <= 5000; it += 7) /* every count, a small bound: never more samples than it */
         for (long cap = 1; cap <= 64; cap *= 4) CHECK(cs_samples_of(it, cs_min_batch(it, cap)) <= cap);
     CHECK(cs_samples_of(10, 4) == 3 && cs_samples_of(10, 1) == 10);
+
+    /* barrier -i 20000 and -i 200000 under a bound of 4096 samples (--debug-max-samples): each
+     * rank's array and rank 0's gathered one are as large for ten times the iterations, the
+     * iterations fold into batches of 5 and 49, and neither count passes the bound; without a
+     * bound a rank would keep 8 B per iteration */
+    for (int ranks = 1; ranks <= 8; ranks *= 2) {
+        long small = cs_sample_cap(20000, 4096, ranks), large = cs_sample_cap(200000, 4096, ranks);
+        CHECK(small == 4096 / ranks && large == small); /* the same memory, whatever -i */
+        CHECK(large * ranks <= 4096);                   /* rank 0's gathered samples too */
+        CHECK(cs_samples_of(200000, cs_min_batch(200000, large)) <= large);
+    }
+    CHECK(cs_min_batch(20000, cs_sample_cap(20000, 4096, 1)) == 5);
+    CHECK(cs_samples_of(20000, 5) == 4000);
+    CHECK(cs_min_batch(200000, cs_sample_cap(200000, 4096, 1)) == 49);
+    CHECK(cs_samples_of(200000, 49) == 4082);
+    /* the default bound: 2^20 doubles a rank (8 MiB) for barrier -i 1e8; a short run keeps
+     * only what it measures, and the smallest array is one sample */
+    CHECK(cs_sample_cap(100000000, 0, 1) == CS_MAX_SAMPLES && cs_sample_cap(1000, 0, 1) == 1000);
+    CHECK(cs_sample_cap(100000000, 0, 4) == CS_MAX_SAMPLES / 4);
+    CHECK(cs_sample_cap(0, 0, 1) == 1 && cs_sample_cap(10, 3, 8) == 1);
     return check_report("test_metrics");
 }
