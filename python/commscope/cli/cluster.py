@@ -261,7 +261,9 @@ def _report_collected(store, outcome) -> int:
         ui.note(f"job {job_id}: collected before (runs {', '.join(map(str, ids)) or 'none'}); nothing stored")
     for job_id, state in outcome.waiting.items():
         ui.note(f"job {job_id}: still {state}; collect it when it has ended")
-    return EXIT_FAILED if incomplete else EXIT_OK
+    for said in outcome.damaged:
+        ui.error(said)
+    return EXIT_FAILED if incomplete or outcome.damaged else EXIT_OK
 
 
 @click.command()
@@ -317,14 +319,15 @@ def collect(ctx: click.Context, job_ids, db: Path) -> None:
 
     \b
     Exit status: 0 stored (or nothing to store); 1 a stored run did not
-    complete, or an error; 2 usage error (unknown job).
+    complete, a job's folder was damaged (said, skipped; the others stored),
+    or an error; 2 usage error (unknown job).
     """
     from commscope.cluster.collect import collect as do_collect
     from commscope.store.db import Store
 
     with Store(db, create=False) as store:
         outcome = do_collect(store, job_ids, sys.argv)
-        if not (outcome.stored or outcome.already or outcome.waiting):
+        if not (outcome.stored or outcome.already or outcome.waiting or outcome.damaged):
             ui.note(f"no jobs to collect in {db}")
         ctx.exit(_report_collected(store, outcome))
 

@@ -27,6 +27,7 @@ import os
 import secrets
 import shutil
 import socket
+import stat
 import subprocess
 import sys
 import tempfile
@@ -39,6 +40,7 @@ import platformdirs
 from commscope import ui
 from commscope.errors import CommscopeError, UsageError
 from commscope.records import unsaved
+from commscope.records.inputs import SETTINGS_LIMIT, read_inside
 from commscope.records.invocation import now
 from commscope.records.run import Run
 
@@ -74,8 +76,10 @@ def _write_json(path: Path, document: dict) -> None:
 
 
 def _read_json(path: Path) -> dict:
+    """A JSON object of the entry's folder, read only as a regular file (never through a
+    symbolic link, never waiting on a pipe), up to a limit."""
     try:
-        document = json.loads(path.read_text())
+        document = json.loads(read_inside(path.parent, path, SETTINGS_LIMIT))
     except (OSError, ValueError) as exc:
         raise CommscopeError(f"cannot read {path}: {getattr(exc, 'strerror', None) or exc}") from None
     if not isinstance(document, dict):
@@ -264,7 +268,15 @@ def _number(text: str | None) -> int | None:
 def is_job(folder: Path) -> bool:
     """Whether a job folder is a scheduled check's (its state is the folder's, not Slurm's:
     a scrontab entry's job id is that of the entry's next night too)."""
-    return (folder / JOB_FILE).is_file() and (folder.parent.parent / ENTRY_FILE).is_file()
+    return _regular(folder / JOB_FILE) and _regular(folder.parent.parent / ENTRY_FILE)
+
+
+def _regular(path: Path) -> bool:
+    """Whether `path` is a regular file itself, not a link to one (nor a pipe)."""
+    try:
+        return stat.S_ISREG(os.lstat(path).st_mode)
+    except OSError:
+        return False
 
 
 def entries_of(database: Path) -> list[tuple[Path, dict]]:
@@ -280,9 +292,23 @@ def entries_of(database: Path) -> list[tuple[Path, dict]]:
     return found
 
 
-def ended_jobs(folder: Path) -> list[Path]:
+def ended_jobs(folder: Path) -> tuple[list[Path], list[str]]:
     """The entry's job folders whose run has ended: those with an exit status, and those
     without one that a later job followed (Slurm or a reboot ended them: the next one
-    started; a scrontab entry's job never runs twice at once)."""
-    jobs = sorted(path for path in (folder / JOBS_DIR).glob("*") if (path / JOB_FILE).is_file())
-    return [job for number, job in enumerate(jobs) if (job / EXIT_STATUS).is_file() or number < len(jobs) - 1]
+    started; a scrontab entry's job never runs twice at once). And what is wrong with the
+    folders among them that are no job's as `schedule run` makes one (no job.json, or
+    one that is not a file), each said: such a folder is skipped, never taken for one."""
+    jobs = sorted((folder / JOBS_DIR).glob("*"))
+    ended, damaged = [], []
+    for number, job in enumerate(jobs):
+        done = _regular(job / EXIT_STATUS) or number < len(jobs) - 1
+        if os.path.islink(job):
+            damaged.append(f"job folder {job} is a symbolic link; skipped")
+            continue
+        if _regular(job / JOB_FILE):
+            if done:
+                ended.append(job)
+        elif done and not job.name.startswith("."):  # the newest may be one being made
+            what = "a symbolic link or not a file" if os.path.lexists(job / JOB_FILE) else "missing"
+            damaged.append(f"job folder {job}: its {JOB_FILE} is {what}; skipped")
+    return ended, damaged

@@ -18,6 +18,7 @@ from commscope.cluster import slurm
 from commscope.cluster.config import SiteConfig
 from commscope.cluster.script import JobRequest, check_env, shape
 from commscope.errors import UsageError
+from commscope.records.inputs import SETTINGS_LIMIT, read_inside
 from commscope.records.invocation import invocation, now
 from commscope.records.suite import Entry, expand, suite_path
 from commscope.store.db import Store
@@ -215,9 +216,12 @@ def wait_for(job: dict, start_timeout: float, sleep=time.sleep) -> slurm.JobInfo
 def folder_info(job: dict) -> slurm.JobInfo:
     """A job's state from its folder, for a job Slurm no longer remembers: the script writes
     exit-status when commscope ends; without it the job was killed (or never ran)."""
-    status_file = Path(job["folder"]) / "exit-status"
-    if status_file.exists():
-        code = status_file.read_text().strip()
+    folder = Path(job["folder"])
+    try:  # written by whoever ran the job: never through a link out of it, never a pipe
+        code = read_inside(folder, folder / "exit-status", SETTINGS_LIMIT).decode(errors="replace").strip()
+    except FileNotFoundError:
+        code = None
+    if code is not None:
         state = slurm.COMPLETED if code == "0" else slurm.FAILED
         return slurm.JobInfo(job["job_id"], state, state.upper(), exit_code=f"{code}:0", source="folder")
     return slurm.JobInfo(

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import json
 import tempfile
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
@@ -33,16 +33,18 @@ def run_from_files(
     stopped: str | None,
     ended_at: str | None = None,
     stream: CoreStream | None = None,
+    read: Callable[[str], bytes] | None = None,
 ) -> Run:
     """The Run of one launch from its folder: meta.json's fields, the core's JSONL stream,
     its stderr. `stopped` says why the launch was ended early (it makes the run
     incomplete with the sizes measured); `returncode` is needed only when it was not.
     `stream`: the core's stream as the runner read it while following the launch, to
-    the end (read here when None: `collect` reads a folder a job left)."""
+    the end (read here when None). `read`: a file of the folder by name, b"" when missing
+    (`collect` reads a folder a job left only as regular files inside it)."""
+    if read is None:
+        read = lambda name: (folder / name).read_bytes() if (folder / name).exists() else b""  # noqa: E731
     if stream is None:
-        stream = CoreStream(folder / JSONL)
-        stream.poll()
-    read = lambda name: (folder / name).read_bytes() if (folder / name).exists() else b""  # noqa: E731
+        stream = CoreStream.of(read(JSONL))
     stderr, stdout = read(STDERR), read(STDOUT)
     status, reason = judge(
         returncode if returncode is not None else 0,

@@ -54,8 +54,9 @@ def _schema_problem(validator: jsonschema.Draft202012Validator, instance: object
 class CoreStream:
     """The part of a JSONL stream written so far; call poll() to read more."""
 
-    def __init__(self, path: Path) -> None:
-        self.path = path
+    def __init__(self, path: Path | None) -> None:
+        self.path = path  # None: a stream read whole already (of)
+        self._whole = b""
         #: The ranks that got going, by rank: the host each said it runs on.
         self.started: dict[int, str] = {}
         self.header: dict | None = None
@@ -68,14 +69,28 @@ class CoreStream:
         self._line = 0
         self._order = RecordOrder()
 
+    @classmethod
+    def of(cls, data: bytes) -> CoreStream:
+        """The stream of bytes read already (a job folder's core.jsonl, read as its own files
+        are: records.inputs.read_inside)."""
+        stream = cls(None)
+        stream._whole = data
+        stream._take(data)
+        return stream
+
     def poll(self) -> list[dict]:
         """Read what was appended since the last call; returns the new records."""
+        if self.path is None:
+            return []
         try:
             with open(self.path, "rb") as handle:
                 handle.seek(self._offset)
                 data = handle.read()
         except FileNotFoundError:
             return []  # the core has not opened it yet
+        return self._take(data)
+
+    def _take(self, data: bytes) -> list[dict]:
         self._offset += len(data)
         *lines, self._pending = (self._pending + data).split(b"\n")
         new = []
@@ -95,6 +110,8 @@ class CoreStream:
     @property
     def raw(self) -> bytes:
         """Everything the file holds, including an unfinished last line."""
+        if self.path is None:
+            return self._whole
         try:
             return self.path.read_bytes()
         except FileNotFoundError:

@@ -66,3 +66,51 @@ def read_text(path: Path, what: str, limit: int = SETTINGS_LIMIT) -> str:
     except UnicodeDecodeError as exc:
         line = data[: exc.start].count(b"\n") + 1
         raise UsageError(f"{path}:{line}: {what} is not UTF-8 (byte 0x{data[exc.start]:02x})") from None
+
+
+#: The largest file of a job folder read (a launch's core.jsonl, stdout, stderr, the job's
+#: log): a sweep of 10,000 hosts keeps some 100 MB.
+JOB_FILE_LIMIT = 1024 * 2**20
+
+
+class UnsafeFile(OSError):
+    """A job folder's file that is not read: a symbolic link, not a regular file (a pipe,
+    a device), or larger than the limit. Its message says which and why."""
+
+
+def read_inside(root: Path, path: Path, limit: int = JOB_FILE_LIMIT) -> bytes:
+    """The bytes of `path`, a file inside the folder `root`, read only when it is a regular
+    file reached from `root` without a symbolic link (none followed, none of its folders
+    one), of at most `limit` bytes: a job folder is written by whoever ran the job, and
+    `runs/001-latency/stdout -> /etc/shadow` must not be read, stored and printed by the
+    user who collects it. Opened without waiting (a named pipe never blocks). Raises
+    FileNotFoundError when it is missing, UnsafeFile when it may not be read."""
+    parts = path.relative_to(root).parts
+    if not parts or ".." in parts:
+        raise UnsafeFile(errno.EINVAL, f"{path}: not a file inside {root}")
+    flags = os.O_RDONLY | os.O_NOFOLLOW | getattr(os, "O_CLOEXEC", 0)
+    fd = os.open(root, flags | os.O_DIRECTORY)
+    try:
+        for depth, part in enumerate(parts):
+            last = depth == len(parts) - 1
+            try:
+                inner = os.open(part, flags | (os.O_NONBLOCK | os.O_NOCTTY if last else os.O_DIRECTORY), dir_fd=fd)
+            except OSError as exc:
+                if exc.errno in (errno.ELOOP, errno.ENOTDIR) or (exc.errno == errno.ENXIO and last):
+                    where = root.joinpath(*parts[: depth + 1])
+                    raise UnsafeFile(exc.errno, f"{where} is a symbolic link or not a folder; not read") from None
+                raise
+            os.close(fd)
+            fd = inner
+        info = os.fstat(fd)
+        if not stat.S_ISREG(info.st_mode):
+            raise UnsafeFile(errno.EINVAL, f"{path} is not a regular file (a pipe, socket or device); not read")
+        if info.st_size > limit:
+            raise UnsafeFile(errno.EFBIG, f"{path} holds {format_size(info.st_size)}, more than {format_size(limit)}")
+        with open(fd, "rb", closefd=False) as handle:
+            data = handle.read(limit + 1)
+        if len(data) > limit:
+            raise UnsafeFile(errno.EFBIG, f"{path} holds more than {format_size(limit)}")
+        return data
+    finally:
+        os.close(fd)

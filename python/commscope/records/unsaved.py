@@ -25,6 +25,7 @@ import json
 import os
 import re
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 from commscope.errors import UsageError
@@ -121,28 +122,43 @@ class UnsavedError(ValueError):
     """The kept files cannot be read back; args: (line, message)."""
 
 
-def load(jsonl: Path, data: bytes, imported: bool = True) -> Run:
+def load(jsonl: Path, data: bytes, imported: bool = True, read: Callable[[Path], bytes] | None = None) -> Run:
     """The run kept as `jsonl` (whose bytes are `data`), as the runner made it; `imported`
-    notes that it was kept unsaved and stored later (not so for a batch job's runs/)."""
+    notes that it was kept unsaved and stored later (not so for a batch job's runs/).
+    `read`: how the files beside it are read (a job folder's only as regular files inside
+    it, records.inputs.read_inside); it raises OSError, FileNotFoundError when one is missing."""
     try:
-        sidecar = json.loads(read_text(sidecar_of(jsonl), "sidecar"))
+        if read is None:
+            text = read_text(sidecar_of(jsonl), "sidecar")
+        else:
+            text = read(sidecar_of(jsonl)).decode()
+        sidecar = json.loads(text)
     except UsageError as exc:  # names the file already
         raise UnsavedError(1, str(exc)) from None
+    except OSError as exc:
+        raise UnsavedError(1, f"cannot read {sidecar_of(jsonl).name}: {exc.strerror or exc}") from None
     except ValueError as exc:
         raise UnsavedError(1, f"cannot read {sidecar_of(jsonl).name}: {exc}") from None
     if not isinstance(sidecar, dict) or sidecar.get("format") != FORMAT or sidecar.get("version") != VERSION:
         raise UnsavedError(1, f"{sidecar_of(jsonl).name} is not a {FORMAT} version {VERSION} file")
-    if "points" in sidecar:  # a run of another program: the sidecar holds all of it
-        run = Run(**sidecar["run"], points=[_point(point) for point in sidecar["points"]])
-        run.raw = {name: jsonl.with_suffix(f".{name}").read_bytes() for name in sidecar["raw"]}
-        return _noted(run, sidecar) if imported else run
-    fields = {name: sidecar["run"].get(name) for name in HARNESS_FIELDS}
-    run = Run(**fields)
-    run.raw = {"jsonl": data}
-    for kind in _RAW_KINDS:
-        path = jsonl.with_suffix(f".{kind}")
-        if path.exists():
-            run.raw[kind] = path.read_bytes()
+    beside = read or Path.read_bytes
+    try:
+        if "points" in sidecar:  # a run of another program: the sidecar holds all of it
+            run = Run(**sidecar["run"], points=[_point(point) for point in sidecar["points"]])
+            run.raw = {name: beside(jsonl.with_suffix(f".{name}")) for name in sidecar["raw"]}
+            return _noted(run, sidecar) if imported else run
+        fields = {name: sidecar["run"].get(name) for name in HARNESS_FIELDS}
+        run = Run(**fields)
+        run.raw = {"jsonl": data}
+        for kind in _RAW_KINDS:
+            try:
+                run.raw[kind] = beside(jsonl.with_suffix(f".{kind}"))
+            except FileNotFoundError:
+                pass
+    except OSError as exc:
+        raise UnsavedError(1, f"cannot read the files kept beside it: {exc.strerror or exc}") from None
+    except (TypeError, KeyError, AttributeError, ValueError) as exc:
+        raise UnsavedError(1, f"{sidecar_of(jsonl).name} does not hold a run as commscope keeps one ({exc})") from None
     header, records, wanted = None, [], sidecar.get("records", 0)
     for number, line in enumerate(data.split(b"\n"), 1):
         if len(records) == wanted:
@@ -151,7 +167,7 @@ def load(jsonl: Path, data: bytes, imported: bool = True) -> Run:
             continue
         try:
             ((kind, value),) = json.loads(line).items()
-        except ValueError:
+        except (ValueError, AttributeError):  # not JSON, not one object of one key
             raise UnsavedError(number, "not a line of commscope-bench's JSON stream") from None
         if kind == "header" and header is None:
             header = value

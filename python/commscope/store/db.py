@@ -231,6 +231,13 @@ class Store:
         """Record a submitted job (the JOB_COLUMNS keys; targets as a list)."""
         return batch_jobs.add_job(self.conn, job)
 
+    @_store_errors("write to")
+    def claim_job(self, job: dict) -> int | None:
+        """Record a job found in its folder (a scheduled check's) unless a job of that folder
+        is recorded already, in one transaction: collects running at once record it once.
+        Returns the new row's id, or None."""
+        return batch_jobs.claim_job(self.conn, job)
+
     @_store_errors("read")
     def jobs(self, job_ids: Sequence[str] = (), *, uncollected: bool = False) -> list[dict]:
         """Jobs by Slurm job id (the newest record of each id, in the order asked), or all

@@ -16,12 +16,21 @@ from commscope.store.runs import insert_run
 
 
 def add_job(conn: sqlite3.Connection, job: dict) -> int:
-    values = {**job, "targets": json.dumps(job["targets"])}
     with write_transaction(conn):
-        columns = ", ".join(values)
-        return conn.execute(
-            f"INSERT INTO jobs ({columns}) VALUES ({', '.join(':' + c for c in values)})", values
-        ).lastrowid
+        return _insert(conn, job)
+
+
+def _insert(conn: sqlite3.Connection, job: dict) -> int:
+    values = {**job, "targets": json.dumps(job["targets"])}
+    columns = ", ".join(values)
+    return conn.execute(f"INSERT INTO jobs ({columns}) VALUES ({', '.join(':' + c for c in values)})", values).lastrowid
+
+
+def claim_job(conn: sqlite3.Connection, job: dict) -> int | None:
+    with write_transaction(conn):
+        if conn.execute("SELECT 1 FROM jobs WHERE folder = ?", (job["folder"],)).fetchone():
+            return None
+        return _insert(conn, job)
 
 
 def jobs(conn: sqlite3.Connection, path: Path, job_ids: Sequence[str], uncollected: bool) -> list[dict]:
@@ -50,8 +59,11 @@ def update_job(conn: sqlite3.Connection, row_id: int, fields: dict) -> None:
 
 def collect_job(conn: sqlite3.Connection, row_id: int, runs: Sequence[Run], invocation_id: int) -> list[int] | None:
     with write_transaction(conn):
-        done = conn.execute("SELECT collected_at FROM jobs WHERE id = ?", (row_id,)).fetchone()
+        done = conn.execute("SELECT collected_at, folder FROM jobs WHERE id = ?", (row_id,)).fetchone()
         if done is None or done["collected_at"] is not None:
+            return None
+        twin = "SELECT 1 FROM jobs WHERE folder = ? AND collected_at IS NOT NULL"
+        if conn.execute(twin, (done["folder"],)).fetchone():  # recorded twice by an older collect
             return None
         ids = [insert_run(conn, rows_of(run), invocation_id) for run in runs]
         conn.execute("UPDATE jobs SET collected_at = ?, run_ids = ? WHERE id = ?", (now(), json.dumps(ids), row_id))
