@@ -11,6 +11,10 @@ from __future__ import annotations
 
 import re
 
+#: OMB's start-up benchmarks (osu_init, osu_hello): their output is one line, not a table.
+INIT_BENCHMARK = "init"
+HELLO_BENCHMARK = "hello"
+
 # OMB title words for collective operations -> program name stem.
 _COLLECTIVES = {
     "allgather": "allgather",
@@ -63,8 +67,8 @@ _POINT_TO_POINT = {
     "persistent bandwidth": "bw_persistent",
     "bi-directional bandwidth persistent": "bibw_persistent",
     "partitioned latency": "partitioned_latency",
-    "init": "init",
-    "hello world": "hello",
+    "init": INIT_BENCHMARK,
+    "hello world": HELLO_BENCHMARK,
     "fan-in bandwidth": "bw_fan_in",
     "bandwidth fan-in": "bw_fan_in",
     "fan-out bandwidth": "bw_fan_out",
@@ -199,7 +203,7 @@ def primary_metric(benchmark: str) -> str:
         return NCCL_COLLECTIVE_METRIC
     if re.search(r"(?:^|_)(?:bw|bibw|mbw_mr)(?:_|$)", benchmark):
         return "bandwidth_MBps"
-    if benchmark == "init":
+    if benchmark == INIT_BENCHMARK:
         return "init_avg_ms"
     return "latency_us"
 

@@ -262,7 +262,7 @@ class OmbReader:
             section.last_line = number
             return
         init = _INIT.search(line)
-        if init and section.benchmark == "init":
+        if init and section.benchmark == benchmarks.INIT_BENCHMARK:
             section.ranks = int(init["n"])
             section.extra_points.append(
                 Point(
@@ -278,7 +278,7 @@ class OmbReader:
             section.last_line = number
             return
         hello = _HELLO.search(line)
-        if hello and section.benchmark == "hello":
+        if hello and section.benchmark == benchmarks.HELLO_BENCHMARK:
             section.ranks = int(hello["n"])
             section.last_line = number
             return
