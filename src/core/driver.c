@@ -230,7 +230,7 @@ static cs_status_t time_point(cs_sweep_t *s, cs_timing_t *timing, cs_measurement
                             .window = c->window,
                             .pairs = c->info->plan->pairs,
                             .iterations = timing->iterations,
-                            .warmup = loop.warmup,
+                            .warmup = timing->warmup,
                             .batch = timing->batch,
                             .nranks = c->nranks,
                             .dtype = c->dtype,
@@ -426,12 +426,28 @@ static void emit_own(void *arg, const cs_record_t *rec)
     emit(to->out, to->info, rec);
 }
 
+/* --time-limit: the timed loops the run makes, which share its time (util/budget.h): a loop
+ * per record; on the pair axis a loop per round and metric (per pair with --serial); a
+ * congestion record measures its canary test twice, alone and beside the congestor. */
+static long planned_loops(const cs_run_info_t *info)
+{
+    const cs_plan_t *plan = info->plan;
+    long metrics = cs_pairs_nmetrics(&plan->pairs_spec);
+    if (info->schedule)
+        return (plan->pairs_spec.serial ? (long)plan->scheduled_pairs : cs_schedule_rounds(info->schedule)) * metrics;
+    long records = (long)cs_bench_planned_records(info->bench, info->opts, plan);
+    return (info->bench->caps & CS_CAP_CONGESTION) && plan->congestion.fraction > 0 ? 2 * records : records;
+}
+
 cs_status_t cs_driver_run(MPI_Comm comm, const cs_run_info_t *info, const cs_output_t *output, cs_run_status_t *status)
 {
     const cs_pattern_t *pattern = cs_pattern_of(info->bench->pattern);
     cs_sweep_t s = {.pattern = pattern, .timed = pattern, .bench = info->bench, .precision = precision_config(info)};
     s.ctx.comm = comm;
     s.ctx.info = info;
+    cs_budget_t budget = {
+        .limit_s = info->opts->time_limit_s, .start_s = MPI_Wtime(), .loops_left = planned_loops(info)};
+    if (budget.limit_s > 0) s.ctx.budget = &budget;
     CS_MPI(MPI_Comm_rank(comm, &s.ctx.rank));
     CS_MPI(MPI_Comm_size(comm, &s.ctx.nranks));
     s.ctx.mem = cs_mem_of(info->plan->mem[cs_bench_side(info->bench, info->plan, s.ctx.rank)]);

@@ -219,6 +219,23 @@ static cs_status_t overlap_phase(const cs_pattern_t *p, cs_ctx_t *c, const cs_lo
     return CS_OK;
 }
 
+/* --time-limit: the first warm-up iteration, timed on every rank; the slowest rank's time
+ * and the least time left any rank sees size the rest of the warm-up and the timed
+ * iterations (util/budget.h), alike on every rank. A non-blocking collective runs its
+ * iterations twice more in the overlap phase (communication, then as long computing). */
+static cs_status_t fit_budget(const cs_pattern_t *p, cs_ctx_t *c, cs_loop_t *loop, double *probe)
+{
+    if (p->barrier_each_iteration) CS_MPI(MPI_Barrier(c->comm));
+    double t0 = MPI_Wtime();
+    CS_CHECK(steps(p, c, 0, 1));
+    double now = MPI_Wtime(), cost = p->start ? 3.0 : 1.0;
+    double mine[2] = {(now - t0) * cost, -cs_budget_left(c->budget, now)}, agreed[2];
+    CS_MPI(MPI_Allreduce(mine, agreed, 2, MPI_DOUBLE, MPI_MAX, c->comm));
+    *probe = (now - t0);
+    cs_budget_fit(c->budget, agreed[0], -agreed[1], &loop->warmup, &loop->iterations);
+    return CS_OK;
+}
+
 CS_HOT cs_status_t cs_pattern_run(const cs_pattern_t *p, cs_ctx_t *c, const cs_loop_t *loop, double *samples,
                                   cs_timing_t *out)
 {
@@ -233,8 +250,16 @@ CS_HOT cs_status_t cs_pattern_run(const cs_pattern_t *p, cs_ctx_t *c, const cs_l
     }
     CS_CHECK(p->begin(c));
     CS_MPI(MPI_Barrier(c->comm));
-    double per_iter = 0;
+    double per_iter = 0, probe = 0;
+    cs_loop_t fitted;
+    if (c->budget && c->budget->limit_s > 0 && !loop->precision) {
+        fitted = *loop;
+        CS_CHECK(fit_budget(p, c, &fitted, &probe));
+        loop = &fitted;
+    }
     CS_CHECK(warm_up(p, c, loop, &per_iter));
+    out->warmup = loop->warmup + (loop == &fitted ? 1 : 0); /* the probe was a warm-up iteration */
+    if (per_iter <= 0) per_iter = probe; /* a warm-up too short to time: the probe sizes the batches */
     if (loop->precision) {
         CS_MPI(MPI_Barrier(c->comm));
         CS_CHECK(timed_rounds(p, c, loop, per_iter, samples, out));

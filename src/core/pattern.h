@@ -12,6 +12,7 @@
 #include <stddef.h>
 
 #include "util/cs_status.h"
+#include "util/budget.h"
 #include "util/precision.h"
 #include "mem/mem.h"
 #include "core/metrics.h"
@@ -34,6 +35,8 @@ typedef struct cs_ctx {
     bool timer;  /* its samples count (CS_TIMERS_SOME) */
     void *state;
     void *nccl; /* NCCL patterns: the communicator and stream (patterns/nccl/nccl.h) */
+    /* --time-limit: the run's time, shared by its timed loops (NULL: OMB's fixed counts) */
+    cs_budget_t *budget;
 } cs_ctx_t;
 
 /* Whose clock makes the result. */
@@ -138,6 +141,7 @@ typedef struct cs_timing {
     size_t nsamples;
     long batch;
     long iterations; /* timed iterations run: loop->iterations, or what the rounds took */
+    long warmup;     /* warm-up iterations run: loop->warmup, or what --time-limit left of it */
     double total;    /* seconds for all timed iterations, after time_divisor */
     bool has_overlap;
     cs_overlap_t overlap; /* seconds summed over the timed iterations of the overlap phase */

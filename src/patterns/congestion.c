@@ -27,6 +27,7 @@ static cs_status_t congestion_setup(cs_ctx_t *c)
     s->group = MPI_COMM_NULL;
     s->win = MPI_WIN_NULL;
     s->spec = &c->info->plan->congestion;
+    s->duration_s = s->spec->duration_s;
     s->canary = c->info->split->canary[c->rank];
     c->active = true;
     c->timer = s->canary;
@@ -160,7 +161,7 @@ static cs_status_t measure_canary(cs_ctx_t *c, cs_canary_t t, canary_run_t *run)
     const cs_pattern_t *p = t == CS_CANARY_RR_LAT ? &canary_latency : &canary_other;
     CS_CHECK(cs_pattern_run(p, &cc, &loop, run->samples, &timing));
     run->iterations = timing.iterations;
-    run->warmup = loop.warmup;
+    run->warmup = timing.warmup;
     run->batch = timing.batch;
     run->nsamples = (long)timing.nsamples;
     return CS_OK;
@@ -318,7 +319,13 @@ static cs_status_t congestion_sweep(cs_ctx_t *c, cs_emit_t *emit, void *arg, cs_
         }
         s->congestor = (cs_congestor_t)k;
         if (s->spec->fraction <= 0) {
-            st = alone(c, cong.samples, cap, emit, arg);
+            if (c->budget) { /* its share of the time left, the least any rank sees */
+                double late = -cs_budget_left(c->budget, MPI_Wtime()), latest;
+                if (MPI_Allreduce(&late, &latest, 1, MPI_DOUBLE, MPI_MAX, c->comm) != MPI_SUCCESS)
+                    st = CS_TRACE(CS_ERR_RUNTIME);
+                else s->duration_s = cs_budget_seconds(c->budget, -latest, s->spec->duration_s);
+            }
+            if (st == CS_OK) st = alone(c, cong.samples, cap, emit, arg);
             continue;
         }
         for (int t = 0; t < CS_NCANARIES && st == CS_OK; t++)

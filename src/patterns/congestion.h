@@ -28,7 +28,8 @@ typedef struct cs_cong {
     MPI_Status *cstatuses;
     MPI_Win win; /* put-incast and get-bcast: rank 0's gsize blocks */
     void *win_base;
-    int win_error; /* the MPI error class of MPI_Win_allocate on the congestors, MPI_SUCCESS if it worked */
+    int win_error;     /* the MPI error class of MPI_Win_allocate on the congestors, MPI_SUCCESS if it worked */
+    double duration_s; /* congestors only: this congestor's time (--duration, or its share of --time-limit) */
 } cs_cong_t;
 
 /* Congestors: buffers and the window on the group (collective over it), and their release.
@@ -46,7 +47,7 @@ cs_status_t cs_congestors_load(cs_cong_t *s, MPI_Comm world, long *ops);
 /* Bytes this congestor moves in one operation (0: the incasts' target, the broadcasts' source). */
 double cs_congestor_bytes(const cs_cong_t *s);
 
-/* Congestors only: operations for spec->duration_s; samples get the seconds of each that
+/* Congestors only: operations for duration_s; samples get the seconds of each that
  * moved this rank's bytes (none for a rank of 0 bytes), at most cap of them. */
 cs_status_t cs_congestors_alone(cs_cong_t *s, double *samples, long cap, long *nsamples, long *ops);
 

@@ -170,6 +170,6 @@ cs_status_t cs_congestors_alone(cs_cong_t *s, double *samples, long cap, long *n
     CS_CHECK(congest_once(s, &bytes)); /* warm-up: connections made */
     if (cs_congestor_one_sided(s->congestor)) CS_MPI(MPI_Win_unlock_all(s->win));
     CS_MPI(MPI_Barrier(s->group));
-    until_time_t until = {MPI_Wtime() + s->spec->duration_s};
+    until_time_t until = {MPI_Wtime() + s->duration_s};
     return congest_until(s, time_up, &until, samples, cap, nsamples, ops);
 }

@@ -192,6 +192,18 @@ static cs_status_t parse_precision(int c, const char *arg, cs_opts_t *o, char *e
     return CS_OK;
 }
 
+/* --time-limit T: seconds, minutes or hours, up to a week. */
+static cs_status_t parse_time_limit(const char *arg, cs_opts_t *o, char *err, size_t errlen)
+{
+    static const unit_t units[] = {{"s", 1}, {"ms", 1e-3}, {"m", 60}, {"min", 60}, {"h", 3600}, {NULL, 0}};
+    if (!parse_scaled(arg, 1e-3, 7 * 86400, units, &o->time_limit_s))
+        return cs_usage_error(err, errlen,
+                              "--time-limit %s: give a time from 1ms to a week, e.g. 240, 240s, 4m "
+                              "or 1h",
+                              arg);
+    return CS_OK;
+}
+
 /* --max-time and --min-samples shape --precision; -i fixes the count it would choose. */
 static cs_status_t check_precision(const cs_opts_t *o, char *err, size_t errlen)
 {
@@ -203,6 +215,11 @@ static cs_status_t check_precision(const cs_opts_t *o, char *err, size_t errlen)
                               o->given_value[CS_OPT_MAX_TIME]);
     if (!target && cs_opts_given(o, CS_OPT_MIN_SAMPLES))
         return cs_usage_error(err, errlen, "--min-samples %s needs --precision", o->given_value[CS_OPT_MIN_SAMPLES]);
+    if (target && cs_opts_given(o, CS_OPT_TIME_LIMIT))
+        return cs_usage_error(err, errlen,
+                              "--time-limit %s and --precision %s: choose one (--precision bounds "
+                              "each size's time with --max-time)",
+                              o->given_value[CS_OPT_TIME_LIMIT], o->given_value[CS_OPT_PRECISION]);
     if (target && o->iterations_set)
         return cs_usage_error(err, errlen,
                               "-i %s and --precision %s: choose one (-i fixes the iterations, "
@@ -599,6 +616,7 @@ static cs_status_t apply_option(int c, const char *arg, cs_opts_t *o, char *err,
     case LONG_ONLY(PRECISION):
     case LONG_ONLY(MAX_TIME):
     case LONG_ONLY(MIN_SAMPLES): return parse_precision(c, arg, o, err, errlen);
+    case LONG_ONLY(TIME_LIMIT): return parse_time_limit(arg, o, err, errlen);
     case 'd': return parse_accel(arg, o, err, errlen);
     case LONG_ONLY(GPU_DEVICE):
         if (!parse_long(arg, 0, 1023, &v))

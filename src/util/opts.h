@@ -96,7 +96,8 @@ typedef struct cs_opts {
     /* --precision, --max-time, --min-samples; target 0: OMB's fixed counts. A time or count
      * left 0 takes its default (util/precision.h) when a target is given. */
     cs_precision_cfg_t precision;
-    long max_samples; /* --debug-max-samples N: the sample bound (0: CS_MAX_SAMPLES) */
+    long max_samples;    /* --debug-max-samples N: the sample bound (0: CS_MAX_SAMPLES) */
+    double time_limit_s; /* --time-limit T: the run's measurements share T (util/budget.h); 0: none */
 } cs_opts_t;
 
 /* Defaults as OMB has them; see docs/core.md. */

@@ -85,6 +85,11 @@ static const struct bad_line {
     {"--max-time 1 needs --precision", {"latency", "--max-time", "1"}},
     {"--min-samples 5 needs --precision", {"latency", "--min-samples", "5"}},
     {"-i 100 and --precision 2: choose one", {"latency", "-i", "100", "--precision", "2"}},
+    {"--time-limit 0: give a time from 1ms to a week", {"latency", "--time-limit", "0"}},
+    {"--time-limit -5: give a time", {"latency", "--time-limit", "-5"}},
+    {"--time-limit soon: give a time", {"latency", "--time-limit", "soon"}},
+    {"--time-limit 8d: give a time", {"latency", "--time-limit", "8d"}},
+    {"--time-limit 4m and --precision 2: choose one", {"latency", "--time-limit", "4m", "--precision", "2"}},
     {"unexpected argument 'bw'", {"latency", "bw"}},
     {"no benchmark named", {"-m", "8"}},
     /* collectives and one-sided */
@@ -163,6 +168,14 @@ int main(void)
     CHECK(o.precision.target_pct == 2 && fabs(o.precision.max_time_s - 0.5) < 1e-12 && o.precision.min_samples == 20);
     PARSE_OK("bw", "--precision", "0.5", "--max-time", "1s");
     CHECK(o.precision.target_pct == 0.5 && o.precision.max_time_s == 1);
+    /* --time-limit: seconds, or with a unit; without it, none */
+    CHECK(o.time_limit_s == 0);
+    PARSE_OK("bw", "--time-limit", "4m");
+    CHECK(o.time_limit_s == 240);
+    PARSE_OK("pairs", "--time-limit", "90");
+    CHECK(o.time_limit_s == 90);
+    PARSE_OK("congestion", "--time-limit", "1.5h");
+    CHECK(o.time_limit_s == 5400);
     PARSE_OK("-M", "1M", "latency");
     CHECK(o.mem_limit == 1u << 20);
 

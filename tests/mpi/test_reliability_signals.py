@@ -115,6 +115,10 @@ def test_a_rank_that_dies_by_a_signal_is_named_and_the_launch_started_once_more(
         [row] = store.summaries()
         run = store.run(row.id)
     assert run.status == "complete" and run.ranks == 3 and run.points
+    # the run keeps what became of its first start, for whoever collects or shows it later
+    [note] = run.notes
+    assert note.startswith("its first start failed (") and note.endswith("); started once more"), note
+    assert "SIGSEGV" in note or "Hydra lost a proxy" in note
 
 
 def test_a_rank_that_dies_twice_fails_the_run_clearly(mpi, tmp_path):

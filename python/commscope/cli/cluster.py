@@ -22,6 +22,7 @@ from commscope.cli.common import (
     transport_option,
     utf8_text,
 )
+from commscope.cli.values import time_limit_option
 from commscope.errors import EXIT_FAILED, EXIT_OK, UsageError
 from commscope.execute.limits import POINT_S, START_S
 from commscope.records.suite import MAX_RANKS
@@ -99,6 +100,10 @@ from the configuration file: see `commscope config`. A flag wins over it.
     "Stop one benchmark that runs longer than this (its sizes are kept); default: "
     f"{START_S:g} s to start plus {POINT_S:g} s for each point it plans."
 )
+@time_limit_option(
+    "As for `commscope run`: what the job's benchmarks may take together; the job's Slurm --time, "
+    "unless given, is this and 5 minutes."
+)
 @click.option(
     "--output-dir",
     type=GivenPath(file_okay=False, path_type=Path),
@@ -138,6 +143,7 @@ def submit(
     np,
     repeat,
     timeout,
+    time_limit,
     output_dir,
     wait,
     start_timeout,
@@ -168,7 +174,7 @@ def submit(
 
     config = site.load()
     core_flags = ctx.meta.get("core_flags", [])
-    tool = _tool_run(targets, suite_files, transport, repeat, core_flags)
+    tool = _tool_run(targets, suite_files, transport, repeat, time_limit, core_flags)
     options = SubmitOptions(
         targets=targets,
         suite_files=suite_files,
@@ -189,6 +195,7 @@ def submit(
         np=np,
         repeat=repeat,
         timeout=timeout,
+        time_limit=time_limit,
         output_dir=output_dir,
         core_flags=() if tool else core_flags,
         tool=tool,
@@ -222,7 +229,7 @@ def submit(
         ctx.exit(_report_collected(store, outcome))
 
 
-def _tool_run(targets, suite_files, transport, repeat, flags) -> tuple[str, ...]:
+def _tool_run(targets, suite_files, transport, repeat, time_limit, flags) -> tuple[str, ...]:
     """(name, *options) when the job is to run `run hpl` or `run storage`, its options
     checked as that command checks them; () for benchmarks and suites."""
     from commscope.cli.run import TOOL_RUNS
@@ -232,7 +239,7 @@ def _tool_run(targets, suite_files, transport, repeat, flags) -> tuple[str, ...]
     name = targets[0]
     if len(targets) > 1 or suite_files:
         raise UsageError(f"submit {name} runs {name} alone: give no other benchmark, suite or --suite-file")
-    for given, option in ((transport, "--transport"), (repeat > 1, "--repeat")):
+    for given, option in ((transport, "--transport"), (repeat > 1, "--repeat"), (time_limit, "--time-limit")):
         if given:
             raise UsageError(f"{option} applies to benchmarks, not to submit {name}")
     taken = {"--np", "--launcher", "--no-store", "--output-dir", "--db", "--label", "--timeout", "--dry-run"}
@@ -255,6 +262,11 @@ def _report_collected(store, outcome) -> int:
             f"job {job_id}: stored {len(ids)} run(s): {', '.join(map(str, ids))}"
             + (f"; {len(bad)} not complete" if bad else "")
         )
+        for run in runs:
+            # what the operator must hear of a run that completed all the same: a start that
+            # failed before it, a congestor the core skipped
+            for said in [*(run.notes or []), *([run.status_reason] if run.status_reason and run not in bad else [])]:
+                ui.warn(f"run {run.id} {run.benchmark}: {said}")
         for run in bad:
             ui.warn(f"run {run.id} {run.benchmark}: {run.status}: {run.status_reason}")
     for job_id, ids in outcome.already.items():

@@ -21,7 +21,10 @@ from commscope.cli.common import (
 from commscope.cli.fio import storage
 from commscope.cli.hpl import hpl
 from commscope.cli.sweep import sweep  # noqa: F401  (registered as run.sweep by cli/main.py)
+from commscope.cli.values import time_limit_option
 from commscope.execute.limits import POINT_S, START_S
+from commscope.records.benchmarks import DEFAULT_TIME_LIMIT_S
+from commscope.records.duration import format_duration
 from commscope.records.suite import MAX_RANKS
 
 #: Commands of their own that `run` hands its arguments to (`run hpl ...`), and that a
@@ -63,6 +66,13 @@ TOOL_RUNS = {command.name: command for command in (hpl, storage)}
     "run is marked incomplete. It also bounds commscope-bench --list, asked before running. "
     f"Default: {START_S:g} s to start plus {POINT_S:g} s for each point the benchmark plans."
 )
+@time_limit_option(
+    "What every benchmark's launches may take together: each is given its share and sizes its "
+    "iterations to it from the warm-up (OMB's counts where they fit, at least one a point), and "
+    "the plan is said before anything starts. Default: OMB's counts, but "
+    + ", ".join(f"{name} {format_duration(limit)}" for name, limit in DEFAULT_TIME_LIMIT_S.items())
+    + " for each launch."
+)
 @transport_option(
     "How ranks on one node reach each other. net: through the network stack (TCP), as if on "
     "different nodes; shm: shared memory; auto: as the MPI library chooses. Sets the library's "
@@ -95,6 +105,7 @@ def run(
     system,
     repeat,
     timeout,
+    time_limit,
     transport,
     bind,
     dry_run,
@@ -145,6 +156,7 @@ def run(
         system=system,
         repeat=repeat,
         timeout=timeout,
+        time_limit=time_limit,
         bind=bind,
         dry_run=dry_run,
         extra_flags=ctx.meta.get("core_flags", []),

@@ -1,11 +1,13 @@
-"""Option values that click's types do not check: names that must not be blank, and the
-nccl-tests program `import --benchmark` takes."""
+"""Option values that click's types do not check: names that must not be blank, the
+nccl-tests program `import --benchmark` takes, and --time-limit's duration."""
 
 from __future__ import annotations
 
 import click
 
 from commscope.cli.common import utf8_text
+from commscope.execute.time_limit import START_UP_S, checked_limit
+from commscope.records.duration import parse_duration
 
 
 def valid_baseline_name(ctx: click.Context, param: click.Parameter, value: str) -> str:
@@ -36,3 +38,27 @@ def reference_name(ctx: click.Context, param: click.Parameter, value: str | None
     if value is not None and not value.strip():
         raise click.BadParameter(f"{value!r} names no reference (`--reference list` lists them)", ctx, param)
     return value
+
+
+class TimeLimitValue(click.ParamType):
+    """--time-limit DURATION: 90s, 4m, 1h30m or seconds, longer than one launch's start-up."""
+
+    name = "duration"
+
+    def convert(self, value, param, ctx) -> float:
+        if isinstance(value, float):
+            return value
+        try:
+            return checked_limit(parse_duration(str(value)))
+        except ValueError as exc:
+            self.fail(f"{value!r}: {exc}", param, ctx)
+
+
+def time_limit_option(help: str):
+    """--time-limit: what the command's launches may take in all (execute/time_limit.py)."""
+    return click.option(
+        "--time-limit",
+        type=TimeLimitValue(),
+        metavar="DURATION",
+        help=f"{help} A duration such as 90s, 4m or 1h30m, longer than a launch's start-up ({START_UP_S:g} s).",
+    )

@@ -68,6 +68,7 @@ class JobRequest:
     np: int | None = None
     repeat: int = 1
     timeout: float | None = None
+    time_limit: float | None = None
     core_flags: Sequence[str] = ()
     #: A tool run instead of benchmarks (`run hpl`, `run storage`): its name and options.
     tool: Sequence[str] = ()
@@ -113,6 +114,7 @@ class JobRequest:
             ("--label", self.label),
             ("--np", self.np),
             ("--timeout", self.timeout),
+            ("--time-limit", self.time_limit),
         ):
             if value is not None:
                 argv += [flag, f"{value:g}" if isinstance(value, float) else str(value)]

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import math
 import secrets
 import shlex
 import sys
@@ -52,6 +53,7 @@ class SubmitOptions:
     np: int | None = None
     repeat: int = 1
     timeout: float | None = None
+    time_limit: float | None = None  # --time-limit, seconds
     output_dir: Path | None = None
     core_flags: Sequence[str] = ()
     #: A tool run instead of benchmarks: its name and options (`submit hpl -- --n 2000`).
@@ -107,6 +109,17 @@ def job_folder(options: SubmitOptions, config: SiteConfig, names: Sequence[str])
     return base.absolute() / f"{stamp}-{slug}-{secrets.token_hex(3)}"
 
 
+#: What a job's Slurm time adds to its --time-limit: the allocation's start, the inventory of
+#: its hosts, a launch's start-up past the limit.
+JOB_TIME_MARGIN_S = 300.0
+
+
+def job_time(time_limit: float | None) -> str | None:
+    """Slurm's --time (minutes) of a job that runs to `time_limit`; None without one (Slurm's
+    default, or the configuration's, applies)."""
+    return str(math.ceil((time_limit + JOB_TIME_MARGIN_S) / 60)) if time_limit else None
+
+
 def build_request(options: SubmitOptions, config: SiteConfig) -> JobRequest:
     """The job from the command line over the configuration over the defaults."""
     names, entries = (options.tool[:1], []) if options.tool else entries_of(options.targets, options.suite_files)
@@ -125,7 +138,7 @@ def build_request(options: SubmitOptions, config: SiteConfig) -> JobRequest:
         partition=options.partition or config.partition,
         account=options.account or config.account,
         qos=options.qos or config.qos,
-        time=options.time or config.time,
+        time=options.time or config.time or job_time(options.time_limit),
         constraint=options.constraint or config.constraint,
         exclusive=exclusive,
         modules=[*config.modules, *options.modules],
@@ -138,6 +151,7 @@ def build_request(options: SubmitOptions, config: SiteConfig) -> JobRequest:
         np=options.np,
         repeat=options.repeat,
         timeout=options.timeout,
+        time_limit=options.time_limit,
         core_flags=options.core_flags,
         tool=options.tool,
         commscope=commscope,

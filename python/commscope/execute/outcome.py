@@ -207,3 +207,9 @@ def failed_at_start(status: str, reason: str | None, measured: int) -> bool:
 
 #: What a launch's warning adds when it is started once more.
 ONCE_MORE = "starting it once more (a second failure at start is final)"
+
+
+def retried_note(reason: str | None) -> str:
+    """What a run started once more keeps of its first start: "its first start failed (a rank
+    died: rank 1 on vnode2 died by SIGSEGV; 0 points measured); started once more"."""
+    return f"its first start failed ({reason}); started once more"

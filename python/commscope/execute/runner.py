@@ -43,13 +43,14 @@ from commscope.execute.launch_files import (
 )
 from commscope.execute.launchers import Binding, Command, Launcher, LaunchSpec, hostfile_nodes, resolve_launcher
 from commscope.execute.limits import DefaultLimit
-from commscope.execute.outcome import FINALIZE_NOTE, ONCE_MORE, failed_at_start
+from commscope.execute.outcome import FINALIZE_NOTE, ONCE_MORE, failed_at_start, retried_note
 from commscope.execute.pairs import CorePair, core_pairs_of, gpu_pairs_of, host_links
 from commscope.execute.process import POLL_SECONDS, exit_waiter, start, stop_reason, terminate
 from commscope.execute.provenance import compiler_of, default_system, job_id
 from commscope.execute.reporter import Reporter, TerminalReporter
 from commscope.execute.signals import StopSignals
 from commscope.execute.stream import CoreStream
+from commscope.execute.time_limit import RunLimits, TimeLimit
 from commscope.execute.transports import TransportChoice, core_device
 from commscope.execute.transports import choose as choose_transport
 from commscope.records.invocation import now
@@ -101,6 +102,9 @@ class RunRequest:
     output_dir: Path | None = None
     #: Store the runs in the database (batch jobs write only output_dir).
     store: bool = True
+    #: --time-limit: seconds every launch together may take (execute/time_limit.py); None:
+    #: OMB's counts, or a benchmark's own default limit.
+    time_limit: float | None = None
 
 
 @dataclass
@@ -203,12 +207,17 @@ class Runner:
         self.finalize_grace = finalize_grace_s()
         self.links = links or HostsLinks({host_links()["host"]: host_links()})
 
-    def execute(self, planned: Planned, repeat_index: int) -> Run:
+    def execute(
+        self, planned: Planned, repeat_index: int, limit: TimeLimit | None = None, notes: Sequence[str] = ()
+    ) -> Run:
+        """One launch; with a time limit, the core gets its share of it and the launch is
+        stopped one start-up past it. `notes`: what the run keeps of how it came to be (the
+        start before it failed), for the operator who collects it."""
         keep = self.request.output_dir
         with launch_folder(keep, planned.entry.benchmark) as folder:
             self.folder = folder  # the last launch's, kept with --output-dir
             jsonl = folder / JSONL
-            argv = planned.command.with_args("--jsonl-out", str(jsonl)).argv
+            argv = planned.command.with_args("--jsonl-out", str(jsonl), *(limit.core_args() if limit else ())).argv
             meta = {
                 "run": {
                     "benchmark": planned.entry.benchmark,
@@ -225,6 +234,7 @@ class Runner:
                     "compiler": compiler_of(self.core),
                     "job_id": job_id(),
                     "system": self.system,
+                    **({"notes": list(notes)} if notes else {}),
                 },
                 "transport": planned.transport.provenance(),
                 "env": planned.command.env,
@@ -243,7 +253,9 @@ class Runner:
             with open(folder / STDOUT, "wb") as stdout, open(folder / STDERR, "wb") as stderr:
                 process = start(argv, stdout, stderr, planned.command.env)
                 stream = CoreStream(jsonl)
-                stopped = self._follow(process, stream, planned)
+                stopped = self._follow(process, stream, planned, limit)
+            if limit:
+                limit.launched(self._start_up_s(begin))
             stream.poll()  # what the core wrote after the last look: the stream is read and checked once
             if keep is not None:
                 write_json(folder / RESULT, {"returncode": process.returncode, "stopped": stopped, "ended_at": now()})
@@ -251,12 +263,24 @@ class Runner:
             self.reporter.launched(run, time.monotonic() - begin)
             return run
 
-    def _follow(self, process: subprocess.Popen, stream: CoreStream, planned: Planned) -> str | None:
+    def _start_up_s(self, begin: float) -> float | None:
+        """What the last launch spent outside the core's measuring: to its header, and from
+        its end line to its exit; None where it never got that far."""
+        header_at, ended_at, exited_at = self._times
+        if header_at is None or ended_at is None:
+            return None
+        return (header_at - begin) + (exited_at - ended_at)
+
+    def _follow(
+        self, process: subprocess.Popen, stream: CoreStream, planned: Planned, limit: TimeLimit | None
+    ) -> str | None:
         """Wait for the launch to end, updating the progress bar; returns why it was
         stopped early ("timed out after N s", "interrupted by SIGINT") or None."""
-        deadline = time.monotonic() + self.request.timeout if self.request.timeout else None
-        default_limit = DefaultLimit(self.request.timeout, self.folder)
-        ended_at = None  # when the core's end line arrived
+        timeout = self.request.timeout
+        deadline = time.monotonic() + timeout if timeout else None
+        default_limit = DefaultLimit(timeout, self.folder)
+        ended_at = header_at = None  # when the core's end line and header arrived
+        self._times = (None, None, 0.0)
         entry = planned.entry
         with (
             _progress_bar(f"{entry.benchmark} ({planned.spec.np} ranks)") as show,
@@ -264,8 +288,10 @@ class Runner:
         ):
             while True:
                 if ended_within(POLL_SECONDS):
+                    self._times = (header_at, ended_at, time.monotonic())
                     return None
                 if stream.poll() or stream.header is not None:
+                    header_at = header_at or time.monotonic()
                     total = stream.output.planned_records if stream.output else None
                     size = _where(stream.records[-1]) if stream.records else "warming up"
                     show(completed=len(stream.records), total=total, size=size)
@@ -277,8 +303,10 @@ class Runner:
                         f"{FINALIZE_NOTE}: the launcher had not exited {self.finalize_grace:g} s after the "
                         "core's last line (a rank hung in MPI_Finalize)"
                     )
-                stopped = stop_reason(self.signals, deadline, self.request.timeout) or default_limit.passed(
-                    stream.output
+                stopped = (
+                    stop_reason(self.signals, deadline, timeout)
+                    or (limit.passed() if limit else None)
+                    or default_limit.passed(stream.output)
                 )
                 if stopped:
                     terminate(process, self.signals)
@@ -368,6 +396,9 @@ def run_benchmarks(request: RunRequest, db: Path) -> tuple[int, list[Run]]:
             print(f"# the link inventory of every host, once before the benchmarks:\n# {shlex.join(inventory)}")
         return EXIT_OK, []
 
+    limits = RunLimits(request.time_limit, len(planned) * request.repeat)  # refused before anything runs
+    if limits.plan_line():
+        ui.note(f"run: {limits.plan_line()}")
     # the system is named before the store opens: a name it refuses must not cost a run
     request = dataclasses.replace(request, system=request.system or default_system())
     destination = Destination(db if request.store else None, request.argv)
@@ -380,12 +411,15 @@ def run_benchmarks(request: RunRequest, db: Path) -> tuple[int, list[Run]]:
             if signals.received:
                 break
             ui.note(f"{item.entry.benchmark}: {item.command.shell()}")
-            run = runner.execute(item, repeat_index)
+            limit = limits.of(item.entry.benchmark)
+            run = runner.execute(item, repeat_index, limit)
             if failed_at_start(run.status, run.status_reason, len(run.points)) and not signals.received:
                 ui.warn(f"{item.entry.benchmark}: {run.status_reason}; {ONCE_MORE}")
                 if request.output_dir:  # its files stay for a person to read, not for `collect` to store
                     (runner.folder / META).rename(runner.folder / f"retried-{META}")
-                run = runner.execute(item, repeat_index)
+                if limit:
+                    limit.again()
+                run = runner.execute(item, repeat_index, limit, [retried_note(run.status_reason)])
             stored.add(run)
         stored.stopped_by = signals.received[0] if signals.received else None
     return summary(stored, db if request.store else request.output_dir), stored.measured
