@@ -32,9 +32,12 @@ class Fabric:
     def __post_init__(self) -> None:
         if self.leaf is None:
             self.leaf = np.full(self.n, NO_SWITCH, dtype=np.int64)
-        self._chains = [self._chain(s) for s in range(len(self.switches))]
+        # Everything below is linear in the switches, however deep the tree: a chain of
+        # 3,200 switches took minutes when each switch kept its whole chain of ancestors.
+        self._depth = self._depths()
         self._crossed: dict[tuple[int, int], tuple[int, ...]] = {}
-        self.width = 2 + 2 * max((len(chain) - 1 for chain in self._chains), default=0)
+        self._below = self._intervals()
+        self.width = 2 + 2 * max((depth for depth in self._depth), default=0)
 
     @classmethod
     def of(cls, hosts: Sequence[str], leaf_of: Mapping[str, str], parent_of: Mapping[str, str | None]) -> Fabric:
@@ -65,15 +68,53 @@ class Fabric:
     def uplink(self, switch: int) -> int:
         return self.n + switch
 
+    def _depths(self) -> list[int]:
+        """Each switch's number of switches above it, each switch walked once; a ValueError
+        for a switch that is its own ancestor."""
+        depth = [-1] * len(self.switches)
+        for start in range(len(self.switches)):
+            climb, on_path = [], set()
+            current = start
+            while current != NO_SWITCH and depth[current] < 0:
+                if current in on_path:
+                    raise ValueError(f"switch {self.switches[current]} is its own ancestor")
+                climb.append(current)
+                on_path.add(current)
+                current = self.parent[current]
+            known = -1 if current == NO_SWITCH else depth[current]
+            for switch in reversed(climb):
+                known += 1
+                depth[switch] = known
+        return depth
+
+    def _intervals(self) -> tuple[np.ndarray, np.ndarray]:
+        """Each switch's place in a depth-first walk of the trees and the last place below
+        it: a switch is below another when its place falls in the other's interval."""
+        children: list[list[int]] = [[] for _ in self.switches]
+        roots = []
+        for switch, up in enumerate(self.parent):
+            (roots if up == NO_SWITCH else children[up]).append(switch)
+        first = np.zeros(len(self.switches), dtype=np.int64)
+        last = np.zeros(len(self.switches), dtype=np.int64)
+        order = 0
+        for root in roots:
+            stack = [(root, False)]
+            while stack:
+                switch, done = stack.pop()
+                if done:
+                    last[switch] = order - 1
+                    continue
+                first[switch] = order
+                order += 1
+                stack.append((switch, True))
+                stack.extend((child, False) for child in reversed(children[switch]))
+        return first, last
+
     def _chain(self, switch: int) -> list[int]:
         """The switch and its ancestors up to the root."""
-        chain, seen = [switch], {switch}
+        chain = [switch]
         while self.parent[chain[-1]] != NO_SWITCH:
-            up = self.parent[chain[-1]]
-            if up in seen:
-                raise ValueError(f"switch {self.switches[up]} is its own ancestor")
-            chain.append(up)
-            seen.add(up)
+            chain.append(self.parent[chain[-1]])
         return chain
 
     def crossed(self, a_leaf: int, b_leaf: int) -> tuple[int, ...]:
@@ -84,18 +125,20 @@ class Fabric:
             if a_leaf == b_leaf or NO_SWITCH in key:
                 found: tuple[int, ...] = ()  # one leaf; or a host the topology does not place
             else:
-                up_b = set(self._chains[b_leaf])
-                common = next((s for s in self._chains[a_leaf] if s in up_b), None)
-                a_side = (
-                    self._chains[a_leaf][: self._chains[a_leaf].index(common)]
-                    if common is not None
-                    else self._chains[a_leaf][:-1]
-                )
-                b_side = (
-                    self._chains[b_leaf][: self._chains[b_leaf].index(common)]
-                    if common is not None
-                    else self._chains[b_leaf][:-1]
-                )
+                a_side, b_side = [], []
+                a, b = a_leaf, b_leaf
+                while self._depth[a] > self._depth[b]:
+                    a_side.append(a)
+                    a = self.parent[a]
+                while self._depth[b] > self._depth[a]:
+                    b_side.append(b)
+                    b = self.parent[b]
+                while a != b and self.parent[a] != NO_SWITCH and self.parent[b] != NO_SWITCH:
+                    a_side.append(a)
+                    b_side.append(b)
+                    a, b = self.parent[a], self.parent[b]
+                if a != b:  # separate trees: up to each root, whose uplink is none
+                    a_side, b_side = self._chain(a_leaf)[:-1], self._chain(b_leaf)[:-1]
                 found = tuple(self.uplink(s) for s in (*a_side, *b_side))
             self._crossed[key] = found
         return self._crossed[key]
@@ -117,17 +160,19 @@ class Fabric:
         host under it and a placed host beyond it. A sweep of part of a site (40 hosts of a
         10,000-host topology) reaches only a few; the others' uplinks are out of its verdict."""
         placed = self.leaf[self.leaf != NO_SWITCH]
-        per_leaf = np.bincount(placed, minlength=len(self.switches))
-        under = np.zeros(len(self.switches), dtype=np.int64)
-        for leaf in np.flatnonzero(per_leaf).tolist():
-            under[self._chains[leaf]] += per_leaf[leaf]
+        under = np.bincount(placed, minlength=len(self.switches)).astype(np.int64)
+        for switch in sorted(range(len(self.switches)), key=self._depth.__getitem__, reverse=True):
+            if self.parent[switch] != NO_SWITCH:  # deepest first: each adds its whole subtree
+                under[self.parent[switch]] += under[switch]
         has_parent = np.array([up != NO_SWITCH for up in self.parent], dtype=bool)
         return has_parent & (under > 0) & (under < placed.size)
 
     def hosts_under(self, switch: int) -> np.ndarray:
         """The hosts whose leaf is `switch` or below it."""
-        below = [s for s, chain in enumerate(self._chains) if switch in chain]
-        return np.flatnonzero(np.isin(self.leaf, below))
+        first, last = self._below
+        placed = self.leaf != NO_SWITCH
+        where = first[np.where(placed, self.leaf, 0)]
+        return np.flatnonzero(placed & (where >= first[switch]) & (where <= last[switch]))
 
     def leaf_groups(self) -> list[tuple[str, list[int]]]:
         """The hosts leaf by leaf, in the topology's order of switches; the hosts it does

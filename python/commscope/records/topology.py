@@ -112,7 +112,7 @@ class Topology:
     def common_switch(self, a: str, b: str) -> str | None:
         """The lowest switch above both hosts (their leaf when they share one); None where
         they are in separate trees. A KeyError for a host the topology does not name."""
-        above_a = self.ancestors(self._leaf(a))
+        above_a = set(self.ancestors(self._leaf(a)))
         return next((switch for switch in self.ancestors(self._leaf(b)) if switch in above_a), None)
 
     def path(self, a: str, b: str) -> tuple[str, ...] | None:
@@ -178,7 +178,9 @@ def _logical_lines(text: str) -> Iterable[tuple[int, str]]:
     """(first line number, text) of each line as Slurm's parser sees it: comments cut at an
     unescaped '#', lines ending in an odd number of backslashes joined to the next one."""
     pending, start = "", 0
-    for number, raw in enumerate(text.splitlines(), 1):
+    # Slurm ends a line at "\n" only: str.splitlines() would also end one at a form feed,
+    # "\x1c" or U+2028 inside a comment, and every later error would name the wrong line.
+    for number, raw in enumerate(text.removesuffix("\n").split("\n"), 1):
         line = _strip_comment(raw).rstrip()
         trailing = len(line) - len(line.rstrip("\\"))
         if not pending:
@@ -280,7 +282,7 @@ def parse_scontrol_topology(text: str) -> Topology | None:
     names no switch (Slurm runs without a topology plugin). Keys other than SwitchName,
     Nodes, Switches and LinkSpeed (Level, those of later Slurm versions) are not needed."""
     switches = []
-    for number, line in enumerate(text.splitlines(), 1):
+    for number, line in enumerate(text.split("\n"), 1):
         if not line.lstrip().startswith("SwitchName="):
             continue
         where = f"scontrol show topology:{number}"
@@ -337,15 +339,16 @@ def _refuse_loops(by_name: Mapping[str, Switch], parent: Mapping[str, str]) -> N
     """Every chain of parents ends at a root: a switch met twice going up is in a loop."""
     settled: set[str] = set()
     for start in by_name:
-        seen: list[str] = []
+        seen: dict[str, None] = {}  # in order, and found at once (a chain may be thousands deep)
         current: str | None = start
         while current is not None and current not in settled:
             if current in seen:
-                loop = seen[seen.index(current) :] + [current]
+                climbed = list(seen)
+                loop = climbed[climbed.index(current) :] + [current]
                 raise UsageError(
                     f"{by_name[current].where}: switch {current} is its own ancestor "
                     f"({' under '.join(loop)}): the switches must form a tree"
                 )
-            seen.append(current)
+            seen[current] = None
             current = parent.get(current)
         settled.update(seen)
