@@ -147,6 +147,7 @@ def find_changes(
     boundaries: Sequence[int] | None = None,
     summaries: Sequence[Summary | None] = (),
     changed: Collection[int] = (),
+    refine: bool = False,
 ) -> list[Change]:
     """The change points of `values` (in time order) that stand, oldest first. `boundaries`
     are the indices where a new repeat group starts (default: every index); `summaries`, one
@@ -154,7 +155,10 @@ def find_changes(
     be tested as `check` tests one run (Welch on the sample statistics). `changed` are the
     indices where the environment changed: a change point one run away from one moves there
     when it still stands, since one noisy run may sit on either side of a step, the
-    environment's change cannot."""
+    environment's change cannot. With `refine` (every index a boundary: a host's sweeps), a
+    change point not moved so then moves to where the values either side of it fit their
+    levels' medians best, when it stands there: ranks cannot tell a step from two slightly
+    high values just before it, the values can."""
     series = np.asarray(values, dtype=float)
     boundaries = list(range(1, len(series))) if boundaries is None else list(boundaries)
     cuts = candidates(series, boundaries)
@@ -164,7 +168,10 @@ def find_changes(
         failing = [(abs(np.log(change.ratio or 1)), i) for i, (change, stands) in enumerate(judged) if not stands]
         if not failing:
             return [
-                _to_change(series, summaries, edges, i, rule, changed) or change for i, (change, _) in enumerate(judged)
+                _to_change(series, summaries, edges, i, rule, changed)
+                or (_refined(series, summaries, edges, i, rule, boundaries) if refine else None)
+                or change
+                for i, (change, _) in enumerate(judged)
             ]
         cuts.pop(min(failing)[1])
 
@@ -188,6 +195,31 @@ def _to_change(
             if stands:
                 return change
     return None
+
+
+def _refined(
+    series: np.ndarray,
+    summaries: Sequence[Summary | None],
+    edges: list[int],
+    i: int,
+    rule: Rule,
+    boundaries: Collection[int],
+) -> Change | None:
+    """The change point between edges[i] and edges[i + 2] moved to the boundary where the
+    values deviate least from their two levels' medians (absolute deviations: one contended
+    night pulls nothing), if it is not there already and stands there; else None."""
+    start, end = edges[i], edges[i + 2]
+    places = [k for k in range(start + MIN_LEVEL_RUNS, end - MIN_LEVEL_RUNS + 1) if k in boundaries]
+    cost = [
+        np.abs(series[start:k] - np.median(series[start:k])).sum()
+        + np.abs(series[k:end] - np.median(series[k:end])).sum()
+        for k in places
+    ]
+    best = places[int(np.argmin(cost))] if places else edges[i + 1]
+    if best == edges[i + 1]:
+        return None
+    change, stands = _judge(series, summaries, start, best, end, rule)
+    return change if stands else None
 
 
 def levels(values: Sequence[float], changes: Sequence[Change]) -> list[Level]:

@@ -164,10 +164,15 @@ def _samples(runs: Sequence[Run], values_of: dict, metric: str, axes: Axes, name
     return samples, lacking
 
 
-def _change_points(
-    samples: Sequence[Sample], metric: str, policy: Policy, aspects_of: dict[int, dict[str, str]]
+def change_points(
+    samples: Sequence[Sample],
+    metric: str,
+    policy: Policy,
+    aspects_of: dict[int, dict[str, str]],
+    refine: bool = False,
 ) -> list[ChangePoint]:
-    """The series' change points; `aspects_of` holds each run's provenance aspects, by run id."""
+    """The series' change points; `aspects_of` holds each run's provenance aspects, by run id
+    (also a host's series of sweeps: analysis.host_history)."""
     runs = [sample.run for sample in samples]
     starts, index = [], 0
     for group in repeat_groups(runs)[:-1]:
@@ -181,6 +186,7 @@ def _change_points(
         starts,
         summaries if all(summaries) else (),
         changed_at(described),
+        refine,
     )
     return [
         ChangePoint(change, runs[change.index - 1], runs[change.index], lasting_differences(described, change.index))
@@ -246,7 +252,7 @@ def follow(
             for where in wheres:
                 samples, lacking = _samples(members, values_of, chosen, axes, names, where)
                 one = Series(benchmark, chosen, system, label, axes, where, samples, lacking=lacking)
-                one.changes = _change_points(samples, chosen, policy, aspects_of)
+                one.changes = change_points(samples, chosen, policy, aspects_of)
                 found.append(one)
     return found
 

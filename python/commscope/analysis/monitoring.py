@@ -125,6 +125,19 @@ HISTORY_CHANGES = Family(
     "How many change points the series has over the runs selected",
     HISTORY_REGRESSION.labels,
 )
+DRIFT_LABELS = ("system", "what", "name", "metric")
+DRIFT_RATIO = Family(
+    f"{PREFIX}_drift_ratio",
+    "A host's or link's newest level over its level before the last change point across the stored sweeps, "
+    "as slowdowns against each sweep's median pair (1: none named; what: host or link; name: the host, or A,B)",
+    DRIFT_LABELS,
+)
+DRIFTING = Family(
+    f"{PREFIX}_drifting",
+    "1 if the host or link drifted worse across the stored sweeps (history --hosts / --links: named with the "
+    "false discoveries over them controlled, its newest level worse), else 0",
+    DRIFT_LABELS,
+)
 CHECK_LABELS = ("system", "label", "baseline")
 CHECK_FAILED = Family(
     f"{PREFIX}_check_failed",
@@ -276,6 +289,24 @@ def history_samples(found) -> list[Sample]:
             Sample(HISTORY_CHANGES, labels, float(len(one.changes)), stamp),
         ]
     return newest(samples)
+
+
+def drift_samples(found) -> list[Sample]:
+    """A host or link history (analysis.host_history.SubjectHistory): per host or link
+    followed, its drift ratio and whether it drifted worse; those not named are at 1 and 0."""
+    matrix = found.matrix
+    runs = matrix.runs
+    stamp = max((run.ended_at or run.started_at or "" for run in runs), default="")
+    system = next((run.system for run in reversed(runs) if run.system), None)
+    named = {series.subject: series for series in found.series}
+    followed = matrix.names if found.test is not None else list(named)
+    samples = []
+    for name in followed:
+        series = named.get(name)
+        labels = (_text(system), matrix.what, name, matrix.metric)
+        ratio, worse = (series.drift, series.regressed) if series is not None else (1.0, False)
+        samples += [Sample(DRIFT_RATIO, labels, float(ratio), stamp), Sample(DRIFTING, labels, float(worse), stamp)]
+    return samples
 
 
 def newest(samples: Sequence[Sample]) -> list[Sample]:

@@ -121,7 +121,7 @@ def terminal_lines(series: Series) -> list[str]:
     return lines
 
 
-def _series_dict(series: Series) -> dict:
+def series_dict(series: Series) -> dict:
     return {
         "name": series.name,
         "benchmark": series.benchmark,
@@ -178,6 +178,6 @@ def to_json(history: History) -> str:
             "version": 1,
             "tolerance": history.policy.tolerance,
             "regressed": bool(history.regressed),
-            "series": [_series_dict(series) for series in history.series],
+            "series": [series_dict(series) for series in history.series],
         }
     )

@@ -160,6 +160,12 @@ METRIC_UNITS: dict[str, str] = {
     "iteration_stdev_us": "us",
     "iteration_cv_pct": "%",
     "iterations_skipped": "count",
+    # computed, not stored: a sweep pair's (or a host's) slowdown against the sweep's median
+    # pair, for latency (value / median) and bandwidth (median / value) alike: 1 is the
+    # median, more is slower (`history --hosts`)
+    "latency_slowdown": "x",
+    "bw_slowdown": "x",
+    "bibw_slowdown": "x",
     # computed, not stored: message size over one-way ping-pong latency, the bandwidth
     # seed 003 reports per send mode (analysis.compare.DERIVED)
     "pingpong_MBps": "MB/s",
@@ -262,7 +268,14 @@ PREFERRED = (
     "overall_us",
     "init_avg_ms",
 )
-_METRIC_TITLES = {"latency_us": "Latency", "bandwidth_MBps": "Bandwidth", "message_rate": "Message rate"}
+_METRIC_TITLES = {
+    "latency_us": "Latency",
+    "bandwidth_MBps": "Bandwidth",
+    "message_rate": "Message rate",
+    "latency_slowdown": "Latency slowdown",
+    "bw_slowdown": "Bandwidth slowdown",
+    "bibw_slowdown": "Bidirectional bandwidth slowdown",
+}
 
 
 _TIME_UNITS = {"us", "ms", "s"}
@@ -289,6 +302,11 @@ def higher_is_worse(metric: str) -> bool | None:
     if unit_of(metric) == "x":  # slowdown factors (congestion's impact): 1 is none, more is worse
         return True
     return False if unit_of(metric) == "%" else None
+
+
+def slowdown_metric(pair_metric: str) -> str:
+    """The name of a pair metric's slowdown against its sweep's median: "bw_slowdown"."""
+    return f"{pair_metric}_slowdown"
 
 
 def resolve_metric(name: str) -> str:

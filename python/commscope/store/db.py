@@ -2,8 +2,8 @@
 
 Store is the one way in: it opens the file (connection.py, integrity.py) and hands each
 job to the module of its aggregate: runs and invocations (runs.py, with their rows in
-rows.py and imported files in sources.py), Slurm jobs (jobs.py), baselines
-(baselines.py).
+rows.py and imported files in sources.py), a sweep's pairs as columns (pairs.py), Slurm
+jobs (jobs.py), baselines (baselines.py).
 
 A database that cannot be written (read-only file, folder or mount) is opened read-only
 for reading; a damaged one is refused before anything is written (see integrity.py).
@@ -24,6 +24,7 @@ from commscope.records.run import Run
 from commscope.store import baselines as baseline_sets
 from commscope.store import integrity
 from commscope.store import jobs as batch_jobs
+from commscope.store import pairs as sweep_pairs
 from commscope.store import runs as stored_runs
 from commscope.store.connection import connect, connect_read_only, set_journal_mode, writable
 from commscope.store.rows import RunRows
@@ -205,6 +206,22 @@ class Store:
     def point_sizes(self, run_ids: Sequence[int]) -> dict[int, set[int | None]]:
         """The message sizes each run has points at."""
         return stored_runs.point_sizes(self.conn, run_ids)
+
+    @_store_errors("read")
+    def pair_values(self, run_ids: Sequence[int], metric: str, column: str) -> dict[int, sweep_pairs.PairValues]:
+        """Per run, the ranks and values of its pairs that measured `metric` (latency, bw,
+        bibw), the values from `column`: a sweep's pairs without a Run of Points."""
+        return sweep_pairs.pair_values(self.conn, run_ids, metric, column)
+
+    @_store_errors("read")
+    def pair_metrics(self, run_ids: Sequence[int]) -> set[str]:
+        """The metrics the pairs of these runs measured."""
+        return sweep_pairs.pair_metrics(self.conn, run_ids)
+
+    @_store_errors("read")
+    def rank_hosts(self, run_id: int) -> dict[int, str]:
+        """The host of each rank of a pairs run, as its pairs name them."""
+        return sweep_pairs.rank_hosts(self.conn, run_id)
 
     @_store_errors("read")
     def runs_from_source(self, sha256: str) -> list[int]:

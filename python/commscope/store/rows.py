@@ -14,6 +14,8 @@ from commscope.records.redact import redact_environment, redact_json_text, secre
 from commscope.records.run import AXES, RUN_COLUMNS, RUN_JSON_COLUMNS, Axes, Pair, Point, Run
 from commscope.store.sources import Source
 
+#: A pair's ranks and metric, beside its JSON: what a sweep's history reads (store.pairs).
+PAIR_COLUMNS = ("pair_src", "pair_dst", "pair_metric")
 POINT_COLUMNS = (
     "size",
     "window_size",
@@ -27,6 +29,7 @@ POINT_COLUMNS = (
     "other_metrics",
     "validation_errors",
     "pair",
+    *PAIR_COLUMNS,
 )
 
 
@@ -45,7 +48,7 @@ def _point_row(point: Point) -> tuple:
         *point.column_values(),
         to_json(other) if other else None,
         point.validation_errors,
-        to_json(point.pair.as_dict()) if point.pair is not None else None,
+        *((None, None, None) if point.pair is None else (to_json(point.pair.as_dict()), *point.pair.key)),
     )
 
 

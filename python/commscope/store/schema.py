@@ -13,7 +13,8 @@ Tables (current version):
 * ``points`` - one row per point: size, window and the other sweep axes
   (datatype, window creation, synchronisation; NULL where not swept),
   iterations, warm-up, batch, the time statistics in microseconds, the core's
-  metrics as columns, any other metric as JSON, validation errors.
+  metrics as columns, any other metric as JSON, validation errors; for the pairs
+  benchmark the pair as JSON and its ranks and metric as columns.
 * ``raw_outputs`` - what a run produced (JSONL stream, stdout, stderr), zlib-compressed,
   so results can be re-parsed later (imports before version 6 keep their file here too).
 * ``sources`` - each imported file once, zlib-compressed, keyed by its SHA-256; runs
@@ -193,8 +194,18 @@ _V9 = [
     "ALTER TABLE points ADD COLUMN canary TEXT",
     "ALTER TABLE points ADD COLUMN congestor TEXT",
 ]
+# A pair's ranks and metric as columns beside its JSON (which keeps the hosts, cores, round
+# and slot): `history --hosts` reads the pairs of dozens of sweeps of thousands of hosts, and
+# SQLite's JSON functions took most of its time. Pairs stored before are filled in here.
+_V10 = [
+    "ALTER TABLE points ADD COLUMN pair_src INTEGER",
+    "ALTER TABLE points ADD COLUMN pair_dst INTEGER",
+    "ALTER TABLE points ADD COLUMN pair_metric TEXT",
+    "UPDATE points SET pair_src = json_extract(pair, '$.src'), pair_dst = json_extract(pair, '$.dst'), "
+    "pair_metric = json_extract(pair, '$.metric') WHERE pair IS NOT NULL",
+]
 #: Migration steps; a database at version N has had the first N applied.
-MIGRATIONS: list[list[str]] = [_V1, _V2, _V3, _V4, _V5, _V6, _V7, _V8, _V9]
+MIGRATIONS: list[list[str]] = [_V1, _V2, _V3, _V4, _V5, _V6, _V7, _V8, _V9, _V10]
 SCHEMA_VERSION = len(MIGRATIONS)
 
 

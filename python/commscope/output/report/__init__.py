@@ -86,10 +86,21 @@ def render_markdown(report: Report, markdown_path: Path) -> dict[Path, bytes]:
         path = folder / f"timeline-{index}.svg"
         files[path] = timeline.figure_svg
         timeline_figures.append(Markup(f"{folder.name}/{path.name}"))
+    hosts_figure = None
+    if report.hosts is not None:
+        path = folder / "hosts-over-time.svg"
+        files[path] = report.hosts.figure_svg
+        hosts_figure = Markup(f"{folder.name}/{path.name}")
     text = (
         _markdown_environment()
         .get_template("report.md.j2")
-        .render(report=report, figures=figures, sweep_figures=sweep_figures, timeline_figures=timeline_figures)
+        .render(
+            report=report,
+            figures=figures,
+            sweep_figures=sweep_figures,
+            timeline_figures=timeline_figures,
+            hosts_figure=hosts_figure,
+        )
     )
     return {markdown_path: text.encode(), **files}
 

@@ -37,6 +37,7 @@ from commscope.records.text import format_size
 if TYPE_CHECKING:  # the sweep sections load the sweep rules' pydantic models, which curves never need
     from commscope.analysis.model import Fit
     from commscope.output.report import sweep
+    from commscope.output.report.hosts import HostsOverTime
 
 #: The summary table's columns after run, benchmark, label, system and status, in this
 #: order; each kind fills those it has (a report shows the columns some run filled, "-"
@@ -99,6 +100,7 @@ class Report:
     system_sections: list[SystemSection] = field(default_factory=list)
     sweeps: list[sweep.SweepSection] = field(default_factory=list)
     timelines: list[Timeline] = field(default_factory=list)
+    hosts: HostsOverTime | None = None  # two sweeps or more: their hosts over time
 
     @property
     def passed(self) -> bool | None:
