@@ -32,6 +32,7 @@ def nights(count: int, hosts: list[str], slow: dict[str, float] | None = None, s
     return found
 
 
+@pytest.mark.slow  # 300,000 host-nights simulated and tested: seconds
 def test_ten_thousand_healthy_hosts_over_thirty_nights_name_none():
     history = many(matrix(nights(30, HOSTS), "bw", HOST), Policy(TOLERANCE))
     assert history.series == [] and not history.regressed
@@ -40,6 +41,7 @@ def test_ten_thousand_healthy_hosts_over_thirty_nights_name_none():
     assert (history.test.p < 0.05).sum() > 100
 
 
+@pytest.mark.slow  # 300,000 host-nights simulated and tested: seconds
 def test_one_drift_among_ten_thousand_is_named_alone_with_its_size_and_night():
     found = matrix(nights(30, HOSTS, {"cn04242": 0.8}, start=19), "bw", HOST)
     history = many(found, Policy(TOLERANCE))
@@ -49,6 +51,7 @@ def test_one_drift_among_ten_thousand_is_named_alone_with_its_size_and_night():
     assert 1.15 < named.drift < 1.35
 
 
+@pytest.mark.slow  # 300,000 host-nights simulated and tested: seconds
 def test_contention_two_nights_running_is_no_drift():
     """1 % of pairs contended at 30-80 % of their speed: some host has two contended nights
     in a row; the null of the change test is the sweeps' own scores, so it stays quiet."""

@@ -258,6 +258,26 @@ def test_migrating_a_version_3_database_leaves_its_points_unswept(tmp_path):
         ]
 
 
+def test_pairs_stored_before_version_10_are_read_as_columns_after_the_upgrade(tmp_path):
+    """Version 10 keeps a pair's ranks and metric as columns (what --hosts reads); the pairs
+    of an older database get them from their JSON when it is opened."""
+    path = tmp_path / "v9.db"
+    conn = database_at(path, 9)
+    conn.execute("INSERT INTO runs (invocation_id, benchmark, status, ranks) VALUES (1, 'pairs', 'complete', 3)")
+    for src, dst, metric, value in ((0, 1, "bw", 100.0), (1, 2, "bw", 90.0), (0, 2, "latency", 2.5)):
+        pair = json.dumps({"src": src, "dst": dst, "metric": metric, "src_host": f"h{src}", "dst_host": f"h{dst}"})
+        column = "latency_us" if metric == "latency" else "bandwidth_MBps"
+        conn.execute(f"INSERT INTO points (run_id, pair, {column}) VALUES (1, ?, ?)", (pair, value))
+    conn.commit()
+    conn.close()
+    with Store(path) as store:
+        [found] = store.pair_values([1], "bw", "bandwidth_MBps").values()
+        assert (found.src, found.dst, found.values) == ("0,1", "1,2", "100.0,90.0")
+        assert store.pair_metrics([1]) == {"bw", "latency"}
+        assert store.rank_hosts(1) == {0: "h0", 1: "h1", 2: "h2"}
+        assert [point.pair.src_host for point in store.run(1).points] == ["h0", "h1", "h0"]
+
+
 def test_migration_is_a_no_op_when_current(tmp_path):
     path = tmp_path / "r.db"
     Store(path).close()

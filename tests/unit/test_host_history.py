@@ -17,6 +17,9 @@ from commscope.records.invocation import invocation
 from commscope.records.run import Point, Run
 from commscope.store.db import Store
 
+#: twelve locate sweeps, each a dozen launches of the simulator: most of a minute
+pytestmark = pytest.mark.slow
+
 HOSTS = [f"cn{i:03d}" for i in range(240)]
 LEAVES = {f"leaf{j}": HOSTS[40 * j : 40 * (j + 1)] for j in range(6)}
 SLOW, FROM_NIGHT, NIGHTS = "cn117", 7, 12
@@ -148,28 +151,6 @@ def test_a_selection_without_sweeps_is_refused_naming_it(nights):
 def test_options_that_do_not_go_together_are_refused(nights, args, message):
     result = invoke("history", "nightly", *args, "--db", nights)
     assert result.exit_code == 2 and message in result.stderr, result.output
-
-
-def test_pairs_stored_before_version_10_are_read_as_columns_after_the_upgrade(tmp_path):
-    """Version 10 keeps a pair's ranks and metric as columns (what --hosts reads); the pairs
-    of an older database get them from their JSON when it is opened."""
-    from old_databases import database_at
-
-    path = tmp_path / "v9.db"
-    conn = database_at(path, 9)
-    conn.execute("INSERT INTO runs (invocation_id, benchmark, status, ranks) VALUES (1, 'pairs', 'complete', 3)")
-    for src, dst, metric, value in ((0, 1, "bw", 100.0), (1, 2, "bw", 90.0), (0, 2, "latency", 2.5)):
-        pair = json.dumps({"src": src, "dst": dst, "metric": metric, "src_host": f"h{src}", "dst_host": f"h{dst}"})
-        column = "latency_us" if metric == "latency" else "bandwidth_MBps"
-        conn.execute(f"INSERT INTO points (run_id, pair, {column}) VALUES (1, ?, ?)", (pair, value))
-    conn.commit()
-    conn.close()
-    with Store(path) as store:
-        [found] = store.pair_values([1], "bw", "bandwidth_MBps").values()
-        assert (found.src, found.dst, found.values) == ("0,1", "1,2", "100.0,90.0")
-        assert store.pair_metrics([1]) == {"bw", "latency"}
-        assert store.rank_hosts(1) == {0: "h0", 1: "h1", 2: "h2"}
-        assert [point.pair.src_host for point in store.run(1).points] == ["h0", "h1", "h0"]
 
 
 def test_the_report_shows_the_hosts_over_time_beside_the_named_ones(nights, tmp_path):
