@@ -1,4 +1,4 @@
-"""One all-pairs sweep job against a launch per pair and benchmark (seed 001's way), on the
+"""One all-pairs sweep job against a launch per pair and benchmark (a one-to-every-node table's way), on the
 virtual cluster, with each MPI library built by `make flavours`.
 
 The sweep is `commscope sweep all-pairs --no-retest` (harness start, store and table
@@ -6,7 +6,7 @@ included); the launches are one `mpirun`/`mpiexec` of `bw` and one of `bibw` per
 with the same core flags. Launches run alternately with the sweep, `--rounds` times, so
 that a machine's slow moment falls on both sides. A launch that does not end within
 `--launch-timeout` seconds is stopped and counted as hung: the time it took is still
-part of the per-pair total (a user running seed 001's script waits for it too).
+part of the per-pair total (a user running such a table's script waits for it too).
 
     scripts/vcluster up 4
     .venv/bin/python performance/sweep/launches.py [--rounds 3] [--mpi mpich,openmpi]

@@ -65,8 +65,8 @@ def resolve(rev: str) -> str:
 def one_round(commit: str, env: dict[str, str], log_dir: Path) -> dict:
     with tempfile.TemporaryDirectory(prefix=f"{commit}-", dir=WORK) as folder:
         clone = Path(folder) / "commscope"
-        # the tests read the seeds from the checkout's sibling shared/ (../shared, as CI's
-        # clone has it); without it the seed job scripts' tests skip
+        # the tests read the public pages they quote from the checkout's sibling shared/ (../shared, as CI's
+        # clone has it); without it the tests of SJTU's job scripts skip
         if (REPO.parent / "shared").is_dir():
             (Path(folder) / "shared").symlink_to(REPO.parent / "shared")
         subprocess.run(["git", "clone", "--quiet", str(REPO), str(clone)], check=True)

@@ -14,7 +14,7 @@
 #include "util/cs_status.h"
 
 typedef enum cs_sched_kind {
-    CS_SCHED_ONE_TO_ALL, /* ROOT with every other rank, one pair a round (seed 001's table) */
+    CS_SCHED_ONE_TO_ALL, /* ROOT with every other rank, one pair a round (a one-to-every-node table) */
     CS_SCHED_ALL_PAIRS,  /* every unordered pair once: the circle method, n-1 rounds (n odd: n) */
     CS_SCHED_RING,       /* rank i with i+1 (mod n): 2 rounds (n odd: 3; n = 2: one pair) */
     CS_SCHED_FILE,       /* "SRC DST" lines; rounds assigned in file order */

@@ -221,7 +221,7 @@ int main(void)
     CHECK(o.accel == CS_ACCEL_CUDA && o.mem_kinds[0] == CS_MEM_DEVICE && o.mem_kinds[1] == CS_MEM_HOST);
     PARSE_OK("allreduce", "-d", "cuda");
     CHECK(o.accel == CS_ACCEL_CUDA && !o.mem_kinds_set);
-    PARSE_OK("-m", "67108864:67108864", "-d", "cuda", "bw", "D", "D"); /* seed 004's line */
+    PARSE_OK("-m", "67108864:67108864", "-d", "cuda", "bw", "D", "D"); /* the JUPITER rules' line */
     CHECK(o.accel == CS_ACCEL_CUDA && o.max_size == 67108864 && o.mem_kinds_set);
     PARSE_OK("latency", "--gpu-device", "3", "-d", "cuda");
     CHECK(o.gpu_device_set && o.gpu_device == 3);

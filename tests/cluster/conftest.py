@@ -27,7 +27,7 @@ def pytest_collection_modifyitems(items):
     they first appear: bringing up a cluster of another size takes 2-3 s, and in file order
     make pytest's `timing or heavy` step went 4, 6, 4, 2, 4 hosts. The cluster modules move
     as one block to where the first of them was, each module whole and in its own order (a
-    module's fixtures, such as seed 000's submitted jobs, are made once)."""
+    module's fixtures, such as SJTU's OSU page's submitted jobs, are made once)."""
     modules: dict[Path, list] = {}
     for item in items:
         modules.setdefault(item.path, []).append(item)
@@ -83,7 +83,7 @@ def vcluster4_session():
 
 @pytest.fixture
 def vcluster4(vcluster4_session) -> VCluster:
-    """Four hosts with Slurm (vnode1..vnode4), for the sweep tests and seed 000's 4-node
+    """Four hosts with Slurm (vnode1..vnode4), for the sweep tests and SJTU's 4-node
     job scripts. There is one cluster at a time: asking for this one replaces the 2-host
     one, and the next test that asks for `vcluster` brings that back (about 2 s each)."""
     vcluster4_session.ensure_up()

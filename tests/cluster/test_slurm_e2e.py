@@ -1,7 +1,7 @@
 """commscope submit / status / collect on the virtual cluster with a real Slurm, under both
 MPI libraries (the cores `make flavours` builds): runs stored with both hosts and the job
 id, latency over TCP, a cancelled job kept as incomplete and stored once, --transport on
-one host (seed 000's job scripts: test_seed_000.py)."""
+one host (SJTU's OSU job scripts: test_sjtu_job_scripts.py)."""
 
 from __future__ import annotations
 

@@ -91,7 +91,7 @@ def test_cuda_build_refuses_device_buffers_with_an_mpi_that_is_not_cuda_aware(cu
     if mpi_cuda_aware(cuda):
         pytest.skip(f"{cuda.name} is CUDA-aware here")
     for args in (
-        ["latency", "-m", "0:0", "-d", "cuda", "D", "D"],  # seed 004's lines
+        ["latency", "-m", "0:0", "-d", "cuda", "D", "D"],  # the JUPITER rules' lines
         ["bw", "-m", "67108864:67108864", "-d", "cuda", "D", "D"],
         ["bibw", "-m", "8:8", "-d", "managed", "M", "H"],
         ["allreduce", "-m", "8:8", "-d", "cuda"],
@@ -245,8 +245,8 @@ def test_gpu_document_keeps_memory_and_gpus_when_imported():
     assert runs[0].provenance["gpus"][1]["pci_bus_id"] == "0000:65:00.0"
 
 
-def test_seed_004_gpu_pairs_run_every_pair_and_the_cuda_build_refuses(cuda, tmp_path):
-    """Seed 004's intra-node rule on a recorded 4-GPU NVLink node (its `nvidia-smi topo -m`,
+def test_jupiter_gpu_pairs_run_every_pair_and_the_cuda_build_refuses(cuda, tmp_path):
+    """The JUPITER rules' intra-node rule on a recorded 4-GPU NVLink node (its `nvidia-smi topo -m`,
     tests/support/fixtures/links): one launch per pair GPU0-GPUk, each stored with its pair
     and the node's inventory; here the CUDA build refuses each (no GPU, MPI not CUDA-aware),
     and the report's rule section says which pair has the lowest peak and that no figure
@@ -277,4 +277,4 @@ def test_seed_004_gpu_pairs_run_every_pair_and_the_cuda_build_refuses(cuda, tmp_
     done = cuda.commscope(db, "report", "--all", "-o", str(tmp_path / "r.html"), "--markdown", str(report), env=env)
     assert done.returncode == 0, done.stderr
     text = report.read_text()
-    assert "Seed 004: the combination with the lowest theoretical peak" in text
+    assert "The JUPITER rules: the combination with the lowest theoretical peak" in text

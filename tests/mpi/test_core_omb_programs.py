@@ -537,7 +537,7 @@ def test_new_programs_write_valid_json_and_validate(mpi, name):
     assert doc["results"] and all(r["validation"] == {"errors": 0} for r in doc["results"])
 
 
-# JUPITER's GPU procurement rule set (jubench-osu osu_gpu.xml, seed 004): OMB's get_local_rank
+# JUPITER's GPU procurement rule set (jubench-osu's osu_gpu.xml): OMB's get_local_rank
 # as the command prefix, then osu_bw / osu_bibw at 64 MiB and osu_latency at 0 B on D D.
 JUPITER_GPU_LINES = [
     ["osu_bw", "-m", "67108864:67108864", "-d", "cuda", "D", "D"],

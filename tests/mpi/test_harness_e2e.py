@@ -104,7 +104,7 @@ def test_ranks_are_bound_and_report_their_cpus(mpi, tmp_path):
 
 
 def test_core_pairs_bind_the_two_ranks_to_the_pair(mpi, tmp_path):
-    """seed 004's core half on this machine (one socket, one NUMA node: one pair, core 0 with
+    """the JUPITER rules' core half on this machine (one socket, one NUMA node: one pair, core 0 with
     core 1): each launcher's binding options put rank 0 on CPU 0 and rank 1 on CPU 1."""
     suite = tmp_path / "cores.yaml"
     suite.write_text(

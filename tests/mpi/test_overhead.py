@@ -1,4 +1,4 @@
-"""The cost of a tool (seed 002): `commscope run --wrap` places a tool between the launcher
+"""The cost of a tool (Sigma2's perf-report page): `commscope run --wrap` places a tool between the launcher
 and the core, `commscope overhead` measures its slowdown with the real core under a real
 tool (valgrind --tool=none, which runs every instruction through its JIT)."""
 
@@ -100,5 +100,5 @@ def test_slowdown_interval_from_samples_with_one_run_a_side():
         return Run(benchmark="barrier", points=[point], provenance={"wrapper": wrapper} if wrapper else None)
 
     (row,) = slowdowns([run(9.25, None), run(238.15, ["perf-report"])])
-    assert row.factor == pytest.approx(238.15 / 9.25)  # seed 002's 26x
+    assert row.factor == pytest.approx(238.15 / 9.25)  # Sigma2's perf-report page's 26x
     assert row.method == "samples" and row.low < row.factor < row.high

@@ -1,7 +1,7 @@
 /* Preloaded (LD_PRELOAD) into Debian MPICH's ranks by tests that start more ranks than
  * this machine has cores, or share its cores with other test workers: 4-rank runs of the
  * core and every run of make pytest's parallel step (tests/support/mpi_flavours.py), and
- * the cluster tests' MPICH jobs (seed 000's `srun --mpi=pmi2` scripts, sweeps).
+ * the cluster tests' MPICH jobs (SJTU's OSU page's `srun --mpi=pmi2` scripts, sweeps).
  *
  * Debian's MPICH (ch4:ucx) waits by polling UCX without ever giving its core up, and has
  * no setting to do otherwise (Open MPI has mpi_yield_when_idle, which --oversubscribe

@@ -1,4 +1,4 @@
-"""`commscope compare`: golden tables from hand-made runs, seed 000 reproduced, selectors, bad input."""
+"""`commscope compare`: golden tables from hand-made runs, SJTU's OSU page reproduced, selectors, bad input."""
 
 from __future__ import annotations
 
@@ -17,7 +17,7 @@ from paths import FIXTURES as SUPPORT_FIXTURES
 from paths import REPO
 
 GOLDEN = SUPPORT_FIXTURES / "analysis"
-SEED_FIXTURE = SUPPORT_FIXTURES / "parse" / "seed000_cluster_comparison.rst"
+SJTU_FIXTURE = SUPPORT_FIXTURES / "parse" / "sjtu_cluster_comparison.rst"
 REAL_SEEDS = REPO.parent / "shared" / "seeds"
 
 
@@ -63,10 +63,10 @@ def test_output_file(cli, three, tmp_path):
     assert result.exit_code == 0 and out.read_text().startswith("Latency (us)")
 
 
-# -- seed 000: the three-cluster latency table people make by hand --------------
+# -- SJTU's OSU page: the three-cluster latency table people make by hand --------------
 
 
-def seed_latency_rows(text: str) -> list[list[str]]:
+def page_latency_rows(text: str) -> list[list[str]]:
     """The rows of the latency block as printed in the seed: size and three values."""
     lines = text.splitlines()
     start = next(i for i, line in enumerate(lines) if line.strip().startswith("# Size") and "Latency (us)" in line)
@@ -78,28 +78,28 @@ def seed_latency_rows(text: str) -> list[list[str]]:
     return rows
 
 
-def compare_seed(cli, db, path: Path) -> str:
+def compare_page(cli, db, path: Path) -> str:
     assert cli("import", path, "--db", db).exit_code == 0
     result = cli("compare", "--benchmark", "latency", "--db", db, "--format", "markdown")
     assert result.exit_code == 0, result.output
     return result.stdout
 
 
-def test_seed_000_latency_comparison_shows_the_seeds_numbers(cli, db, clean_env):
-    markdown = compare_seed(cli, db, SEED_FIXTURE)
-    assert markdown == (GOLDEN / "seed000_latency.md").read_text()
+def test_sjtu_latency_comparison_shows_the_pages_numbers(cli, db, clean_env):
+    markdown = compare_page(cli, db, SJTU_FIXTURE)
+    assert markdown == (GOLDEN / "sjtu_latency.md").read_text()
     assert "| Size (B) | 思源一号 v5.7.1 | π2.0 v5.7.1 | ARM v5.6.3 |" in markdown
     shown = [[cell.strip() for cell in line.strip("|").split("|")] for line in markdown.splitlines()[4:]]
-    expected = seed_latency_rows(SEED_FIXTURE.read_text())
+    expected = page_latency_rows(SJTU_FIXTURE.read_text())
     assert len(expected) == 24 and shown == expected
 
 
-@pytest.mark.skipif(not REAL_SEEDS.is_dir(), reason="shared/seeds is not next to the repository")
-def test_real_seed_000_gives_the_same_table(cli, db, clean_env):
+@pytest.mark.skipif(not REAL_SEEDS.is_dir(), reason="the quoted pages (../shared/seeds) are not next to the repository")
+def test_the_real_sjtu_page_gives_the_same_table(cli, db, clean_env):
     [seed] = REAL_SEEDS.glob("000_*.txt")
-    assert compare_seed(cli, db, seed) == (GOLDEN / "seed000_latency.md").read_text()
+    assert compare_page(cli, db, seed) == (GOLDEN / "sjtu_latency.md").read_text()
     csv = cli("compare", "--benchmark", "latency", "--db", db, "--format", "csv").stdout
-    assert csv == (GOLDEN / "seed000_latency.csv").read_text()
+    assert csv == (GOLDEN / "sjtu_latency.csv").read_text()
 
 
 # -- selectors ---------------------------------------------------------------------

@@ -8,7 +8,7 @@ import socket
 
 import pytest
 
-from fixtures.analysis.report_runs import SEED_FIXTURE
+from fixtures.analysis.report_runs import SJTU_FIXTURE
 
 
 @pytest.mark.slow
@@ -67,7 +67,7 @@ def test_last_invocation_reports_the_newest_run_command(cli, fake_core, db, tmp_
         ).exit_code
         == 0
     )
-    assert cli("import", SEED_FIXTURE, "--db", db).exit_code == 0  # an import is not a run
+    assert cli("import", SJTU_FIXTURE, "--db", db).exit_code == 0  # an import is not a run
     out = tmp_path / "results" / "report.html"
     result = cli("report", "--last-invocation", "-o", out, "--db", db)
     assert result.exit_code == 0, result.output

@@ -1,4 +1,4 @@
-"""Seed 004's intra-node core half: core 0 with a core on every NUMA node and socket, from
+"""The JUPITER rules' intra-node core half: core 0 with a core on every NUMA node and socket, from
 recorded CPU topologies of real two-socket machines (tests/support/fixtures/links/README.md:
 a Xeon E5410 pair whose CPUs alternate between the sockets, one NUMA node; a Xeon E5-2660 v2
 pair with a NUMA node per socket), the ranks bound to the pair by each launcher, and the
@@ -70,7 +70,7 @@ def test_the_rule_reports_the_farthest_pair():
     assert (latency.lowest, latency.value, latency.metric) == ([(0, 10)], 0.7, "latency_us")
     (section,) = rule_section(lowest_peak(runs), [bw, latency])
     (table,) = section.tables
-    assert table.title == "Core pairs of one node, one-to-all (seed 004)"
+    assert table.title == "Core pairs of one node, one-to-all (JUPITER rules)"
     assert table.rows[0][3:5] == ["core0-core10", "across sockets"]
     assert table.rows[0][-1] == "5,200 MB/s (maximum bandwidth) of core0-core10"
     assert table.rows[1][-1] == "0.70 us (minimum latency) of core0-core10"

@@ -70,7 +70,7 @@ def test_version(cli):
 def test_list_suites_shows_the_format_and_the_suites(cli):
     result = cli("list", "suites")
     assert result.exit_code == 0
-    assert "procurement: procurement rule (seed 004)" in result.stdout
+    assert "procurement: JUPITER procurement rules (jubench-osu)" in result.stdout
     assert "    bibw       -m 64M:64M" in result.stdout
     assert "placement: inter-node" in cli("list", "suites", "--help").stdout
 

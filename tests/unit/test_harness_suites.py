@@ -95,7 +95,7 @@ def test_full_is_pt2pt_then_collectives_then_congestion():
     assert congestion.benchmark == "congestion" and congestion.ranks == 4 and congestion.core_flags() == []
 
 
-def test_procurement_follows_seed_004():
+def test_procurement_follows_the_jupiter_rules():
     entries = {e.benchmark: e for e in expand(builtin_suites()["procurement"]) if e.core_pairs is None}
     assert entries["bw"].flags == ["-m", "64M:64M"]  # 67108864 bytes
     assert entries["bibw"].flags == ["-m", "64M:64M"]
@@ -110,7 +110,7 @@ def test_procurement_follows_seed_004():
     ]
 
 
-def test_procurement_gpu_is_seed_004s_gpu_lines():
+def test_procurement_gpu_is_the_jupiter_rules_gpu_lines():
     entries = expand(builtin_suites()["procurement-gpu"])
     assert {(e.benchmark, e.placement) for e in entries} == {
         (b, p) for b in ("bw", "bibw", "latency") for p in ("inter-node", "intra-node")

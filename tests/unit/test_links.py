@@ -1,5 +1,5 @@
-"""The link inventory (execute.host_inventory, execute.sysfs, execute.gpu_links), its peaks and seed 004's lowest-peak
-pair (analysis.peaks), from recorded sysfs trees and nvidia-smi outputs of real machines
+"""The link inventory (execute.host_inventory, execute.sysfs, execute.gpu_links), its peaks and the JUPITER
+rules' lowest-peak pair (analysis.peaks), from recorded sysfs trees and nvidia-smi outputs of real machines
 (tests/support/fixtures/links/README.md says where each comes from)."""
 
 from __future__ import annotations

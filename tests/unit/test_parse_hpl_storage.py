@@ -1,5 +1,5 @@
 """Readers of the cluster beside the network: HPL (xhpl's HPL.out, hpcc's hpccoutf.txt,
-seed 001's table), storage (fio JSON, IOzone throughput mode, seed 001's tables). The
+the standard-benchmarks table), storage (fio JSON, IOzone throughput mode, the standard-benchmarks tables). The
 HPL and fio fixtures are real outputs of hpcc 1.5.0 and fio 3.33 on the project's VM."""
 
 from __future__ import annotations
@@ -12,8 +12,10 @@ from commscope.ingest.parse import ParseError, parse_file, parse_text
 from paths import FIXTURES as SUPPORT_FIXTURES
 
 FIXTURES = SUPPORT_FIXTURES / "compute"
-SEED001 = next(iter(sorted(Path("/work/shared/seeds").glob("001_*.txt"))), None)
-needs_seed = pytest.mark.skipif(SEED001 is None, reason="shared seeds not present")
+STANDARD_BENCHMARKS = next(iter(sorted(Path("/work/shared/seeds").glob("001_*.txt"))), None)
+needs_standard_benchmarks = pytest.mark.skipif(
+    STANDARD_BENCHMARKS is None, reason="the standard-benchmarks page is not beside the repository (../shared/seeds)"
+)
 
 
 def test_hpccoutf_one_rank_gives_hpl_and_the_other_tests():
@@ -61,9 +63,9 @@ def test_hpl_without_results_is_rejected():
         parse_text(text, "cut.out")
 
 
-@needs_seed
-def test_seed001_hpl_table():
-    runs = [run for run in parse_file(SEED001) if run.benchmark == "hpl"]
+@needs_standard_benchmarks
+def test_standard_benchmarks_hpl_table():
+    runs = [run for run in parse_file(STANDARD_BENCHMARKS) if run.benchmark == "hpl"]
     assert [run.label for run in runs][:2] == ["1-gpuv100-node", "1-stdmem-node"]
     first = runs[0]
     assert (first.ranks, first.nodes, first.parameters["memory_per_node_GB"]) == (24, 1, 192)
@@ -76,9 +78,9 @@ def test_seed001_hpl_table():
     assert biggest.points[0].values["gflops"] == 22219
 
 
-@needs_seed
-def test_seed001_storage_tables():
-    nss, nvme = [run for run in parse_file(SEED001) if run.benchmark == "storage"]
+@needs_standard_benchmarks
+def test_standard_benchmarks_storage_tables():
+    nss, nvme = [run for run in parse_file(STANDARD_BENCHMARKS) if run.benchmark == "storage"]
     assert nss.label == "NSS-HA 7.3" and nvme.label == "NVME-SSD Scratch Server"
     assert [p.size for p in nss.points] == [1, 2, 4, 8, 13]
     thirteen = nss.points[-1].values

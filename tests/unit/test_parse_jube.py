@@ -1,5 +1,5 @@
-"""JUBE result tables (`jube result`, seed 004): pretty, csv and Markdown, through the
-readers and `commscope import`."""
+"""JUBE result tables (`jube result`, the JUPITER procurement rules, jubench-osu): pretty, csv and
+Markdown, through the readers and `commscope import`."""
 
 from __future__ import annotations
 
@@ -19,8 +19,8 @@ from paths import REPO
 FIXTURES = SUPPORT_FIXTURES / "jube"
 
 
-def test_seed_004s_table_gives_a_run_per_row_with_nodes_and_tasks():
-    runs = parse_file(FIXTURES / "seed004_gpu.md")
+def test_the_jupiter_table_gives_a_run_per_row_with_nodes_and_tasks():
+    runs = parse_file(FIXTURES / "jupiter_gpu.md")
     assert [(run.benchmark, run.nodes, run.ranks) for run in runs] == [
         ("bibw", 1, 2),
         ("bibw", 2, 2),
@@ -160,7 +160,7 @@ def test_sizes_and_results_that_cannot_be_are_refused_with_the_line(cells, messa
 
 
 def test_import_stores_jube_runs_with_nodes_and_ranks(cli, db, clean_env):
-    result = cli("import", FIXTURES / "seed004_gpu.md", "--label", "procurement", "--db", db)
+    result = cli("import", FIXTURES / "jupiter_gpu.md", "--label", "procurement", "--db", db)
     assert result.exit_code == 0, result.output
     listing = cli("list", "runs", "--db", db).stdout
     assert listing.count("jube") == 6 and "procurement: 2 nodes, 1 task/node, cuda_vis=1" in listing

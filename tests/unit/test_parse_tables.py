@@ -1,5 +1,6 @@
 """Tables of OMB numbers pasted into documents, side-by-side comparisons, and
-the real tables of shared/seeds."""
+the real tables of the pages they quote (SJTU's OSU page, a standard-benchmarks page), where
+the checkout has them beside it (../shared/seeds)."""
 
 import pytest
 
@@ -10,35 +11,35 @@ from paths import SEEDS as SEEDS_DIR
 FIXTURES = SUPPORT_FIXTURES / "parse"
 SEEDS = SEEDS_DIR
 
-# Numbers of the latency comparison of seed 000: size -> (思源一号, π2.0, ARM).
-SEED000_LATENCY = {
+# Numbers of the latency comparison of SJTU's OSU page: size -> (思源一号, π2.0, ARM).
+SJTU_LATENCY = {
     0: (0.79, 1.55, 1.27),
     8: (0.78, 1.24, 1.25),
     8192: (3.85, 3.98, 7.20),
     262144: (21.32, 44.96, 27.79),
     4194304: (286.26, 393.98, 346.91),
 }
-needs_seeds = pytest.mark.skipif(
-    not SEEDS.is_dir(), reason="shared/seeds is not beside the repository (a clone without shared/)"
+needs_standard_benchmarkss = pytest.mark.skipif(
+    not SEEDS.is_dir(), reason="the quoted pages are not beside the repository (a clone without ../shared)"
 )
 
-SEED000_LABELS = ["思源一号 v5.7.1", "π2.0 v5.7.1", "ARM v5.6.3"]
+SJTU_LABELS = ["思源一号 v5.7.1", "π2.0 v5.7.1", "ARM v5.6.3"]
 
 
-def check_seed000_latency(runs):
+def check_sjtu_latency(runs):
     latency = [r for r in runs if r.benchmark == "latency"]
-    assert [r.label for r in latency] == SEED000_LABELS
+    assert [r.label for r in latency] == SJTU_LABELS
     assert [r.tool_version for r in latency] == ["5.7.1", "5.7.1", "5.6.3"]
     for column, run in enumerate(latency):
         assert run.source_format == "table"
         assert run.metrics == {"latency_us": "us"}
         assert len(run.points) == 24
         assert run.sizes[0] == 0 and run.sizes[-1] == 4194304
-        for size, values in SEED000_LATENCY.items():
+        for size, values in SJTU_LATENCY.items():
             assert run.value(size, "latency_us") == values[column], (run.label, size)
 
 
-def check_seed000_bcast(runs):
+def check_sjtu_bcast(runs):
     bcast = [r for r in runs if r.benchmark == "bcast"]
     assert [r.label for r in bcast] == ["思源一号", "π2.0", "ARM"]
     assert [len(r.points) for r in bcast] == [21, 21, 21]
@@ -46,21 +47,21 @@ def check_seed000_bcast(runs):
     assert [r.value(524288, "latency_us") for r in bcast] == [107.83, 385.97, 122.73]
 
 
-def test_seed000_comparison_fixture():
-    runs = parse_file(FIXTURES / "seed000_cluster_comparison.rst")
-    check_seed000_latency(runs)
-    check_seed000_bcast(runs)
+def test_sjtu_comparison_fixture():
+    runs = parse_file(FIXTURES / "sjtu_cluster_comparison.rst")
+    check_sjtu_latency(runs)
+    check_sjtu_bcast(runs)
     first = runs[0]
     assert first.line == 8  # the "# OSU MPI Latency Test" title inside the code block
     assert first.point(0).line == 11
 
 
-@needs_seeds
-def test_seed000_read_straight_from_shared_seeds():
+@needs_standard_benchmarkss
+def test_sjtu_page_read_straight_from_its_source():
     path = next(SEEDS.glob("000_*.txt"))
     runs = parse_file(path)
-    check_seed000_latency(runs)
-    check_seed000_bcast(runs)
+    check_sjtu_latency(runs)
+    check_sjtu_bcast(runs)
     # the three single-cluster osu_mbw_mr outputs of the same page
     mbw = [r for r in runs if r.benchmark == "mbw_mr"]
     assert [r.tool_version for r in mbw] == ["5.7.1", "5.7.1", "5.6.3"]
@@ -71,12 +72,12 @@ def test_seed000_read_straight_from_shared_seeds():
     assert len(runs) == 9
 
 
-@needs_seeds
+@needs_standard_benchmarkss
 def test_other_seeds_read_straight_from_shared_seeds():
-    seed001 = parse_file(next(SEEDS.glob("001_*.txt")))
+    standard = parse_file(next(SEEDS.glob("001_*.txt")))
     # HPL's table (a run per row), the two storage devices, then OSU multi_lat
-    assert [r.benchmark for r in seed001] == ["hpl"] * 7 + ["storage"] * 2 + ["multi_lat"]
-    assert seed001[-1].value(4194304, "latency_us") == 351.53
+    assert [r.benchmark for r in standard] == ["hpl"] * 7 + ["storage"] * 2 + ["multi_lat"]
+    assert standard[-1].value(4194304, "latency_us") == 351.53
     barrier = parse_file(next(SEEDS.glob("002_*.txt")))
     assert [r.value(None, "latency_us") for r in barrier] == [9.25, 238.15]
     jube = parse_file(next(SEEDS.glob("004_*.txt")))
@@ -84,8 +85,8 @@ def test_other_seeds_read_straight_from_shared_seeds():
     assert [r.value(67108864, "bandwidth_MBps") for r in bibw] == [176667.35, 34229.53]
 
 
-def test_spreadsheet_table_from_seed003():
-    runs = parse_file(FIXTURES / "seed003_spreadsheet.txt")
+def test_spreadsheet_table_from_a_student_report():
+    runs = parse_file(FIXTURES / "student_spreadsheet.txt")
     bandwidth = [r for r in runs if r.benchmark == "bw"]
     assert [r.label for r in bandwidth] == [
         "One node shared async",

@@ -1,4 +1,4 @@
-"""Published references (records.references), compare --reference, and seed 004's intra-node
+"""Published references (records.references), compare --reference, and the JUPITER rules' intra-node
 GPU rule on the recorded machines of tests/support/fixtures/links."""
 
 from __future__ import annotations
@@ -24,7 +24,7 @@ def test_every_reference_has_a_source_and_every_figure_a_known_unit():
     references = load()
     assert len(references) >= 8
     for reference in references:
-        assert reference.source.startswith(("https://", "shared/seeds/")), reference.name
+        assert reference.source.startswith("https://"), reference.name
         assert reference.figures and all(figure.value > 0 for figure in reference.figures)
     assert len({reference.name for reference in references}) == len(references)
 
@@ -86,7 +86,7 @@ def gpu_pair_runs(recording: str, benchmark: str, metric: str, values: dict[int,
     ]
 
 
-def test_seed_004_lowest_peak_pair_on_the_pcie_node():
+def test_jupiter_lowest_peak_pair_on_the_pcie_node():
     values = {1: 24000.0, 2: 21000.0, 3: 21100.0, 4: 11000.0, 5: 10500.0, 6: 10900.0, 7: 10800.0}
     (result,) = lowest_peak(gpu_pair_runs("pcie-8gpu", "bw", "bandwidth_MBps", values))
     assert result.by == "path type"
@@ -94,7 +94,7 @@ def test_seed_004_lowest_peak_pair_on_the_pcie_node():
     assert result.value == 10500.0 and result.pair == (0, 5)  # the worst of the tied SYS pairs
 
 
-def test_seed_004_on_the_nvswitch_node_latency_takes_the_minimum():
+def test_jupiter_rule_on_the_nvswitch_node_latency_takes_the_minimum():
     values = {1: 0.9, 2: 0.8, 3: 0.95, 4: 0.85, 5: 0.9, 6: 0.7, 7: 0.75}
     (result,) = lowest_peak(gpu_pair_runs("dgx-a100-nvswitch", "latency", "latency_us", values))
     assert len(result.lowest) == 7 and {p.cell for p in result.lowest} == {"NV12"}
@@ -107,7 +107,10 @@ def test_report_has_the_rule_and_the_published_sections():
     runs.append(run("latency", "latency_us", {0: 1.5}, run_id=99))
     report = build(runs, "test.db")
     titles = [section.title for section in report.system_sections]
-    assert titles == ["Seed 004: the combination with the lowest theoretical peak", "Against published systems"]
+    assert titles == [
+        "The JUPITER rules: the combination with the lowest theoretical peak",
+        "Against published systems",
+    ]
     rule = report.system_sections[0].tables[0]
     assert rule.rows[0][2] == "2 measured" and rule.rows[0][3] == "GPU0-GPU4"
     assert rule.rows[0][7].startswith("11,000 MB/s (maximum bandwidth)")

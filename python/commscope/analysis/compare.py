@@ -56,7 +56,7 @@ def _once(question: str, run: Run, detail: object, answer: Callable[[], object])
 
 # -- metrics and series -----------------------------------------------------------
 
-#: Metrics computed from stored ones where a run has what they need: seed 003's ping-pong
+#: Metrics computed from stored ones where a run has what they need: a student report's ping-pong
 #: bandwidth, bytes over one-way latency in µs (= MB/s).
 DERIVED = {
     "pingpong_MBps": lambda point: (

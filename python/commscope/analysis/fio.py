@@ -1,4 +1,4 @@
-"""fio storage sweeps as seed 001 tabulates them: per run, the per-process averages and
+"""fio storage sweeps as a standard-benchmarks page tabulates them: per run, the per-process averages and
 the totals, a row per client/process count, a column per workload it measured."""
 
 from __future__ import annotations
@@ -18,7 +18,7 @@ STORAGE_TITLES = {
 
 
 def storage_tables(runs: Sequence[Run]) -> list[TitledTable]:
-    """Seed 001's storage tables: for each storage run, the per-process averages and the totals,
+    """The standard-benchmarks storage tables: for each storage run, the per-process averages and the totals,
     a row per client/process count, a column per workload it measured."""
     tables = []
     for run in runs:

@@ -1,4 +1,4 @@
-"""HPL and hpcc's other tests as seed 001 tabulates them: a row per HPL result
+"""HPL and hpcc's other tests as a standard-benchmarks page tabulates them: a row per HPL result
 (configuration, cores, memory per node, N, NB, P, Q, time, Gflops, and the efficiency
 against the theoretical peak when given), and a row per hpcc test and metric."""
 
@@ -23,7 +23,7 @@ def _memory_per_node_GB(run: Run) -> float | None:
 
 
 def hpl_table(runs: Sequence[Run], peak_per_core: float | None = None) -> TitledTable:
-    """Seed 001's HPL table: one row per HPL result, ordered by node count then cores.
+    """The standard-benchmarks HPL table: one row per HPL result, ordered by node count then cores.
     With `peak_per_core` (Gflop/s of one core), the efficiency Gflops / (cores x peak)."""
     header = list(HPL_HEADER)
     if peak_per_core:

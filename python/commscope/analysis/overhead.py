@@ -1,4 +1,4 @@
-"""The cost of a tool (seed 002): how much slower a benchmark runs under a wrapper
+"""The cost of a tool (Sigma2's perf-report page): how much slower a benchmark runs under a wrapper
 (profiler, tracer, valgrind) than plain, size by size, measured inside the benchmark
 (its own timed loop), never by the wall time of the whole launch, which a tool's
 start-up and data collection would swamp.

@@ -189,7 +189,7 @@ def rank(pairs: Iterable[PairPeak]) -> Ranking:
 
 
 def one_to_all(pairs: Iterable[PairPeak], root: int = 0) -> list[PairPeak]:
-    """The pairs of `root` with every other GPU (seed 004's "one-to-all")."""
+    """The pairs of `root` with every other GPU (the JUPITER rules' "one-to-all")."""
     return [pair for pair in pairs if root in (pair.a, pair.b)]
 
 
@@ -220,12 +220,12 @@ def run_peak(run: Run) -> Peak:
     return Peak(None, "within one node through shared memory: no link peak (memory-bound)")
 
 
-# -- seed 004's rule ------------------------------------------------------------------
+# -- the JUPITER rule ------------------------------------------------------------------
 
 
 @dataclass(frozen=True)
 class LowestPeak:
-    """Seed 004's intra-node answer for one benchmark: of the GPU pairs measured, those with
+    """The JUPITER rules' intra-node answer for one benchmark: of the GPU pairs measured, those with
     the lowest theoretical peak, and the rule's figure for them (maximum bandwidth or
     minimum latency; where several pairs tie, the worst of theirs)."""
 
@@ -303,7 +303,7 @@ def lowest_peak(runs: Sequence[Run]) -> list[LowestPeak]:
 
 @dataclass(frozen=True)
 class LowestCorePath:
-    """Seed 004's intra-node core half for one benchmark: a core pair's copy goes through
+    """The JUPITER rules' intra-node core half for one benchmark: a core pair's copy goes through
     shared memory and has no link peak, so the pairs are ranked by path (records.core_paths)
     and the farthest stands for the lowest theoretical peak; the rule's figure for it (where
     several pairs share that path, the worst of theirs)."""

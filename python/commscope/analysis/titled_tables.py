@@ -1,5 +1,5 @@
 """Titled tables: a header and rows of strings, and the numbers behind them for CSV/JSON,
-so the terminal, Markdown and the report print the same thing. Seed 001's tables of the
+so the terminal, Markdown and the report print the same thing. The standard-benchmarks tables of the
 cluster beside the network (HPL and hpcc in analysis.hpl, fio storage sweeps in
 analysis.fio, congestion in analysis.congestion) are such tables, and so are the link
 inventory's and the references' views."""

@@ -64,7 +64,7 @@ def compare(
     Runs of different benchmarks can be compared where they share the metric
     (bw against mbw_mr bandwidth, latency against a collective's latency).
 
-    HPL, hpcc and storage runs print seed 001's tables instead: a row per HPL
+    HPL, hpcc and storage runs print the standard-benchmarks tables instead: a row per HPL
     result (T/V, cores, memory per node, N, NB, P, Q, time, Gflops), and per
     storage run the per-process and total throughput over the process count.
     """

@@ -29,7 +29,7 @@ from commscope.records.suite import MAX_RANKS
 
 SUBMIT_EPILOG = (
     """\b
-Placement presets (--placement), after the seeds' job scripts:
+Placement presets (--placement), after the job scripts of SJTU's OSU page:
   intra-node   1 node x 2 tasks       (two ranks sharing a node)
   inter-node   2 nodes x 1 task       (-n 2 --ntasks-per-node=1)
   collective   N nodes x K tasks      (--nodes N --ntasks-per-node K, default 2 x 1)

@@ -1,4 +1,4 @@
-"""`commscope run storage`: fio over 1..K processes for seed 001's four workloads; `run`
+"""`commscope run storage`: fio over 1..K processes for the standard-benchmarks page's four workloads; `run`
 hands `storage` to the command here (RunCommand's delegation)."""
 
 from __future__ import annotations
@@ -57,7 +57,7 @@ def _storage_option(name: str, default: str, parser_name: str, metavar: str, hel
     "1G",
     "parse_bytes",
     "S",
-    "Data written per process count, split among the processes (seed 001: 512G, so 39G each "
+    "Data written per process count, split among the processes (the standard-benchmarks page: 512G, so 39G each "
     "over 13). Binary units: 4k, 1M, 512G.",
 )
 @_storage_option("--block", "1M", "parse_bytes", "B", "Block size of the sequential workloads.")
@@ -105,7 +105,7 @@ def storage(
 ) -> None:
     """Measure a file system with fio: sequential write and read throughput
     (MB/s) and random write and read IOPS, per process and in total, at each
-    process count (seed 001's four tables).
+    process count (the standard-benchmarks page's four tables).
 
     Direct I/O is used where the file system allows it (probed); otherwise the
     files are larger than memory, or (as root) the page cache is dropped before

@@ -41,7 +41,7 @@ class OverheadCommand(click.Command):
 @tool_run_options
 @click.pass_context
 def overhead(ctx, benchmark, wrap, repeat, np, launcher, label, system, timeout, dry_run, db) -> None:
-    """Measure how much slower BENCHMARK runs under a tool (seed 002's profiler
+    """Measure how much slower BENCHMARK runs under a tool (Sigma2's perf-report page's profiler
     costing 26x on MPI_Barrier): plain and wrapped launches, interleaved and
     repeated, stored as runs; prints the slowdown per size, wrapped / plain
     median time per operation, with a 95% interval (bootstrap of the ratio of

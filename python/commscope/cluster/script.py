@@ -33,9 +33,9 @@ from commscope.execute.allocation import uses_every_rank
 from commscope.records.suite import Entry
 
 TEMPLATE = "job.sh.j2"
-#: Allocation shapes after the seeds: two ranks on one node (intra-node), one rank on
-#: each of two nodes (inter-node, seed 000's `-n 2 --ntasks-per-node=1`), and N nodes
-#: of K ranks for collectives.
+#: Allocation shapes after the job scripts of SJTU's OSU page: two ranks on one node
+#: (intra-node), one rank on each of two nodes (inter-node, their `-n 2 --ntasks-per-node=1`),
+#: and N nodes of K ranks for collectives.
 PRESETS = {"intra-node": (1, 2), "inter-node": (2, 1), "collective": (2, 1)}
 LAUNCHERS = ("auto", "srun", "mpirun", "mpiexec")
 

@@ -1,5 +1,5 @@
 """`commscope run storage` through fio: fio over 1..K processes, each with its own file, for the four
-workloads of seed 001 (sequential write and read in large blocks, random write and read
+workloads of the standard-benchmarks page (sequential write and read in large blocks, random write and read
 IOPS in small blocks), the page cache defeated.
 
 Guard rails: the target folder is created if missing; an existing folder that is not

@@ -29,7 +29,7 @@ SPACE_SLACK = 64 << 20
 @dataclass
 class StorageRequest:
     directory: Path
-    size: int = 1 << 30  # bytes over all processes of one count (seed 001: 512 GB split among them)
+    size: int = 1 << 30  # bytes over all processes of one count (the standard-benchmarks page: 512 GB split among them)
     block: int = 1 << 20
     rand_block: int = 4 << 10
     procs: Sequence[int] = DEFAULT_PROCS

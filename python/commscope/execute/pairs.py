@@ -1,4 +1,4 @@
-"""Which GPUs and which cores of this node a suite entry's launches use (seed 004's intra-node
+"""Which GPUs and which cores of this node a suite entry's launches use (the JUPITER rules' intra-node
 rule: one-to-all pairs), from this host's link inventory and CPU topology, each read once
 per command."""
 
@@ -31,7 +31,7 @@ def host_links() -> dict:
 
 def gpu_pairs_of(entry: Entry) -> list[tuple[int, int] | None]:
     """The GPU pairs an entry runs on: with `gpu_pairs: one-to-all`, GPU 0 with each other
-    GPU of this node (seed 004's intra-node rule); otherwise one launch on the GPUs the
+    GPU of this node (the JUPITER rules' intra-node rule); otherwise one launch on the GPUs the
     launcher's local ranks pick ([None])."""
     if entry.gpu_pairs is None:
         return [None]

@@ -1,7 +1,7 @@
 """Which path ranks on one node take to each other: shared memory, or the network stack.
 
 `--transport net` makes ranks that share a node talk through TCP as if they were on
-different nodes (seed 003's "one node, forced network"); `shm` keeps the library on
+different nodes (the student report's "one node, forced network"); `shm` keeps the library on
 its shared-memory path where it would otherwise pick something else; `auto` leaves
 the library alone. Each library is told through its own environment variables, all
 of them in TRANSPORT_ENV below, so a new library or device is one more row.

@@ -155,7 +155,7 @@ class RunKind(ABC):
 
 
 def tables_compared(tables: Sequence[TitledTable]) -> Compared:
-    """Seed 001-style tables (analysis.titled_tables) as a comparison: aligned text on the
+    """Standard-benchmarks tables (analysis.titled_tables) as a comparison: aligned text on the
     terminal, Markdown, CSV or JSON on request."""
     from commscope.output.titled_tables import FORMATS, text_table
 

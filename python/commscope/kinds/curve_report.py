@@ -1,6 +1,6 @@
 """The curves' part of `commscope report`: each benchmark's runs analysed once (their
 comparison, each run's fits, headline value and highest bandwidth, the verdicts of the
-check, the timelines' history, seed 004's rule and the published placements), then
+check, the timelines' history, the JUPITER rule and the published placements), then
 handed to output/report to render."""
 
 from __future__ import annotations

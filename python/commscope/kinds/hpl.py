@@ -1,5 +1,5 @@
 """HPL and hpcc's other tests (`commscope run hpl`, imported HPL.out and hpccoutf.txt):
-seed 001's HPL table, a row per result, and hpcc's tests a row per metric."""
+the standard-benchmarks HPL table, a row per result, and hpcc's tests a row per metric."""
 
 from __future__ import annotations
 

@@ -1,5 +1,5 @@
 """What the kinds of the cluster beside the network (HPL/hpcc, fio, congestion) share:
-seed 001's tables instead of OSU's, in `show` and in `compare`, and no Hockney model.
+the standard-benchmarks tables instead of OSU's, in `show` and in `compare`, and no Hockney model.
 Repeats, checks, plots and history are a curve's (over their own size axis)."""
 
 from __future__ import annotations
@@ -21,13 +21,13 @@ if TYPE_CHECKING:
 
 
 class TabulatedKind(Curve):
-    """A kind whose runs are seed 001's tables (`tables(runs)`), not curves over size."""
+    """A kind whose runs are the standard-benchmarks tables (`tables(runs)`), not curves over size."""
 
     compare_options = ()
 
     @abstractmethod
     def tables(self, runs: Sequence[Run], request: CompareRequest) -> list[TitledTable]:
-        """Seed 001's tables of the runs (analysis.titled_tables.TitledTable)."""
+        """The standard-benchmarks tables of the runs (analysis.titled_tables.TitledTable)."""
 
     def table_text(self, run: Run, outputs: Mapping[str, bytes]) -> str:
         from commscope.output.titled_tables import text_table

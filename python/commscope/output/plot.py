@@ -38,7 +38,7 @@ from commscope.records.text import format_size
 
 FORMATS = ("png", "svg")
 #: Fonts tried after DejaVu Sans for characters it lacks (labels in Chinese, Japanese,
-#: Korean, as in seed 000), where installed: Debian's fonts-droid-fallback or fonts-noto-cjk.
+#: Korean, as on SJTU's OSU page), where installed: Debian's fonts-droid-fallback or fonts-noto-cjk.
 FALLBACK_FONTS = ("Noto Sans CJK SC", "Noto Sans CJK JP", "WenQuanYi Zen Hei", "Droid Sans Fallback")
 _MAX_SIZE_LABELS = 12
 #: More lines than this get no legend: it would cover the plot and name nothing one can

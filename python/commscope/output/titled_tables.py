@@ -1,4 +1,4 @@
-"""Titled tables (analysis.titled_tables: seed 001's HPL, hpcc, storage and congestion
+"""Titled tables (analysis.titled_tables: the standard-benchmarks page's HPL, hpcc, storage and congestion
 tables among them) written out: aligned text for the terminal,
 like the OSU tables of the network benchmarks, and Markdown, CSV or JSON for `compare`."""
 
@@ -27,7 +27,7 @@ def text_table(table: TitledTable) -> str:
 
 
 def as_table(table: TitledTable) -> Table:
-    """A seed 001 table in the shape every exporter takes: the first column names the row,
+    """A standard-benchmarks table in the shape every exporter takes: the first column names the row,
     the others are numbers."""
     columns = [Column(heading, heading, numeric=index > 0) for index, heading in enumerate(table.header)]
     rows = [

@@ -1,5 +1,5 @@
 """The paths a copy between two cores of one node takes through shared memory, nearest first:
-the names `commscope run` stores with a core pair and the order seed 004's rule ranks them by
+the names `commscope run` stores with a core pair and the order the JUPITER rules rank them by
 (analysis.peaks). A core pair has no link peak (the copy is memory-bound), so the farthest path
 stands for the lowest theoretical peak. Where a core sits (`Cpu`, read from sysfs by
 execute.cpu_topology and stored with an intra-node sweep) and how two cores relate are computed
@@ -52,7 +52,7 @@ def memory_path(a: Cpu, b: Cpu) -> str | None:
 def one_to_all_cores(topology: dict[int, Cpu], root: int = 0) -> list[tuple[int, str]]:
     """Core `root` and a partner on every (socket, NUMA node): the lowest-numbered CPU there
     that is not `root` nor its hardware-thread sibling, each with its path from `root`
-    (seed 004's intra-node core pairs, one-to-all). Empty where the topology is unknown."""
+    (the JUPITER rules' intra-node core pairs, one-to-all). Empty where the topology is unknown."""
     first = topology.get(root)
     if first is None:
         return []

@@ -167,11 +167,11 @@ METRIC_UNITS: dict[str, str] = {
     "bw_slowdown": "x",
     "bibw_slowdown": "x",
     # computed, not stored: message size over one-way ping-pong latency, the bandwidth
-    # seed 003 reports per send mode (analysis.compare.DERIVED)
+    # a student report gives per send mode (analysis.compare.DERIVED)
     "pingpong_MBps": "MB/s",
 }
 
-#: The four storage workloads of a sweep (seed 001's columns), in table order.
+#: The four storage workloads of a sweep (the standard-benchmarks page's columns), in table order.
 STORAGE_WORKLOADS = ("seq_write_MBps", "seq_read_MBps", "rand_write_iops", "rand_read_iops")
 PER_PROCESS = "_per_process"
 

@@ -17,10 +17,10 @@ A suite file looks like::
         device: cuda                # optional, OMB's -d: cuda | managed
         buffers: [D, D]             # optional, OMB's trailing words: H, D, M, MH, MD per side
         gpu_pairs: one-to-all       # optional: one launch per GPU pair of this node, GPU 0 with
-                                    #   each other (CUDA_VISIBLE_DEVICES=0,k), seed 004's rule
+                                    #   each other (CUDA_VISIBLE_DEVICES=0,k), the JUPITER rule
         core_pairs: one-to-all      # optional: one launch per core pair of this node, core 0 with
                                     #   a core on every NUMA node and socket (ranks bound to
-                                    #   those two cores), seed 004's rule
+                                    #   those two cores), the JUPITER rule
 
 Problems are reported as ``file:line: key: message``, the line taken from
 PyYAML's node marks, so a typo in a long file is found at once.

@@ -104,11 +104,11 @@ def _parse(text: str, source: str, nccl_program: str | None = None) -> list[Pars
     imb_runs, imb_lines = read_imb(lines, source)
     omb_runs, omb_lines, dangling = read_omb(lines, source)
     claimed = imb_lines | omb_lines
-    # JUBE result tables of OSU runs (seed 004): before the generic tables, which would take
-    # their size and result columns for an OMB table without knowing the benchmark.
+    # JUBE result tables of OSU runs (the JUPITER procurement rules, jubench-osu): before the
+    # generic tables, which would take their size and result columns for an OMB table without knowing the benchmark.
     jube_runs, jube_lines = read_jube_tables(lines, claimed, source)
     claimed |= jube_lines
-    # Tables of the cluster beside the network (seed 001): HPL results, storage sweeps.
+    # Tables of the cluster beside the network (a standard-benchmarks page): HPL results, storage sweeps.
     hpl_runs, hpl_lines = read_hpl_tables(lines, claimed, source)
     storage_runs, storage_lines = read_storage_tables(lines, claimed | hpl_lines, source)
     claimed |= hpl_lines | storage_lines

@@ -1,5 +1,5 @@
 """Readers for HPL results: xhpl's output (HPL.out), hpcc's hpccoutf.txt, and HPL
-tables pasted into documents (seed 001's "T/V | N_cores | MEM/node (GB) | N | NB | P |
+tables pasted into documents (the standard-benchmarks page's "T/V | N_cores | MEM/node (GB) | N | NB | P |
 Q | Time(secs) | Gflops" table).
 
 An HPL run is one benchmark run of the ``hpl`` benchmark; each T/V line is a point

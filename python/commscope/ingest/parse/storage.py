@@ -1,5 +1,5 @@
 """Readers for storage throughput: fio's JSON output, IOzone's throughput-mode text, and
-the storage tables of seed 001 (Markdown tables and a ``<pre>`` block, rows per client
+the storage tables of the standard-benchmarks page (Markdown tables and a ``<pre>`` block, rows per client
 or process count).
 
 A storage run is one sweep of the ``storage`` benchmark; each point is one client or
@@ -235,7 +235,7 @@ def read_iozone(lines: list[str], source: str) -> list[ParsedRun]:
     ]
 
 
-# -- seed 001's tables -----------------------------------------------------------------------
+# -- the standard-benchmarks tables -------------------------------------------------------------
 
 _COUNT_HEADER = re.compile(r"clients?\b.*\bprocess|#\s*(?:of\s+)?(?:clients|processes|procs)", re.IGNORECASE)
 _HEADING = re.compile(r"^(?P<level>#{1,6})\s+(?P<text>.+?)\s*#*\s*$")

@@ -1,4 +1,4 @@
-"""The report's compute section: seed 001's HPL table and hpcc's other tests (as kinds/hpl
+"""The report's compute section: the standard-benchmarks HPL table and hpcc's other tests (as kinds/hpl
 made them), with a figure of Gflops over node count."""
 
 from __future__ import annotations
@@ -15,7 +15,7 @@ from commscope.records.run import Run
 
 @dataclass
 class SystemSection:
-    """A section of seed 001's tables (compute or storage) with its figure."""
+    """A section of the standard-benchmarks tables (compute or storage) with its figure."""
 
     title: str
     tables: list[TitledTable]

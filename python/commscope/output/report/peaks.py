@@ -1,4 +1,4 @@
-"""The report's sections about peaks and published figures: seed 004's intra-node rule
+"""The report's sections about peaks and published figures: the JUPITER rules' intra-node rule
 (the GPU pair and the core pair with the lowest theoretical peak and their values) and the runs placed among
 published systems."""
 
@@ -22,7 +22,7 @@ def _figure(value: float | None, metric: str) -> str:
 
 
 def rule_section(gpu_results: Sequence[LowestPeak], core_results: Sequence[LowestCorePath]) -> list[SystemSection]:
-    """Seed 004's intra-node rule (analysis.peaks.lowest_peak and lowest_core_path of the
+    """The JUPITER rules' intra-node rule (analysis.peaks.lowest_peak and lowest_core_path of the
     runs): a table of the GPU half and one of the core half, each where the runs have
     pairs of that kind."""
     gpus, gpu_notes = _gpu_table(gpu_results)
@@ -31,7 +31,7 @@ def rule_section(gpu_results: Sequence[LowestPeak], core_results: Sequence[Lowes
     if not tables:
         return []
     notes = gpu_notes + core_notes
-    return [SystemSection("Seed 004: the combination with the lowest theoretical peak", tables, notes=notes)]
+    return [SystemSection("The JUPITER rules: the combination with the lowest theoretical peak", tables, notes=notes)]
 
 
 def _core_table(results: Sequence[LowestCorePath]) -> tuple[TitledTable | None, list[str]]:
@@ -65,7 +65,7 @@ def _core_table(results: Sequence[LowestCorePath]) -> tuple[TitledTable | None, 
     notes.append(
         f"core pairs: ranked by path, nearest first: {'; '.join(CORE_PATHS)}; the farthest stands for the lowest peak"
     )
-    return TitledTable("Core pairs of one node, one-to-all (seed 004)", header, rows, rows), notes
+    return TitledTable("Core pairs of one node, one-to-all (JUPITER rules)", header, rows, rows), notes
 
 
 def _gpu_table(results: Sequence[LowestPeak]) -> tuple[TitledTable | None, list[str]]:
@@ -98,7 +98,7 @@ def _gpu_table(results: Sequence[LowestPeak]) -> tuple[TitledTable | None, list[
             )
         if result.by == "path type":
             notes.append(f"{result.benchmark}: some peaks unknown: ranked by path (NVLink, PIX, PXB, PHB, NODE, SYS)")
-    return TitledTable("GPU pairs of one node, one-to-all (seed 004)", header, rows, rows), notes
+    return TitledTable("GPU pairs of one node, one-to-all (JUPITER rules)", header, rows, rows), notes
 
 
 def published_section(placed: Sequence[Placed]) -> list[SystemSection]:

@@ -1,4 +1,4 @@
-"""The report's storage section: seed 001's fio tables (as kinds/fio made them) with a
+"""The report's storage section: the standard-benchmarks fio tables (as kinds/fio made them) with a
 figure of total throughput and IOPS over the client count."""
 
 from __future__ import annotations

@@ -1,4 +1,4 @@
-"""Seed 000's nine job scripts through sbatch on the virtual cluster, unchanged but for
+"""SJTU's nine OSU job scripts through sbatch on the virtual cluster, unchanged but for
 their `module load` lines, and their output imported afterwards."""
 
 from __future__ import annotations
@@ -16,14 +16,14 @@ from mpi_flavours import flavour_params, need
 pytestmark = pytest.mark.cluster
 
 SEEDS = REPO.parent / "shared" / "seeds"
-SEED_000 = next(iter(sorted(SEEDS.glob("000_*.txt"))), None)
+SJTU_PAGE = next(iter(sorted(SEEDS.glob("000_*.txt"))), None)
 
 
-def _seed_scripts() -> list:
-    """Seed 000's job scripts: every `.. code:: bash` block that starts with #!/bin/bash."""
-    if SEED_000 is None:
+def _job_scripts() -> list:
+    """SJTU's OSU job scripts: every `.. code:: bash` block that starts with #!/bin/bash."""
+    if SJTU_PAGE is None:
         return []
-    text = SEED_000.read_text(encoding="utf-8")
+    text = SJTU_PAGE.read_text(encoding="utf-8")
     scripts = []
     for block in re.findall(r"\.\. code:: bash\n\n((?:    .*\n|[ \t]*\n)+)", text):
         script = "\n".join(line[4:] for line in block.splitlines()).strip() + "\n"
@@ -32,30 +32,30 @@ def _seed_scripts() -> list:
     return scripts
 
 
-def test_seed_000_has_its_nine_job_scripts():
-    if SEED_000 is None:
-        pytest.skip(f"no seed 000 in {SEEDS}")
-    assert len(_seed_scripts()) == 9
+def test_sjtus_page_has_its_nine_job_scripts():
+    if SJTU_PAGE is None:
+        pytest.skip(f"no SJTU's OSU page in {SEEDS}")
+    assert len(_job_scripts()) == 9
 
 
-def _seed_params():
+def _job_params():
     """All nine scripts with the nodes each asks for (`#SBATCH -n`, one task per node): the
     latency and mbw_mr ones two, the bcast ones four."""
     params = []
-    for index, script in enumerate(_seed_scripts()):
+    for index, script in enumerate(_job_scripts()):
         nodes = int(re.search(r"^#SBATCH -n (\d+)", script, re.M).group(1))
         program = script.strip().splitlines()[-1].split()[-1]
-        params.append(pytest.param(index, script, nodes, id=f"seed000-{index}-{program}"))
+        params.append(pytest.param(index, script, nodes, id=f"sjtu-{index}-{program}"))
     return params
 
 
 #: On an idle machine each script runs for 6-21 s, the bcast ones with their ranks yielding
 #: while they wait (without, four ranks busy-polling on two cores need over 3 minutes):
 #: Slurm ends one still running after SBATCH_TIMELIMIT minutes.
-SEED_JOB_TIME_LIMIT_MIN = 5
+JOB_TIME_LIMIT_MIN = 5
 #: All of them, queued behind each other on a busy machine: 95 s on an idle one.
-SEED_JOBS_TIMEOUT = 900
-SEED_TEST = "test_seed_000_job_script_runs_unchanged_and_its_output_imports"
+JOBS_TIMEOUT = 900
+JOB_TEST = "test_sjtu_job_script_runs_unchanged_and_its_output_imports"
 
 
 def _flavour_of(script: str):
@@ -69,7 +69,7 @@ def _largest_size(script: str) -> int:
     return {"osu_latency": 4194304, "osu_mbw_mr": 4194304, "osu_bcast": 1048576}[script.split()[-1]]
 
 
-class SeedJobs:
+class SjtuJobs:
     """The job scripts of every seed test this session runs, submitted at once to the 4-host
     cluster and watched together. Slurm places them (`--exclusive`, one task per node): two
     2-node scripts at a time, submitted before the 4-node ones, so a ping-pong's idle time
@@ -79,7 +79,7 @@ class SeedJobs:
 
     def __init__(self, cluster: VCluster, preload: Path):
         self.cluster = cluster
-        self.folder = shared_dir() / f"seed-000-{os.getpid()}"
+        self.folder = shared_dir() / f"sjtu-{os.getpid()}"
         self.folder.mkdir(parents=True, exist_ok=True)
         self.preload = preload
         self.watch = JobWatch(cluster)
@@ -102,7 +102,7 @@ class SeedJobs:
         env = self.cluster.environ(
             PATH=f"{flavour.compat}{os.pathsep}{os.environ['PATH']}",
             SBATCH_PARTITION=self.partition,
-            SBATCH_TIMELIMIT=str(SEED_JOB_TIME_LIMIT_MIN),
+            SBATCH_TIMELIMIT=str(JOB_TIME_LIMIT_MIN),
             # four ranks share this machine's two cores: the ranks give the core up while they
             # wait, or a bcast sweep takes minutes instead of seconds (site settings; the
             # script is unchanged)
@@ -137,11 +137,11 @@ class SeedJobs:
 
 
 @pytest.fixture(scope="module")
-def seed_jobs(request, vcluster4_session: VCluster, mpich_yield_when_idle: Path) -> SeedJobs:
+def sjtu_jobs(request, vcluster4_session: VCluster, mpich_yield_when_idle: Path) -> SjtuJobs:
     """The scripts of the seed tests selected in this session, submitted before the first runs."""
     vcluster4_session.ensure_up()
-    jobs = SeedJobs(vcluster4_session, mpich_yield_when_idle)
-    selected = [item.callspec.params for item in request.session.items if item.originalname == SEED_TEST]
+    jobs = SjtuJobs(vcluster4_session, mpich_yield_when_idle)
+    selected = [item.callspec.params for item in request.session.items if item.originalname == JOB_TEST]
     for params in sorted(selected, key=lambda params: params["nodes"]):
         jobs.submit(params["index"], params["script"])
     return jobs
@@ -152,16 +152,16 @@ def seed_jobs(request, vcluster4_session: VCluster, mpich_yield_when_idle: Path)
 # Beside three other test workers the nine scripts took 210-225 s (95 s alone), the
 # longest chain of make pytest's parallel step.
 @pytest.mark.heavy
-@pytest.mark.parametrize("index, script, nodes", _seed_params())
-def test_seed_000_job_script_runs_unchanged_and_its_output_imports(
-    seed_jobs, vcluster4, tmp_path_factory, request, index, script, nodes
+@pytest.mark.parametrize("index, script, nodes", _job_params())
+def test_sjtu_job_script_runs_unchanged_and_its_output_imports(
+    sjtu_jobs, vcluster4, tmp_path_factory, request, index, script, nodes
 ):
     """The script's job ends as it should and the table it wrote imports, one row a size."""
     need(_flavour_of(script))
-    job = seed_jobs.watch.wait(seed_jobs.job_ids[index], SEED_JOBS_TIMEOUT)
-    output = seed_jobs.output(index)
+    job = sjtu_jobs.watch.wait(sjtu_jobs.job_ids[index], JOBS_TIMEOUT)
+    output = sjtu_jobs.output(index)
     state = "CANCELLED" if job.get("HungAfterResults") else "COMPLETED"
-    assert job["JobState"] == state, f"{job}\n{output.read_text()}\n{seed_jobs.errors(index)}"
+    assert job["JobState"] == state, f"{job}\n{output.read_text()}\n{sjtu_jobs.errors(index)}"
     if job.get("HungAfterResults"):
         print(f"job {job['JobId']}: hung in MPI_Finalize after its table (known MPICH 4.0 fault), cancelled")
     assert job["NumNodes"] == str(nodes), job  # one task per node, as the script asks
