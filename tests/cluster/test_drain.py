@@ -19,14 +19,22 @@ import sys
 
 import pytest
 
-from cluster.test_sweep import CORE_FLAGS, UNPINNED_RATE, environment, flavour, sweep  # noqa: F401 (flavour: the MPI fixture)
+from cluster.test_sweep import CORE_FLAGS, environment, flavour, sweep  # noqa: F401 (flavour: the MPI fixture)
 from cluster_support import VCluster, commscope, shared_dir
 
 pytestmark = [pytest.mark.cluster]
-#: 12.5 MB/s: healthy pairs of floating ranks moved 90-700 MB/s on a loaded 2-core machine, so
-#: a fault far below a tenth of their median (the rules' margin), crossed five times as fast
-#: as at 20 Mbit/s
-RATE = UNPINNED_RATE
+#: vnode3's link throttled to 50 Mbit/s caps its pairs at 6.25 MB/s.
+RATE = "50mbit"
+THROTTLED_MBPS = 50 / 8
+#: Healthy pairs of floating ranks (--bind none) moved 90-700 MB/s on a loaded 2-core
+#: machine (test_sweep.py's UNPINNED_RATE), spread down to a fifth of their median.
+SLOWEST_HEALTHY_MBPS, HEALTHY_SPREAD = 90, 0.2
+#: The rules' margin follows from the throttle: twice the throttled node's share of the
+#: slowest healthy pairs seen (0.14), so that a sweep or recheck at any healthy speed finds
+#: it slow (a fixed 0.1 against 100 Mbit/s did not once healthy pairs ran at 107 MB/s: 11 %),
+#: and below the healthy pairs' own spread, so that none of them is flagged.
+MARGIN = 2 * THROTTLED_MBPS / SLOWEST_HEALTHY_MBPS
+assert MARGIN < HEALTHY_SPREAD
 HOSTS6 = [f"vnode{i}" for i in range(1, 7)]
 
 
@@ -88,7 +96,7 @@ def test_a_throttled_host_is_drained_avoided_and_returned_after_a_recheck(vclust
     rules); the recheck measures vnode3 with the three others, inside the reservation."""
     cluster = vcluster4
     rules = shared_dir() / "vcluster-rules.yaml"
-    rules.write_text("bw: {margin: 0.1}\n")
+    rules.write_text(f"bw: {{margin: {MARGIN:.3f}}}\n")
     recheck = ("sweep", "recheck", "--rules", rules, "--bind", "none", "--metric", "bw", "--timeout", "90")
     try:
         cluster.cli("throttle", "vnode3", RATE)
@@ -132,6 +140,30 @@ def test_a_throttled_host_is_drained_avoided_and_returned_after_a_recheck(vclust
     finally:
         cluster.cli("unthrottle", "vnode3", check=False)
         back_in_service(cluster)
+
+
+OPERATORS_REASON = "RMA ticket 42, vendor says State=IDLE"
+
+
+def test_an_operators_reason_is_read_as_a_reason_not_as_the_nodes_state(in_service: VCluster, tmp_path):
+    """An operator drained vnode4 with a reason that holds ` State=IDLE`: slurmctld prints
+    it after the node's own fields, and commscope must read it whole as the reason. The
+    locate that names vnode4 leaves it and its reason as they are; recheck neither resumes
+    it nor takes it for a partner in service."""
+    slurm(in_service, "scontrol", "update", "NodeName=vnode4", "State=DRAIN", f"Reason={OPERATORS_REASON}")
+    assert reasons(in_service) == {"vnode4": OPERATORS_REASON}
+    located = oracle_locate(in_service, tmp_path, {"vnode4": 0.3})
+    assert located.returncode == 1, located.stdout + located.stderr
+    assert f"drain: vnode4 is out of service already (IDLE+DRAIN: {OPERATORS_REASON}); left as it is" in (
+        located.stderr
+    ), located.stderr
+    assert reasons(in_service) == {"vnode4": OPERATORS_REASON} and "drain" in node_state(in_service, "vnode4")
+    drained = oracle_locate(in_service, tmp_path, {"vnode5": 0.3})  # one of commscope's own beside it
+    assert drained.returncode == 1 and set(reasons(in_service)) == {"vnode4", "vnode5"}, drained.stderr
+    planned = commscope(in_service, "sweep", "recheck", "--dry-run", "--db", tmp_path / "drain.db")
+    assert planned.returncode == 0, planned.stderr
+    assert "NodeName=vnode5 State=RESUME" in planned.stdout and "vnode4" not in planned.stdout, planned.stdout
+    assert reasons(in_service)["vnode4"] == OPERATORS_REASON
 
 
 def test_the_valve_refuses_and_nothing_is_drained(in_service: VCluster, tmp_path):

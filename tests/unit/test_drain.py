@@ -193,3 +193,23 @@ def test_recheck_with_nothing_drained_by_commscope_changes_nothing(cli, db, scon
     assert result.exit_code == 0, result.output
     assert "nothing to recheck" in result.stderr
     assert updates(scontrol) == [] and "create" not in scontrol.read_text()
+
+
+@pytest.mark.parametrize("end", ["\n", "\x1b[2J", "\r"], ids=["newline", "escape", "cr"])
+def test_dry_run_quotes_every_node_name_it_prints(cli, db, tmp_path, scontrol, end):
+    """A node name with a line break or ESC (a hostfile's, or Slurm's own) is printed in the
+    shell's ANSI-C quotes: it neither forges a line of the plan nor reaches the terminal."""
+    forged = f"cn017{end}scontrol update NodeName=cn001 State=RESUME"
+    network = tmp_path / "network.json"
+    network.write_text(json.dumps({"seed": 7, "slow_nodes": {forged: 0.4}}))
+    hosts = [forged if host == "cn017" else host for host in HOSTS]
+    oracle = f"{SIMULATE} {shlex.quote(str(network))}"
+    result = cli(
+        "sweep", "locate", "--hosts", ",".join(hosts), "--oracle", oracle, "--seed", "2", "--db", db,
+        "--drain", "--dry-run",
+    )  # fmt: skip
+    assert result.exit_code == 1, result.output
+    [line] = [line for line in result.stdout.split("\n") if line.startswith("scontrol")]
+    escaped = "".join(char if char.isprintable() else f"\\x{ord(char):02x}" for char in forged)
+    assert line.startswith(f"scontrol update $'NodeName={escaped}' State=DRAIN Reason=\"commscope: bw "), line
+    assert "\x1b" not in result.stdout and "\r" not in result.stdout

@@ -26,6 +26,7 @@ from typing import TYPE_CHECKING
 from commscope import ui
 from commscope.cluster import slurm
 from commscope.errors import EXIT_FAILED, CommscopeError
+from commscope.records.textsafe import shell_word
 
 if TYPE_CHECKING:  # `sweep --help` reads MAX_DRAIN_SHARE without loading the analysis (numpy)
     from commscope.analysis.bad_nodes import NodeFinding
@@ -66,9 +67,14 @@ def update_argv(host: str, state: str, reason: str | None = None) -> list[str]:
 
 
 def shown(argv: Sequence[str]) -> str:
-    """A command as a shell line; the reason in double quotes (it has no character a shell
+    """A command as a shell line a user may copy: every word quoted as the shell needs it
+    (a node name with a line break or ESC in ANSI-C quotes: it neither forges a line nor
+    reaches the terminal); the reason in double quotes (it has no character a shell
     expands inside them: see _UNSAFE)."""
-    return " ".join(f'Reason="{word[7:]}"' if word.startswith("Reason=") else word for word in argv)
+    return " ".join(
+        f'Reason="{word[7:]}"' if word.startswith("Reason=") and not _UNSAFE.search(word[7:]) else shell_word(word)
+        for word in argv
+    )
 
 
 @dataclass(frozen=True)
@@ -98,16 +104,38 @@ def node_states(hosts: Sequence[str] | None = None) -> dict[str, NodeState]:
     """What slurmctld says of each node (of all where `hosts` is None); an unknown host is an error."""
     argv = ["scontrol", "-o", "show", "node", *([",".join(hosts)] if hosts else [])]
     found = {}
-    for line in _answer(argv, "asking Slurm for the nodes").splitlines():
-        fields = {key: value.strip() for key, value in slurm._PAIR.findall(line)}
+    for line in _answer(argv, "asking Slurm for the nodes").split("\n"):
+        fields = node_fields(line)
         if "NodeName" in fields:
             reason = fields.get("Reason")
-            reason = None if reason in (None, "", "(null)", "None") else re.sub(r"\s*\[[^]]*\]$", "", reason)
+            reason = None if reason in (None, "", "(null)", "None") else reason
             found[fields["NodeName"]] = NodeState(fields["NodeName"], fields.get("State", ""), reason)
     missing = [host for host in hosts or () if host not in found]
     if missing:
         raise DrainRefused(f"Slurm knows no node {', '.join(missing)}; nothing was changed")
     return found
+
+
+#: What slurmctld adds after the first line of a reason: " [user@2026-11-23T10:15:00]".
+_REASON_STAMP = re.compile(r" \[[^]\s]*@\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\]")
+
+
+def node_fields(line: str) -> dict[str, str]:
+    """One node's record of `scontrol -o show node`: its own fields (Key=Value, the first of
+    each key), then Reason, which Slurm prints after them all, read as the rest of the
+    record up to the user and time slurmctld stamps it with. An operator writes what they
+    like in a reason (`RMA ticket 42, vendor says State=IDLE`): read as pairs, its words
+    became the node's state."""
+    head, separator, reason = line.partition(" Reason=")
+    if not separator and line.startswith("Reason="):
+        head, reason, separator = "", line[len("Reason=") :], "Reason="
+    fields: dict[str, str] = {}
+    for key, value in slurm._PAIR.findall(head):
+        fields.setdefault(key, value.strip())
+    if separator:
+        stamp = _REASON_STAMP.search(reason)  # else another SLURM_TIME_FORMAT's, at the end
+        fields["Reason"] = reason[: stamp.start()] if stamp else re.sub(r"\s*\[[^]]*\]\s*$", "", reason).strip()
+    return fields
 
 
 def _may_change_nodes() -> str | None:

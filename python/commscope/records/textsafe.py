@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import os
 import re
+import shlex
 
 # C0 controls but newline and tab, DEL and the C1 controls (ESC's 8-bit cousins).
 _CONTROL = re.compile(r"[\x00-\x08\x0b-\x1f\x7f-\x9f]")
@@ -28,6 +29,22 @@ def terminal(text: str) -> str:
 def one_line(text: str) -> str:
     """`text` for one line or table cell of a terminal: every control character as \\xNN."""
     return _CONTROL_IN_LINE.sub(_escape, text)
+
+
+def shell_word(word: str) -> str:
+    """`word` as one word of a shell line printed for a user to read or run: quoted as a
+    shell would need it, and a word with a control character or line break in ANSI-C
+    quotes ($'...\\x0a...'), so that nothing in it ends the line or reaches the terminal."""
+    if not any(not char.isprintable() for char in word):
+        return shlex.quote(word)
+    escaped = "".join(
+        f"\\x{ord(char):02x}" if not char.isprintable() and ord(char) < 256 else
+        f"\\u{ord(char):04x}" if not char.isprintable() and ord(char) < 0x10000 else
+        f"\\U{ord(char):08x}" if not char.isprintable() else
+        "\\" + char if char in "\\'" else char
+        for char in word
+    )  # fmt: skip
+    return f"$'{escaped}'"
 
 
 def csv_cell(value: object) -> object:
