@@ -90,3 +90,23 @@ def test_the_pretty_table_after_the_csv_one_is_already_imported(cli, db, clean_e
     assert f"{pretty}: already imported (the same rows as run 1)" in again.stderr
     assert run_count(db) == 1
     assert cli("import", pretty, "--force", "--db", db).exit_code == 0 and run_count(db) == 2
+
+
+def test_a_kept_run_imported_twice_is_stored_once(cli, fake_core, db, tmp_path):
+    """A run `commscope run` kept as files (records.unsaved) says "already imported" the
+    second time, as every other file does, unless --force."""
+    from commscope.records import unsaved
+
+    assert cli("run", "latency", "--label", "kept", "--db", db).exit_code == 0
+    with Store(db) as store:
+        run = store.run(1)
+        run.raw = store.raw_outputs(1)
+    jsonl = unsaved.keep(run, {"argv": ["commscope", "run", "latency"]}, tmp_path / "unsaved")
+    other = tmp_path / "other.db"
+    first = cli("import", jsonl, "--db", other)
+    assert first.exit_code == 0 and "stored 1 run(s): 1" in first.stderr, first.output
+    again = cli("import", jsonl, "--db", other)
+    assert again.exit_code == 0, again.output
+    assert f"{jsonl}: already imported (same content as run 1)" in again.stderr
+    assert run_count(other) == 1
+    assert "stored 1 run(s): 2" in cli("import", jsonl, "--force", "--db", other).stderr

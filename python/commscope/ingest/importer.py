@@ -236,10 +236,17 @@ def _read_unsaved(path: Path, data: bytes) -> list[RunRows] | str:
             "results that `commscope run` kept unsaved are imported this way"
         )
     try:
-        return [rows_of(unsaved.load(path, data))]
+        run = unsaved.load(path, data)
     except unsaved.UnsavedError as exc:
         line, message = exc.args
         return f"{path}:{line}: {message}"
+    # its stream and sidecar are its source, as any other file's bytes are: imported again,
+    # it is skipped (a run of another program keeps an empty stream: the sidecar tells them apart)
+    try:
+        kept = data + unsaved.sidecar_of(path).read_bytes()
+    except OSError as exc:
+        return f"{unsaved.sidecar_of(path)}: cannot read: {exc.strerror or exc}"
+    return [rows_of(run, make_source(redact_json_text(kept, secret_names(run.environment))))]
 
 
 def _read_batch(
@@ -290,9 +297,6 @@ def _new_sources(
     """The files whose bytes are not stored yet; the others go to result.skipped."""
     new = []
     for name, rows in readable:
-        if rows[0].source is None:  # a kept stream of `commscope run`, not a file of results
-            new.append((name, rows))
-            continue
         sha256 = rows[0].source.sha256
         earlier = seen.earlier(sha256)
         if earlier is None:

@@ -78,5 +78,11 @@ def not_utf8(text: str) -> str | None:
     try:
         text.encode("utf-8")
     except UnicodeEncodeError:
-        return text.encode("utf-8", "surrogateescape").decode("utf-8", "backslashreplace")
+        # a byte carried as U+DC80..U+DCFF as \\xNN; any other lone surrogate (a JSON file's
+        # \\ud800, stored by an older commscope) as \\uNNNN
+        return "".join(
+            f"\\x{ord(char) - 0xDC00:02x}" if 0xDC80 <= ord(char) <= 0xDCFF else
+            f"\\u{ord(char):04x}" if 0xD800 <= ord(char) <= 0xDFFF else char
+            for char in text
+        )  # fmt: skip
     return None

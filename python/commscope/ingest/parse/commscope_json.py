@@ -21,6 +21,7 @@ from typing import Any
 
 from commscope.ingest.parse.errors import ParseError
 from commscope.ingest.parse.model import ParsedRun, Point
+from commscope.ingest.parse.text import lone_surrogate
 from commscope.records import benchmarks
 from commscope.records.core_record import CoreOutput, RecordOrder, fill_run, outcome
 from commscope.records.metrics import unit_of
@@ -96,6 +97,13 @@ def read_commscope_json(text: str, source: str) -> list[ParsedRun]:
     if not isinstance(document, dict) or document.get("schema") != SCHEMA_NAME:
         raise ParseError(source, 1, f'JSON document is not a commscope result (no top-level "schema": "{SCHEMA_NAME}")')
     lines = _LineFinder(text)
+    half = lone_surrogate(text, document)
+    if half is not None:
+        path, value = half
+        shown = value.encode("utf-8", "backslashreplace").decode()
+        raise ParseError(
+            source, lines.line_of(path), f"{_json_path(path)}: {shown!r} holds half a character (a lone \\u escape)"
+        )
     _validate(document, lines, source)
     return _runs(document, lines, source)
 

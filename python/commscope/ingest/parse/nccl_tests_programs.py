@@ -209,6 +209,28 @@ def _ratio(rows: list[Row]) -> float | None:
     return busbw / algbw
 
 
+def _check_given(given: str, named: str | None, found: Inference, source: str, line: int) -> None:
+    """--benchmark names the program of a table the output does not name for sure; refused
+    where the file says otherwise: a table that cannot be `given`'s (an alltoall table is no
+    all_reduce), or one a command line above names another program of, that it fits."""
+    stored_name = benchmarks.from_nccl_tests
+    fits = {stored_name(program) for program in found.candidates}
+    if found.candidates and stored_name(given) not in fits:
+        raise ParseError(
+            source,
+            line,
+            f"--benchmark says {given}, but this table is not {given}'s ({'; '.join(found.facts)}): "
+            "--benchmark names the program of outputs that do not name theirs",
+        )
+    if named is not None and stored_name(named) != stored_name(given) and stored_name(named) in fits:
+        raise ParseError(
+            source,
+            line,
+            f"the command line above names {named}, whose table this is as much as {given}'s; "
+            f"--benchmark says {given}: import this output without --benchmark",
+        )
+
+
 def choose_program(
     named: str | None,
     named_by: str | None,
@@ -231,6 +253,7 @@ def choose_program(
                 raise ParseError(source, line, f"the output says it is {named}, --benchmark says {given}")
             return named or given, None
         above = f"the command line above names {named}" if named else "the output does not name it"
+        _check_given(given, named, inference(), source, line)
         return given, f"{given}, named by --benchmark ({above})"
     if named is not None:
         if named_by == "command" and stored_name(named) in _KNOWN_NAMES:

@@ -26,6 +26,33 @@ def decode(data: bytes) -> str:
     return data.decode("utf-8-sig", errors="replace")
 
 
+#: A JSON escape of half a UTF-16 pair (\\ud800): json.loads makes a lone surrogate of one
+#: that no low half follows, text no UTF-8 file, terminal or SQLite can hold.
+_SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F][0-9a-fA-F]{2}")
+_SURROGATE = re.compile("[\ud800-\udfff]")
+
+
+def lone_surrogate(text: str, document: object) -> tuple[tuple, str] | None:
+    """Where a JSON `document` (loaded from `text`) holds a lone surrogate, key or value:
+    its path and the text; None when it holds none. Refused as the file's fault: stored,
+    it could be neither written to SQLite (cpu_model: the database's error) nor exported."""
+    if not _SURROGATE_ESCAPE.search(text):
+        return None
+    todo: list[tuple[tuple, object]] = [((), document)]
+    while todo:
+        path, value = todo.pop()
+        if isinstance(value, str) and _SURROGATE.search(value):
+            return path, value
+        if isinstance(value, dict):
+            for key, item in value.items():
+                if _SURROGATE.search(key):
+                    return path, key
+                todo.append(((*path, key), item))
+        elif isinstance(value, list):
+            todo.extend(((*path, index), item) for index, item in enumerate(value))
+    return None
+
+
 def split_lines(text: str) -> list[str]:
     """Lines of ``text`` with any newline convention; index 0 is line 1."""
     return text.replace("\r\n", "\n").replace("\r", "\n").split("\n")
