@@ -11,6 +11,7 @@ from __future__ import annotations
 import shutil
 import sqlite3
 import subprocess
+import time
 from pathlib import Path
 
 import pytest
@@ -61,3 +62,33 @@ def test_a_database_on_an_sshfs_mount_keeps_a_rollback_journal(cli, fake_core, m
     assert [row[0] for row in plain.execute("SELECT label FROM runs ORDER BY id")] == ["first", "second"]
     plain.close()
     assert sorted(path.name for path in mounted.iterdir()) == ["results.db"]  # no -wal, no -shm
+
+
+@pytest.mark.slow
+def test_a_wal_database_another_host_holds_open_is_refused_not_switched(cli, fake_core, mounted, clean_env):
+    """The file server's host (the export folder, its local disk) holds the database open in
+    WAL mode; this host sees it through sshfs, whose locks the other host never sees, so
+    the switch to the rollback journal looked free and went ahead. It must be refused, and
+    the other program's writes go on."""
+    export = mounted.parent / "export"
+    assert cli("run", "latency", "--label", "there", "--db", export / "results.db").exit_code == 0
+    other = sqlite3.connect(export / "results.db", isolation_level=None)
+    assert other.execute("PRAGMA journal_mode").fetchone()[0] == "wal"
+    other.execute("UPDATE runs SET label = 'held' WHERE id = 1")  # open, its -wal and -shm beside it
+    assert (export / "results.db-wal").exists()
+    for argv in (("run", "latency", "--label", "here"), ("show", "1")):
+        result = cli(*argv, "--db", mounted / "results.db")
+        assert result.exit_code == 4, result.output
+        assert "is on a network file system (fuse.sshfs)" in result.stderr, result.stderr
+        assert "held open in WAL mode" in result.stderr
+    other.execute("UPDATE runs SET label = 'still held' WHERE id = 1")
+    assert other.execute("PRAGMA integrity_check").fetchall() == [("ok",)]
+    assert [row[0] for row in other.execute("SELECT label FROM runs")] == ["still held"]
+    other.close()
+    assert sorted(path.name for path in export.iterdir()) == ["results.db"]  # closed: the next open may switch it
+    for _ in range(120):  # sshfs keeps what it saw of a folder for a while (dcache_timeout, 20 s)
+        if not (mounted / "results.db-wal").exists() and not (mounted / "results.db-shm").exists():
+            break
+        time.sleep(0.5)
+    result = cli("run", "latency", "--label", "here", "--db", mounted / "results.db")
+    assert result.exit_code == 0, result.output

@@ -41,6 +41,7 @@ def busy_timeout_s() -> float:
 def connect(path: Path) -> sqlite3.Connection:
     """A connection in autocommit mode (transactions are explicit), foreign keys on. It has
     not changed the file yet: set_journal_mode() does, once the caller knows the file is ours."""
+    refuse_wal_held_elsewhere(path)
     conn = sqlite3.connect(path, isolation_level=None)
     conn.row_factory = sqlite3.Row
     conn.execute(f"PRAGMA busy_timeout = {int(busy_timeout_s() * 1000)}")
@@ -96,6 +97,33 @@ def network_file_system(path: Path) -> str | None:
     if kind in NETWORK_FILE_SYSTEMS or (kind.startswith("fuse.") and kind.removeprefix("fuse.") in NETWORK_FUSE):
         return kind
     return None
+
+
+#: Bytes 18 and 19 of an SQLite file: its write and read versions, 2 in WAL mode.
+_WAL_VERSIONS = b"\x02\x02"
+
+
+def refuse_wal_held_elsewhere(path: Path) -> None:
+    """A database on a network file system that a process holds open in WAL mode (its -wal or
+    -shm beside it) is refused before this process touches it: a process on another host
+    takes its locks where this host never sees them, so the switch to the rollback journal
+    would look free, go ahead, and leave that process a database it calls malformed."""
+    shared = network_file_system(path) if path.exists() else None
+    if shared is None:
+        return
+    try:
+        with open(path, "rb") as handle:
+            in_wal = handle.read(20)[18:20] == _WAL_VERSIONS
+    except OSError:
+        return  # the opening says what is wrong with it
+    beside = [name for name in (f"{path.name}-wal", f"{path.name}-shm") if path.with_name(name).exists()]
+    if in_wal and beside:
+        raise StoreError(
+            f"{path} is on a network file system ({shared}), where SQLite's WAL mode does not work across "
+            f"hosts, and it is held open in WAL mode ({' and '.join(beside)} beside it): another process, maybe "
+            "on another host, has it open, or one that had it ended without closing it. Close it there, or open "
+            "it once on the host that wrote it (or copy the database to a local disk), and try again"
+        )
 
 
 def set_journal_mode(conn: sqlite3.Connection, path: Path) -> None:
