@@ -10,8 +10,7 @@ is written out, the output's (output.comparison).
 
 from __future__ import annotations
 
-import weakref
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from commscope.analysis.repeats import median_series, repeat_groups
@@ -24,34 +23,6 @@ from commscope.records.run import AXES, Axes, Point, PointKey, Run
 #: benchmarks); the window only for runs that vary it at one size (mbw_mr -V), else
 #: None; the sweep axes that vary among the runs looked at together, the others unset.
 Key = PointKey
-
-
-# -- what a run's points say, worked out once per run ---------------------------------
-
-#: Per run (by identity, while it lives): the points list its answers were worked out
-#: from, that list's length, and the answers by question.
-_ANSWERS: dict[int, tuple[weakref.ref, list, int, dict]] = {}
-
-
-def _once(question: str, run: Run, detail: object, answer: Callable[[], object]):
-    """A run's answer to `question` (its metrics, its axis values, its points by key),
-    worked out when first asked and kept with the run while its points are the same list
-    of the same length: every analysis asks these of each run it is given (a report's
-    comparison, figure, fits, headline and history each do), and they are a pure function
-    of the points. A run whose points list is replaced or grows is answered afresh."""
-    kept = _ANSWERS.get(id(run))
-    if kept is None or kept[0]() is not run or kept[1] is not run.points or kept[2] != len(run.points):
-        key = id(run)
-        kept = _ANSWERS[key] = (
-            weakref.ref(run, lambda _, key=key: _ANSWERS.pop(key, None)),
-            run.points,
-            len(run.points),
-            {},
-        )
-    answers = kept[3]
-    if (question, detail) not in answers:
-        answers[question, detail] = answer()
-    return answers[question, detail]
 
 
 # -- metrics and series -----------------------------------------------------------
@@ -69,7 +40,7 @@ DERIVED = {
 
 def numeric_metrics(run: Run) -> list[str]:
     """Metrics with a number at some size of the run, in order of appearance (derived last)."""
-    return list(_once("metrics", run, None, lambda: _numeric_metrics(run)))
+    return list(run.derived("metrics", None, lambda: _numeric_metrics(run)))
 
 
 def _numeric_metrics(run: Run) -> list[str]:
@@ -136,7 +107,7 @@ def _axis_values(run: Run) -> tuple[frozenset, ...]:
     def answer():
         return tuple(frozenset(getattr(point.axes, name) for point in run.points) - {None} for name in AXES)
 
-    return _once("axis values", run, None, answer)
+    return run.derived("axis values", None, answer)
 
 
 def points_by_key(run: Run, axes: tuple[str, ...] | None = None) -> dict[Key, Point]:
@@ -144,7 +115,7 @@ def points_by_key(run: Run, axes: tuple[str, ...] | None = None) -> dict[Key, Po
     within the run); the window counts only where one size of one axis combination has
     several, so runs with different -W line up."""
     axes = varying_axes([run]) if axes is None else axes
-    return dict(_once("points by key", run, axes, lambda: _points_by_key(run, axes)))
+    return dict(run.derived("points by key", axes, lambda: _points_by_key(run, axes)))
 
 
 def _points_by_key(run: Run, axes: tuple[str, ...]) -> dict[Key, Point]:

@@ -7,8 +7,9 @@ one shape.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field, fields
-from typing import Any, NamedTuple
+from typing import Any, NamedTuple, TypeVar
 
 from commscope.records.metrics import CORE_METRICS, STATS
 
@@ -182,6 +183,9 @@ class Point:
         )
 
 
+_T = TypeVar("_T")
+
+
 @dataclass
 class Run:
     """One curve of one benchmark over message sizes, with everything known about where it came from."""
@@ -226,6 +230,20 @@ class Run:
     invocation_id: int | None = field(default=None, metadata={"stored": False})
     commscope_version: str | None = field(default=None, metadata={"stored": False})
     commscope_git_commit: str | None = field(default=None, metadata={"stored": False})
+
+    def derived(self, question: str, detail: object, compute: Callable[[], _T]) -> _T:
+        """What the analysis works out from the points (their metrics, axis values, points by
+        key: analysis.compare), computed when first asked and kept with the run while its
+        points are the same list of the same length; a run whose points list is replaced or
+        grows is answered afresh. Every analysis asks these of each run it is given, some
+        eight times in a report, and they are a pure function of the points."""
+        kept = self.__dict__.get("_derived")
+        if kept is None or kept[0] is not self.points or kept[1] != len(self.points):
+            kept = self.__dict__["_derived"] = (self.points, len(self.points), {})
+        answers = kept[2]
+        if (question, detail) not in answers:
+            answers[question, detail] = compute()
+        return answers[question, detail]
 
 
 #: The Run fields that are columns of the `runs` table, in order.
