@@ -95,7 +95,9 @@ def test_round_trip_keeps_every_field(tmp_path):
         loaded = store.run(run_id)
         raw = store.raw_outputs(run_id)
     for column in RUN_COLUMNS:
-        assert getattr(loaded, column) == getattr(original, column), column
+        if column not in ("kind", "sweep_mode"):  # worked out when stored (records.run_kinds)
+            assert getattr(loaded, column) == getattr(original, column), column
+    assert (original.kind, loaded.kind, loaded.sweep_mode) == (None, "curve", None)
     assert loaded.points == original.points
     assert loaded.system == "cluster-a" and loaded.id == run_id
     assert loaded.commscope_version == "0.1.0"

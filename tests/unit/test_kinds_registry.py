@@ -1,8 +1,9 @@
 """The run-kind registry itself: over runs of every kind as commscope stores them (the
 core's golden records imported, HPL, hpcc and fio outputs, a link sweep and a locate sweep
-measured by the real sweep code, a congestion run), exactly one kind recognises each run,
-whatever the order the kinds are asked in; a record of no known kind, or one two kinds
-claim, is refused by name; and a kind must answer every operation of the protocol."""
+measured by the real sweep code, a congestion run), each run is stored with its kind and
+read back as exactly one kind, whatever the order the kinds are asked in; a record of no
+known kind, or one two kinds of one name would claim, is refused by name; a kind answers
+what every kind answers, and history and model only where it has them."""
 
 from __future__ import annotations
 
@@ -14,8 +15,9 @@ import pytest
 
 from commscope.errors import UsageError
 from commscope.kinds import KINDS, kind_of
-from commscope.kinds.base import RunKind
+from commscope.kinds.base import Followed, Modelled, RunKind
 from commscope.kinds.curve import CURVE, Curve
+from commscope.records import run_kinds
 from commscope.records.benchmarks import CONGESTION_BENCHMARK, PAIRS_BENCHMARK
 from commscope.records.invocation import invocation
 from commscope.records.run import Axes, Point, Run
@@ -58,12 +60,19 @@ def stored(cli, clean_env, monkeypatch, tmp_path) -> tuple[list[Run], range]:
 
 
 @pytest.mark.slow
-def test_every_run_is_recognised_by_exactly_one_kind(stored):
+def test_every_run_is_stored_with_its_kind_and_read_back_as_it(stored):
     stored_runs, golden_ids = stored
-    claims = {run.id: [kind.name for kind in KINDS if kind.recognises(run)] for run in stored_runs}
-    assert all(len(names) == 1 for names in claims.values()), claims
-    found = {names[0] for names in claims.values()}
-    assert found == {kind.name for kind in KINDS}  # the runs hold every kind
+    kinds = {run.id: run.kind for run in stored_runs}  # the column, as read
+    names = {
+        run_kinds.CURVE,
+        run_kinds.LINK_SWEEP,
+        run_kinds.LOCATE_SWEEP,
+        run_kinds.HPL,
+        run_kinds.FIO,
+        run_kinds.CONGESTION,
+    }
+    assert set(kinds.values()) == {kind.name for kind in KINDS} == names, kinds
+    assert all(kind_of(run).name == run.kind for run in stored_runs)
     golden = [run for run in stored_runs if run.id in golden_ids]
     assert len(golden) >= len(list(CORE_GOLDEN.glob("*.json")))
     assert {run.benchmark for run in golden if kind_of(run) is not CURVE} == {
@@ -82,27 +91,25 @@ def test_a_record_of_no_known_kind_is_refused_by_name():
         kind_of(Run(benchmark="", id=7))
 
 
-def test_a_run_two_kinds_claim_is_refused_by_name():
+def test_a_run_two_kinds_of_one_name_would_claim_is_refused_by_name():
     class Greedy(Curve):
-        name = "greedy"
+        pass
 
-        def recognises(self, run: Run) -> bool:
-            return True
-
-    with pytest.raises(UsageError, match=r"run 3 \(latency\) is claimed by several kinds \(greedy, curve\)"):
+    with pytest.raises(UsageError, match=r"run 3 \(latency\) is claimed by several kinds \(curve, curve\)"):
         kind_of(Run(benchmark="latency", id=3), (Greedy(), *KINDS))
 
 
-def test_a_kind_must_answer_every_operation():
-    class Partial(RunKind):
+def test_a_kind_answers_what_every_kind_answers_and_only_has_what_it_has():
+    class Partial:
         name = title = plural = "partial"
         compare_options = ()
 
-        def recognises(self, run: Run) -> bool:
-            return False
+        def repeats(self, runs):
+            return [list(runs)]
 
-    with pytest.raises(TypeError, match="abstract"):
-        Partial()
+    assert all(isinstance(kind, RunKind) for kind in KINDS) and not isinstance(Partial(), RunKind)
+    assert {kind.name for kind in KINDS if isinstance(kind, Modelled)} == {CURVE.name}
+    assert {kind.name for kind in KINDS if not isinstance(kind, Followed)} == {"link-sweep", "locate-sweep"}
 
 
 # -- history and model, dispatched by kind ----------------------------------------------

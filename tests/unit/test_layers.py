@@ -263,6 +263,8 @@ OTHER_MEANINGS = {
     ("ingest/parse/model.py", "SOURCE_FORMATS", "hpl"),  # HPL.out, a file format
     ("ingest/parse/storage.py", "read_storage_tables", "storage"),  # a table's device when no heading names one
     ("output/views.py", "provenance_items", "storage"),  # the label of a run's storage provenance row
+    ("records/run_kinds.py", "HPL", "hpl"),  # the kinds' names, the same words as their benchmarks'
+    ("records/run_kinds.py", "CONGESTION", "congestion"),
 }
 
 

@@ -13,7 +13,8 @@ from pathlib import Path
 import pytest
 
 from commscope.analysis.sweep import Policy
-from commscope.analysis.sweep_verdicts import SWEEP_KEY, judge_stored
+from commscope.analysis.sweep_verdicts import judge_stored
+from commscope.records.run_kinds import SWEEP_KEY
 from commscope.records.topology import read_topology
 from commscope.store.db import Store
 from commscope.sweep.simulate import Network

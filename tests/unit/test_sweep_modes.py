@@ -11,7 +11,7 @@ from pathlib import Path
 import click
 import pytest
 
-from commscope.analysis.locate_verdict import LOCATE_MODE
+from commscope.records.run_kinds import LOCATE_MODE
 from commscope.sweep.modes import MODES
 from commscope.sweep.modes.base import INT, Option
 from commscope.sweep.modes.link import LinkMode

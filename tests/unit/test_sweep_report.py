@@ -11,8 +11,9 @@ import xml.etree.ElementTree as ET
 import pytest
 
 from commscope.analysis.sweep import DEFAULT_RULES, MetricRule, Policy
-from commscope.analysis.sweep_verdicts import SWEEP_KEY, judge_stored
+from commscope.analysis.sweep_verdicts import judge_stored
 from commscope.output.sweep_view import CELLS_GID, FLAGGED_GID, flag_record
+from commscope.records.run_kinds import SWEEP_KEY
 from commscope.store.db import Store
 from fixtures.analysis.sweep_runs import planted_sweep
 

@@ -9,11 +9,12 @@ import numpy as np
 
 from commscope.analysis.fabric import Fabric, fabric_of_record, fabric_record
 from commscope.analysis.locate import replay
-from commscope.analysis.locate_verdict import LOCATE_MODE, ROUND_LIMIT, LocateVerdict
+from commscope.analysis.locate_verdict import ROUND_LIMIT, LocateVerdict
 from commscope.analysis.sweep import VALUE_KEY, Policy
 from commscope.analysis.sweep_verdicts import record_of, stored_policy, sweep_record
 from commscope.errors import UsageError
 from commscope.records.run import Run
+from commscope.records.run_kinds import LOCATE_MODE
 
 
 def locate_record(
@@ -39,10 +40,6 @@ def locate_record(
 def stored_fabric(entry: dict, labels: Sequence[str]) -> Fabric | None:
     """The topology a locate run recorded, over its hosts by rank (None: it had none)."""
     return fabric_of_record(entry.get("topology"), labels)
-
-
-def is_locate(run: Run) -> bool:
-    return record_of(run).get("mode") == LOCATE_MODE
 
 
 def stored_verdict(run: Run) -> tuple[LocateVerdict, list[str]]:

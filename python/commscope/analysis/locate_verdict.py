@@ -11,8 +11,6 @@ import numpy as np
 from commscope.analysis.evidence import Noise
 from commscope.analysis.sweep import Flag, LocateRules, Population
 
-#: The mode a locate sweep is recorded with (analysis.sweep_verdicts' "sweep" entry).
-LOCATE_MODE = "locate"
 #: Fewer hosts give round 1 too few pairs (two) for the healthy pairs' spread to be known,
 #: and all-pairs measures them in at most 4 rounds anyway.
 MIN_HOSTS = 6

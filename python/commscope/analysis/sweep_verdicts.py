@@ -48,9 +48,8 @@ from commscope.analysis.sweep_fabric import (
 from commscope.errors import UsageError
 from commscope.records.core_paths import Cpu
 from commscope.records.run import Run
+from commscope.records.run_kinds import SWEEP_KEY
 
-#: The key of a sweep's entry in a run's provenance.
-SWEEP_KEY = "sweep"
 Pair = tuple[int, int]
 
 

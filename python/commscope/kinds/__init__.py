@@ -2,11 +2,12 @@
 sweep, HPL/hpcc, fio, congestion) and the commands' dispatch by kind.
 
 Each kind is one module beside this one, a kinds.base.RunKind saying how its runs are
-recognised, grouped as repeats, shown, compared, checked, plotted, reported, followed over
-time and modelled. Exactly one kind recognises a run (`kind_of` says so clearly when none
-or several do), whatever the order of KINDS. Commands ask `kind_of(run)` or split a
-selection with `by_kind(runs)` and never test a benchmark's name themselves. A new kind
-is one module and one line in KINDS.
+grouped as repeats, shown, compared, checked, plotted, reported and published, and, where
+they have it, followed over time (`Followed`) and modelled (`Modelled`). Which kind a run
+is, the run says (records.run_kinds: worked out once, stored as a column); `kind_of` finds
+the kind of that name, and refuses by name a run of no known kind. Commands ask
+`kind_of(run)` or split a selection with `by_kind(runs)` and never test a benchmark's name
+themselves. A new kind is one module, one line in KINDS and its name in records.run_kinds.
 """
 
 from __future__ import annotations
@@ -19,7 +20,9 @@ from commscope.kinds.base import (
     COMPARE_OPTIONS,
     Compared,
     CompareRequest,
+    Followed,
     HistoryRequest,
+    Modelled,
     PlotRequest,
     RetestLoader,
     RunKind,
@@ -31,6 +34,7 @@ from commscope.kinds.hpl import HPL_KIND
 from commscope.kinds.link_sweep import LINK_SWEEP
 from commscope.kinds.locate import LOCATE_SWEEP
 from commscope.records.run import Run
+from commscope.records.run_kinds import kind_of_run
 
 if TYPE_CHECKING:
     from commscope.analysis.check import CheckResult, Policy
@@ -43,9 +47,11 @@ KINDS: tuple[RunKind, ...] = (LOCATE_SWEEP, LINK_SWEEP, HPL_KIND, FIO, CONGESTIO
 
 
 def kind_of(run: Run, kinds: Sequence[RunKind] = KINDS) -> RunKind:
-    """The one kind that recognises `run`. A run no kind (or more than one) recognises is
-    refused by name: a record without a benchmark, or two kinds claiming the same runs."""
-    found = [kind for kind in kinds if kind.recognises(run)]
+    """The kind `run` is: the one its stored kind names (a run not stored yet: the kind its
+    benchmark and sweep mode make it, records.run_kinds). A run of no known kind, or one
+    two kinds of the same name would claim, is refused by name."""
+    name = kind_of_run(run)
+    found = [kind for kind in kinds if kind.name == name]
     if len(found) == 1:
         return found[0]
     what = f"run {run.id} ({run.benchmark or 'no benchmark named'})"
@@ -94,7 +100,7 @@ def check(
         raise UsageError(f"run {', '.join(map(str, sorted(overlap)))} is part of baseline {baseline!r} itself")
     result = CheckResult(baseline, [], [])
     for kind, runs in by_kind(new_runs).items():
-        part = kind.check(baseline, [run for run in base_runs if kind.recognises(run)], runs, policy, metric)
+        part = kind.check(baseline, [run for run in base_runs if kind_of(run) is kind], runs, policy, metric)
         result.curves += part.curves
         result.sweeps += part.sweeps
         result.unmatched += part.unmatched
@@ -119,7 +125,8 @@ def history(runs: Sequence[Run], request: HistoryRequest) -> History:
 
     too_few(runs)
     kinds = by_kind(runs)
-    series = [found for kind, runs_of in kinds.items() for found in kind.history(runs_of, request)]
+    followed = {kind: found for kind, found in kinds.items() if isinstance(kind, Followed)}
+    series = [found for kind, runs_of in followed.items() for found in kind.history(runs_of, request)]
     if not series and request.size is not None:
         raise no_such_size(request.size, runs)
     if not series:
@@ -129,9 +136,16 @@ def history(runs: Sequence[Run], request: HistoryRequest) -> History:
 
 
 def model(runs: Sequence[Run], each: bool) -> list[tuple[list[Run], Fit]]:
-    """The Hockney fits of `runs`, each kind's runs by their kind (a kind without a model
-    refuses by name)."""
-    return [fitted for kind, found in by_kind(runs).items() for fitted in kind.model(found, each)]
+    """The Hockney fits of `runs`, each kind's runs by their kind; runs of a kind that is
+    not modelled are refused by name."""
+    kinds = by_kind(runs)
+    for kind, found in kinds.items():
+        if not isinstance(kind, Modelled):
+            raise UsageError(
+                f"model fits time over message size, which {kind.plural} do not measure "
+                f"(run {', '.join(str(run.id) for run in found)}): select latency or bandwidth runs"
+            )
+    return [fitted for kind, found in kinds.items() for fitted in kind.model(found, each)]
 
 
 def monitoring(runs: Sequence[Run], retest_of: RetestLoader) -> list[Sample]:

@@ -1,15 +1,18 @@
-"""What every run kind answers, as an abstract base class: how its runs are recognised,
-grouped as repeats, shown, compared, checked, plotted, reported, followed over time
-(`history`) and modelled. No behaviour lives here: the curve's is in kinds/curve.py, and
-a kind that does something as a curve does says so by subclassing `Curve`."""
+"""What a run kind answers, as small protocols: every kind (`RunKind`) groups its runs as
+repeats and shows, compares, checks, plots, reports and publishes them; a kind whose runs
+have a value over time is also `Followed` (`history`), and one whose runs are times over
+message size `Modelled` (`model`). A kind has only what it answers: the dispatch
+(kinds/__init__.py) asks `isinstance(kind, Followed)` and refuses the others by name. Which
+kind a run is comes from the run itself (records.run_kinds, a column of the store); no
+behaviour lives here: a kind that does something as a curve does says so by naming the
+curve's method (kinds/curve.py), not by inheriting what it does not have."""
 
 from __future__ import annotations
 
-from abc import ABC, abstractmethod
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, ClassVar
+from typing import TYPE_CHECKING, ClassVar, Protocol, runtime_checkable
 
 from commscope import ui
 from commscope.analysis.check import CheckResult, Floor, Policy
@@ -96,8 +99,9 @@ class ReportContext:
 RetestLoader = Callable[[Run], "Run | None"]
 
 
-class RunKind(ABC):
-    """A kind of run. `kinds.KINDS` holds one instance of each; exactly one recognises a run."""
+@runtime_checkable
+class RunKind(Protocol):
+    """A kind of run. `kinds.KINDS` holds one of each, named as records.run_kinds names it."""
 
     name: ClassVar[str]
     title: ClassVar[str]
@@ -106,52 +110,46 @@ class RunKind(ABC):
     #: The CompareRequest options that apply to this kind's runs (COMPARE_OPTIONS).
     compare_options: ClassVar[tuple[str, ...]]
 
-    @abstractmethod
-    def recognises(self, run: Run) -> bool:
-        """Whether `run` is of this kind; no other kind may say so too (kinds.kind_of)."""
-
-    @abstractmethod
     def repeats(self, runs: Sequence[Run]) -> list[list[Run]]:
         """The runs grouped as repeats, in order of first appearance."""
 
-    @abstractmethod
     def table_text(self, run: Run, outputs: Mapping[str, bytes]) -> str:
         """The table `show` prints below a run's provenance; `outputs` are the raw files stored with it."""
 
-    @abstractmethod
     def compare(self, runs: Sequence[Run], request: CompareRequest) -> Compared:
         """The runs side by side (the options not in compare_options are refused before)."""
 
-    @abstractmethod
     def check(
         self, baseline: str, base_runs: Sequence[Run], new_runs: Sequence[Run], policy: Policy, metric: str | None
     ) -> CheckResult:
         """The check of this kind's new runs against the baseline's runs of this kind."""
 
-    @abstractmethod
     def plot(self, runs: Sequence[Run], request: PlotRequest, retest_of: RetestLoader) -> dict[Path, bytes]:
         """The figures of `runs`, by the path each goes to."""
 
-    @abstractmethod
     def report(self, runs: Sequence[Run], context: ReportContext) -> ReportPart:
         """This kind's part of the report: its runs analysed once (comparisons, fits,
         verdicts, timelines) and handed to output/report, which renders them."""
 
-    @abstractmethod
-    def history(self, runs: Sequence[Run], request: HistoryRequest) -> list[Series]:
-        """The series `history` follows over these runs (none: the kind is not followed)."""
-
-    @abstractmethod
-    def model(self, runs: Sequence[Run], each: bool) -> list[tuple[list[Run], Fit]]:
-        """The Hockney fits of the runs: of each run, or of each group of repeats."""
-
-    @abstractmethod
     def monitoring(self, run: Run, retest: Run | None) -> list[Sample]:
         """What monitoring keeps of one run (analysis.monitoring), as Prometheus gauges;
         `retest` is a sweep's serial retest run, if stored."""
 
-    def __repr__(self) -> str:
-        return f"<run kind {self.name}>"
+
+@runtime_checkable
+class Followed(Protocol):
+    """A kind whose runs have a value to follow over time (`commscope history`)."""
+
+    def history(self, runs: Sequence[Run], request: HistoryRequest) -> list[Series]:
+        """The series `history` follows over these runs."""
+
+
+@runtime_checkable
+class Modelled(Protocol):
+    """A kind whose runs are times over message size, which `commscope model` fits."""
+
+    def model(self, runs: Sequence[Run], each: bool) -> list[tuple[list[Run], Fit]]:
+        """The Hockney fits of the runs: of each run, or of each group of repeats."""
 
 
 def tables_compared(tables: Sequence[TitledTable]) -> Compared:

@@ -14,7 +14,7 @@ from commscope.errors import UsageError
 from commscope.kinds.base import CompareRequest, PlotRequest, ReportContext, RetestLoader
 from commscope.kinds.curve import Curve
 from commscope.kinds.system import TabulatedKind
-from commscope.records.benchmarks import CONGESTION_BENCHMARK
+from commscope.records import run_kinds
 from commscope.records.run import Run
 
 if TYPE_CHECKING:
@@ -27,12 +27,9 @@ DEFAULT_CHECK_METRIC = "impact_avg"
 
 
 class Congestion(TabulatedKind):
-    name = "congestion"
+    name = run_kinds.CONGESTION
     title = "congestion (canary tests beside congestors)"
     plural = "congestion runs"
-
-    def recognises(self, run: Run) -> bool:
-        return run.benchmark == CONGESTION_BENCHMARK
 
     def table_text(self, run: Run, outputs: Mapping[str, bytes]) -> str:
         return Curve.table_text(self, run, outputs)  # the core's own table

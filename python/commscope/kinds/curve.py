@@ -1,7 +1,8 @@
 """The curve: an OSU-style benchmark measured over message sizes (and the other axes the
-core sweeps), OMB's own kind and every benchmark that no other kind names. Its behaviour
-is written here once; the kinds that repeat, show, compare or check as a curve does
-subclass it and override the rest."""
+core sweeps), OMB's own kind and every benchmark that no other kind names
+(records.run_kinds). Its behaviour is written here once; a kind that repeats, shows,
+compares or checks as a curve does names the curve's method for it (`repeats =
+Curve.repeats`), so it has exactly what it says it has."""
 
 from __future__ import annotations
 
@@ -18,16 +19,10 @@ from commscope.kinds.base import (
     PlotRequest,
     ReportContext,
     RetestLoader,
-    RunKind,
     against_reference,
 )
-from commscope.records.benchmarks import (
-    COMPUTE_BENCHMARKS,
-    CONGESTION_BENCHMARK,
-    PAIRS_BENCHMARK,
-    STORAGE_BENCHMARK,
-)
 from commscope.records.run import Run
+from commscope.records.run_kinds import CURVE as CURVE_KIND
 from commscope.records.textsafe import terminal
 
 if TYPE_CHECKING:
@@ -36,18 +31,12 @@ if TYPE_CHECKING:
     from commscope.analysis.monitoring import Sample
     from commscope.output.report.content import ReportPart
 
-#: The benchmarks the other kinds name (records.benchmarks): every other one is a curve.
-NOT_CURVES = frozenset({PAIRS_BENCHMARK, STORAGE_BENCHMARK, CONGESTION_BENCHMARK, *COMPUTE_BENCHMARKS})
 
-
-class Curve(RunKind):
-    name = "curve"
+class Curve:
+    name = CURVE_KIND
     title = "network benchmarks over message size"
     plural = "network benchmark runs"
     compare_options = ("metric", "ratio", "pdiff", "reference")
-
-    def recognises(self, run: Run) -> bool:
-        return bool(run.benchmark) and run.benchmark not in NOT_CURVES
 
     def repeats(self, runs: Sequence[Run]) -> list[list[Run]]:
         from commscope.analysis.repeats import repeat_groups

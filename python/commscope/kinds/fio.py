@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING
 
 from commscope.kinds.base import CompareRequest, ReportContext
 from commscope.kinds.system import TabulatedKind
-from commscope.records.benchmarks import STORAGE_BENCHMARK
+from commscope.records import run_kinds
 from commscope.records.metrics import STORAGE_WORKLOADS
 from commscope.records.run import Run
 
@@ -18,12 +18,9 @@ if TYPE_CHECKING:
 
 
 class Fio(TabulatedKind):
-    name = "fio"
+    name = run_kinds.FIO
     title = "storage (fio)"
     plural = "storage runs"
-
-    def recognises(self, run: Run) -> bool:
-        return run.benchmark == STORAGE_BENCHMARK
 
     def tables(self, runs: Sequence[Run], request: CompareRequest) -> list[TitledTable]:
         from commscope.analysis.fio import storage_tables

@@ -8,7 +8,8 @@ from typing import TYPE_CHECKING
 
 from commscope.kinds.base import Compared, CompareRequest, ReportContext
 from commscope.kinds.system import TabulatedKind
-from commscope.records.benchmarks import COMPUTE_BENCHMARKS, HPL_BENCHMARK, primary_metric
+from commscope.records import run_kinds
+from commscope.records.benchmarks import HPL_BENCHMARK, primary_metric
 from commscope.records.metrics import unit_of
 from commscope.records.run import Run
 
@@ -18,13 +19,10 @@ if TYPE_CHECKING:
 
 
 class Hpl(TabulatedKind):
-    name = "hpl"
+    name = run_kinds.HPL
     title = "HPL and hpcc"
     plural = "HPL and hpcc runs"
     compare_options = ("peak_per_core",)
-
-    def recognises(self, run: Run) -> bool:
-        return run.benchmark in COMPUTE_BENCHMARKS
 
     def tables(self, runs: Sequence[Run], request: CompareRequest) -> list[TitledTable]:
         from commscope.analysis.hpl import hpcc_table, hpl_table

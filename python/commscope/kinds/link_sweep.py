@@ -10,29 +10,29 @@ from typing import TYPE_CHECKING
 
 from commscope.analysis.check import CheckResult, Policy
 from commscope.errors import UsageError
-from commscope.kinds.base import HistoryRequest, PlotRequest, ReportContext, RetestLoader
+from commscope.kinds.base import PlotRequest, ReportContext, RetestLoader
 from commscope.kinds.curve import Curve
-from commscope.records.benchmarks import PAIRS_BENCHMARK
+from commscope.records import run_kinds
 from commscope.records.run import Run
+from commscope.records.run_kinds import kind_of_run
 
 if TYPE_CHECKING:
-    from commscope.analysis.history import Series
-    from commscope.analysis.model import Fit
     from commscope.analysis.monitoring import Sample
     from commscope.output.report.content import ReportPart
 
 
-class LinkSweep(Curve):
-    """Repeated, shown and compared as a curve; checked, plotted and reported as a sweep."""
+class LinkSweep:
+    """Repeated, shown and compared as a curve; checked, plotted and reported as a sweep. Not
+    followed over time (its value is a matrix of pairs, which `check` compares pair by pair)
+    and not modelled (it measures no time over message size)."""
 
-    name = "link-sweep"
+    name = run_kinds.LINK_SWEEP
     title = "link sweeps (pairs of hosts)"
     plural = "sweep runs"
-
-    def recognises(self, run: Run) -> bool:
-        from commscope.analysis.locate_stored import is_locate
-
-        return run.benchmark == PAIRS_BENCHMARK and not is_locate(run)
+    compare_options = Curve.compare_options
+    repeats = Curve.repeats
+    table_text = Curve.table_text
+    compare = Curve.compare
 
     def check(
         self, baseline: str, base_runs: Sequence[Run], new_runs: Sequence[Run], policy: Policy, metric: str | None
@@ -42,7 +42,7 @@ class LinkSweep(Curve):
         from commscope.analysis.check import CheckResult
         from commscope.analysis.sweep_check import check_sweep, sweeps_of
 
-        base_sweeps = sweeps_of([run for run in base_runs if self.recognises(run)])
+        base_sweeps = sweeps_of([run for run in base_runs if kind_of_run(run) == self.name])
         result = CheckResult(baseline, [], [])
         for run in sweeps_of(new_runs):
             if base_sweeps:
@@ -50,17 +50,6 @@ class LinkSweep(Curve):
             else:
                 result.unmatched.append(run)
         return result
-
-    def history(self, runs: Sequence[Run], request: HistoryRequest) -> list[Series]:
-        """None: a sweep's value is a matrix of pairs, not a number to follow; `check`
-        compares sweeps pair by pair."""
-        return []
-
-    def model(self, runs: Sequence[Run], each: bool) -> list[tuple[list[Run], Fit]]:
-        raise UsageError(
-            f"model fits time over message size, which {self.plural} do not measure "
-            f"(run {', '.join(str(run.id) for run in runs)}): select latency or bandwidth runs"
-        )
 
     def monitoring(self, run: Run, retest: Run | None) -> list[Sample]:
         """The run's own samples and, per host and metric, whether the sweep named it a bad node."""
@@ -139,7 +128,7 @@ def verdict_text(run: Run, retest: Run | None) -> str:
     from commscope.analysis.sweep_verdicts import judge_stored, retest_of
     from commscope.output.sweep_view import verdict_lines
 
-    if not LINK_SWEEP.recognises(run) or retest_of(run) is not None:
+    if kind_of_run(run) != LINK_SWEEP.name or retest_of(run) is not None:
         return ""
     judgement = judge_stored(run, retest)
     lines = [f"note: {note}" for note in judgement.notes]

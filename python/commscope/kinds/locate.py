@@ -13,8 +13,8 @@ from commscope.analysis.check import CheckResult, Policy
 from commscope.errors import UsageError
 from commscope.kinds.base import PlotRequest, ReportContext, RetestLoader
 from commscope.kinds.link_sweep import LinkSweep
-from commscope.records.benchmarks import PAIRS_BENCHMARK
 from commscope.records.run import Run
+from commscope.records.run_kinds import LOCATE_SWEEP
 
 if TYPE_CHECKING:
     from commscope.analysis.locate_verdict import LocateVerdict
@@ -29,14 +29,9 @@ SUMMARY_HOSTS = 512
 
 
 class LocateSweep(LinkSweep):
-    name = "locate-sweep"
+    name = LOCATE_SWEEP
     title = "locate sweeps (bad nodes in a few rounds)"
     plural = "locate runs"
-
-    def recognises(self, run: Run) -> bool:
-        from commscope.analysis.locate_stored import is_locate
-
-        return run.benchmark == PAIRS_BENCHMARK and is_locate(run)
 
     def table_text(self, run: Run, outputs: Mapping[str, bytes]) -> str:
         from commscope.analysis.locate_stored import stored_verdict

@@ -4,30 +4,34 @@ Repeats, checks, plots and history are a curve's (over their own size axis)."""
 
 from __future__ import annotations
 
-from abc import abstractmethod
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING
 
 import click
 
-from commscope.errors import UsageError
 from commscope.kinds.base import Compared, CompareRequest
 from commscope.kinds.curve import Curve
 from commscope.records.run import Run
 
 if TYPE_CHECKING:
-    from commscope.analysis.model import Fit
     from commscope.analysis.titled_tables import TitledTable
 
 
-class TabulatedKind(Curve):
-    """A kind whose runs are the standard-benchmarks tables (`tables(runs)`), not curves over size."""
+class TabulatedKind:
+    """A kind whose runs are the standard-benchmarks tables (`tables(runs)`), not curves over
+    size: repeated, checked, plotted, followed over time and published as a curve; not
+    modelled (no time over message size)."""
 
-    compare_options = ()
+    compare_options: tuple[str, ...] = ()
+    repeats = Curve.repeats
+    check = Curve.check
+    plot = Curve.plot
+    history = Curve.history
+    monitoring = Curve.monitoring
 
-    @abstractmethod
-    def tables(self, runs: Sequence[Run], request: CompareRequest) -> list[TitledTable]:
-        """The standard-benchmarks tables of the runs (analysis.titled_tables.TitledTable)."""
+    # Each kind says what its tables are: tables(runs, request) -> list[TitledTable]
+    # (analysis.titled_tables), which show and compare print.
+    tables: Callable[[Sequence[Run], CompareRequest], list[TitledTable]]
 
     def table_text(self, run: Run, outputs: Mapping[str, bytes]) -> str:
         from commscope.output.titled_tables import text_table
@@ -44,10 +48,4 @@ class TabulatedKind(Curve):
         return Compared(
             lambda: click.echo("\n".join(text_table(table) for table in tables), nl=False),
             {fmt: (lambda write=write: write(tables)) for fmt, write in FORMATS.items()},
-        )
-
-    def model(self, runs: Sequence[Run], each: bool) -> list[tuple[list[Run], Fit]]:
-        raise UsageError(
-            f"model fits time over message size, which {self.plural} do not measure "
-            f"(run {', '.join(str(run.id) for run in runs)}): select latency or bandwidth runs"
         )

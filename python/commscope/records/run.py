@@ -222,6 +222,10 @@ class Run:
     notes: list[str] | None = field(default=None, metadata=_JSON)
     source_format: str | None = None  # imports: omb, imb, commscope-json, table
     source_file: str | None = None
+    #: The run's kind and, for a link sweep, its mode (records.run_kinds): filled in when the
+    #: run is stored, read back with it.
+    kind: str | None = None
+    sweep_mode: str | None = None
     # Not columns of `runs`: kept in their own tables or filled in when loading.
     points: list[Point] = field(default_factory=list, metadata={"stored": False})
     raw: dict[str, bytes] = field(default_factory=dict, metadata={"stored": False})

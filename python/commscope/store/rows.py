@@ -12,6 +12,7 @@ from typing import Any
 from commscope.records.metrics import CORE_METRICS, STATS, TIME_COLUMNS
 from commscope.records.redact import redact_environment, redact_json_text, secret_names
 from commscope.records.run import AXES, RUN_COLUMNS, RUN_JSON_COLUMNS, Axes, Pair, Point, Run
+from commscope.records.run_kinds import kind_name, sweep_mode_of
 from commscope.store.sources import Source
 
 #: A pair's ranks and metric, beside its JSON: what a sweep's history reads (store.pairs).
@@ -69,6 +70,9 @@ def rows_of(run: Run, source: Source | None = None) -> RunRows:
     """The rows that store `run` (imported from `source`). Secret-looking environment
     values are redacted here, on the one way into the store, in the raw outputs too."""
     values = {column: getattr(run, column) for column in RUN_COLUMNS}
+    # the kind, worked out once here (records.run_kinds) and read back ever after
+    values["sweep_mode"] = run.sweep_mode or sweep_mode_of(run.provenance)
+    values["kind"] = run.kind or kind_name(run.benchmark, values["sweep_mode"])
     values["environment"] = redact_environment(run.environment)
     secrets = secret_names(run.environment)
     for column in RUN_JSON_COLUMNS:

@@ -9,7 +9,7 @@ Tables (current version):
 * ``runs`` - one size sweep of one benchmark: flags, ranks, nodes, placement,
   label, status and reason, and provenance (core version and commit, MPI
   library and version, hosts, CPU, compiler, job id, environment, options,
-  source file for imports).
+  source file for imports), and its kind and sweep mode (records.run_kinds).
 * ``points`` - one row per point: size, window and the other sweep axes
   (datatype, window creation, synchronisation; NULL where not swept),
   iterations, warm-up, batch, the time statistics in microseconds, the core's
@@ -28,10 +28,13 @@ Tables (current version):
 
 from __future__ import annotations
 
+import json
 import sqlite3
+from collections.abc import Callable
 from pathlib import Path
 
 from commscope.errors import StoreError
+from commscope.records.run_kinds import kind_name, sweep_mode_of
 from commscope.store.connection import write_transaction
 
 # Each migration is a list of statements run in one transaction: executescript()
@@ -204,8 +207,32 @@ _V10 = [
     "UPDATE points SET pair_src = json_extract(pair, '$.src'), pair_dst = json_extract(pair, '$.dst'), "
     "pair_metric = json_extract(pair, '$.metric') WHERE pair IS NOT NULL",
 ]
-#: Migration steps; a database at version N has had the first N applied.
-MIGRATIONS: list[list[str]] = [_V1, _V2, _V3, _V4, _V5, _V6, _V7, _V8, _V9, _V10]
+
+
+def _kinds_of_stored_runs(conn: sqlite3.Connection) -> None:
+    """Each run's kind and sweep mode, from its benchmark and sweep entry, as a run stored
+    from now on gets them (store.rows)."""
+    rows = conn.execute("SELECT id, benchmark, provenance FROM runs").fetchall()
+    updates = []
+    for run_id, benchmark, provenance in rows:
+        try:
+            mode = sweep_mode_of(json.loads(provenance) if provenance else None)
+        except (ValueError, AttributeError):  # a damaged provenance: no sweep entry to read
+            mode = None
+        updates.append((kind_name(benchmark, mode), mode, run_id))
+    conn.executemany("UPDATE runs SET kind = ?, sweep_mode = ? WHERE id = ?", updates)
+
+
+# A run's kind and its sweep's mode as columns (records.run_kinds): read with the run, never
+# derived again from its provenance; the runs stored before get theirs here.
+_V11: list[str | Callable[[sqlite3.Connection], None]] = [
+    "ALTER TABLE runs ADD COLUMN kind TEXT",
+    "ALTER TABLE runs ADD COLUMN sweep_mode TEXT",
+    _kinds_of_stored_runs,
+]
+#: Migration steps, each SQL statements or a function of the connection; a database at
+#: version N has had the first N applied.
+MIGRATIONS: list[list] = [_V1, _V2, _V3, _V4, _V5, _V6, _V7, _V8, _V9, _V10, _V11]
 SCHEMA_VERSION = len(MIGRATIONS)
 
 
@@ -254,7 +281,7 @@ def migrate(conn: sqlite3.Connection, target: int = SCHEMA_VERSION) -> int:
                 raise _newer(current)
             for steps in MIGRATIONS[current:target]:
                 for statement in steps:
-                    conn.execute(statement)
+                    statement(conn) if callable(statement) else conn.execute(statement)
             if current < target:
                 conn.execute("CREATE TABLE IF NOT EXISTS schema_version (version INTEGER NOT NULL)")
                 conn.execute("DELETE FROM schema_version")

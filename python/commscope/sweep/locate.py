@@ -45,9 +45,8 @@ from commscope.analysis.bad_nodes import located_nodes
 from commscope.analysis.fabric import Fabric
 from commscope.analysis.locate import Locator
 from commscope.analysis.locate_stored import locate_record
-from commscope.analysis.locate_verdict import LOCATE_MODE, LocateVerdict
+from commscope.analysis.locate_verdict import LocateVerdict
 from commscope.analysis.sweep import VALUE_KEY, Policy
-from commscope.analysis.sweep_verdicts import SWEEP_KEY
 from commscope.errors import EXIT_FAILED, EXIT_INTERRUPTED, EXIT_OK, CommscopeError, UsageError
 from commscope.execute.keep import Destination, Stored, storing, summary
 from commscope.execute.process import TIMED_OUT, run_program
@@ -57,6 +56,7 @@ from commscope.output.locate_view import locate_document, locate_lines, with_uni
 from commscope.records.benchmarks import PAIRS_BENCHMARK
 from commscope.records.invocation import now
 from commscope.records.run import Pair, Point, Run
+from commscope.records.run_kinds import LOCATE_MODE, SWEEP_KEY
 from commscope.records.text import format_size
 from commscope.records.textsafe import one_line
 from commscope.sweep import fabric_hosts

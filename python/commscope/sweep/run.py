@@ -35,7 +35,6 @@ from commscope.analysis.fabric import fabric_record
 from commscope.analysis.sweep import Flag, matrix_from_run, number
 from commscope.analysis.sweep_check import check_sweep
 from commscope.analysis.sweep_verdicts import (
-    SWEEP_KEY,
     RetestPlan,
     SweepJudgement,
     judgement,
@@ -56,6 +55,7 @@ from commscope.output.sweep_view import heatmap_files, matrix_document, sweep_ta
 from commscope.records.benchmarks import PAIRS_BENCHMARK
 from commscope.records.hostfile import read_hostfile
 from commscope.records.run import Run
+from commscope.records.run_kinds import SWEEP_KEY
 from commscope.records.suite import Entry
 from commscope.sweep.fabric_hosts import fabric_of
 from commscope.sweep.inputs import check_output, stream_folder

@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from commscope.errors import UsageError
+from commscope.records.run_kinds import LOCATE_MODE
 from commscope.sweep.modes.base import FLOAT, INT, TEXT, Option, SweepMode
 from commscope.sweep.modes.link import DEFAULT_LIMIT
 from commscope.sweep.modes.options import TOPOLOGY_FILE
@@ -49,7 +50,7 @@ DETECT = Option(
 
 
 class Locate(SweepMode):
-    name = "locate"
+    name = LOCATE_MODE
     family = "locate"
     summary = "bad nodes in a few rounds of disjoint pairs, one launch each"
     description = """Bad nodes and bad switch uplinks in a few rounds of disjoint pairs, one launch each.
