@@ -82,7 +82,8 @@ def publish_options(default_group: str):
             metavar="URL",
             callback=_url,
             help="Push the metrics to the Pushgateway at URL (job commscope), replacing this group's. "
-            "A Pushgateway that is down or slow (10 s) is said once; the exit status is then 1.",
+            "A Pushgateway that is down, not HTTP or slow (10 s for the whole push) is said once; the exit status "
+            "is then 1. No user name or password in URL.",
         )
         @click.option(
             "--textfile",
