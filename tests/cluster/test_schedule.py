@@ -256,3 +256,35 @@ def test_the_nightly_loop_runs_checks_locates_drains_and_is_removed(
             ["scontrol", "update", "NodeName=vnode1", "State=RESUME"],
             env=cluster.environ(), capture_output=True, timeout=60,
         )  # fmt: skip
+
+
+def test_the_users_own_lines_come_back_byte_for_byte_from_slurms_scrontab(vcluster, tmp_path):
+    """A user's scrontab table as slurmctld keeps it, with a carriage return inside a comment
+    (cron reads the rest of that line as comment) and a byte that is not UTF-8: commscope's
+    entry is added and removed through Slurm's own scrontab, and the user's bytes come back
+    exactly, none of them made a live line."""
+    scrontab = _scrontab()
+    user = b"# disabled: \r*/1 * * * * /bin/false\n# caf\xe9 au lait, CRLF below\r\n"
+    env = {"XDG_DATA_HOME": str(tmp_path / "data"), "PATH": f"{scrontab.parent}{os.pathsep}{os.environ['PATH']}"}
+
+    def table() -> bytes:
+        done = subprocess.run([scrontab, "-l"], env=vcluster.environ(), capture_output=True, timeout=60)
+        assert done.returncode == 0, done.stderr
+        return done.stdout
+
+    installed = subprocess.run([scrontab, "-"], input=user, env=vcluster.environ(), capture_output=True, timeout=60)
+    assert installed.returncode == 0, installed.stdout + installed.stderr
+    try:
+        assert table() == user
+        argv = ("schedule", "quick", "--every", "1d", "--baseline", "ref", "--name", "bytes", "--db", tmp_path / "r.db")
+        written = commscope(vcluster, *argv, "--scheduler", "scrontab", env=env)
+        assert written.returncode == 0 and "Traceback" not in written.stderr, written.stderr
+        held = table()
+        assert held.startswith(user) and b"# commscope-entry bytes: quick every 1d" in held, held
+        listed = commscope(vcluster, "schedule", "--list", "--scheduler", "scrontab", env=env)
+        assert listed.returncode == 0 and "# commscope-entry bytes:" in listed.stdout, listed.stderr
+        removed = commscope(vcluster, "schedule", "--remove", "bytes", "--scheduler", "scrontab", env=env)
+        assert removed.returncode == 0, removed.stderr
+        assert table() == user
+    finally:
+        subprocess.run([scrontab, "-r"], env=vcluster.environ(), capture_output=True, timeout=60)
