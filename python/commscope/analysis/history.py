@@ -169,13 +169,15 @@ def change_points(
     metric: str,
     policy: Policy,
     aspects_of: dict[int, dict[str, str]],
-    refine: bool = False,
+    sweeps: bool = False,
 ) -> list[ChangePoint]:
-    """The series' change points; `aspects_of` holds each run's provenance aspects, by run id
-    (also a host's series of sweeps: analysis.host_history)."""
+    """The series' change points; `aspects_of` holds each run's provenance aspects, by run id.
+    With `sweeps` (a host's series, analysis.host_history) every run is a launch of its own,
+    not a repeat of another, and a change point goes where the values step (find_changes'
+    refine)."""
     runs = [sample.run for sample in samples]
     starts, index = [], 0
-    for group in repeat_groups(runs)[:-1]:
+    for group in [] if sweeps else repeat_groups(runs)[:-1]:
         index += len(group)
         starts.append(index)
     summaries = [sample.summary for sample in samples]
@@ -183,10 +185,10 @@ def change_points(
     changes = find_changes(
         [sample.value for sample in samples],
         Rule(bool(higher_is_worse(metric)), policy.tolerance, policy.floor_for(metric)),
-        starts,
+        list(range(1, len(runs))) if sweeps else starts,
         summaries if all(summaries) else (),
         changed_at(described),
-        refine,
+        refine=sweeps,
     )
     return [
         ChangePoint(change, runs[change.index - 1], runs[change.index], lasting_differences(described, change.index))

@@ -3,16 +3,19 @@ stored sweep, its levels and change points, and which of many hosts or links dri
 
 A sweep is a stored run of the pairs benchmark (locate, all-pairs, one-to-all, recheck's
 and the nightly loop's sweeps alike), not a serial retest. In each sweep a pair's value
-becomes its slowdown against the sweep's median pair (latency / median, median /
-bandwidth: 1 is the median, 1.12 is 12 % slower), so a change of the whole fabric (a new
-MPI, a busy night) leaves every host at 1. A host's value in a sweep is the median slowdown
-of its pairs there; a link's, the median of its own pair's.
+becomes its slowdown against the sweep's healthy pair, the median over its hosts of each
+one's median pair (latency / healthy, healthy / bandwidth: 1 is as healthy, 1.12 is 12 %
+slower), so a change of the whole fabric (a new MPI, a busy night) leaves every host at 1,
+and a bad host that holds half the pairs of a small sweep does not move it. A host's value
+in a sweep is the median slowdown of its pairs there; a link's, the median of its own
+pair's.
 
 One host or link (`--host`, `--link`) is followed as `history` follows a benchmark: its
 levels and change points (analysis.history, analysis.changepoints), a regression when its
 newest level is worse. Every host or link (`--hosts`, `--links`) is also tested against
 the others of its sweeps (analysis.drift): only those whose change Benjamini-Hochberg keeps
-across all of them, and whose levels have a change point, are named.
+across all of them, and whose newest level is a regression slower than the healthy pair by
+more than the tolerance, are named.
 """
 
 from __future__ import annotations
@@ -24,7 +27,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from commscope.analysis.check import Policy
-from commscope.analysis.drift import DriftTest, drift_test
+from commscope.analysis.drift import MIN_POPULATION, DriftTest, drift_test
 from commscope.analysis.history import Sample, Series, Where, change_points
 from commscope.analysis.provenance_diff import aspects
 from commscope.analysis.sweep import HIGHER_IS_WORSE, PAIR_METRICS, VALUE_KEY
@@ -102,12 +105,21 @@ def of_run(run: Run, metric: str) -> SweepPairs:
     return sweep_pairs(run, names, src, dst, values)
 
 
+def healthy_median(pairs: SweepPairs) -> float:
+    """The sweep's healthy pair: the median over its hosts of each one's median pair. A bad
+    host of four holds half the pairs of an all-pairs sweep, and their median would be half
+    slow; of the hosts' own medians only its own is."""
+    ends = np.concatenate([pairs.a, pairs.b])
+    _, medians = _group_medians(ends, np.concatenate([pairs.values, pairs.values]))
+    return float(np.median(medians))
+
+
 def slowdowns(pairs: SweepPairs, metric: str) -> np.ndarray:
-    """Each pair's slowdown against the sweep's median pair (1: the median; 1.25: a quarter
+    """Each pair's slowdown against the sweep's healthy pair (1: as healthy; 1.25: a quarter
     slower, whatever the metric)."""
     if not len(pairs.values):
         return pairs.values
-    ratio = pairs.values / np.median(pairs.values)
+    ratio = pairs.values / healthy_median(pairs)
     return ratio if HIGHER_IS_WORSE[metric] else 1 / ratio
 
 
@@ -161,6 +173,20 @@ def matrix(sweeps: Sequence[SweepPairs], metric: str, what: str) -> Matrix:
     return Matrix(what, metric, labels, [one.run for one in sweeps], table)
 
 
+def extended(found: Matrix, sweeps: Sequence[SweepPairs]) -> Matrix:
+    """`found` with the columns of newer `sweeps` after its own (hosts or links new to them
+    added as rows)."""
+    if not sweeps:
+        return found
+    new = matrix(sweeps, found.metric, found.what)
+    names = sorted(set(found.names) | set(new.names))
+    row = {name: number for number, name in enumerate(names)}
+    table = np.full((len(names), len(found.runs) + len(new.runs)), np.nan)
+    table[[row[name] for name in found.names], : len(found.runs)] = found.values
+    table[[row[name] for name in new.names], len(found.runs) :] = new.values
+    return Matrix(found.what, found.metric, names, [*found.runs, *new.runs], table)
+
+
 @dataclass
 class SubjectSeries(Series):
     """A host's or link's series: a history Series of slowdowns named after its subject."""
@@ -209,7 +235,7 @@ def subject_series(found: Matrix, row: int, policy: Policy, described: dict[int,
         PAIRS_BENCHMARK, metric, None, None, NO_AXES, Where((None,), ""), samples, lacking=lacking,
         subject=found.names[row], what=found.what,
     )  # fmt: skip
-    series.changes = change_points(samples, metric, policy, described, refine=True)
+    series.changes = change_points(samples, metric, policy, described, sweeps=True)
     return series
 
 
@@ -227,7 +253,7 @@ def one(found: Matrix, subject: str, policy: Policy) -> SubjectHistory:
 
 def many(found: Matrix, policy: Policy) -> SubjectHistory:
     """Every host or link tested; named, largest drift first, are those Benjamini-Hochberg
-    keeps whose newest level is a regression and slower than the sweeps' median pair by more
+    keeps whose newest level is a regression and slower than the sweeps' healthy pair by more
     than the tolerance: a host that was fast and is now at the median drifted, but nothing
     about it is slow (among 240 healthy hosts one such in ten months came through)."""
     with np.errstate(divide="ignore", invalid="ignore"):
@@ -240,7 +266,13 @@ def many(found: Matrix, policy: Policy) -> SubjectHistory:
         if series.regressed and series.levels[-1].median > 1 + policy.tolerance:
             named.append(series)
     named.sort(key=lambda series: (-series.drift, series.subject))
-    return SubjectHistory(found, policy, named, test)
+    notes = []
+    if len(found.names) < MIN_POPULATION:
+        notes.append(
+            f"{len(found.names)} {found.what}s are too few for the test against their population to name any "
+            f"(each is one of {len(found.names)} in every sweep); --{found.what} follows one alone"
+        )
+    return SubjectHistory(found, policy, named, test, notes)
 
 
 def of_runs(runs: Sequence[Run], policy: Policy) -> SubjectHistory | None:

@@ -129,7 +129,7 @@ DRIFT_LABELS = ("system", "what", "name", "metric")
 DRIFT_RATIO = Family(
     f"{PREFIX}_drift_ratio",
     "A host's or link's newest level over its level before the last change point across the stored sweeps, "
-    "as slowdowns against each sweep's median pair (1: none named; what: host or link; name: the host, or A,B)",
+    "as slowdowns against each sweep's healthy pair (1: none named; what: host or link; name: the host, or A,B)",
     DRIFT_LABELS,
 )
 DRIFTING = Family(

@@ -36,7 +36,7 @@ def _size(ctx: click.Context, param: click.Parameter, value: str | None) -> int 
 Exit status:
   0  no series' newest level is a regression
   1  a regression: some series' last change point is for the worse (a host or link
-     named drifting, worse now); or --textfile or
+     named as drifting); or --textfile or
      --push could not be done (said once)
   2  usage error: no runs match, a single run, a size the runs lack, a bad option;
      a host never swept or unknown, a selection without two sweeps
@@ -111,7 +111,7 @@ def history(
 
     With --host, --hosts, --link or --links the series are hosts' and links'
     over the stored sweeps (locate, all-pairs, one-to-all, recheck, the nightly
-    loop's): each pair's slowdown against its sweep's median pair (1.12: 12 %
+    loop's): each pair's slowdown against its sweep's healthy pair (1.12: 12 %
     slower), a host's value the median of its pairs'. --hosts and --links test
     every one against the others of its sweeps and name only those whose newest
     level got worse with Benjamini-Hochberg across them (docs/analysis.md);
@@ -220,6 +220,8 @@ def _show_subjects(found, shown) -> None:
         return
     console = ui.table_console()
     console.print(shown.headline(found), markup=False, highlight=False)
+    for note in found.notes:
+        console.print(f"note: {note}", markup=False, highlight=False)
     if found.series:
         table = shown.drift_table(found)
         console.print(rich_table(table.headings(), table.texts(), left=1))

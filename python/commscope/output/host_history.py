@@ -33,7 +33,7 @@ def headline(history: SubjectHistory) -> str:
     named = len(history.series)
     return (
         f"{len(found.names)} {_plural(found.what)} over {span}, {found.metric} slowdown against each sweep's "
-        f"median pair: {named} named as drifting" + (f", {len(history.regressed)} worse now" if named else "")
+        f"healthy pair: {named} named as drifting"
     )
 
 
@@ -70,7 +70,7 @@ def drift_table(history: SubjectHistory) -> Table:
                 Cell("worse" if series.regressed else "better"),
             ]
         )
-    caption = f"slowdowns against each sweep's median pair (1: the median, 1.12: 12 % slower); {METHOD}"
+    caption = f"slowdowns against each sweep's healthy pair (1: as healthy, 1.12: 12 % slower); {METHOD}"
     return Table(columns, rows, title=f"{_plural(what).capitalize()} named as drifting", caption=caption)
 
 
@@ -92,7 +92,8 @@ def markdown(history: SubjectHistory) -> str:
         tables = [levels_table(series) for series in history.series]
         tables += [changes_table(series) for series in history.series if series.changes]
         return markdown_text(tables)
-    return markdown_text([drift_table(history)])
+    notes = "".join(f"{note}\n\n" for note in history.notes)
+    return f"{headline(history)}\n\n{notes}" + markdown_text([drift_table(history)])
 
 
 def _named_dict(series: SubjectSeries) -> dict:
@@ -119,6 +120,7 @@ def to_json(history: SubjectHistory) -> str:
         "tolerance": history.policy.tolerance,
         "sweeps": [{"id": run.id, "started_at": run.started_at, "label": run.label} for run in found.runs],
         "regressed": bool(history.regressed),
+        "notes": history.notes,
         "series": [_named_dict(series) for series in history.series],
     }
     if history.test is not None:

@@ -56,7 +56,7 @@ def figure(history: SubjectHistory, rows: list[int]):
     axis.set_xlim(0, sweeps)
     axis.set_ylim(n, 0)
     fig.colorbar(
-        mesh, ax=axis, label=f"log2 of the {found.metric} slowdown against the sweep's median pair", extend="both"
+        mesh, ax=axis, label=f"log2 of the {found.metric} slowdown against the sweep's healthy pair", extend="both"
     )
     axis.set_yticks([row + 0.5 for row in range(n)], [found.names[row] for row in rows], fontsize=max(4, 9 - n // 15))
     axis.set_xticks([column + 0.5 for column in range(sweeps)], [str(run.id) for run in found.runs], fontsize=7)
