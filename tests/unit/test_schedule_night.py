@@ -13,6 +13,7 @@ import shlex
 import socket
 import subprocess
 import sys
+from pathlib import Path
 
 import pytest
 from test_drain import scontrol, updates  # noqa: F401 (scontrol: a fixture)
@@ -121,8 +122,10 @@ def test_a_night_publishes_its_runs_and_verdict_without_the_database(cli, fake_c
     assert collected.exit_code == 0 and "stored 1 run(s)" in collected.output, collected.output
 
 
-@pytest.mark.slow
-def test_a_failed_night_runs_locate_and_collect_stores_both(cli, fake_core, table, db, tmp_path):  # noqa: F811
+def failing_entry(cli, db, tmp_path) -> Path:
+    """Entry `latency` whose check fails (its baseline twice as fast), followed by a locate of
+    HOSTS against the simulator with cn005 at half its speed; the metrics to a textfile
+    folder, returned."""
     _accepted(cli, db, faster=0.5)
     network = tmp_path / "network.json"
     network.write_text(json.dumps({"seed": 7, "slow_nodes": {"cn005": 0.5}}))
@@ -132,6 +135,12 @@ def test_a_failed_night_runs_locate_and_collect_stores_both(cli, fake_core, tabl
     prom.mkdir()
     argv = ["latency", "--every", "1d", "--baseline", "ref", "--on-failure", "locate", "--locate-args", locate_args]
     assert cli("schedule", *argv, "--textfile", prom, "--db", db).exit_code == 0
+    return prom
+
+
+@pytest.mark.slow
+def test_a_failed_night_runs_locate_and_collect_stores_both(cli, fake_core, table, db, tmp_path):  # noqa: F811
+    prom = failing_entry(cli, db, tmp_path)
     code, log, job = _night(table, db, tmp_path)
     assert code == 1 and "FAIL against baseline 'ref'" in log, log
     assert "the check failed: sweep locate on the job's nodes" in log and "bad node cn005" in log, log

@@ -36,8 +36,9 @@ marks are touched; `commscope history` follows what `collect` stored.
 With --on-failure locate, a check that fails (exit 1) is followed in the same job by
 `commscope sweep locate` on the job's nodes (--drain passed on when given), its run kept
 beside the check's; with --textfile or --push, each night's runs and verdict are published
-as metrics (commscope_check_failed, commscope_check_end_timestamp_seconds, and the runs'
-own) without the database. A publication that fails is said once in the job's log and
+as metrics (commscope_check_failed, commscope_check_end_timestamp_seconds, the runs' own,
+and each host's drift over the entry's stored sweeps, commscope_drifting) without the
+database. A publication that fails is said once in the job's log and
 leaves the check's exit status as it is (0 pass, 1 regression, 2 no baseline).
 
 \b
@@ -212,7 +213,7 @@ def _night(job: Path, folder: Path, baseline: str, code: int, locating: tuple, p
 
     from commscope.analysis.check import Policy
     from commscope.analysis.monitoring import check_samples
-    from commscope.cluster import nightly
+    from commscope.cluster import host_drift, nightly
     from commscope.kinds import check as judge
     from commscope.kinds import monitoring
     from commscope.output.ci import check_json
@@ -245,6 +246,7 @@ def _night(job: Path, folder: Path, baseline: str, code: int, locating: tuple, p
         system = next((run.system for run in runs if run.system), None)
         samples = monitoring(runs, lambda run: None) + check_samples(system, label, baseline, status == 0, now())
         try:
+            samples += host_drift.night_samples(folder, runs)  # the hosts over the entry's sweeps
             published = publish(samples, textfile, push, group)
         except CommscopeError as exc:  # a --textfile folder missing on this node: said, the night stands
             ui.error(str(exc))

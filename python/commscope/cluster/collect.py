@@ -17,7 +17,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from commscope.cluster import nightly, slurm
+from commscope.cluster import host_drift, nightly, slurm
 from commscope.cluster.submit import folder_info
 from commscope.errors import CommscopeError
 from commscope.execute.launch_files import META, RESULT, run_from_files
@@ -278,6 +278,9 @@ def collect(store: Store, job_ids: Sequence[str], argv: Sequence[str]) -> Collec
             outcome.already[name] = again[0]["run_ids"] or []
         else:
             outcome.stored[name] = ids
+    if not job_ids:  # the nights just stored among them: each entry's hosts over its sweeps
+        for folder, entry in nightly.entries_of(store.path):
+            host_drift.keep(folder, store, entry.get("label") or folder.name)
     return outcome
 
 
