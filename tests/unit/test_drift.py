@@ -95,6 +95,23 @@ def test_one_link_of_an_all_pairs_history():
     assert not one(links, "h1,h2", Policy(TOLERANCE)).regressed
 
 
+def test_one_bad_link_among_every_pair_of_24_hosts_is_named_alone():
+    hosts = [f"h{index:02d}" for index in range(24)]
+    a, b = np.triu_indices(len(hosts), 1)
+    sweeps = []
+    for night in range(10):
+        run = Run("pairs", id=night + 1, started_at=f"2026-03-{night + 1:02d}", invocation_id=night + 1)
+        link = {frozenset(("h03", "h17")): 0.6} if night >= 6 else {}
+        network = Network(seed=night, bad_links=link)
+        sweeps.append(
+            sweep_pairs(run, hosts, a, b, network.measure(0, "bw", [(hosts[i], hosts[j]) for i, j in zip(a, b)]))
+        )
+    history = many(matrix(sweeps, "bw", LINK), Policy(TOLERANCE))
+    assert [series.subject for series in history.series] == ["h03,h17"]
+    assert history.series[0].changes[-1].after.id == 7 and history.series[0].drift > 1.4
+    assert many(matrix(sweeps, "bw", HOST), Policy(TOLERANCE)).series == []  # one link: no host drifted
+
+
 @pytest.mark.parametrize("value", [0.0, -5.0, float("nan"), float("inf")])
 def test_values_that_are_no_speed_are_left_out(value):
     run = Run("pairs", id=1)

@@ -128,6 +128,19 @@ def test_a_host_never_swept_is_refused_as_such(nights):
     assert "know login1, but none of the 12 sweep(s)" in result.stderr and "measured a bw pair of it" in result.stderr
 
 
+def test_a_link_never_measured_or_of_an_unknown_host_is_refused(nights):
+    unknown = invoke("history", "nightly", "--link", "cn001,cn999", "--db", nights)
+    assert unknown.exit_code == 2 and "--link cn001,cn999: no host cn999 in the runs selected" in unknown.stderr
+    never = invoke("history", "nightly", "--link", "cn000,cn239", "--db", nights)
+    assert never.exit_code == 2, never.output  # two hosts of leaves apart that no night paired
+    assert "know cn000 and cn239, but none of the 12 sweep(s) (runs 1 .. 12) measured this pair" in never.stderr
+
+
+def test_history_of_sweeps_without_hosts_asked_says_how(nights):
+    result = invoke("history", "nightly", "--db", nights)
+    assert result.exit_code == 2 and "a sweep's hosts are followed with --hosts, --host HOST" in result.stderr
+
+
 def test_a_selection_without_sweeps_is_refused_naming_it(nights):
     result = invoke("history", "pingpong", "--hosts", "--db", nights)
     assert result.exit_code == 2

@@ -130,8 +130,13 @@ def history(runs: Sequence[Run], request: HistoryRequest) -> History:
     if not series and request.size is not None:
         raise no_such_size(request.size, runs)
     if not series:
+        from commscope.analysis.host_history import is_sweep
+
         names = "; ".join(f"{kind.plural} ({', '.join(str(run.id) for run in found)})" for kind, found in kinds.items())
-        raise UsageError(f"history follows a value over time, and these runs have none to follow: {names}")
+        hint = (
+            "; a sweep's hosts are followed with --hosts, --host HOST or --link A,B" if any(map(is_sweep, runs)) else ""
+        )
+        raise UsageError(f"history follows a value over time, and these runs have none to follow: {names}{hint}")
     return History(series, request.policy)
 
 
