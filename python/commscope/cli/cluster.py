@@ -22,6 +22,7 @@ from commscope.cli.common import (
     transport_option,
     utf8_text,
 )
+from commscope.cli.run import TOOL_RUNS
 from commscope.cli.values import time_limit_option
 from commscope.errors import EXIT_FAILED, EXIT_OK, UsageError
 from commscope.execute.limits import POINT_S, START_S
@@ -232,7 +233,6 @@ def submit(
 def _tool_run(targets, suite_files, transport, repeat, time_limit, flags) -> tuple[str, ...]:
     """(name, *options) when the job is to run `run hpl` or `run storage`, its options
     checked as that command checks them; () for benchmarks and suites."""
-    from commscope.cli.run import TOOL_RUNS
 
     if not targets or targets[0] not in TOOL_RUNS:
         return ()
@@ -403,7 +403,6 @@ def config_set(key, values) -> None:
 def config_unset(key) -> None:
     """Remove KEY from the file (its built-in default applies again)."""
     from commscope.cluster import config as site
-    from commscope.errors import UsageError
 
     if key not in site.KEYS:
         raise UsageError(f"unknown configuration key {key!r}; known keys: {', '.join(site.KEYS)}")

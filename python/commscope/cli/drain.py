@@ -7,8 +7,10 @@ from pathlib import Path
 
 import click
 
+from commscope import ui
 from commscope.cli.common import EXIT_STATUS_HELP, RunCommand, db_option, launcher_option, seconds_range
-from commscope.cluster.drain import MAX_DRAIN_SHARE
+from commscope.cluster.drain import MAX_DRAIN_SHARE, check_can_drain, default_max_drain, drain_nodes
+from commscope.errors import CommscopeError, UsageError
 from commscope.sweep.modes.base import FLAG, INT, TEXT, Option
 
 DRAIN_HELP = (
@@ -46,13 +48,11 @@ def drain_action(drain: bool, max_drain: int | None, dry_run: bool, stored_as: s
     checked first (before measuring) unless this is a dry run. The reasons name the stored
     run ("run N"), or `stored_as` where the run's database is a scratch one (the nightly
     entry's, whose runs `collect` stores later under their job)."""
-    from commscope.errors import UsageError
 
     if not drain:
         if max_drain is not None or dry_run:
             raise UsageError(f"{'--max-drain' if max_drain is not None else '--dry-run'} goes with --drain")
         return None
-    from commscope.cluster.drain import check_can_drain, default_max_drain, drain_nodes
 
     if not dry_run:
         check_can_drain()
@@ -69,8 +69,6 @@ def drain_outcome(act, outcome) -> tuple[list[str] | None, Exception | None]:
     """`act` (drain_action's) on a sweep's outcome: the hosts drained (None: not asked), and
     its refusal, raised once the --json is written (which says `drained: []` then). A run
     kept as files is drained by nobody: a reason names a stored run."""
-    from commscope import ui
-    from commscope.errors import CommscopeError
 
     if act is None:
         return None, None

@@ -11,6 +11,7 @@ import click
 from commscope import __version__, ui
 from commscope.cli.common import GivenPath, format_option, hosts_options, launcher_option, utf8_text
 from commscope.errors import CommscopeError, UsageError
+from commscope.execute.core import compat_dir, core_version, find_core
 
 
 @click.command()
@@ -67,7 +68,6 @@ def info(fmt: str, compat_only: bool, alert_rules: bool, links_only: bool, hosts
 
         click.echo(str(ALERT_RULES))
         return
-    from commscope.execute.core import compat_dir, core_version, find_core
 
     core = find_core()
     compat = compat_dir(core)

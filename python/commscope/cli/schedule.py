@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import functools
+import json
 import shlex
 import sys
 from pathlib import Path
@@ -20,7 +21,13 @@ from commscope.cli.common import (
     transport_option,
 )
 from commscope.cli.publish import publish, publish_options
+from commscope.cli.sweep import COMMANDS, request_of
+from commscope.cluster import slurm
 from commscope.errors import EXIT_FAILED, EXIT_OK, EXIT_USAGE, CommscopeError, UsageError
+from commscope.execute.core import find_core, list_benchmarks
+from commscope.records.invocation import now
+from commscope.records.suite import builtin_suites, suite_path
+from commscope.sweep.modes.locate import LOCATE
 
 SCHEDULE_EPILOG = """\b
 Each entry runs `commscope schedule run FOLDER --baseline B -- SUITE --label L ...`: the
@@ -115,8 +122,6 @@ def _check_locate_words(text: str, words: list[str], nodes: int | None) -> None:
     """`sweep locate` with the entry's --locate-args parsed and checked as it will be when a
     check fails (options, values, the rules file, the hosts), nothing measured: refused
     now, not on the night it is needed. `nodes`: the job's, where the words name no hosts."""
-    from commscope.cli.sweep import COMMANDS, request_of
-    from commscope.sweep.modes.locate import LOCATE
     from commscope.sweep.run import hosts_of
 
     hosts = {"--hosts", "--hostfile"} & {word.split("=", 1)[0] for word in words}
@@ -209,7 +214,6 @@ def schedule_run(
 def _night(job: Path, folder: Path, baseline: str, code: int, locating: tuple, publishing: tuple) -> int:
     """The night after `run`: the check, the locate after a failed one, the publication;
     check.json written with what each did. Returns the entry's exit status."""
-    import json
 
     from commscope.analysis.check import Policy
     from commscope.analysis.monitoring import check_samples
@@ -218,7 +222,6 @@ def _night(job: Path, folder: Path, baseline: str, code: int, locating: tuple, p
     from commscope.kinds import monitoring
     from commscope.output.ci import check_json
     from commscope.output.verdicts import show_check
-    from commscope.records.invocation import now
 
     on_failure, drain, locate_words = locating
     textfile, push, group = publishing
@@ -259,7 +262,6 @@ def _night(job: Path, folder: Path, baseline: str, code: int, locating: tuple, p
 def _kept_runs(job: Path, code: int) -> list:
     """The runs in the job folder, read as `collect` reads them (no database opened), the
     job's state that of `run`'s exit status."""
-    from commscope.cluster import slurm
     from commscope.cluster.collect import runs_of
     from commscope.cluster.nightly import job_row
 
@@ -391,8 +393,6 @@ def schedule(
 def _check_target(suite: str) -> None:
     """A suite (by name or file) or a benchmark of the core the entry will run: a name that
     is neither would fail every night."""
-    from commscope.execute.core import find_core, list_benchmarks
-    from commscope.records.suite import builtin_suites, suite_path
 
     if suite_path(suite) is not None:
         return

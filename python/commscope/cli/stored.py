@@ -16,12 +16,17 @@ from commscope.cli.common import (
     format_option,
     import_size,
     resolve_run,
+    stored_retest,
     utf8_text,
     write_output,
 )
 from commscope.cli.publish import publish, publish_options
 from commscope.cli.values import nccl_tests_program
 from commscope.errors import EXIT_FAILED, UsageError
+from commscope.execute.core import find_core
+from commscope.execute.core import list_benchmarks as core_benchmarks
+from commscope.records.suite import builtin_suites, expand, load_suite_file
+from commscope.records.text import precision_line
 from commscope.records.textsafe import terminal
 
 
@@ -38,8 +43,6 @@ def list_benchmarks(db: Path) -> None:
     commscope-bench is found through $COMMSCOPE_BENCH, then PATH, then the
     repository's build/default folder.
     """
-    from commscope.execute.core import find_core
-    from commscope.execute.core import list_benchmarks as core_benchmarks
     from commscope.store.db import Store
 
     core = find_core()
@@ -70,7 +73,6 @@ def list_suites(db: Path) -> None:
           placement: inter-node   # intra-node | inter-node | any (default)
     Run one with `commscope run --suite-file FILE`.
     """
-    from commscope.records.suite import builtin_suites, expand, load_suite_file
 
     for name, path in builtin_suites().items():
         suite = load_suite_file(path)
@@ -134,7 +136,6 @@ def show(run_id, raw, db: Path) -> None:
     """
     from commscope.kinds import kind_of
     from commscope.output.views import provenance_lines, repeat_lines
-    from commscope.records.text import precision_line
     from commscope.store.db import Store
 
     with Store(db, readonly=True) as store:
@@ -227,7 +228,6 @@ def export(ctx: click.Context, run_ids, fmt, output, textfile, push, group, db: 
         samples = None
         if fmt == "openmetrics" or textfile is not None or push is not None:
             from commscope import kinds
-            from commscope.cli.common import stored_retest
 
             samples = kinds.monitoring(runs, lambda run: stored_retest(store, run))
     if fmt is not None:

@@ -8,6 +8,8 @@ to: `sweep all-pairs --np 4` says where --np applies instead of "no such option"
 
 from __future__ import annotations
 
+import dataclasses
+import sys
 from pathlib import Path
 
 import click
@@ -18,6 +20,7 @@ from commscope.cli.common import (
     GivenPath,
     RunCommand,
     RunId,
+    analysis_store,
     bind_option,
     db_option,
     hosts_options,
@@ -28,7 +31,19 @@ from commscope.cli.common import (
 from commscope.cli.drain import DRAIN_OPTIONS, drain_action, drain_outcome, recheck
 from commscope.errors import UsageError
 from commscope.sweep.modes import MODES
-from commscope.sweep.modes.base import DIR, FILE, FLAG, FLOAT, INT, STORED_SWEEP, TEXT, TOPOLOGY, Option, SweepMode
+from commscope.sweep.modes.base import (
+    DIR,
+    FILE,
+    FLAG,
+    FLOAT,
+    INT,
+    STORED_SWEEP,
+    TEXT,
+    TOPOLOGY,
+    Option,
+    SweepMode,
+    SweepRequest,
+)
 
 #: More starts than this are not a retry but a loop: something is wrong that another start will not mend.
 MAX_RETRIES = 10
@@ -238,7 +253,6 @@ sweep.add_command(recheck)
 def _sweep(ctx: click.Context, mode: SweepMode, options: dict) -> None:
     """What every mode does with its options: check them, build the request, run it, act on
     what it found and finish."""
-    import dataclasses
 
     request = request_of(ctx, mode, options)
     db = options["db"]
@@ -248,8 +262,6 @@ def _sweep(ctx: click.Context, mode: SweepMode, options: dict) -> None:
         else None
     )
     if request.nodes is not None:
-        import sys
-
         from commscope.cluster.allocate import allocation_hosts, in_allocation, run_in_allocation, salloc_argv
         from commscope.cluster.config import load as load_config
 
@@ -270,7 +282,6 @@ def request_of(ctx: click.Context, mode: SweepMode, options: dict):
     """The mode's SweepRequest of its options, every one checked; nothing asked of Slurm
     (the topology, where the mode takes one, is the caller's to ask for)."""
     from commscope.analysis.sweep import PAIR_METRICS, Policy
-    from commscope.sweep.modes.base import SweepRequest
     from commscope.sweep.run import check_nodes
 
     chosen = mode.metrics(options["metrics"], PAIR_METRICS)
@@ -314,7 +325,6 @@ def _baseline_sweep(db: Path, run_id: int | str):
     """The --baseline run, read before measuring: a stored link sweep (as `check` would
     judge against), not its retest nor a run of another kind."""
     from commscope.analysis.sweep_verdicts import retest_of
-    from commscope.cli.common import analysis_store
     from commscope.kinds import kind_of
     from commscope.kinds.link_sweep import LINK_SWEEP
 

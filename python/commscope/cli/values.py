@@ -7,6 +7,7 @@ import click
 
 from commscope.cli.common import utf8_text
 from commscope.execute.time_limit import START_UP_S, checked_limit
+from commscope.records.benchmarks import NCCL_TESTS_PROGRAMS
 from commscope.records.duration import parse_duration
 
 
@@ -22,7 +23,6 @@ def nccl_tests_program(ctx: click.Context, param: click.Parameter, value: str | 
     runs are stored under (nccl_allgather); the program's name is what the readers take."""
     if value is None:
         return None
-    from commscope.records.benchmarks import NCCL_TESTS_PROGRAMS
 
     by_stored_name = {stored: program for program, stored in NCCL_TESTS_PROGRAMS.items()}
     program = value if value in NCCL_TESTS_PROGRAMS else by_stored_name.get(value)

@@ -21,6 +21,7 @@ import os
 import shlex
 from dataclasses import dataclass, field, fields
 from pathlib import Path
+from typing import Annotated, Literal
 
 import platformdirs
 
@@ -92,7 +93,6 @@ def _folder(value: str | None) -> str | None:
 
 @functools.cache
 def _model():
-    from typing import Annotated, Literal
 
     from pydantic import AfterValidator, ConfigDict, Field, create_model
 

@@ -38,9 +38,10 @@ from collections.abc import Iterable
 from pathlib import Path
 
 from commscope.errors import CommscopeError
+from commscope.execute.core import core_mpi_flavour, find_core
 from commscope.execute.cpu_topology import cpu_inventory
 from commscope.execute.gpu_links import gpu_inventory
-from commscope.execute.launchers import Launcher, LaunchSpec, split_host
+from commscope.execute.launchers import Launcher, LaunchSpec, hostfile_nodes, resolve_launcher, split_host
 from commscope.execute.process import run_program
 from commscope.execute.signals import StopSignals
 from commscope.execute.sysfs import adapters_of, rate_unknown, sysfs_root
@@ -200,8 +201,6 @@ def of_hosts(hosts: tuple[str, ...], hostfile: str | None, launcher_choice: str)
     launcher `commscope run` would use: the hosts whose own process answered. A named host
     that does not answer is an error that names it: printing the other hosts' links alone
     would read as all of them."""
-    from commscope.execute.core import core_mpi_flavour, find_core
-    from commscope.execute.launchers import hostfile_nodes, resolve_launcher
 
     try:
         flavour = core_mpi_flavour(find_core())

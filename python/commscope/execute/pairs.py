@@ -10,6 +10,7 @@ from dataclasses import dataclass
 from commscope import ui
 from commscope.errors import CommscopeError
 from commscope.execute.cpu_topology import cpu_topology
+from commscope.execute.sysfs import sysfs_root
 from commscope.records.core_paths import one_to_all_cores
 from commscope.records.suite import Entry
 
@@ -68,7 +69,6 @@ def core_pairs_of(entry: Entry) -> list[CorePair | None]:
     binds ([None])."""
     if entry.core_pairs is None:
         return [None]
-    from commscope.execute.sysfs import sysfs_root
 
     try:
         root = sysfs_root()

@@ -15,6 +15,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
+from commscope.analysis.check import CheckResult
 from commscope.errors import UsageError
 from commscope.kinds.base import (
     COMPARE_OPTIONS,
@@ -26,6 +27,7 @@ from commscope.kinds.base import (
     PlotRequest,
     RetestLoader,
     RunKind,
+    against_reference,
 )
 from commscope.kinds.congestion import CONGESTION
 from commscope.kinds.curve import CURVE
@@ -79,8 +81,6 @@ def one_kind(runs: Sequence[Run], command: str) -> RunKind:
 
 def compare(runs: Sequence[Run], request: CompareRequest) -> Compared:
     if request.reference == "list":
-        from commscope.kinds.base import against_reference
-
         return against_reference([], "list")
     kind = one_kind(runs, "compare")
     stray = [name for name in request.given() if name not in kind.compare_options]
@@ -93,7 +93,6 @@ def check(
     baseline: str, base_runs: Sequence[Run], new_runs: Sequence[Run], policy: Policy, metric: str | None = None
 ) -> CheckResult:
     """Every new run judged by its kind against the baseline's runs; one CheckResult."""
-    from commscope.analysis.check import CheckResult
 
     overlap = {run.id for run in base_runs} & {run.id for run in new_runs}
     if overlap:

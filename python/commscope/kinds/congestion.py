@@ -9,7 +9,7 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from commscope.analysis.check import CheckResult, Policy
+from commscope.analysis.check import CheckResult, Policy, check_curves
 from commscope.errors import UsageError
 from commscope.kinds.base import CompareRequest, PlotRequest, ReportContext, RetestLoader
 from commscope.kinds.curve import Curve
@@ -46,7 +46,6 @@ class Congestion(TabulatedKind):
     ) -> CheckResult:
         """Each canary test beside each congestor against the baseline's: the impact factor
         (avg unless --metric impact_p99, or a phase's number) must not grow past the tolerance."""
-        from commscope.analysis.check import check_curves
 
         return check_curves(baseline, base_runs, new_runs, policy, metric or DEFAULT_CHECK_METRIC)
 

@@ -11,7 +11,10 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from commscope import ui
-from commscope.analysis.check import CheckResult, Policy
+from commscope.analysis.check import CheckResult, Policy, check_curves
+from commscope.analysis.compare import common_metric
+from commscope.analysis.compare import compare as build
+from commscope.analysis.repeats import repeat_groups
 from commscope.kinds.base import (
     Compared,
     CompareRequest,
@@ -39,7 +42,6 @@ class Curve:
     compare_options = ("metric", "ratio", "pdiff", "reference")
 
     def repeats(self, runs: Sequence[Run]) -> list[list[Run]]:
-        from commscope.analysis.repeats import repeat_groups
 
         return repeat_groups(runs)
 
@@ -51,7 +53,6 @@ class Curve:
         return text if line is None else f"{text.rstrip()}\n# {line}\n"
 
     def compare(self, runs: Sequence[Run], request: CompareRequest) -> Compared:
-        from commscope.analysis.compare import compare as build
         from commscope.output.comparison import FORMATS, caption
         from commscope.output.views import comparison_table
 
@@ -78,12 +79,10 @@ class Curve:
     def check(
         self, baseline: str, base_runs: Sequence[Run], new_runs: Sequence[Run], policy: Policy, metric: str | None
     ) -> CheckResult:
-        from commscope.analysis.check import check_curves
 
         return check_curves(baseline, base_runs, new_runs, policy, metric)
 
     def plot(self, runs: Sequence[Run], request: PlotRequest, retest_of: RetestLoader) -> dict[Path, bytes]:
-        from commscope.analysis.compare import common_metric
         from commscope.output.plot import figure, render
 
         reference = request.reference

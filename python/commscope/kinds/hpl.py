@@ -6,6 +6,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import TYPE_CHECKING
 
+from commscope.errors import UsageError
 from commscope.kinds.base import Compared, CompareRequest, ReportContext
 from commscope.kinds.system import TabulatedKind
 from commscope.records import run_kinds
@@ -32,7 +33,6 @@ class Hpl(TabulatedKind):
         return tables + ([hpcc] if hpcc is not None else [])
 
     def compare(self, runs: Sequence[Run], request: CompareRequest) -> Compared:
-        from commscope.errors import UsageError
 
         if request.peak_per_core and not any(run.benchmark == HPL_BENCHMARK for run in runs):
             raise UsageError("--peak-per-core applies to HPL runs, and none is selected")

@@ -9,6 +9,10 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from commscope.analysis.check import CheckResult, Policy
+from commscope.analysis.sweep import matrix_from_run
+from commscope.analysis.sweep_check import check_sweep, sweeps_of
+from commscope.analysis.sweep_verdicts import judge_stored, record_of, retest_of, stored_topology
+from commscope.analysis.sweep_verdicts import retest_of as retest_id
 from commscope.errors import UsageError
 from commscope.kinds.base import PlotRequest, ReportContext, RetestLoader
 from commscope.kinds.curve import Curve
@@ -39,8 +43,6 @@ class LinkSweep:
     ) -> CheckResult:
         """Each sweep against the baseline's latest sweep, pair by pair; a retest run goes
         with its sweep."""
-        from commscope.analysis.check import CheckResult
-        from commscope.analysis.sweep_check import check_sweep, sweeps_of
 
         base_sweeps = sweeps_of([run for run in base_runs if kind_of_run(run) == self.name])
         result = CheckResult(baseline, [], [])
@@ -54,7 +56,6 @@ class LinkSweep:
     def monitoring(self, run: Run, retest: Run | None) -> list[Sample]:
         """The run's own samples and, per host and metric, whether the sweep named it a bad node."""
         from commscope.analysis.monitoring import host_samples, run_info_samples
-        from commscope.analysis.sweep_verdicts import judge_stored, retest_of
 
         if retest_of(run) is not None:  # a serial retest: its sweep's samples speak for it
             return run_info_samples(run)
@@ -70,8 +71,6 @@ class LinkSweep:
 
     def plot(self, runs: Sequence[Run], request: PlotRequest, retest_of: RetestLoader) -> dict[Path, bytes]:
         """Heatmaps of one sweep, judged as the sweep was (for the outlines)."""
-        from commscope.analysis.sweep_verdicts import judge_stored
-        from commscope.analysis.sweep_verdicts import retest_of as retest_id
         from commscope.output.sweep_view import heatmap_figures
 
         ids = {run.id for run in runs}
@@ -96,8 +95,6 @@ class LinkSweep:
     def report(self, runs: Sequence[Run], context: ReportContext) -> ReportPart:
         """Each sweep judged again from the store with its retest run; a retest run among
         `runs` with its sweep goes in the sweep's section, one without it is shown alone."""
-        from commscope.analysis.sweep import matrix_from_run
-        from commscope.analysis.sweep_verdicts import judge_stored, record_of, retest_of, stored_topology
         from commscope.output.report import sweep
         from commscope.output.report.content import HEADLINE, ReportPart
 
@@ -125,7 +122,6 @@ def verdict_text(run: Run, retest: Run | None) -> str:
     """`show` of a stored sweep: its verdict judged again as `commscope sweep` printed it
     (with its retest run and recorded topology), after the notes on how; "" for another
     run or a retest run."""
-    from commscope.analysis.sweep_verdicts import judge_stored, retest_of
     from commscope.output.sweep_view import verdict_lines
 
     if kind_of_run(run) != LINK_SWEEP.name or retest_of(run) is not None:

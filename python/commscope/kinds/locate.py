@@ -10,6 +10,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from commscope.analysis.check import CheckResult, Policy
+from commscope.analysis.sweep import VALUE_KEY, Verdict, matrix_from_run
+from commscope.analysis.sweep_verdicts import SweepJudgement, rules_problem, stored_policy
 from commscope.errors import UsageError
 from commscope.kinds.base import PlotRequest, ReportContext, RetestLoader
 from commscope.kinds.link_sweep import LinkSweep
@@ -35,7 +37,6 @@ class LocateSweep(LinkSweep):
 
     def table_text(self, run: Run, outputs: Mapping[str, bytes]) -> str:
         from commscope.analysis.locate_stored import stored_verdict
-        from commscope.analysis.sweep_verdicts import rules_problem
         from commscope.output.locate_view import locate_text
 
         problem = rules_problem(run)
@@ -57,7 +58,6 @@ class LocateSweep(LinkSweep):
     def plot(self, runs: Sequence[Run], request: PlotRequest, retest_of: RetestLoader) -> dict[Path, bytes]:
         from commscope.analysis.locate_stored import stored_verdict
         from commscope.analysis.locate_verdict import node_flags
-        from commscope.analysis.sweep import matrix_from_run
         from commscope.output.sweep_view import heatmap_figures
 
         if len(runs) != 1 or request.reference is not None:
@@ -83,8 +83,6 @@ class LocateSweep(LinkSweep):
         would be 10^8 cells per metric, which no one reads)."""
         from commscope.analysis.locate_stored import stored_verdict
         from commscope.analysis.locate_verdict import node_flags
-        from commscope.analysis.sweep import Verdict, matrix_from_run
-        from commscope.analysis.sweep_verdicts import SweepJudgement, stored_policy
         from commscope.output.report import locate
         from commscope.output.report.content import HEADLINE, ReportPart
 
@@ -105,7 +103,6 @@ class LocateSweep(LinkSweep):
 def flagged_pairs(run: Run, verdict: LocateVerdict) -> list[tuple[int, int, int, float]]:
     """(source, destination, round, value) of every pair of the verdict's metric that a bad
     node was measured in, read from the run's points (no matrix of every pair)."""
-    from commscope.analysis.sweep import VALUE_KEY
 
     bad = {node.host for node in verdict.bad_nodes}
     key = VALUE_KEY[verdict.metric]

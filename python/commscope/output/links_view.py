@@ -14,6 +14,7 @@ from commscope.analysis.peaks import (
     pcie_words,
     percent_of_peak,
     rank,
+    run_peak,
 )
 from commscope.analysis.titled_tables import TitledTable
 from commscope.output.titled_tables import text_table
@@ -131,7 +132,6 @@ def best_bandwidth(run) -> float | None:
 def peak_line(run) -> str | None:
     """ "theoretical peak 25.0 GB/s (mlx5_0 ...): best 23,500 MB/s = 94 % of it" for a run
     with bandwidth; None for runs without."""
-    from commscope.analysis.peaks import run_peak
 
     best = best_bandwidth(run)
     if best is None:

@@ -11,9 +11,11 @@ from typing import TYPE_CHECKING
 from rich.table import Table
 from rich.text import Text
 
-from commscope.analysis.compare import Comparison
+from commscope.analysis.compare import Comparison, primary, series, sort_keys
+from commscope.analysis.repeats import median_series
 from commscope.output.comparison import text_cells
 from commscope.output.osutable import render_run
+from commscope.records.metrics import metric_title
 from commscope.records.run import Run
 from commscope.records.text import format_key, format_size
 from commscope.records.textsafe import one_line
@@ -314,9 +316,6 @@ def show_overhead(title: str, rows: Sequence[Slowdown]) -> None:
 def repeat_lines(group: Sequence[Run]) -> list[str]:
     """The per-size median of a metric across the repeats of one launch, with its interval
     (analysis.repeats) and the spread of the launches, as `show` prints it."""
-    from commscope.analysis.compare import primary, series, sort_keys
-    from commscope.analysis.repeats import median_series
-    from commscope.records.metrics import metric_title
 
     metric = primary(group[0])
     if metric is None:

@@ -38,7 +38,7 @@ import re
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import TYPE_CHECKING, Literal
+from typing import TYPE_CHECKING, Annotated, Literal
 
 from commscope.errors import UsageError
 from commscope.records import yamlfile
@@ -131,7 +131,6 @@ def _file_models() -> tuple[type[BaseModel], type[BaseModel]]:
     """The pydantic models (Suite, Entry) a suite file is checked with: the fields of the
     dataclasses above with their constraints. They carry the dataclasses' names because
     pydantic's messages name them."""
-    from typing import Annotated
 
     from pydantic import AfterValidator, ConfigDict, Field, create_model
 

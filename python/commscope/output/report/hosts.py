@@ -7,6 +7,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 import numpy as np
+from matplotlib.collections import LineCollection
+from matplotlib.figure import Figure
 
 from commscope.analysis.host_history import SubjectHistory
 from commscope.output import plot
@@ -44,8 +46,6 @@ def figure(history: SubjectHistory, rows: list[int]):
     """A matplotlib Figure: a cell per host and sweep, coloured by log2 of its slowdown
     (red slower, blue faster, white where not measured), a black tick where a named host's
     newest level begins."""
-    from matplotlib.collections import LineCollection
-    from matplotlib.figure import Figure
 
     found = history.matrix
     values = np.log2(found.values[rows])
