@@ -113,9 +113,9 @@ def test_an_oracle_that_answers_and_leaves_a_child_is_judged_by_its_answer(cli, 
 
 
 def test_an_answer_beyond_the_limit_is_an_error_not_memory_exhaustion(cli, clean_env, db, tmp_path, monkeypatch):
-    import commscope.sweep.locate as locate
+    import commscope.sweep.oracle as oracle_rounds
 
-    monkeypatch.setattr(locate, "ANSWER_LIMIT", 2**20)  # as a 2 GB answer meets 256 MiB
+    monkeypatch.setattr(oracle_rounds, "ANSWER_LIMIT", 2**20)  # as a 2 GB answer meets 256 MiB
     oracle = oracle_script(tmp_path, "sys.stdout.write(' ' * (3 * 2**20))\nsys.stdout.flush()\ntime.sleep(60)\n")
     began = time.monotonic()
     result = cli(*locate_argv(oracle, db))
@@ -214,3 +214,33 @@ def test_a_locked_store_keeps_the_locate_run_as_files_that_import_stores(cli, cl
     assert {point.pair.round for point in run.points} == {0}
     shown = cli("show", run.id, "--db", later)
     assert shown.exit_code == 0 and "hosts cleared" in shown.stdout
+
+
+@pytest.mark.slow  # 10 oracle programs started
+def test_an_oracle_round_can_fail_for_hosts_that_die_or_hang_at_start(cli, clean_env, db, tmp_path):
+    """Issue 45: the simulator's dead host (its ranks die at start) and hung host (rank 0's: no
+    start line comes) fail the rounds they are in, as launches would; the sweep sets each
+    aside by the rules it applies to launches (the same host dead twice; probes over halves),
+    judges the other 30 and clears them. Every request the oracle got is counted."""
+    hosts = [f"cn{i:03d}" for i in range(32)]
+    (tmp_path / "net.json").write_text(json.dumps({"seed": 4, "dead": {"cn017": "SIGSEGV"}, "hung": ["cn000"]}))
+    oracle = oracle_script(
+        tmp_path,
+        "from commscope.sweep.simulate import Network, answer\n"
+        "net = Network.of(json.load(open(here + '/net.json')))\n"
+        "open(here + '/asked', 'a').write(('probe' if 'probe' in request else 'round') + '\\n')\n"
+        "print(json.dumps(answer(net, request)))\n",
+    )
+    argv = ["sweep", "locate", "--hosts", ",".join(hosts), "--oracle", oracle, "--seed", "5", "--db", db]
+    result = cli(*argv, "--json", tmp_path / "v.json")
+    assert result.exit_code == 1, result.output
+    verdict = json.loads((tmp_path / "v.json").read_text())
+    named = {node["host"]: node["reason"] for node in verdict["bad_nodes"]}
+    assert named == {"cn017": "fails at MPI start", "cn000": "hangs at MPI start"}
+    assert verdict["certain"]
+    asked = (tmp_path / "asked").read_text().split()
+    # the dead host: its round asked again (named twice) and once more without it; the hung
+    # one (rank 0: no start line): a probe of every host with another first, one with a
+    # partner, the round once more
+    assert (asked.count("round"), asked.count("probe")) == (verdict["rounds"] + 3, 2), asked
+    assert stored_runs(db) == 1

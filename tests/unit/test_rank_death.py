@@ -6,7 +6,15 @@ from __future__ import annotations
 
 import pytest
 
-from commscope.execute.outcome import LAUNCHER_FAILED, early_death, failed_at_start, judge, launcher_failure, rank_death
+from commscope.execute.outcome import (
+    LAUNCHER_FAILED,
+    Death,
+    early_death,
+    failed_at_start,
+    judge,
+    launcher_failure,
+    rank_deaths,
+)
 from commscope.execute.stream import CoreStream
 
 SRUN = """srun: cluster configuration lacks support for cpu binding
@@ -51,12 +59,13 @@ This typically refers to a problem with your application.
     ],
 )  # fmt: skip
 def test_each_launchers_words_name_the_rank_the_host_and_the_signal(text, said):
-    assert rank_death(text) == said
+    deaths = rank_deaths(text)
+    assert (str(deaths[0]) if deaths else None) == said
 
 
 def test_hydras_banner_alone_names_the_host_while_it_still_runs():
     banner = HYDRA.split("[mpiexec@vm]")[0].replace("RUNNING AT vm", "RUNNING AT vnode2")
-    assert rank_death(banner) is None
+    assert rank_deaths(banner) == []
     assert early_death(banner) == "a rank on vnode2 died (Hydra: exit code 11)"
 
 
@@ -121,3 +130,11 @@ def test_hydra_losing_a_proxy_at_start_is_worth_one_more_start(tmp_path):
     )
     assert status == "failed" and failed_at_start(status, reason, 0)
     assert launcher_failure(HYDRA) is None
+
+
+def test_the_deaths_are_told_apart_the_cause_first_as_the_sweep_names_a_host():
+    """Issue 45: the death a sweep blames a host for is the cause, not a rank the launcher
+    killed for it; the words say the rank and the signal, the host apart."""
+    assert rank_deaths(SRUN) == [Death("vnode2", "1", "SIGSEGV"), Death("vnode1", "0", "SIGTERM")]
+    [death] = rank_deaths(MPIRUN)
+    assert (death.host, death.rank, death.how) == ("vnode2", "1", "SIGSEGV")

@@ -8,13 +8,23 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from commscope.analysis.locate_verdict import LocateVerdict
+from commscope.analysis.start_faults import StartFault
 from commscope.analysis.sweep import Flag
+
+#: The reason of a bad node its measurements named.
+SLOW = "slow"
 
 
 @dataclass(frozen=True)
 class NodeFinding:
     host: str
     evidence: str  # what, how much: "bw 48% of median with 4 healthy partners"
+    reason: str = SLOW  # why it is bad: slow, or it fails or hangs at MPI start (start_faults.py)
+
+
+def set_aside_nodes(faults: Sequence[StartFault]) -> list[NodeFinding]:
+    """The hosts a sweep set aside at MPI start, their evidence the launcher's words."""
+    return [NodeFinding(fault.host, fault.evidence, fault.reason) for fault in faults]
 
 
 def how_far(metric: str, value: float, reference: float) -> str:
@@ -30,8 +40,10 @@ def how_far(metric: str, value: float, reference: float) -> str:
 
 
 def located_nodes(verdict: LocateVerdict, labels: Sequence[str]) -> list[NodeFinding]:
-    """The bad nodes a locate sweep named (never its bad switches)."""
-    return [
+    """The bad nodes a locate sweep named (never its bad switches): those set aside at MPI
+    start, then the slow ones."""
+    aside = [NodeFinding(labels[node.host], node.evidence, node.reason) for node in verdict.set_aside]
+    return aside + [
         NodeFinding(
             labels[node.host],
             f"{how_far(verdict.metric, node.value, node.reference)} with {node.slow_with_healthy} healthy partners",

@@ -21,14 +21,14 @@ it crosses. A pair through a part already named explains nothing more.
    `confirm` different cleared partners; it is cleared when a slowdown of `detect` or more
    is ruled out at beta. The sweep stops when every part is cleared or named (certain at
    that detection limit), at the round limit, or when no undecided part has a partner left.
+   A host MPI cannot start on is set aside: in no round, named by the launcher's words.
 
 What a few rounds cannot show: a slow pair whose parts are all cleared otherwise is a
 *suspect pair* (contention, or a bad link): `sweep all-pairs` measures every pair.
 
 The judgement is a function of the rounds measured (their pairs and values), the rules and
-the topology; the random choice of pairs is the planner's alone, so a stored run is judged
-again by replaying its rounds (`replay`). numpy throughout: 10,000 hosts plan and judge a
-round in well under a second (performance/sweep/locate.py).
+the topology (a stored run is judged again by replaying its rounds, `replay`). numpy
+throughout: 10,000 hosts plan and judge a round in well under a second.
 """
 
 from __future__ import annotations
@@ -53,6 +53,7 @@ from commscope.analysis.locate_verdict import (
     MIN_HOSTS,
     NO_PARTNER,
     ROUND_LIMIT,
+    AsideNode,
     BadNode,
     BadSwitch,
     LocateVerdict,
@@ -107,6 +108,12 @@ class Locator:
         # an uplink no pair of the hosts swept can cross (no host below it, or none beyond)
         # is out of the verdict: nothing measured can decide it
         self._decidable = np.concatenate([np.ones(self.n, dtype=bool), self.fabric.crossable()])
+        self.aside: dict[int, AsideNode] = {}
+
+    def set_aside(self, host: int, reason: str, evidence: str) -> None:
+        """A host MPI cannot start on (start_faults.py): in no round or judging from now on."""
+        self.aside[host] = AsideNode(host, reason, evidence, len(self.rounds) + 1)
+        self._decidable[host] = False
 
     @property
     def healthy(self) -> np.ndarray:
@@ -132,9 +139,9 @@ class Locator:
     def _first_round(self) -> list[tuple[int, int]]:
         """A random perfect matching; with a topology, half of each leaf inside it (a leaf of
         2 or 3 hosts one pair: with none, its slow uplink would look like its hosts)."""
-        order = self._rng.permutation(self.n)
+        order = self._rng.permutation(np.setdiff1d(np.arange(self.n), list(self.aside)))
         if not self.fabric.known:
-            return [tuple(pair) for pair in order[: self.n // 2 * 2].reshape(-1, 2).tolist()]
+            return [tuple(pair) for pair in order[: order.size // 2 * 2].reshape(-1, 2).tolist()]
         pairs, across = [], []
         leaves = self.fabric.leaf[order]
         for leaf in np.unique(leaves):
@@ -186,11 +193,8 @@ class Locator:
                 continue
             if fabric.known:
                 # alternate: inside its leaf (no uplink to blame) and across (its uplink cleared)
-                order = (
-                    (True, False)
-                    if self._inside[host] <= len(self._partners[host]) - self._inside[host]
-                    else (False, True)
-                )
+                inside_first = self._inside[host] <= len(self._partners[host]) - self._inside[host]
+                order = (True, False) if inside_first else (False, True)
             else:
                 order = (None,)
             partner = next((p for p in (partner_for(host, inside) for inside in order) if p is not None), None)
@@ -368,11 +372,8 @@ class Locator:
         for host in np.flatnonzero(self.bad[: self.n]).tolist():
             pairs = self.seen(host)
             partners = tuple(sorted({p.partner for p in pairs if p.slow and self.cleared[p.partner]}))
-            bad_nodes.append(
-                BadNode(
-                    host, float(np.median([p.value for p in pairs])), reference, len(partners), tuple(pairs), partners
-                )
-            )
+            value = float(np.median([p.value for p in pairs]))
+            bad_nodes.append(BadNode(host, value, reference, len(partners), tuple(pairs), partners))
         bad_switches = []
         for switch in np.flatnonzero(self.bad[self.n :]).tolist():
             through = np.flatnonzero((self._paths == self.fabric.uplink(switch)).any(axis=1))
@@ -424,6 +425,7 @@ class Locator:
             beta=self.rules.beta,
             noise=self.noise,
             uplinks=int(self._decidable[self.n :].sum()),
+            set_aside=sorted(self.aside.values(), key=lambda node: node.host),
         )
 
 
@@ -434,14 +436,15 @@ def replay(
     rounds: Sequence[tuple[np.ndarray, np.ndarray]],
     stop: str,
     fabric: Fabric | None = None,
+    aside: Sequence[AsideNode] = (),
 ) -> LocateVerdict:
-    """The verdict of rounds measured before (a stored run), judged as they were then;
-    `stop` is why that sweep stopped (a replay cannot know whether it ran out of time)."""
+    """The verdict of rounds measured before (a stored run), judged as they were then (a host
+    set aside before its round); `stop` is why that sweep stopped (a replay cannot know)."""
     locator = Locator(n, metric, rules, fabric=fabric)
-    for pairs, values in rounds:
-        locator.record(pairs, values)
+    for number, measured in enumerate([*rounds, None], start=1):
+        for node in (node for node in aside if min(node.round, len(rounds) + 1) == number):
+            locator.set_aside(node.host, node.reason, node.evidence)
+        if measured is not None:
+            locator.record(*measured)
     locator.stop = stop
     return locator.verdict()
-
-
-# -- the record in the provenance, and a stored run judged again -----------------------

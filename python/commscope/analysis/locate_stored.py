@@ -9,7 +9,8 @@ import numpy as np
 
 from commscope.analysis.fabric import Fabric, fabric_of_record, fabric_record
 from commscope.analysis.locate import replay
-from commscope.analysis.locate_verdict import ROUND_LIMIT, LocateVerdict
+from commscope.analysis.locate_verdict import ROUND_LIMIT, AsideNode, LocateVerdict
+from commscope.analysis.start_faults import StartFault
 from commscope.analysis.sweep import VALUE_KEY, Policy
 from commscope.analysis.sweep_verdicts import record_of, stored_policy, sweep_record
 from commscope.errors import UsageError
@@ -25,12 +26,18 @@ def locate_record(
     oracle: str | None,
     fabric: Fabric | None = None,
     hosts: Sequence[str] = (),
+    aside: Sequence[AsideNode] = (),
 ) -> dict:
     """The run's "sweep" entry: the mode, the rules (the rules file's shape), and what
-    locate adds: its metric, why it stopped, the planner's seed, the oracle if any, and the
-    topology it judged with (each switch's parent, each leaf's hosts)."""
+    locate adds: its metric, why it stopped, the planner's seed, the oracle if any, the
+    topology it judged with (each switch's parent, each leaf's hosts), and the hosts set
+    aside at MPI start (by name, with the round they were set aside in)."""
     record = sweep_record(LOCATE_MODE, policy, retest=False)
     record["locate"] = {"metric": metric, "stop": stop, "seed": seed, "oracle": oracle}
+    if aside:
+        record["set_aside"] = [
+            {**StartFault(hosts[node.host], node.reason, node.evidence).record(), "round": node.round} for node in aside
+        ]
     topology = fabric_record(fabric, hosts)
     if topology is not None:
         record["locate"]["topology"] = topology
@@ -69,5 +76,19 @@ def stored_verdict(run: Run) -> tuple[LocateVerdict, list[str]]:
         for _, found in sorted(by_round.items())
     ]
     fabric = stored_fabric(entry, labels)
-    verdict = replay(n, metric, policy.locate, rounds, entry.get("stop", ROUND_LIMIT), fabric)
+    aside = stored_aside(record.get("set_aside"), labels)
+    verdict = replay(n, metric, policy.locate, rounds, entry.get("stop", ROUND_LIMIT), fabric, aside)
     return verdict, labels
+
+
+def stored_aside(records: object, labels: Sequence[str]) -> list[AsideNode]:
+    """The hosts a stored locate run set aside, by index; one the run does not hold, or a
+    record that is not one, is left out (a stored run is always shown)."""
+    found = []
+    for record in records if isinstance(records, list) else []:
+        fault = StartFault.of(record)
+        if fault is not None and fault.host in labels:
+            number = record.get("round")
+            at = number if isinstance(number, int) and number >= 1 else 1
+            found.append(AsideNode(labels.index(fault.host), fault.reason, fault.evidence, at))
+    return found

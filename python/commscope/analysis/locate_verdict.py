@@ -62,6 +62,19 @@ class BadSwitch:
 
 
 @dataclass(frozen=True)
+class AsideNode:
+    """A host set aside in `round` (1-based) because MPI fails or hangs at start on it
+    (analysis/start_faults.py): named bad by the launcher's words, without a confirmation
+    round (a host that cannot start MPI twice has nothing left to confirm), and in no round
+    after. `reason` and `evidence` as start_faults.StartFault says them."""
+
+    host: int
+    reason: str
+    evidence: str
+    round: int = 1
+
+
+@dataclass(frozen=True)
 class SuspectPair:
     """A slow pair between two hosts not named bad: contention, or a bad link."""
 
@@ -92,6 +105,7 @@ class LocateVerdict:
     beta: float = LocateRules.beta
     noise: Noise | None = None
     uplinks: int = 0  # switch uplinks judged (a topology's; none without one)
+    set_aside: list[AsideNode] = field(default_factory=list)  # hosts MPI fails or hangs at start on
 
     @property
     def certain(self) -> bool:

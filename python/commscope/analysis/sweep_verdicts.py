@@ -26,6 +26,7 @@ from dataclasses import asdict, dataclass, field
 import numpy as np
 
 from commscope.analysis.fabric import NO_SWITCH, Fabric, fabric_of_record
+from commscope.analysis.start_faults import StartFault, stored_faults
 from commscope.analysis.sweep import (
     PAIR_METRICS,
     Cleared,
@@ -84,6 +85,8 @@ class SweepJudgement:
     switches: list[SwitchFlag] = field(default_factory=list)  # bad uplinks, named as their switch
     fabric: Fabric | None = None  # the topology judged with
     leaf_groups: list[tuple[str, list[int]]] | None = None  # the hosts leaf by leaf (the heatmap's order)
+    #: Hosts set aside for failing or hanging at MPI start, not in the matrix (start_faults.py)
+    set_aside: list[StartFault] = field(default_factory=list)
 
     def flags(self) -> list[Flag]:
         return [flag for verdict in self.verdicts.values() for flag in verdict.flags]
@@ -140,8 +143,10 @@ def judgement(
     retest_run: int | None = None,
     notes: list[str] | None = None,
     fabric: Fabric | None = None,
+    set_aside: list[StartFault] | None = None,
 ) -> SweepJudgement:
-    """The verdicts of the hosts and links, and of the switches the topology let name."""
+    """The verdicts of the hosts and links, and of the switches the topology let name; the
+    hosts set aside at MPI start beside them, named by the launcher's words."""
     verdicts = judge_sweep(matrix, policy, plan, alone)
     switches: list[SwitchFlag] = []
     for metric, found in plan.switches.items():
@@ -159,7 +164,7 @@ def judgement(
                 f"{len(unplaced)} host(s) under no switch of the sweep's topology ({', '.join(unplaced[:5])}{more}): "
                 "their slow pairs are blamed on hosts alone"
             )
-    return SweepJudgement(matrix, policy, verdicts, retest_run, notes, switches, fabric, groups)
+    return SweepJudgement(matrix, policy, verdicts, retest_run, notes, switches, fabric, groups, list(set_aside or []))
 
 
 def recorded_fabric(run: Run, hosts: list[str]) -> Fabric | None:
@@ -272,4 +277,4 @@ def judge_stored(run: Run, retest: Run | None) -> SweepJudgement:
         notes.append(f"retest run {wanted} of sweep run {run.id} is not in the store: suspects judged as found")
     elif record.get("retest") is False and plan:
         notes.append(f"sweep run {run.id} was measured with --no-retest: suspects stand as found")
-    return judgement(matrix, policy, plan, alone, wanted, notes, fabric)
+    return judgement(matrix, policy, plan, alone, wanted, notes, fabric, stored_faults(record.get("set_aside")))

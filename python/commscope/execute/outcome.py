@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import re
 import signal
+from dataclasses import dataclass
 
 from commscope.execute.process import TIMED_OUT, signal_name
 from commscope.execute.stream import CoreStream
@@ -28,6 +29,9 @@ def stderr_summary(text: str) -> str | None:
 #: or only that one did (its exit status).
 RANK_DIED = "a rank died"
 CRASHED = "commscope-bench crashed"
+#: How the reason begins when a launch was stopped for not getting going: the core's header
+#: had not come within the start-up a sweep allows (a host hung in or right after MPI_Init).
+NO_START = "the launch did not get going"
 #: How the reason begins when the launcher itself failed (its daemons did not start, it lost
 #: one) before any rank measured, saying nothing of a rank.
 LAUNCHER_FAILED = "the launcher failed at start"
@@ -101,14 +105,36 @@ _HYDRA_BANNER = re.compile(
 )
 
 
-def early_death(launcher_output: str) -> str | None:
-    """What a launcher printed of a rank's death while it still runs: rank_death's words, or
-    Hydra's first banner ('a rank on vnode2 died (Hydra: exit code 11)')."""
-    death = rank_death(launcher_output)
-    if death:
-        return death
+@dataclass(frozen=True)
+class Death:
+    """A rank the launcher said died at a host, and how: by a signal ('SIGSEGV'), or with
+    the exit code Hydra's first banner gives; `rank` None where the launcher named none."""
+
+    host: str
+    rank: str | None
+    how: str
+
+    def __str__(self) -> str:
+        if self.rank is None:
+            return f"a rank on {self.host} died ({self.how})"
+        return f"rank {self.rank} on {self.host} died by {self.how}"
+
+
+def death_of(launcher_output: str) -> Death | None:
+    """The rank's death a launcher printed, the cause first (rank_deaths), or else Hydra's
+    first banner, printed while it still runs (a rank on vnode2, Hydra: exit code 11)."""
+    deaths = rank_deaths(launcher_output)
+    if deaths:
+        return deaths[0]
     banner = _HYDRA_BANNER.search(launcher_output)
-    return f"a rank on {banner['host']} died (Hydra: exit code {banner['code']})" if banner else None
+    return Death(banner["host"], None, f"Hydra: exit code {banner['code']}") if banner else None
+
+
+def early_death(launcher_output: str) -> str | None:
+    """What a launcher printed of a rank's death while it still runs: the first of rank_deaths, or
+    Hydra's first banner ('a rank on vnode2 died (Hydra: exit code 11)')."""
+    death = death_of(launcher_output)
+    return str(death) if death else None
 
 
 def without_launcher_lines(stdout: bytes) -> bytes:
@@ -128,11 +154,10 @@ def launcher_failure(launcher_output: str) -> str | None:
     return None
 
 
-def rank_death(launcher_output: str) -> str | None:
-    """'rank 1 on vnode2 died by SIGSEGV' when what the launcher printed says a rank died by
-    a signal, else None. Once one died, srun and Hydra report the ranks they killed for it
-    too ("Killed"): a rank that died by another signal is named first."""
-    deaths = _hydra_deaths(launcher_output)
+def rank_deaths(launcher_output: str) -> list[Death]:
+    """Every rank what the launcher printed says died by a signal, the cause first: once one
+    died, srun and Hydra report the ranks they killed for it too ("Killed"), named last."""
+    deaths = [Death(host, rank, name) for rank, host, name in _hydra_deaths(launcher_output)]
     for pattern in _RANK_DEATHS:
         for match in pattern.finditer(launcher_output):
             found = match.groupdict()
@@ -142,11 +167,8 @@ def rank_death(launcher_output: str) -> str | None:
                 name = _STRSIGNAL.get(found["name"].strip())
                 if name is None:
                     continue  # "srun: error: vnode1: task 0: Exited with exit code 1" is no signal
-            deaths.append((found["rank"], found["host"], name))
-    if not deaths:
-        return None
-    rank, host, name = sorted(deaths, key=lambda death: death[2] in _CLEAN_UP)[0]
-    return f"rank {rank} on {host} died by {name}"
+            deaths.append(Death(found["host"], found["rank"], name))
+    return sorted(deaths, key=lambda death: death.how in _CLEAN_UP)
 
 
 def judge(

@@ -43,7 +43,7 @@ from commscope.execute.launch_files import (
 )
 from commscope.execute.launchers import Binding, Command, Launcher, LaunchSpec, hostfile_nodes, resolve_launcher
 from commscope.execute.limits import DefaultLimit
-from commscope.execute.outcome import FINALIZE_NOTE, ONCE_MORE, failed_at_start, retried_note
+from commscope.execute.outcome import FINALIZE_NOTE, NO_START, ONCE_MORE, failed_at_start, retried_note
 from commscope.execute.pairs import CorePair, core_pairs_of, gpu_pairs_of, host_links
 from commscope.execute.process import POLL_SECONDS, exit_waiter, start, stop_reason, terminate
 from commscope.execute.provenance import compiler_of, default_system, job_id
@@ -105,6 +105,10 @@ class RunRequest:
     #: --time-limit: seconds every launch together may take (execute/time_limit.py); None:
     #: OMB's counts, or a benchmark's own default limit.
     time_limit: float | None = None
+    #: Seconds the core's header may take to come (a sweep's: a host hung at MPI start is
+    #: found by the ranks that never said they started); None: --timeout and the default
+    #: limit alone.
+    start_limit: float | None = None
 
 
 @dataclass
@@ -271,13 +275,21 @@ class Runner:
             return None
         return (header_at - begin) + (exited_at - ended_at)
 
+    def _not_started(self, stream: CoreStream, planned: Planned) -> str | None:
+        """Why a launch whose header has not come within the request's start limit stops."""
+        limit = self.request.start_limit
+        if limit is None or stream.header is not None or time.monotonic() - self._began < limit:
+            return None
+        return f"{NO_START} within {limit:g} s ({len(stream.started)} of {planned.spec.np} ranks started)"
+
     def _follow(
         self, process: subprocess.Popen, stream: CoreStream, planned: Planned, limit: TimeLimit | None
     ) -> str | None:
         """Wait for the launch to end, updating the progress bar; returns why it was
         stopped early ("timed out after N s", "interrupted by SIGINT") or None."""
         timeout = self.request.timeout
-        deadline = time.monotonic() + timeout if timeout else None
+        self._began = time.monotonic()
+        deadline = self._began + timeout if timeout else None
         default_limit = DefaultLimit(timeout, self.folder)
         ended_at = header_at = None  # when the core's end line and header arrived
         self._times = (None, None, 0.0)
@@ -306,6 +318,7 @@ class Runner:
                 stopped = (
                     stop_reason(self.signals, deadline, timeout)
                     or (limit.passed() if limit else None)
+                    or self._not_started(stream, planned)
                     or default_limit.passed(stream.output)
                 )
                 if stopped:

@@ -156,3 +156,30 @@ class CoreStream:
     def _stop(self, message: str) -> None:
         self.problem = f"{self.path.name} line {self._line}: {message}"
         return None
+
+
+def started_of(data: bytes) -> dict[int, str]:
+    """The start lines of a stream the core wrote (a run's raw `jsonl`), by rank: the host
+    each rank that got past MPI_Init said it runs on. What is not a start line is skipped."""
+    started: dict[int, str] = {}
+    for line in data.split(b"\n"):
+        if not line.startswith(b'{"started"'):
+            continue
+        try:
+            value = json.loads(line)["started"]
+            started[int(value["rank"])] = str(value["host"])
+        except (ValueError, KeyError, TypeError):
+            continue  # a line cut short by a crash
+    return started
+
+
+def ended_complete(data: bytes) -> bool:
+    """Whether a stream the core wrote (a run's raw `jsonl`) ends with its end line, status
+    complete: a start-up probe (`hello`, which measures nothing) got through."""
+    for line in reversed(data.split(b"\n")):
+        if line.startswith(b'{"end"'):
+            try:
+                return json.loads(line)["end"].get("status") == "complete"
+            except (ValueError, KeyError, TypeError, AttributeError):
+                return False
+    return False

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from commscope.analysis.bad_nodes import SLOW
 from commscope.analysis.locate_verdict import (
     CERTAIN,
     NO_PARTNER,
@@ -98,7 +99,7 @@ def suspect_evidence(pair: SuspectPair, metric: str) -> str:
 
 def summary(verdict: LocateVerdict) -> str:
     n = verdict.n
-    bad = len(verdict.bad_nodes)
+    bad = len(verdict.bad_nodes) + len(verdict.set_aside)
     # with a topology the switches judged are counted too (none judged: nothing to say)
     named = len(verdict.bad_switches)
     switches = f"{named} bad switch{'es' if named != 1 else ''}, " if verdict.uplinks else ""
@@ -115,7 +116,8 @@ def locate_lines(verdict: LocateVerdict, labels: Sequence[str]) -> list[tuple[st
     """(level, text): "warn" for bad nodes and undecided hosts, "note" for the rest."""
     labels = shown_labels(labels)
     metric = verdict.metric
-    lines = [
+    lines = [("warn", f"bad node {labels[node.host]} ({node.reason}): {node.evidence}") for node in verdict.set_aside]
+    lines += [
         ("warn", f"bad node {labels[node.host]}: {node_evidence(node, metric, labels)}") for node in verdict.bad_nodes
     ]
     lines += [
@@ -159,6 +161,7 @@ def locate_document(verdict: LocateVerdict, labels: Sequence[str], policy: Polic
         "bad_nodes": [
             {
                 "host": labels[node.host],
+                "reason": SLOW,
                 "value": node.value,
                 "reference": node.reference,
                 "slow_with_healthy": node.slow_with_healthy,
@@ -170,6 +173,17 @@ def locate_document(verdict: LocateVerdict, labels: Sequence[str], policy: Polic
                 "evidence": node_evidence(node, metric, labels),
             }
             for node in verdict.bad_nodes
+        ]
+        + [
+            {
+                "host": labels[node.host],
+                "reason": node.reason,
+                "evidence": node.evidence,
+                "round": node.round,
+                # the launcher's words are the evidence: nothing is measured to confirm
+                "confirmed_by": "the launcher (no confirmation round: MPI did not start there)",
+            }
+            for node in verdict.set_aside
         ],
         "suspect_pairs": [
             {
@@ -237,7 +251,7 @@ def bad_node_rows(verdict: LocateVerdict, labels: Sequence[str]) -> list[list[st
             node_evidence(node, metric, labels),
         ]
         for node in verdict.bad_nodes
-    ]
+    ] + [[labels[node.host], "-", "-", "-", node.evidence] for node in verdict.set_aside]
 
 
 def suspect_rows(verdict: LocateVerdict, labels: Sequence[str]) -> list[list[str]]:

@@ -14,6 +14,7 @@ from pathlib import Path
 
 import numpy as np
 
+from commscope.analysis.bad_nodes import NodeFinding
 from commscope.analysis.sweep import UNIT, Cleared, Flag, SweepMatrix, number
 from commscope.analysis.sweep_fabric import SwitchFlag
 from commscope.analysis.sweep_intra import intra_groups
@@ -189,7 +190,10 @@ def verdict_lines(judgement: SweepJudgement) -> list[tuple[str, str]]:
     "warn" for the bad switches, nodes and links with their evidence, "note" for the pairs
     cleared as contention."""
     labels = shown_labels(judgement.matrix.labels)  # control characters escaped
-    lines = [("warn", f"{switch_line(switch)}: {switch.evidence()}") for switch in judgement.switches]
+    lines = [
+        ("warn", f"bad node {one_line(fault.host)} ({fault.reason}): {fault.evidence}") for fault in judgement.set_aside
+    ]
+    lines += [("warn", f"{switch_line(switch)}: {switch.evidence()}") for switch in judgement.switches]
     lines += [
         ("warn", f"bad {flag.kind} {where_text(flag.where, labels)}: {flag.evidence(labels)}")
         for flag in judgement.flags()
@@ -388,10 +392,15 @@ def heatmap_files(matrix: SweepMatrix, flags: Sequence[Flag], folder: Path, grou
 
 
 def matrix_document(
-    judgement: SweepJudgement, run_id: int | None, retest_run_id: int | None, drained: list[str] | None = None
+    judgement: SweepJudgement,
+    run_id: int | None,
+    retest_run_id: int | None,
+    drained: list[str] | None = None,
+    bad_nodes: Sequence[NodeFinding] = (),
 ) -> dict:
-    """A link sweep's --json: hosts, a matrix per metric, flags with evidence, and the hosts
-    --drain took out of service (`drained`, where it was asked)."""
+    """A link sweep's --json: hosts, a matrix per metric, flags with evidence, the bad nodes
+    (set aside at MPI start, or flagged) with why and their evidence, and the hosts --drain
+    took out of service (`drained`, where it was asked)."""
     labels = judgement.matrix.labels
 
     def cell(value) -> float | None:
@@ -408,6 +417,7 @@ def matrix_document(
             metric: [[cell(v) for v in row] for row in values] for metric, values in judgement.matrix.values.items()
         },
         "flags": [flag_record(flag, labels) for flag in judgement.flags()],
+        "bad_nodes": [{"host": node.host, "reason": node.reason, "evidence": node.evidence} for node in bad_nodes],
         "bad_switches": [switch_record(flag, labels) for flag in judgement.switches],
         "cleared": [
             {"metric": item.metric, "pair": [labels[i] for i in item.pair], "value": item.value, "retest": item.retest}

@@ -149,6 +149,9 @@ HPCC_BEFF = "hpcc_beff"
 STORAGE_BENCHMARK = "storage"
 #: The core's benchmark that measures a schedule of rank pairs: the link sweep's runs.
 PAIRS_BENCHMARK = "pairs"
+#: The core's benchmark that starts MPI on every rank and measures nothing: a sweep's
+#: start-up probe of hosts that may not start (sweep/survive.py).
+HELLO_BENCHMARK = "hello"
 #: The core's benchmark of canary tests alone and beside congestors: the congestion kind's runs.
 CONGESTION_BENCHMARK = "congestion"
 #: The time a launch of a benchmark takes unless --time-limit says otherwise (seconds; the

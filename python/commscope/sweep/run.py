@@ -23,15 +23,19 @@ its --json are the caller's.
 
 from __future__ import annotations
 
+import contextlib
 import dataclasses
 import sys
 import tempfile
+from collections.abc import Iterator, Sequence
+from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 from pathlib import Path
 
 from commscope import ui
-from commscope.analysis.bad_nodes import flagged_nodes
+from commscope.analysis.bad_nodes import flagged_nodes, set_aside_nodes
 from commscope.analysis.fabric import fabric_record
+from commscope.analysis.start_faults import StartFault
 from commscope.analysis.sweep import Flag, matrix_from_run, number
 from commscope.analysis.sweep_check import check_sweep
 from commscope.analysis.sweep_verdicts import (
@@ -47,21 +51,23 @@ from commscope.errors import EXIT_FAILED, EXIT_INTERRUPTED, EXIT_OK, CommscopeEr
 from commscope.execute.core import MPICH, OPENMPI, core_mpi_flavour, find_core
 from commscope.execute.keep import Destination, Stored, storing, summary
 from commscope.execute.launchers import resolve_launcher, split_host
-from commscope.execute.outcome import ONCE_MORE, failed_at_start, timed_out
 from commscope.execute.reporter import QuietReporter
 from commscope.execute.runner import Runner, RunRequest, finalize_grace_s, plan
 from commscope.execute.signals import StopSignals
 from commscope.output.sweep_view import heatmap_files, matrix_document, sweep_table, verdict_lines, where_text
-from commscope.records.benchmarks import PAIRS_BENCHMARK
 from commscope.records.hostfile import read_hostfile
 from commscope.records.run import Run
 from commscope.records.run_kinds import SWEEP_KEY
 from commscope.records.suite import Entry
+from commscope.sweep import rest
 from commscope.sweep.fabric_hosts import fabric_of
 from commscope.sweep.inputs import check_output, stream_folder
 from commscope.sweep.modes.base import SweepRequest
 from commscope.sweep.outcome import SweepOutcome
+from commscope.sweep.survive import PAIRS, PROBE, Attempt, Launch, attempt_of, retry_reason, survive
 
+#: Start-up probes run side by side at most.
+PROBES_AT_ONCE = 16
 #: A host with one slot in each launcher's hostfile (Open MPI --hostfile, Hydra -f; srun -w
 #: FILE takes names alone).
 HOSTFILE_LINE = {OPENMPI: "{} slots=1", MPICH: "{}:1"}
@@ -92,22 +98,6 @@ class SweepResult:
     judgement: SweepJudgement
 
 
-def retry_reason(run: Run, signals: StopSignals, attempt: int = 1, retries: int = 1) -> str | None:
-    """Why a launch is started again, as the warning says it (None: it is not). The one
-    place that decides it: a launch stopped at --timeout, or one a rank of which died (or
-    whose launcher failed) before anything was measured; never one a stop signal ended.
-    `attempt` of `retries` (--retries) is the start about to be made again."""
-    if signals.received:
-        return None
-    if timed_out(run.status, run.status_reason):
-        why, once = "the launch was stopped at --timeout", "starting it once more (only once)"
-    elif failed_at_start(run.status, run.status_reason, len(run.points)):
-        why, once = run.status_reason, ONCE_MORE
-    else:
-        return None
-    return f"{why}; {once if retries == 1 else f'starting it again (retry {attempt} of {retries})'}"
-
-
 class Sweeper:
     def __init__(self, request: SweepRequest) -> None:
         self.request = request
@@ -125,23 +115,35 @@ class Sweeper:
         self.fabric = None  # with a topology: said before measuring, kept with the run
         if request.topology is not None:
             self.fabric = fabric_of(request.topology, self.hosts, "sweep")
+        #: The hosts set aside for failing or hanging at MPI start (sweep/survive.py), and
+        #: the hosts of the last launch, by rank.
+        self.aside: list[StartFault] = []
+        self.launched_on: list[str] = list(self.hosts)
 
-    def _planned(self, flags: list[str], hostfile: str | None = None):
+    @property
+    def live(self) -> list[str]:
+        """The hosts not set aside, in rank order: those the next launch runs on."""
+        aside = {fault.host for fault in self.aside}
+        return [host for host in self.hosts if host not in aside]
+
+    def _planned(self, flags: list[str], hostfile: str | None = None, np: int | None = None, how: Launch = PAIRS):
         """The launch of the core with `flags` as the mode lays it out: on its hosts, or on
         the hosts of `hostfile` (one rank each), never a --host list thousands of names long."""
         layout = self.layout
+        np = self.np if np is None else np
         run_request = RunRequest(
-            np=self.np,
+            np=np,
             launcher=self.request.launcher,
             bind=layout.bind,
             hosts=layout.hosts,
             hostfile=hostfile,
             label=self.request.label,
             system=self.request.system,
-            timeout=self.request.timeout,
+            timeout=how.timeout if how.timeout is not None else self.request.timeout,
             argv=self.request.argv,
+            start_limit=how.start_limit,
         )
-        entry = Entry(benchmark=PAIRS_BENCHMARK, flags=flags, ranks=self.np, placement=layout.placement)
+        entry = Entry(benchmark=how.benchmark, flags=flags, ranks=np, placement=layout.placement)
         (item,) = plan(run_request, [entry], self.core, self.launcher, self.flavour)
         if layout.env:
             item = dataclasses.replace(
@@ -150,38 +152,66 @@ class Sweeper:
         return run_request, item
 
     def launch(self, flags: list[str], signals: StopSignals) -> Run:
-        """One launch of the core with `flags`; one stopped for running past --timeout, or
-        one that failed at start, is started again, --retries times at most (once by
-        default). An MPI start-up can hang or crash now and then (Open MPI's TCP wire-up
-        across many hosts, on a loaded machine, more often the more hosts), and a sweep, a
-        locate round above all, should not be lost to one such launch."""
-        run = self._launch_once(flags, signals)
-        for attempt in range(1, self.request.retries + 1):
-            retry = retry_reason(run, signals, attempt, self.request.retries)
-            if retry is None:
-                break
-            ui.warn(f"sweep: {retry}")
-            run = self._launch_once(flags, signals)
+        """One launch of the core with `flags` on the live hosts; one stopped for running past
+        --timeout, or one that failed at start, is started again, --retries times at most
+        (once by default). An MPI start-up can hang or crash now and then (Open MPI's TCP
+        wire-up across many hosts, on a loaded machine, more often the more hosts), and a
+        sweep, a locate round above all, should not be lost to one such launch. A failure at
+        start that names a host (sweep/survive.py) sets it aside instead: the run is given
+        back as it failed, for the caller to plan again without it (`aside` grew). A mode
+        whose ranks share one host sets none aside."""
+        hosts = self.live
+        self.launched_on = hosts
+        retries = self.request.retries
+        run, found = survive(
+            lambda: self.launch_once(flags, signals, hosts),
+            lambda run: attempt_of(run, hosts),
+            (lambda groups: self.probes(groups, signals)) if self.layout.hostfile else None,
+            hosts,
+            retries,
+            lambda run, number: retry_reason(run, signals, number, retries),
+            signals,
+        )
+        self.aside += found
         return run
 
-    def _launch_once(self, flags: list[str], signals: StopSignals) -> Run:
-        with tempfile.TemporaryDirectory(prefix="commscope-hosts-") as folder:  # read by the launcher, here
-            hostfile = self._hostfile(Path(folder)) if self.layout.hostfile else None
-            run_request, item = self._planned(flags, hostfile)
-            ui.note(f"sweep: {item.command.shell()}")
-            # rank 0 writes the core's JSONL stream, maybe on another host whose /tmp is its own
-            previous, tempfile.tempdir = tempfile.tempdir, self.folder
-            try:
-                quiet = Runner(self.core, run_request, signals, reporter=QuietReporter())  # prints its own table
-                return quiet.execute(item, 0)
-            finally:
-                tempfile.tempdir = previous
+    def probes(self, groups: Sequence[Sequence[str]], signals: StopSignals) -> list[Attempt]:
+        """A start-up probe (`hello`) on each group of hosts, side by side."""
+        with self.streams_shared(), ThreadPoolExecutor(max_workers=min(len(groups), PROBES_AT_ONCE)) as pool:
+            runs = list(pool.map(lambda group: self.launch_here([], signals, group, PROBE), groups))
+        return [attempt_of(run, group, probe=True) for run, group in zip(runs, groups)]
 
-    def _hostfile(self, folder: Path) -> str:
+    def launch_once(self, flags: list[str], signals: StopSignals, hosts: Sequence[str], how: Launch = PAIRS) -> Run:
+        """One launch on `hosts` (one rank each; a mode that lays its ranks out on one host
+        ignores them), its stream where every host sees it."""
+        with self.streams_shared():
+            return self.launch_here(flags, signals, hosts, how)
+
+    @contextlib.contextmanager
+    def streams_shared(self) -> Iterator[None]:
+        """Launches started inside write their streams under the sweep's folder: rank 0 writes
+        the core's JSONL stream, maybe on another host whose /tmp is its own. Set once around
+        launches run side by side (tempfile's folder is one for the process)."""
+        previous, tempfile.tempdir = tempfile.tempdir, self.folder
+        try:
+            yield
+        finally:
+            tempfile.tempdir = previous
+
+    def launch_here(self, flags: list[str], signals: StopSignals, hosts: Sequence[str], how: Launch) -> Run:
+        with tempfile.TemporaryDirectory(prefix="commscope-hosts-") as folder:  # read by the launcher, here
+            hostfile = self._hostfile(Path(folder), hosts) if self.layout.hostfile else None
+            np = len(hosts) if self.layout.hostfile else self.np
+            run_request, item = self._planned(flags, hostfile, np, how)
+            ui.note(f"sweep: {item.command.shell()}")
+            quiet = Runner(self.core, run_request, signals, reporter=QuietReporter())  # prints its own table
+            return quiet.execute(item, 0)
+
+    def _hostfile(self, folder: Path, hosts: Sequence[str]) -> str:
         """The hosts in the launcher's own hostfile format, one slot each."""
         line = HOSTFILE_LINE.get(getattr(self.launcher, "flavour", None), "{}")
         path = folder / "hosts"
-        path.write_text("".join(line.format(host) + "\n" for host in self.hosts), encoding="utf-8")
+        path.write_text("".join(line.format(host) + "\n" for host in hosts), encoding="utf-8")
         return str(path)
 
     def schedule_flags(self) -> list[str]:
@@ -192,6 +222,39 @@ class Sweeper:
             ",".join(self.request.metrics),
             *self.request.core_flags,
         ]
+
+    def measure(self, signals: StopSignals) -> Run:
+        """The sweep's launches as one run (sweep/rest.py): the mode's schedule on the hosts;
+        after a launch that set hosts aside, or ended part-way (--retries times at most), the
+        pairs left on the hosts still in the sweep, until none is left or a launch fails
+        naming no host. A sweep whose pairs left were all measured is complete."""
+        if not self.layout.hostfile:  # ranks on one host: one launch, as it ended
+            return self.launch(self.schedule_flags(), signals)
+        launches: list[tuple[Run, list[str]]] = []
+        partial = 0
+        while True:
+            aside = len(self.aside)
+            flags = self.schedule_flags()
+            with tempfile.TemporaryDirectory(prefix="commscope-rest-", dir=self.folder) as folder:
+                if launches:
+                    done = rest.measured_keys(rest.one_run(launches, self.live).points, self.live)
+                    left = rest.rest_schedule(self.request.mode.schedule, self.live, self.request.metrics, done)
+                    if not left or len(self.live) < self.request.mode.least_hosts:
+                        break
+                    schedule = Path(folder) / "rest.pairs"
+                    schedule.write_text("# the pairs left to measure\n" + left)
+                    flags = ["--schedule", str(schedule), *flags[2:]]
+                run = self.launch(flags, signals)
+            launches.append((run, self.launched_on))
+            if signals.received or run.status == "complete":
+                return rest.one_run(launches, self.live)
+            if len(self.aside) > aside:
+                continue  # planned again without them
+            if not run.points or partial >= self.request.retries:
+                return rest.one_run(launches, self.live)
+            partial += 1
+            ui.warn(f"sweep: {run.status_reason}; the pairs left measured again")
+        return dataclasses.replace(rest.one_run(launches, self.live), status="complete", status_reason=None)
 
     def retest(self, plan: RetestPlan, signals: StopSignals, folder: Path) -> Run:
         schedule = folder / "retest.pairs"
@@ -206,15 +269,18 @@ class Sweeper:
         """What the sweep run keeps of its judgement (analysis.sweep_verdicts)."""
         topology = fabric_record(self.fabric, self.hosts)
         mode = self.request.mode
-        return sweep_record(
+        record = sweep_record(
             mode.name, self.request.policy, self.request.retest, topology=topology, **mode.recorded(run)
         )
+        if self.aside:  # judged again from the store as here
+            record["set_aside"] = [fault.record() for fault in self.aside]
+        return record
 
     def sweep(self, stored: Stored) -> SweepResult:
         """Measure, retest the suspects and judge; each run stored (or kept as files) as soon
         as it is measured, through execute/keep."""
         with StopSignals() as signals:
-            run = self.launch(self.schedule_flags(), signals)
+            run = self.measure(signals)
             run.provenance = {**(run.provenance or {}), SWEEP_KEY: self.record(run)}
             stored.add(run)
             if signals.received or run.status != "complete" or not run.points:
@@ -235,7 +301,7 @@ class Sweeper:
                     raise _Stopped(retest_run, signals)
                 alone = values_alone(plan, matrix_from_run(retest_run))
             retest_id = retest_run.id if retest_run else None
-            judged = judgement(matrix, self.request.policy, plan, alone, retest_id, fabric=fabric)
+            judged = judgement(matrix, self.request.policy, plan, alone, retest_id, fabric=fabric, set_aside=self.aside)
         return SweepResult(run, retest_run, judged)
 
 
@@ -277,7 +343,7 @@ class LinkOutcome(SweepOutcome):
         return self.judgement.flags()
 
     def document(self, drained: list[str] | None) -> dict:
-        return matrix_document(self.judgement, self.run_id, self.retest_run_id, drained)
+        return matrix_document(self.judgement, self.run_id, self.retest_run_id, drained, self.bad_nodes)
 
     def write_plots(self) -> bool:
         if self.plot is None:
@@ -308,7 +374,7 @@ def run_sweep(request: SweepRequest, db: Path | None, folder: Path | None = None
         (ui.warn if level == "warn" else ui.note)(line)
     sys.stdout.write(request.mode.lines_after(result.run))
     worse = against_baseline(result.run, request.baseline)
-    named = len(flags) + len(judged.switches)
+    named = len(flags) + len(judged.switches) + len(judged.set_aside)
     if not stored.kept:
         retest = f", retest run {result.retest_run.id}" if result.retest_run else ""
         counted = f"{named} flag{'s' if named != 1 else ''}"
@@ -319,7 +385,7 @@ def run_sweep(request: SweepRequest, db: Path | None, folder: Path | None = None
         hosts=tuple(matrix.labels),
         run_id=result.run.id,
         retest_run_id=result.retest_run.id if result.retest_run else None,
-        bad_nodes=flagged_nodes(flags, matrix.labels),
+        bad_nodes=[*set_aside_nodes(judged.set_aside), *flagged_nodes(flags, matrix.labels)],
         status=EXIT_FAILED if named or worse else EXIT_OK,
         json_out=request.json_out,
         kept_status=summary(stored, db) if stored.kept else None,

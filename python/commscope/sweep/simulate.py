@@ -14,13 +14,20 @@ The network file says what is wrong; every key is optional:
      "slow_nodes": {"cn00017": 0.5}, # a host's speed: every pair of it at 50 %
      "bad_links": [["cn00001", "cn00002", 0.3]],
      "leaves": {"leaf01": ["cn00000", ...], ...},   # leaf switches under one spine
-     "bad_uplinks": {"leaf03": 0.5}}  # a leaf's uplink: every pair across it at 50 %
+     "bad_uplinks": {"leaf03": 0.5},  # a leaf's uplink: every pair across it at 50 %
+     "dead": {"cn00042": "SIGSEGV"},  # its MPI dies at start, every launch
+     "hung": ["cn00077"]}             # its MPI hangs at start, every launch
 
-A round (stdin) is {"round": 1, "metric": "bw", "pairs": [["cn00001", "cn00417"], ...]};
-the answer (stdout) {"values": [["cn00001", "cn00417", 11873.2], ...]}: MB/s for bw and
-bibw, microseconds for latency. A pair runs at the speed of the slowest part it crosses
-(its two hosts and, between different leaves, both leaves' uplinks) times its link's
-factor; contention and noise change from round to round, faults do not.
+A round (stdin) is {"round": 1, "metric": "bw", "pairs": [["cn00001", "cn00417"], ...],
+"hosts": [...]}; the answer (stdout) {"values": [["cn00001", "cn00417", 11873.2], ...]}: MB/s
+for bw and bibw, microseconds for latency. A pair runs at the speed of the slowest part it
+crosses (its two hosts and, between different leaves, both leaves' uplinks) times its
+link's factor; contention and noise change from round to round, faults do not. A launch
+over `hosts` (one rank each, in rank order) with a dead or hung host among them fails as a
+launch of the core would show it (sweep/oracle.py): {"failed": {"dead": [{"host", "rank",
+"signal"}]}} for the first dead host, else {"failed": {"started": [the others]}}, or
+`"started": null` where rank 0's host hangs. A start-up probe {"probe": [HOST, ...]} is
+answered {"started": true} or a "failed" of the same kind.
 """
 
 from __future__ import annotations
@@ -51,6 +58,8 @@ class Network:
     bad_links: dict[frozenset, float] = field(default_factory=dict)
     leaf_of: dict[str, str] = field(default_factory=dict)
     bad_uplinks: dict[str, float] = field(default_factory=dict)
+    dead: dict[str, str] = field(default_factory=dict)  # host: the signal its ranks die by at start
+    hung: frozenset[str] = frozenset()
 
     @classmethod
     def of(cls, document: dict) -> Network:
@@ -65,7 +74,18 @@ class Network:
             bad_links=links,
             leaf_of={host: leaf for leaf, hosts in document.get("leaves", {}).items() for host in hosts},
             bad_uplinks={leaf: float(speed) for leaf, speed in document.get("bad_uplinks", {}).items()},
+            dead={host: str(signal) for host, signal in document.get("dead", {}).items()},
+            hung=frozenset(document.get("hung", [])),
         )
+
+    def failed(self, hosts: Sequence[str]) -> dict | None:
+        """How a launch over `hosts` (rank order) fails at start; None when it starts."""
+        dead = [host for host in hosts if host in self.dead]
+        if dead:
+            return {"dead": [{"host": dead[0], "rank": list(hosts).index(dead[0]), "signal": self.dead[dead[0]]}]}
+        if self.hung.isdisjoint(hosts):
+            return None
+        return {"started": None if hosts[0] in self.hung else [host for host in hosts if host not in self.hung]}
 
     def measure(self, round_number: int, metric: str, pairs: Sequence[Sequence[str]]) -> np.ndarray:
         """The values of a round's pairs, in their order."""
@@ -88,7 +108,13 @@ class Network:
 
 
 def answer(network: Network, request: dict) -> dict:
+    if "probe" in request:
+        failed = network.failed(request["probe"])
+        return {"started": True} if failed is None else {"failed": failed}
     pairs = request["pairs"]
+    failed = network.failed(request.get("hosts") or list(dict.fromkeys(host for pair in pairs for host in pair)))
+    if failed is not None:
+        return {"failed": failed}
     values = network.measure(int(request["round"]), request["metric"], pairs)
     return {"values": [[a, b, round(float(v), 4)] for (a, b), v in zip(pairs, values)]}
 

@@ -1,0 +1,96 @@
+"""Hosts whose MPI cannot start: what a sweep's failed launches said of them, and when that
+names a host bad (issue 45).
+
+The nodes a site sweeps for are most often those whose MPI cannot even start (a bad
+adapter, driver or firmware, a full /tmp). Such a host is set aside, named bad with the
+launcher's own words as evidence and left out of the launches and rounds that follow,
+while the others are measured:
+
+- its ranks died at start (by a signal, before anything was measured, as the launcher
+  says it) in two launches in a row, the same host named both times: "MPI fails to start
+  on vnode3: rank 2 died by SIGSEGV in 2 of 2 launches". A death that moves from host to
+  host is blamed on none (Open MPI's TCP wire-up kills a rank of a healthy host now and
+  then);
+- it never said it started (the core's start line, src/mpi/started.c) in a launch stopped
+  for not getting going, and a start-up probe with it failed again: "MPI hangs at start on
+  vnode3: ...";
+- start-up probes over halves of the hosts failed with it and passed without it, where the
+  launch named no host (a rank 0 that hangs, a launcher that says no more than "crashed").
+
+No confirmation round follows (analysis/locate.py confirms slow parts, whose evidence is
+noise): a host that cannot start MPI twice has shown what it is.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+#: Why a host is set aside, as the verdict's `reason` says it.
+FAILS = "fails at MPI start"
+HANGS = "hangs at MPI start"
+#: Launches in a row that must name the same host before its death at start names it bad.
+DEATHS_NEEDED = 2
+
+
+@dataclass(frozen=True)
+class StartFault:
+    """A host set aside: its name, why (FAILS or HANGS), and the evidence in a sentence."""
+
+    host: str
+    reason: str
+    evidence: str
+
+    def record(self) -> dict:
+        """As the stored sweep and the --json keep it."""
+        return {"host": self.host, "reason": self.reason, "evidence": self.evidence}
+
+    @classmethod
+    def of(cls, record: object) -> StartFault | None:
+        """From a stored record; None for one that is not (a stored run read back never fails)."""
+        if not isinstance(record, dict) or not all(isinstance(record.get(key), str) for key in cls.__annotations__):
+            return None
+        return cls(record["host"], record["reason"], record["evidence"])
+
+
+def stored_faults(records: object) -> list[StartFault]:
+    """The hosts a stored sweep set aside (its record's `set_aside`), those it can read."""
+    found = [StartFault.of(record) for record in records] if isinstance(records, list) else []
+    return [fault for fault in found if fault is not None]
+
+
+@dataclass
+class DeathWatch:
+    """The tries of one launch that failed at start, and the host each try's launcher named
+    (None: none). `died` says when the same host was named DEATHS_NEEDED times in a row."""
+
+    tries: list[tuple[str | None, str]] = field(default_factory=list)
+
+    def died(self, host: str | None, how: str) -> StartFault | None:
+        """One more try failed at start; `how` is the launcher's words without the host
+        ("rank 2 died by SIGSEGV"). The fault when this names a host bad."""
+        self.tries.append((host, how))
+        recent = [named for named, _ in self.tries[-DEATHS_NEEDED:]]
+        if host is None or len(recent) < DEATHS_NEEDED or any(named != host for named in recent):
+            return None
+        times = sum(named == host for named, _ in self.tries)
+        return StartFault(host, FAILS, f"MPI fails to start on {host}: {how} in {times} of {len(self.tries)} launches")
+
+    @property
+    def moved(self) -> list[str]:
+        """The hosts named in turn, where the deaths moved between hosts (none: they did not)."""
+        named = [host for host, _ in self.tries if host is not None]
+        return list(dict.fromkeys(named)) if len(set(named)) > 1 else []
+
+
+def not_started(hosts: Sequence[str], started: Sequence[str]) -> list[str]:
+    """The hosts of a launch (one rank each) without a start line; all of them when no rank
+    said it started (then the start lines tell nothing: rank 0 writes them)."""
+    seen = set(started)
+    return [host for host in hosts if host not in seen]
+
+
+def halves(hosts: Sequence[str]) -> list[list[str]]:
+    """A group of hosts split for the next probes: two halves, or the host alone."""
+    middle = (len(hosts) + 1) // 2
+    return [list(hosts[:middle]), list(hosts[middle:])] if len(hosts) > 1 else [list(hosts)]
