@@ -51,6 +51,8 @@ def test_a_throttled_link_regresses_from_the_night_it_was_throttled(vcluster4: V
     assert series["link"] == "vnode2,vnode3" and series["regressed"]
     change = series["changes"][-1]
     assert (change["before_run"], change["after_run"]) == (sweeps[THROTTLED_FROM - 2], sweeps[THROTTLED_FROM - 1])
-    assert change["ratio"] > 3, change  # 400 Mbit/s against some 7 Gbit/s between healthy hosts
+    # 400 Mbit/s against what healthy pairs move here: 3.2x (MPICH) to 6.5x (Open MPI) with
+    # four hosts busy on two cores, up to 20x on a quiet machine
+    assert change["ratio"] > 2, change
     healthy = history("--link", "vnode1,vnode2")
     assert not json.loads(healthy.stdout)["regressed"], healthy.stdout
