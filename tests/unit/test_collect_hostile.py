@@ -115,6 +115,7 @@ DAMAGES = [
 ]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("how", DAMAGES)
 def test_a_damaged_job_is_said_and_skipped_and_the_others_are_stored(night, db, tmp_path, how):
     damaged = _copy(night, "20000101-000000-000000-aaaaaa")
@@ -134,6 +135,7 @@ def test_a_damaged_job_is_said_and_skipped_and_the_others_are_stored(night, db, 
     assert again.returncode == 1 and said in again.stderr and len(_stored_launches(db)) == before + 1
 
 
+@pytest.mark.slow
 def test_collects_at_once_store_each_job_once(night, db):
     """Four collects started together over 20 job folders: each folder is recorded and its
     run stored once. They used to read the jobs known, then each record the rest: an

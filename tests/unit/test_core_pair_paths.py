@@ -6,6 +6,8 @@ report's rule section ranking the pairs by path (the farthest has the lowest pea
 
 from __future__ import annotations
 
+import pytest
+
 from commscope.analysis.peaks import lowest_core_path, lowest_peak
 from commscope.execute.cpu_topology import cpu_topology
 from commscope.execute.launchers import HydraLauncher, LaunchSpec, OpenMpiLauncher, SrunLauncher
@@ -40,6 +42,7 @@ def test_each_launcher_binds_the_two_ranks_to_the_pair():
     assert SrunLauncher("srun").argv(spec)[-1] == "--cpu-bind=map_cpu:0,10"
 
 
+@pytest.mark.slow
 def test_the_procurement_suite_runs_core_pairs_of_a_two_socket_node(cli, fake_core, db, monkeypatch):
     monkeypatch.setenv("COMMSCOPE_SYSFS", str(LINKS / "xeon-e5-2660v2-2numa" / "sys"))
     result = cli("run", "procurement", "--dry-run", "--launcher", "mpirun", "--db", db)

@@ -195,6 +195,7 @@ def test_recheck_with_nothing_drained_by_commscope_changes_nothing(cli, db, scon
     assert updates(scontrol) == [] and "create" not in scontrol.read_text()
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("end", ["\n", "\x1b[2J", "\r"], ids=["newline", "escape", "cr"])
 def test_dry_run_quotes_every_node_name_it_prints(cli, db, tmp_path, scontrol, end):
     """A node name with a line break or ESC (a hostfile's, or Slurm's own) is printed in the

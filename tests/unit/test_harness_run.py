@@ -137,6 +137,7 @@ def test_crash_midway_keeps_the_measured_sizes(cli, fake_core, db, clean_env):
     assert "2 of 2 runs did not complete" in result.stderr
 
 
+@pytest.mark.slow
 def test_a_launch_hung_after_its_last_line_is_stopped_and_its_results_are_complete(
     cli, fake_core, db, clean_env, tmp_path
 ):
@@ -195,6 +196,7 @@ def test_timeout_stops_the_benchmark_and_the_next_one_still_runs(cli, fake_core,
         assert_gone(pid)
 
 
+@pytest.mark.slow
 def test_a_rank_that_ignores_sigterm_is_killed(cli, fake_core, db, clean_env, tmp_path, monkeypatch):
     monkeypatch.setattr(process, "TERMINATE_GRACE_SECONDS", 0.5)
     trace = tmp_path / "trace"
@@ -321,6 +323,7 @@ def test_missing_core_says_how_to_build_it(cli, clean_env, db, tmp_path, monkeyp
     assert "make build" in result.stderr and "Traceback" not in result.output
 
 
+@pytest.mark.slow
 def test_validation_failure_fails_the_run(cli, fake_core, db, clean_env):
     clean_env.setenv("FAKE_CORE_GOLDEN", "latency_full")  # the core's run whose last size fails
     result = cli("run", "latency", "--launcher", "mpirun", "--db", db, "--", "-m", "0:8", "-c")
@@ -333,6 +336,7 @@ def test_validation_failure_fails_the_run(cli, fake_core, db, clean_env):
     assert "Fail" in result.stdout.splitlines()[-1].split()  # the table's Validation column
 
 
+@pytest.mark.slow
 def test_core_usage_error_is_stored_as_failed_with_its_message(cli, fake_core, db, clean_env):
     clean_env.setenv("FAKE_CORE_USAGE_ERROR", "bw needs exactly 2 ranks, got 4")
     result = cli("run", "bw", "--np", "4", "--launcher", "mpirun", "--db", db)
@@ -344,6 +348,7 @@ def test_core_usage_error_is_stored_as_failed_with_its_message(cli, fake_core, d
     assert "--np N" not in result.output  # the user chose the ranks
 
 
+@pytest.mark.slow
 def test_a_refused_default_rank_count_points_at_np(cli, fake_core, db, clean_env):
     """`run BENCH` without --np starts 2 ranks; a benchmark that needs more (congestion: 4)
     fails with the core's message and a note that --np sets the ranks."""
@@ -358,6 +363,7 @@ def test_a_refused_default_rank_count_points_at_np(cli, fake_core, db, clean_env
     assert "`--np N` sets them" in result.output
 
 
+@pytest.mark.slow
 def test_records_that_break_the_schema_are_caught(cli, fake_core, db, clean_env):
     clean_env.setenv("FAKE_CORE_DROP_KEY", "stats")
     result = cli("run", "latency", "--launcher", "mpirun", "--db", db, "--", "-m", "1:8")

@@ -330,6 +330,7 @@ with Store(path) as store:
 """
 
 
+@pytest.mark.slow
 def test_two_processes_writing_at_once_lose_nothing(tmp_path):
     path, count = tmp_path / "shared.db", 150
     env = {"PYTHONPATH": str(REPO / "python"), "PATH": "/usr/bin:/bin"}

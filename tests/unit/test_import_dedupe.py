@@ -6,6 +6,8 @@ import shutil
 import sqlite3
 from pathlib import Path
 
+import pytest
+
 from commscope.store.connection import connect
 from commscope.store.db import Store
 from commscope.store.schema import migrate
@@ -92,6 +94,7 @@ def test_the_pretty_table_after_the_csv_one_is_already_imported(cli, db, clean_e
     assert cli("import", pretty, "--force", "--db", db).exit_code == 0 and run_count(db) == 2
 
 
+@pytest.mark.slow
 def test_a_kept_run_imported_twice_is_stored_once(cli, fake_core, db, tmp_path):
     """A run `commscope run` kept as files (records.unsaved) says "already imported" the
     second time, as every other file does, unless --force."""

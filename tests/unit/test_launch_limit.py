@@ -24,6 +24,7 @@ def short_limits(monkeypatch):
     monkeypatch.setattr(limits, "POINT_S", 0.1)
 
 
+@pytest.mark.slow
 def test_without_timeout_a_launch_is_stopped_at_its_default_limit(cli, fake_core, db, clean_env, short_limits):
     clean_env.setenv("FAKE_CORE_SLEEP", "0.5")  # 11 points, 0.5 s each: past 1 s + 11 x 0.1 s
     began = time.monotonic()
@@ -65,6 +66,7 @@ HYDRA_BANNER = """
 """
 
 
+@pytest.mark.slow
 def test_a_launcher_that_said_a_rank_died_but_keeps_waiting_is_stopped_and_started_once_more(
     cli, fake_core, db, clean_env, tmp_path, monkeypatch
 ):

@@ -40,6 +40,7 @@ def loaded(*argv: str) -> tuple[list[str], str]:
     return json.loads(last), "\n".join(output)
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("argv", [["--help"], ["history", "--help"], ["report", "--help"], ["import", "--help"]])
 def test_help_loads_no_heavy_library(argv):
     heavy, output = loaded(*argv)

@@ -104,6 +104,7 @@ def test_an_ethernet_speed_beyond_any_port_is_refused_too(tmp_path):
     assert adapter["name"] == "eth9" and adapter["rate_gbps"] is None
 
 
+@pytest.mark.slow
 def test_a_missing_recorded_tree_is_an_error_not_an_empty_machine(cli, fake_core, db, clean_env, tmp_path):
     """`info --links` fails; `run` measures (the folder may be there on the other hosts only)
     and says why this host's links are unknown, in a warning and in the run it stores."""
@@ -173,6 +174,7 @@ def test_nvidia_smi_output_that_is_not_utf8_is_read_with_replacement(cli, tmp_pa
     assert shown.exit_code == 0 and "Tesla \ufffd\ufffd V100" in shown.stdout
 
 
+@pytest.mark.slow
 def test_a_run_still_runs_when_nvidia_smi_is_not_utf8(cli, fake_core, db, clean_env, tmp_path):
     tool = fake_tool(tmp_path, 'printf "\\tGPU0\\tCPU Affinity\\nGPU0\\t X \\t0-1\\n"; printf "\\377\\376\\n"')
     clean_env.setenv("COMMSCOPE_NVIDIA_SMI", str(tool))
@@ -186,6 +188,7 @@ def test_a_run_still_runs_when_nvidia_smi_is_not_utf8(cli, fake_core, db, clean_
     assert exported.exit_code == 0 and json.loads(exported.stdout)["runs"]
 
 
+@pytest.mark.slow
 def test_a_name_that_is_not_utf8_is_stored_and_exported(cli, fake_core, db, clean_env, tmp_path):
     interface = Path(os.fsdecode(bytes(tmp_path / "sys" / "class" / "net") + b"/eth\xff"))
     (interface / "device").mkdir(parents=True)

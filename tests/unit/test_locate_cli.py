@@ -77,6 +77,7 @@ def test_the_bad_nodes_are_named_stored_and_known_to_the_other_commands(cli, cle
     assert plot.exit_code == 0 and (tmp_path / "p-bw.svg").exists()
 
 
+@pytest.mark.slow
 def test_a_bad_link_is_a_suspect_pair_and_the_verdict_says_what_it_cannot_tell(cli, clean_env, db, tmp_path):
     links = [[HOSTS[a], HOSTS[b], 0.3] for a in range(0, 120, 2) for b in (a + 1,)]  # half the possible pairs
     out = tmp_path / "verdict.json"
@@ -152,6 +153,7 @@ def test_a_seed_or_limit_that_cannot_be_used_is_a_usage_error(cli, clean_env, db
     assert "Traceback" not in result.output and stored_runs(db) == 0
 
 
+@pytest.mark.slow
 def test_a_stored_run_whose_rules_cannot_be_read_is_still_shown(cli, clean_env, db, tmp_path):
     """A run an older commscope stored with a NaN --detect: judged with the default rules, said."""
     oracle = network(tmp_path, slow_nodes={"cn005": 0.5})

@@ -173,6 +173,7 @@ def test_a_quiet_first_round_does_not_make_the_noise_vanish():
     assert len(verdict.cleared) == len(hosts) and verdict.noise.sigma > 0.03, verdict
 
 
+@pytest.mark.slow
 def test_a_healthy_sweep_of_part_of_a_site_is_certain_and_says_once_what_it_cannot_cross(cli, clean_env, db, tmp_path):
     """Eight hosts of a site of 40 leaves: the 37 uplinks above no host swept, and the spine's
     (a root has none), are out of the verdict, said once; the sweep is certain, exit 0."""

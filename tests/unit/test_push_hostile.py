@@ -116,6 +116,7 @@ def test_an_address_that_cannot_be_pushed_to_is_refused_without_its_password(cli
         assert said in result.stderr and "s3cret" not in result.output, result.output
 
 
+@pytest.mark.slow
 def test_a_passing_night_whose_push_gets_garbage_keeps_its_pass(cli, fake_core, table, db, tmp_path):  # noqa: F811
     _accepted(cli, db)
     with server(ANSWERS["100-headers"]) as url:

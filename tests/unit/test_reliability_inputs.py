@@ -268,6 +268,7 @@ def test_a_hanging_core_list_probe_is_stopped_by_the_timeout(child_env, commscop
     assert not db.exists()
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("option", ["--label", "--system"])
 def test_a_label_that_is_not_utf8_is_rejected_before_running(child_env, commscope_argv, db, tmp_path, option):
     trace = tmp_path / "trace"
@@ -309,6 +310,7 @@ def test_a_system_name_from_the_environment_that_is_not_utf8_is_rejected_before_
     assert not trace.exists() and not db.exists()  # nothing ran, nothing was written
 
 
+@pytest.mark.slow
 def test_an_import_label_that_is_not_utf8_is_rejected(child_env, commscope_argv, db):
     fixture = FIXTURES / "parse" / "omb5_bibw.txt"
     argv = [
@@ -331,6 +333,7 @@ def test_an_import_label_that_is_not_utf8_is_rejected(child_env, commscope_argv,
 # -- core streams the harness must not call complete -------------------------------------
 
 
+@pytest.mark.slow
 def test_a_stream_with_a_repeated_size_is_not_complete(cli, fake_core, db, clean_env):
     clean_env.setenv("FAKE_CORE_REPEAT_SIZE", "1")
     result = cli("run", "latency", "--launcher", "mpirun", "--db", db, "--", "-m", "1:8")
@@ -341,6 +344,7 @@ def test_a_stream_with_a_repeated_size_is_not_complete(cli, fake_core, db, clean
     assert [point.size for point in run.points] == [1]
 
 
+@pytest.mark.slow
 def test_a_stream_that_ends_without_records_failed(cli, fake_core, db, clean_env):
     clean_env.setenv("FAKE_CORE_NO_RECORDS", "1")
     result = cli("run", "latency", "--launcher", "mpirun", "--db", db, "--", "-m", "1:8")

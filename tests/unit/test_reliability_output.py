@@ -36,6 +36,7 @@ def assert_no_secret(data: bytes | str) -> None:
         assert value.encode() not in data, value
 
 
+@pytest.mark.slow
 def test_secrets_in_the_environment_are_redacted_everywhere(cli, fake_core, db, clean_env, tmp_path):
     clean_env.setenv("FAKE_CORE_ENVIRONMENT", json.dumps({**SECRETS, **HARMLESS}))
     result = cli("run", "latency", "--launcher", "mpirun", "--db", db, "--", "-m", "1:4")
@@ -98,6 +99,7 @@ def test_a_newline_in_a_label_cannot_break_a_markdown_table(cli, db):
     assert len({line.count(" | ") for line in table[:1] + table[2:]}) == 1  # every row has as many cells
 
 
+@pytest.mark.slow
 def test_control_characters_never_reach_the_terminal(cli, fake_core, db):
     system = "evil\x1b]0;pwned\x07\x1b[2J"
     result = cli(

@@ -230,6 +230,7 @@ READERS = [
 ]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("command", READERS, ids=" ".join)
 def test_a_database_on_a_read_only_mount_can_be_read(cli, fake_core, filled, tmp_path, command):
     with read_only_view(filled.parent, tmp_path) as view:

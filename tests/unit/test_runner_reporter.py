@@ -3,12 +3,15 @@ a reporter: the terminal's for `commscope run`, a quiet one for a caller with it
 
 from __future__ import annotations
 
+import pytest
+
 from commscope.execute import stream as stream_module
 from commscope.execute.reporter import QuietReporter, TerminalReporter
 from commscope.records.run import Point, Run
 from commscope.store.db import Store
 
 
+@pytest.mark.slow
 def test_a_launch_record_is_read_and_schema_checked_once(cli, fake_core, db, clean_env):
     header_checks = []
     check = stream_module._schema_problem

@@ -183,6 +183,7 @@ def test_a_job_without_an_exit_status_is_stored_once_a_later_one_started(cli, fa
 LINE_ENDS = ["\r", "\v", "\f", "\x1c", "\x1d", "\x1e", "\x85", "\u2028", "\u2029"]
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("end", LINE_ENDS, ids=[f"U+{ord(end):04X}" for end in LINE_ENDS])
 @pytest.mark.parametrize("where", ["--label", "--baseline", "--env", "--name", "core flag", "suite file"])
 def test_no_value_can_end_a_line_of_the_table(cli, fake_core, table, tmp_path, end, where):

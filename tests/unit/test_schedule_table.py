@@ -24,6 +24,7 @@ PLAIN = b"MAILTO=ops@example.org\n15 3 * * * /usr/local/bin/backup\n"
 ADD = ("schedule", "quick", "--every", "1d", "--baseline", "ref")
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("scheduler", ["table", "slurm_table"])
 def test_the_users_bytes_come_back_exactly(cli, request, db, scheduler):
     kept = request.getfixturevalue(scheduler)

@@ -66,6 +66,7 @@ def test_a_bad_limit_is_a_usage_error_naming_it_and_nothing_is_stored(cli, fake_
     assert not db.exists()
 
 
+@pytest.mark.slow
 def test_the_plan_is_said_first_and_each_launch_gets_its_share(cli, fake_core, db):
     result = cli("run", "latency", "bw", "--launcher", "mpirun", "--time-limit", "1m", "--db", db)
     assert result.exit_code == 0, result.stderr
@@ -78,6 +79,7 @@ def test_the_plan_is_said_first_and_each_launch_gets_its_share(cli, fake_core, d
     assert 20 < core_limit(second) < 60
 
 
+@pytest.mark.slow
 def test_a_launch_still_running_a_start_up_past_the_limit_is_stopped_and_keeps_its_points(
     cli, fake_core, db, clean_env, monkeypatch
 ):
@@ -92,6 +94,7 @@ def test_a_launch_still_running_a_start_up_past_the_limit_is_stopped_and_keeps_i
     ), run.status_reason
 
 
+@pytest.mark.slow
 def test_congestion_has_a_limit_of_its_own_unless_told(cli, fake_core, db, clean_env):
     clean_env.setenv("FAKE_CORE_BENCHMARKS", "latency,congestion")
     clean_env.setenv("FAKE_CORE_GOLDEN", "latency_sizes")

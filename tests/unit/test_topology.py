@@ -315,6 +315,7 @@ def _comb(depth: int) -> str:
     return "\n".join(lines) + "\n"
 
 
+@pytest.mark.slow
 def test_a_chain_of_3200_switches_is_walked_once(tmp_path):
     """Each switch kept its whole chain of ancestors, searched again for every switch a
     sweep asked about: a sweep over a 3,200-deep chain took more than 5 minutes (800: 8 s,
