@@ -77,11 +77,12 @@ cuda-build: build/mpi.env
 # in two steps (tests/conftest.py says why): the tests that judge no speed spread over
 # TEST_WORKERS processes (most of their time is spent waiting for launches), then the
 # `timing` and `heavy` tests alone
-# Each step prints its 30 slowest tests (CI's log keeps them).
+# Each step prints its DURATIONS slowest tests (CI's log keeps them; 0: every test's).
 TEST_WORKERS ?= 4
+DURATIONS ?= 30
 pytest: venv flavours $(CUDA_BUILD)
-	$(VBIN)/python -m pytest -n $(TEST_WORKERS) --dist loadgroup -m "not timing and not heavy" --durations=30
-	$(VBIN)/python -m pytest -m "timing or heavy" --durations=30
+	$(VBIN)/python -m pytest -n $(TEST_WORKERS) --dist loadgroup -m "not timing and not heavy" --durations=$(DURATIONS)
+	$(VBIN)/python -m pytest -m "timing or heavy" --durations=$(DURATIONS)
 
 # Style, as CI checks it: no merge-conflict markers left in tracked files, clang-format for C,
 # ruff for Python (configured in pyproject.toml).

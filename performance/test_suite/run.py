@@ -76,7 +76,8 @@ def one_round(commit: str, env: dict[str, str], log_dir: Path) -> dict:
             subprocess.run([str(clone / "scripts" / "build-scrontab")], check=True, stdout=subprocess.DEVNULL)
         began = time.monotonic()
         timed = {**env, "PYTEST_ADDOPTS": f"{env.get('PYTEST_ADDOPTS', '')} --durations=0 --durations-min=0".strip()}
-        done = subprocess.run(["make", "test"], cwd=clone, env=timed, capture_output=True, text=True)
+        # DURATIONS=0: every test's time (make pytest prints the 30 slowest otherwise)
+        done = subprocess.run(["make", "test", "DURATIONS=0"], cwd=clone, env=timed, capture_output=True, text=True)
         seconds = time.monotonic() - began
     log = log_dir / f"{commit}-{int(time.time())}.log"
     log.write_text(done.stdout + done.stderr)
