@@ -45,3 +45,10 @@ class UsageError(CommscopeError):
     """The command line or a suite file asks for something that cannot be done."""
 
     exit_code = EXIT_USAGE
+
+
+class Interrupted(CommscopeError):
+    """A stop signal (Ctrl-C, SIGTERM, SIGHUP, SIGQUIT) ended the command; what it measured
+    is kept, and what it took (an allocation, nodes out of service) given back."""
+
+    exit_code = EXIT_INTERRUPTED

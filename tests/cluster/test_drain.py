@@ -14,8 +14,10 @@ from __future__ import annotations
 import json
 import re
 import shlex
+import signal
 import subprocess
 import sys
+import time
 
 import pytest
 
@@ -197,3 +199,61 @@ def test_recheck_dry_run_says_the_reservation_and_changes_nothing(in_service: VC
     assert lines[2].startswith("salloc --reservation=commscope-recheck --nodelist=vnode4,vnode1,vnode2,vnode3 ")
     assert list(reasons(in_service)) == ["vnode4"]
     assert "No reservations" in slurm(in_service, "scontrol", "show", "reservation")
+
+
+#: Each stop signal once, the MPI libraries in turn: the launch the signal stops is srun's step.
+STOPS = [("SIGTERM", "mpich"), ("SIGHUP", "openmpi"), ("SIGQUIT", "mpich"), ("SIGINT", "openmpi")]
+
+
+def steps(cluster: VCluster) -> list[str]:
+    """The job steps Slurm runs now (`squeue -s`), as JOB.STEP."""
+    return [
+        step for step in slurm(cluster, "squeue", "-h", "-s", "-o", "%i").split() if re.fullmatch(r"\d+\.\d+", step)
+    ]
+
+
+@pytest.mark.parametrize("signame, flavour", STOPS, indirect=["flavour"])
+def test_a_stop_signal_during_recheck_gives_back_all_it_took(vcluster4: VCluster, flavour, signame):  # noqa: F811
+    """SIGTERM, SIGHUP, SIGQUIT or Ctrl-C while recheck's sweep measures: the allocation is
+    cancelled, the node is drained again with its old reason, the reservation is deleted,
+    and recheck exits 3 (issue 47 W2: the node went back to service with no reason, the
+    reservation and the job stayed, exit 143 or 129)."""
+    cluster = vcluster4
+    reason = "commscope: bw 9.6% of median, slow with 3 of 3 partners, run 7"
+    slurm(cluster, "scontrol", "update", "NodeName=vnode3", "State=DRAIN", f"Reason={reason}")
+    log = shared_dir() / f"recheck-{signame}.log"
+    # a sweep of 10 million iterations a pair: far longer than the test waits
+    argv = [
+        sys.executable,
+        "-m",
+        "commscope",
+        "sweep",
+        "recheck",
+        "--bind",
+        "none",
+        "--metric",
+        "bw",
+        "--timeout",
+        "300",
+    ]
+    argv += ["--", "--bw-size", "64K", "-W", "8", "-i", "10000000"]
+    try:
+        with open(log, "w") as output:
+            recheck = subprocess.Popen(argv, stdout=output, stderr=subprocess.STDOUT, env=environment(cluster, flavour))
+            deadline = time.monotonic() + 120
+            while not steps(cluster) and recheck.poll() is None and time.monotonic() < deadline:
+                time.sleep(0.5)
+            assert steps(cluster), log.read_text()
+            assert "drain" not in node_state(cluster, "vnode3")  # resumed inside the reservation
+            recheck.send_signal(getattr(signal, signame))
+            code = recheck.wait(timeout=120)
+        said = log.read_text()
+        assert code == 3, said
+        assert "Traceback" not in said
+        assert reasons(cluster) == {"vnode3": reason}, said  # out of service again, as it was
+        assert "drain" in node_state(cluster, "vnode3")
+        assert "No reservations" in slurm(cluster, "scontrol", "show", "reservation")
+        assert slurm(cluster, "squeue", "-h") == "" and steps(cluster) == []  # the allocation is gone
+        assert re.search(r"released job allocation \d+", said) and "drained again with its old reason" in said
+    finally:
+        back_in_service(cluster)

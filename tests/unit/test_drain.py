@@ -148,30 +148,21 @@ def test_drain_options_belong_to_locate_and_all_pairs(cli, db, tmp_path, clean_e
 
 
 def test_recheck_keeps_drained_the_hosts_a_flag_names_and_takes_idle_nodes_as_partners():
-    from commscope.cluster.drain import NodeState
-    from commscope.cluster.recheck import failures, partners_of
+    from types import SimpleNamespace
 
-    document = {
-        "flags": [
-            {
-                "kind": "node",
-                "metric": "bw",
-                "where": ["vnode3"],
-                "value": 2.4,
-                "population_median": 800.0,
-                "retest": 2.4,
-            },
-            {
-                "kind": "link",
-                "metric": "bibw",
-                "where": ["vnode5", "vnode1"],
-                "value": 30.0,
-                "population_median": 600.0,
-                "retest": None,
-            },
-        ]
-    }
-    assert failures(document) == {
+    from commscope.analysis.sweep import Flag
+    from commscope.cluster.drain import NodeState
+    from commscope.cluster.recheck import partners_of
+    from commscope.workflow.recheck import failures
+
+    outcome = SimpleNamespace(  # what the sweep's outcome holds: its flags, by host index, and the hosts
+        hosts=("vnode1", "vnode2", "vnode3", "vnode5"),
+        flags=[
+            Flag("node", "bw", (2,), value=2.4, population_median=800.0, retest=2.4),
+            Flag("link", "bibw", (3, 0), value=30.0, population_median=600.0, retest=None),
+        ],
+    )
+    assert failures(outcome) == {
         "vnode3": "recheck bw 0.3% of median",
         "vnode5": "recheck bibw 5.0% of median with vnode5 and vnode1",
         "vnode1": "recheck bibw 5.0% of median with vnode5 and vnode1",

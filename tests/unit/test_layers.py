@@ -21,7 +21,9 @@ PACKAGE = REPO / "python" / "commscope"
 #: Top to bottom; parts in one tuple are siblings.
 LAYERS = (
     ("cli", "reframe"),  # reframe: ReFrame tests of commscope, a user of every part like the CLI
-    ("kinds",),  # run kinds: what each kind of run does in show, compare, check, plot, report
+    # run kinds: what each kind of run does in show, compare, check, plot, report; workflows:
+    # what chains Slurm and sweeps in one process (--nodes, recheck, the nightly locate)
+    ("kinds", "workflow"),
     ("cluster", "sweep"),
     ("execute", "output"),  # launching and storing what was measured; rendering what was analysed
     ("ingest", "analysis"),  # execute reads what hpcc and fio wrote with import's own readers

@@ -153,8 +153,10 @@ def test_a_benchmark_compared_with_a_written_name_is_found():
 
 # -- kinds/ (and every part that only decides, computes or shows) starts no process --------
 
-#: Parts that never start a process: they launch through execute/ (process control) or not at all.
-NO_PROCESSES = ("kinds", "sweep", "analysis", "output", "store")
+#: Parts that never start a process: they launch through execute/ (process control: limits,
+#: bounded output, signals) or not at all. Slurm's clients, crontab and scrontab (cluster/),
+#: what the command line starts (cli/) and the workflows' allocations (workflow/) too.
+NO_PROCESSES = ("kinds", "sweep", "analysis", "output", "store", "cluster", "cli", "workflow")
 
 
 def test_kinds_and_the_pure_parts_start_no_process():
@@ -171,6 +173,17 @@ def test_a_process_started_in_kinds_is_found(tmp_path):
     planted = tmp_path / "kinds_planted.py"
     planted.write_text("import subprocess\n\n\ndef table_text(run):\n    return subprocess.run(['cat']).stdout\n")
     assert _starts_processes(planted) == ["1: imports subprocess"]
+
+
+def test_a_slurm_client_started_by_hand_in_cluster_is_found(tmp_path):
+    """What cluster/ did before its Slurm commands went through execute/process: Popen, and
+    the os calls that start a program."""
+    planted = tmp_path / "cluster_planted.py"
+    planted.write_text(
+        "import os\nfrom subprocess import Popen\n\n\ndef ping():\n"
+        "    os.system('scontrol ping')\n    os.execvp('squeue', ['squeue'])\n    return Popen(['sinfo'])\n"
+    )
+    assert _starts_processes(planted) == ["2: imports subprocess", "6: calls os.system", "7: calls os.execvp"]
 
 
 # -- output/ renders: it computes no statistic ---------------------------------------------

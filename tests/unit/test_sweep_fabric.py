@@ -53,7 +53,7 @@ def swept(monkeypatch, folder: Path, network: PlantedNetwork, topology: bool = T
 
     monkeypatch.setattr(sweep_run, "find_core", lambda: Path("commscope-bench"))
     monkeypatch.setattr(sweep_run, "core_mpi_flavour", lambda core: "openmpi")
-    monkeypatch.setattr(sweep_run, "resolve_launcher", lambda choice, flavour: None)
+    monkeypatch.setattr(sweep_run, "resolve_launcher", lambda choice, flavour, environ=None: None)
     monkeypatch.setattr(sweep_run.Sweeper, "launch", lambda self, flags, signals: network.run(flags))
     monkeypatch.setenv("COMMSCOPE_SWEEP_TMP", str(folder))
     conf = folder / "topology.conf"

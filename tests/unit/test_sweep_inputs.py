@@ -27,7 +27,7 @@ class Planted:
         self.on_launch = on_launch
         monkeypatch.setattr(sweep_run, "find_core", lambda: Path("commscope-bench"))
         monkeypatch.setattr(sweep_run, "core_mpi_flavour", lambda core: "openmpi")
-        monkeypatch.setattr(sweep_run, "resolve_launcher", lambda choice, flavour: None)
+        monkeypatch.setattr(sweep_run, "resolve_launcher", lambda choice, flavour, environ=None: None)
         monkeypatch.setattr(sweep_run.Sweeper, "launch", lambda sweeper, flags, signals: self.launch(flags))
         monkeypatch.setenv("COMMSCOPE_SWEEP_TMP", str(tmp_path))
 

@@ -95,7 +95,7 @@ def faulty(monkeypatch, tmp_path):
     network = Faulty()
     monkeypatch.setattr(sweep_run, "find_core", lambda: Path("commscope-bench"))
     monkeypatch.setattr(sweep_run, "core_mpi_flavour", lambda core: "openmpi")
-    monkeypatch.setattr(sweep_run, "resolve_launcher", lambda choice, flavour: None)
+    monkeypatch.setattr(sweep_run, "resolve_launcher", lambda choice, flavour, environ=None: None)
     monkeypatch.setattr(sweep_run.Sweeper, "launch_here", lambda self, *args: network.launch(self, *args))
     monkeypatch.setenv("COMMSCOPE_SWEEP_TMP", str(tmp_path))
     return network

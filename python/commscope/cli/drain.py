@@ -1,5 +1,5 @@
 """`sweep locate|all-pairs --drain` and `commscope sweep recheck`: the command line's side of
-taking bad nodes out of service through Slurm (cluster/drain.py, cluster/recheck.py)."""
+taking bad nodes out of service through Slurm (cluster/drain.py, workflow/recheck.py)."""
 
 from __future__ import annotations
 
@@ -7,11 +7,10 @@ from pathlib import Path
 
 import click
 
-from commscope import ui
 from commscope.cli.common import EXIT_STATUS_HELP, RunCommand, db_option, launcher_option, seconds_range
-from commscope.cluster.drain import MAX_DRAIN_SHARE, check_can_drain, default_max_drain, drain_nodes
-from commscope.errors import CommscopeError, UsageError
-from commscope.sweep.modes.base import FLAG, INT, TEXT, Option
+from commscope.cluster.drain import MAX_DRAIN_SHARE
+from commscope.sweep.modes.all_pairs import ALL_PAIRS
+from commscope.sweep.modes.base import FLAG, INT, Option, SweepRequest
 
 DRAIN_HELP = (
     "Take each bad node named out of service: `scontrol update NodeName=H State=DRAIN "
@@ -31,54 +30,7 @@ DRAIN_OPTIONS = (
     Option("--drain", "drain", FLAG, DRAIN_HELP),
     Option("--max-drain", "max_drain", INT, MAX_DRAIN_HELP, metavar="N", low=0),
     Option("--dry-run", "dry_run", FLAG, DRY_RUN_HELP),
-    Option(
-        "--stored-as",
-        "stored_as",
-        TEXT,
-        "What a drain's reason names instead of `run N`: the nightly entry passes `job N`, since "
-        "its locate run goes to a scratch database and `commscope collect` stores it under that job.",
-        metavar="TEXT",
-        hidden=True,
-    ),
 )
-
-
-def drain_action(drain: bool, max_drain: int | None, dry_run: bool, stored_as: str | None = None):
-    """What --drain does with the bad nodes of a stored sweep (None without --drain), Slurm
-    checked first (before measuring) unless this is a dry run. The reasons name the stored
-    run ("run N"), or `stored_as` where the run's database is a scratch one (the nightly
-    entry's, whose runs `collect` stores later under their job)."""
-
-    if not drain:
-        if max_drain is not None or dry_run:
-            raise UsageError(f"{'--max-drain' if max_drain is not None else '--dry-run'} goes with --drain")
-        return None
-
-    if not dry_run:
-        check_can_drain()
-
-    def act(outcome) -> list[str]:
-        limit = max_drain if max_drain is not None else default_max_drain(len(outcome.hosts))
-        drained = drain_nodes(outcome.bad_nodes, stored_as or f"run {outcome.run_id}", limit, dry_run)
-        return [] if dry_run else drained  # a dry run printed what it would drain, and drained none
-
-    return act
-
-
-def drain_outcome(act, outcome) -> tuple[list[str] | None, Exception | None]:
-    """`act` (drain_action's) on a sweep's outcome: the hosts drained (None: not asked), and
-    its refusal, raised once the --json is written (which says `drained: []` then). A run
-    kept as files is drained by nobody: a reason names a stored run."""
-
-    if act is None:
-        return None, None
-    if not outcome.stored:
-        ui.warn("not drained: a drain's reason names a stored run; `commscope import` it, then drain")
-        return None, None
-    try:
-        return act(outcome), None
-    except CommscopeError as exc:
-        return [], exc
 
 
 @click.command(
@@ -133,19 +85,28 @@ def recheck(ctx: click.Context, partners, minutes, partition, rules, metrics, la
     other job can land, and `commscope sweep all-pairs` runs over them all in
     `salloc --reservation=commscope-recheck`, stored as a sweep run. A drained
     node no flag names is back in service (State=RESUME); one still named is
-    drained again with the new evidence and the run in its reason. On an error
-    or Ctrl-C the nodes not judged are drained again with their old reasons;
-    the reservation is deleted in every case. Flags after `--` go to
-    commscope-bench pairs.
+    drained again with the new evidence and the run in its reason. On an error,
+    Ctrl-C, SIGTERM, SIGHUP or SIGQUIT the allocation is given back, the nodes
+    not judged are drained again with their old reasons and the reservation is
+    deleted (exit status 3 for a signal); a node that cannot be drained again is
+    said by name. Flags after `--` go to commscope-bench pairs.
     """
-    from commscope.cluster.recheck import recheck as run_recheck
+    from commscope.analysis.sweep import PAIR_METRICS, Policy
+    from commscope.workflow.recheck import recheck as run_recheck
 
-    args = ["--metric", metrics]
-    for flag, value in (("--rules", rules), ("--bind", bind), ("--timeout", timeout)):
-        if value is not None:
-            args += [flag, str(value)]
-    if launcher != "auto":
-        args += ["--launcher", launcher]
-    core_flags = ctx.meta.get("core_flags", [])
-    args += ["--", *core_flags] if core_flags else []
-    ctx.exit(run_recheck(partners, minutes, partition, args, db, dry_run))
+    if rules is not None:
+        from commscope.analysis.sweep_rules import load_rules
+
+        policy = load_rules(rules)
+    else:
+        policy = Policy()
+    request = SweepRequest(
+        mode=ALL_PAIRS,
+        metrics=ALL_PAIRS.metrics(metrics, PAIR_METRICS),
+        policy=policy,
+        launcher=launcher,
+        bind=bind or "core",
+        timeout=timeout,
+        core_flags=ctx.meta.get("core_flags", []),
+    )
+    ctx.exit(run_recheck(request, partners, minutes, partition, db, dry_run))

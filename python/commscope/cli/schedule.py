@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import functools
 import json
-import shlex
 import sys
 from pathlib import Path
 
@@ -20,14 +19,13 @@ from commscope.cli.common import (
     name_value_pairs,
     transport_option,
 )
+from commscope.cli.night_locate import check_locate_hosts, check_locate_words, locate_words, night_locate
 from commscope.cli.publish import publish, publish_options
-from commscope.cli.sweep import COMMANDS, request_of
 from commscope.cluster import slurm
 from commscope.errors import EXIT_FAILED, EXIT_OK, EXIT_USAGE, CommscopeError, UsageError
 from commscope.execute.core import find_core, list_benchmarks
 from commscope.records.invocation import now
 from commscope.records.suite import builtin_suites, suite_path
-from commscope.sweep.modes.locate import LOCATE
 
 SCHEDULE_EPILOG = """\b
 Each entry runs `commscope schedule run FOLDER --baseline B -- SUITE --label L ...`: the
@@ -75,8 +73,6 @@ def _slurm_options(name, nodes, ntasks_per_node, partition, time, account, qos, 
 
 #: The group an entry publishes under unless --group says: the entry's name.
 ENTRY_GROUP = "ENTRY"
-#: Options of `sweep locate` an entry sets itself.
-_LOCATE_OWN = ("--nodes", "--db", "--json", "--label", "--drain", "--stored-as")
 
 
 def night_options(command):
@@ -105,37 +101,6 @@ def night_options(command):
     return wrapped
 
 
-def _locate_args(text: str | None) -> list[str]:
-    if not text:
-        return []
-    try:
-        words = shlex.split(text)
-    except ValueError as exc:
-        raise UsageError(f"--locate-args {text!r}: {exc}") from None
-    own = [word for word in words if word.split("=", 1)[0] in _LOCATE_OWN]
-    if own:
-        raise UsageError(f"--locate-args {text!r}: {own[0]} is the entry's to set (the job's nodes, its folder)")
-    return words
-
-
-def _check_locate_words(text: str, words: list[str], nodes: int | None) -> None:
-    """`sweep locate` with the entry's --locate-args parsed and checked as it will be when a
-    check fails (options, values, the rules file, the hosts), nothing measured: refused
-    now, not on the night it is needed. `nodes`: the job's, where the words name no hosts."""
-    from commscope.sweep.run import hosts_of
-
-    hosts = {"--hosts", "--hostfile"} & {word.split("=", 1)[0] for word in words}
-    given = [*words, *([] if hosts or nodes is None else ["--nodes", str(nodes)])]
-    try:
-        with COMMANDS[LOCATE].make_context("sweep locate", given) as ctx:
-            request = request_of(ctx, LOCATE, ctx.params)
-        if request.nodes is None:
-            hosts_of(request)
-    except (click.exceptions.ClickException, UsageError) as exc:
-        said = exc.format_message() if isinstance(exc, click.exceptions.ClickException) else str(exc)
-        raise UsageError(f"--locate-args {text!r}: {said}") from None
-
-
 def _night_options(ctx: click.Context, on_failure, drain, locate_args, textfile, push, group) -> list:
     """The entry's `schedule run` options, as (flag, value) pairs."""
     if (drain or locate_args) and on_failure != "locate":
@@ -148,25 +113,6 @@ def _night_options(ctx: click.Context, on_failure, drain, locate_args, textfile,
     if (textfile or push) and ctx.get_parameter_source("group") is not click.core.ParameterSource.DEFAULT:
         options.append(("--group", group))
     return options
-
-
-def _check_locate_hosts(nodes: int | None, locate_args: list[str], slurm: bool) -> None:
-    """--on-failure locate needs hosts to sweep: the job's --nodes (6 or more) under
-    scrontab, or --hosts/--hostfile among --locate-args."""
-    from commscope.analysis.locate_verdict import MIN_HOSTS
-
-    if {"--hosts", "--hostfile"} & {word.split("=", 1)[0] for word in locate_args}:
-        return
-    if not slurm:
-        raise UsageError(
-            "--on-failure locate: a cron entry has no allocation to sweep: give --locate-args "
-            "'--hostfile FILE' (or --hosts), or schedule with Slurm's scrontab and --nodes"
-        )
-    if (nodes or 0) < MIN_HOSTS:
-        raise UsageError(
-            f"--on-failure locate: sweep locate needs at least {MIN_HOSTS} nodes; "
-            f"{f'--nodes {nodes}' if nodes else 'no --nodes'} gives {nodes or 1}: give --nodes {MIN_HOSTS} or more"
-        )
 
 
 class _EntryRunCommand(RunCommand):
@@ -198,14 +144,14 @@ def schedule_run(
         raise UsageError(
             f"{folder} is not a scheduled check's folder (no {nightly.ENTRY_FILE}): see `commscope schedule`"
         )
-    locate_words = _locate_args(locate_args)
+    words = locate_words(locate_args)
     if ctx.get_parameter_source("group") is click.core.ParameterSource.DEFAULT:
         group = folder.name.replace(".", "_")  # an entry's name, as a group name may be written
     job = nightly.new_job(folder, sys.argv)
     ui.note(f"job folder {job}")
     code = nightly.run_suite(job, ctx.meta.get("core_flags", []))
     try:
-        status = _night(job, folder, baseline, code, (on_failure, drain, locate_words), (textfile, push, group))
+        status = _night(job, folder, baseline, code, (on_failure, drain, words), (textfile, push, group))
     finally:
         nightly.ended(job, code)
     ctx.exit(status)
@@ -223,7 +169,7 @@ def _night(job: Path, folder: Path, baseline: str, code: int, locating: tuple, p
     from commscope.output.ci import check_json
     from commscope.output.verdicts import show_check
 
-    on_failure, drain, locate_words = locating
+    on_failure, drain, words = locating
     textfile, push, group = publishing
     label = nightly.read_entry(folder).get("label") or folder.name
     runs = _kept_runs(job, code)
@@ -241,7 +187,7 @@ def _night(job: Path, folder: Path, baseline: str, code: int, locating: tuple, p
             status = EXIT_OK if result.passed else EXIT_FAILED
     if document is not None and status == EXIT_FAILED and on_failure == "locate":
         ui.note(f"the check failed: sweep locate on the job's nodes{' (--drain)' if drain else ''}")
-        document["locate"] = nightly.locate(job, label, drain, locate_words)
+        document["locate"] = night_locate(job, label, drain, words)
         runs = _kept_runs(job, code)  # the locate's run among them
     if document is not None:
         nightly.write_verdict(job, document)
@@ -358,8 +304,8 @@ def schedule(
         check_env(pairs)
         night = _night_options(ctx, on_failure, drain, locate_args, textfile, push, group)
         if on_failure == "locate":
-            _check_locate_hosts(nodes, _locate_args(locate_args), chosen.slurm)
-            _check_locate_words(locate_args or "", _locate_args(locate_args), nodes)
+            check_locate_hosts(nodes, locate_words(locate_args), chosen.slurm)
+            check_locate_words(locate_args or "", locate_words(locate_args), nodes)
         log_dir = nightly.schedule_dir()
         run_options = [*(["--transport", transport] if transport else []), "--bind", bind]
         entry = table.Entry(

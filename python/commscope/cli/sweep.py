@@ -8,8 +8,6 @@ to: `sweep all-pairs --np 4` says where --np applies instead of "no such option"
 
 from __future__ import annotations
 
-import dataclasses
-import sys
 from pathlib import Path
 
 import click
@@ -28,7 +26,8 @@ from commscope.cli.common import (
     launcher_option,
     timeout_option,
 )
-from commscope.cli.drain import DRAIN_OPTIONS, drain_action, drain_outcome, recheck
+from commscope.cli.drain import DRAIN_OPTIONS, recheck
+from commscope.cluster.drain import plan_drain
 from commscope.errors import UsageError
 from commscope.sweep.modes import MODES
 from commscope.sweep.modes.base import (
@@ -99,7 +98,6 @@ def _own_options(mode: SweepMode):
                 option.dest,
                 help=option.help,
                 metavar=option.metavar,
-                hidden=option.hidden,
                 **_click_type(option),
             )(command)
         return command
@@ -251,36 +249,18 @@ sweep.add_command(recheck)
 
 
 def _sweep(ctx: click.Context, mode: SweepMode, options: dict) -> None:
-    """What every mode does with its options: check them, build the request, run it, act on
-    what it found and finish."""
+    """What every mode does with its options: check them, build the request, run it in this
+    process (on Slurm's nodes for --nodes), drain what it found where asked, and finish."""
+    from commscope.workflow.sweep import drained, swept
 
     request = request_of(ctx, mode, options)
-    db = options["db"]
-    drain = (  # Slurm asked first
-        drain_action(options["drain"], options["max_drain"], options["dry_run"], options["stored_as"])
-        if mode.drains
-        else None
-    )
-    if request.nodes is not None:
-        from commscope.cluster.allocate import allocation_hosts, in_allocation, run_in_allocation, salloc_argv
-        from commscope.cluster.config import load as load_config
-
-        if not in_allocation():  # the same command line again, inside an allocation of the nodes
-            salloc = salloc_argv(request.nodes, load_config(), request.partition, request.time)
-            ctx.exit(run_in_allocation(salloc, [sys.executable, "-m", "commscope", *request.argv[1:]]))
-        request = dataclasses.replace(request, hosts=tuple(allocation_hosts(request.nodes)))
-    for option in mode.options:  # the site's topology is asked of the allocation the sweep runs in
-        if option.kind == TOPOLOGY:
-            from commscope.cluster.topology import site_topology
-
-            request = option.applied(request, site_topology(options[option.dest]))
-    outcome = mode.run(request, db)
-    ctx.exit(outcome.finish(*drain_outcome(drain, outcome)))
+    plan = plan_drain(options["drain"], options["max_drain"], options["dry_run"]) if mode.drains else None
+    outcome = swept(request, options["db"])
+    ctx.exit(outcome.finish(*drained(plan, outcome)))
 
 
 def request_of(ctx: click.Context, mode: SweepMode, options: dict):
-    """The mode's SweepRequest of its options, every one checked; nothing asked of Slurm
-    (the topology, where the mode takes one, is the caller's to ask for)."""
+    """The mode's SweepRequest of its options, every one checked; nothing asked of Slurm."""
     from commscope.analysis.sweep import PAIR_METRICS, Policy
     from commscope.sweep.run import check_nodes
 
@@ -315,7 +295,7 @@ def request_of(ctx: click.Context, mode: SweepMode, options: dict):
     )
     for option in mode.options:
         value = options[option.dest]
-        if option.kind != TOPOLOGY and value not in (None, False):
+        if value not in (None, False):
             request = option.applied(request, _baseline_sweep(db, value) if option.kind == STORED_SWEEP else value)
     check_nodes(request)
     return request

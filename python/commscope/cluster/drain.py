@@ -25,7 +25,7 @@ from typing import TYPE_CHECKING
 
 from commscope import ui
 from commscope.cluster import slurm
-from commscope.errors import EXIT_FAILED, CommscopeError
+from commscope.errors import EXIT_FAILED, CommscopeError, UsageError
 from commscope.records.textsafe import shell_word
 
 if TYPE_CHECKING:  # `sweep --help` reads MAX_DRAIN_SHARE without loading the analysis (numpy)
@@ -161,13 +161,14 @@ def _may_change_nodes() -> str | None:
     )
 
 
-def check_can_drain() -> None:
-    """Before measuring: Slurm's scontrol is here, slurmctld answers, and this user may drain."""
+def check_can_drain(doing: str = "--drain", changed: str = "nothing was drained") -> None:
+    """Before measuring: Slurm's scontrol is here, slurmctld answers, and this user may drain;
+    a refusal begins with `doing` (the option or command asking) and ends with `changed`."""
     slurm.command_path("scontrol")
     _answer(["scontrol", "ping"], "asking whether slurmctld answers")
     why = _may_change_nodes()
     if why:
-        raise DrainRefused(f"--drain: {why}; nothing was drained")
+        raise DrainRefused(f"{doing}: {why}; {changed}")
 
 
 def drain_nodes(
@@ -212,3 +213,31 @@ def drain_nodes(
         ui.note(f"drain: {shown(argv)}")
         drained.append(node.host)
     return drained
+
+
+@dataclass(frozen=True)
+class DrainPlan:
+    """What --drain was asked to do with a verdict's bad nodes: at most `max_drain` (None: the
+    default share of the hosts swept), or only print the commands (`dry_run`)."""
+
+    max_drain: int | None = None
+    dry_run: bool = False
+
+    def act(self, nodes: Sequence[NodeFinding], hosts_swept: int, stored_as: str) -> list[str]:
+        """Drain `nodes` (their reasons end with `stored_as`: "run 17", "job 812"); the hosts
+        taken out of service (none for a dry run, which printed them)."""
+        limit = self.max_drain if self.max_drain is not None else default_max_drain(hosts_swept)
+        drained = drain_nodes(nodes, stored_as, limit, self.dry_run)
+        return [] if self.dry_run else drained
+
+
+def plan_drain(drain: bool, max_drain: int | None, dry_run: bool) -> DrainPlan | None:
+    """--drain's plan (None without --drain), Slurm checked first, before anything is
+    measured, unless this is a dry run; --max-drain and --dry-run go with --drain."""
+    if not drain:
+        if max_drain is not None or dry_run:
+            raise UsageError(f"{'--max-drain' if max_drain is not None else '--dry-run'} goes with --drain")
+        return None
+    if not dry_run:
+        check_can_drain()
+    return DrainPlan(max_drain, dry_run)

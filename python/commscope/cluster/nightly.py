@@ -13,10 +13,9 @@ as files as `submit`'s jobs keep them, and `commscope collect` stores them there
                             locate run after a failed check), locate.json (its verdict),
                             exit-status (of `run`, written last: the job has ended)
 
-With --on-failure locate a failed check is followed, in the same job, by `commscope sweep
-locate` on the job's nodes (its --drain passed on when asked). The sweep stores into a
-database of its own in the node's temporary folder, never the shared one; its run is then
-kept as files in runs/, beside the check's, where `collect` finds and stores it with them.
+With --on-failure locate a failed check is followed, in the same job and process, by `sweep
+locate` on the job's nodes (workflow/nightly.py): its run is kept as files in runs/, beside
+the check's, where `collect` finds and stores it with them; no database is opened.
 """
 
 from __future__ import annotations
@@ -28,17 +27,16 @@ import secrets
 import shutil
 import socket
 import stat
-import subprocess
 import sys
-import tempfile
 from collections.abc import Sequence
 from datetime import datetime, timezone
 from pathlib import Path
 
 import platformdirs
 
-from commscope import ui
 from commscope.errors import CommscopeError, UsageError
+from commscope.execute.process import run_attached
+from commscope.execute.signals import StopSignals
 from commscope.records import unsaved
 from commscope.records.inputs import SETTINGS_LIMIT, read_inside
 from commscope.records.invocation import now
@@ -164,9 +162,10 @@ def commscope_argv(command: Sequence[str], options: Sequence[str]) -> list[str]:
 
 
 def run_commscope(argv: Sequence[str]) -> int:
-    """A commscope command of the night, its output in the job's log; its exit status."""
-    sys.stdout.flush()
-    return subprocess.run(argv, check=False).returncode
+    """A commscope command of the night, its output in the job's log; its exit status
+    (started through execute/process: stopped whole when the job is)."""
+    with StopSignals() as signals:
+        return run_attached(argv, signals)
 
 
 def run_suite(job: Path, run_args: Sequence[str]) -> int:
@@ -183,60 +182,6 @@ def ended(job: Path, code: int) -> None:
 
 def write_verdict(job: Path, document: dict) -> None:
     _write_json(job / VERDICT, document)
-
-
-def locate(job: Path, label: str, drain: bool, more: Sequence[str]) -> dict:
-    """`commscope sweep locate` on the job's nodes (SLURM_JOB_NUM_NODES of this allocation,
-    unless `more` names --hosts or --hostfile), with --drain when asked; its run kept as
-    files in JOB/runs. What check.json records of it: its exit status, its file, the bad
-    nodes its verdict named and the hosts it left undecided, and whether it was asked to
-    drain."""
-    record: dict = {"drain": drain, "json": LOCATE_JSON}
-    hosts: list[str] = []
-    if not {"--hosts", "--hostfile"} & {arg.split("=", 1)[0] for arg in more}:
-        nodes = os.environ.get("SLURM_JOB_NUM_NODES", "") if os.environ.get("SLURM_JOB_NODELIST") else ""
-        if not nodes.isdigit():
-            record["skipped"] = "not inside a Slurm allocation and no --hosts or --hostfile among --locate-args"
-            return record
-        hosts = ["--nodes", nodes]
-    with tempfile.TemporaryDirectory(prefix="commscope-locate-") as scratch:
-        database = Path(scratch) / "locate.db"
-        options = [*hosts, "--label", label, "--db", str(database), "--json", str(job / LOCATE_JSON)]
-        if drain:  # the reason names the job, whose runs `collect` stores: the scratch run id means nothing
-            slurm_job = os.environ.get("SLURM_JOB_ID")
-            options += ["--drain", "--stored-as", f"job {slurm_job}" if slurm_job else f"job folder {job.name}"]
-        argv = commscope_argv(["sweep", "locate", *more], options)
-        record["exit_status"] = run_commscope(argv)
-        record["files"] = [jsonl.name for jsonl in _keep_stored(database, job / "runs", argv)]
-    for name in record["files"]:  # the scratch database goes: say where the run is now
-        ui.note(f"kept the locate run as {job / 'runs' / name}: `commscope collect` stores it with the check's")
-    try:
-        verdict = json.loads((job / LOCATE_JSON).read_text())
-    except (OSError, ValueError):
-        return record
-    record["bad_nodes"] = [node.get("host") for node in verdict.get("bad_nodes", [])]
-    record["undecided"] = verdict.get("undecided", [])
-    for key in ("drained", "bad_switches"):  # as the sweep's --json says them, where it does
-        if key in verdict:
-            record[key] = verdict[key]
-    return record
-
-
-def _keep_stored(database: Path, folder: Path, argv: Sequence[str]) -> list[Path]:
-    """The runs of a scratch database kept as files in `folder` (records.unsaved), as a
-    `run hpl` keeps its own in a job folder. Their points and verdict are kept; the launches'
-    raw output stays with the scratch database."""
-    from commscope.store.db import Store
-
-    if not database.is_file():
-        return []  # the sweep stopped before storing anything
-    with Store(database) as store:
-        runs = [store.run(summary.id) for summary in store.summaries()]
-    kept = []
-    for run in runs:
-        run.provenance = {**(run.provenance or {}), "schedule": {"role": "locate"}}
-        kept.append(unsaved.keep(dataclasses.replace(run, raw={}, id=None), {"argv": list(argv)}, folder))
-    return kept
 
 
 def job_row(job: Path) -> dict:

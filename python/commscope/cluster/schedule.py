@@ -22,13 +22,13 @@ import os
 import re
 import shlex
 import shutil
-import subprocess
 import sys
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from commscope.errors import CommscopeError, UsageError
+from commscope.execute.process import Finished, run_command
 
 BEGIN = "# >>> commscope schedule: the entries up to the end mark are managed by `commscope schedule` >>>"
 END = "# <<< commscope schedule <<<"
@@ -267,20 +267,9 @@ class Scheduler:
     def slurm(self) -> bool:
         return Path(self.program).name == "scrontab"
 
-    def _call(self, *args: str, table: str | None = None) -> subprocess.CompletedProcess:
-        try:
-            return subprocess.run(
-                [self.program, *args],
-                input=None if table is None else to_bytes(table),
-                capture_output=True,
-                timeout=COMMAND_TIMEOUT,
-            )
-        except subprocess.TimeoutExpired:
-            raise CommscopeError(
-                f"`{self.program} {' '.join(args)}` did not answer within {COMMAND_TIMEOUT:g} s"
-            ) from None
-        except OSError as exc:
-            raise CommscopeError(f"cannot run {self.program}: {exc.strerror}") from None
+    def _call(self, *args: str, table: str | None = None) -> Finished:
+        """The scheduler's answer, bounded (execute/process), as bytes."""
+        return run_command([self.program, *args], COMMAND_TIMEOUT, input=None if table is None else to_bytes(table))
 
     def read(self) -> str:
         """The table exactly as the scheduler holds it (see from_bytes); its marks checked."""

@@ -12,12 +12,13 @@ from __future__ import annotations
 import functools
 import re
 import shutil
-import subprocess
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from commscope.errors import CommscopeError, UsageError
+from commscope.execute.process import NoAnswer, run_command
+from commscope.execute.signals import StopSignals
 
 #: Seconds one Slurm command may take. sbatch and scontrol retry an unreachable
 #: controller for about MessageTimeout (10 s) times a few attempts on their own.
@@ -166,25 +167,38 @@ def command_path(name: str) -> str:
     return program
 
 
+@dataclass(frozen=True)
+class Answer:
+    """What a Slurm command said: its exit status, its output and (the end of) its error
+    output, decoded with replacement."""
+
+    returncode: int
+    stdout: str
+    stderr: str
+
+    def said(self) -> str:
+        """Its error output (else its output) on one line, or its exit status."""
+        return " ".join((self.stderr or self.stdout).split()) or f"exit status {self.returncode}"
+
+
 def run_slurm(
-    argv: list[str], timeout: float = COMMAND_TIMEOUT, cwd: Path | None = None
-) -> subprocess.CompletedProcess:
-    """Run a Slurm command; a missing command or one that hangs is a CommscopeError."""
+    argv: list[str],
+    timeout: float | None = COMMAND_TIMEOUT,
+    cwd: Path | None = None,
+    signals: StopSignals | None = None,
+) -> Answer:
+    """Run a Slurm command; a missing command, one that hangs or one that floods is a
+    CommscopeError. `signals` (salloc waiting for nodes, timeout None): a stop signal ends
+    it, with the exit status it ended with; by default only the timeout does."""
     program = command_path(argv[0])
     try:
-        return subprocess.run(
-            [program, *argv[1:]], capture_output=True, text=True, timeout=timeout, stdin=subprocess.DEVNULL, cwd=cwd
-        )
-    except subprocess.TimeoutExpired:
-        raise CommscopeError(
-            f"`{' '.join(argv[:3])}` did not answer within {timeout:g} s: is the Slurm "
-            "controller (slurmctld) up and reachable?"
-        ) from None
-    except OSError as exc:
-        raise CommscopeError(f"cannot run {program}: {exc.strerror}") from exc
+        done = run_command([program, *argv[1:]], timeout, signals, cwd=cwd, name=" ".join(argv[:4]))
+    except NoAnswer as exc:
+        raise NoAnswer(f"{exc}: is the Slurm controller (slurmctld) up and reachable?") from None
+    return Answer(done.returncode, done.stdout.decode(errors="replace"), done.stderr.decode(errors="replace"))
 
 
-def _slurm_message(done: subprocess.CompletedProcess) -> str:
+def _slurm_message(done: Answer) -> str:
     lines = [line.strip() for line in (done.stderr or done.stdout).splitlines() if line.strip()]
     return "; ".join(lines[-3:]) or f"exit status {done.returncode}"
 

@@ -45,6 +45,9 @@ class LaunchSpec:
     as_root: bool = False
     bind: str = "core"  # --bind (cli.common.bind_option): what the user asked for
     cpus: tuple[int, ...] = ()  # rank i bound to CPU cpus[i] (core pairs of a node); () the launcher's choice
+    #: The Slurm job whose nodes the launch runs on, as a step (srun --jobid), where commscope
+    #: took the allocation itself (salloc --no-shell) and so does not run inside it.
+    job_id: str | None = None
 
 
 @dataclass(frozen=True)
@@ -249,7 +252,13 @@ class SrunLauncher(Launcher):
         # Slurm leaves the other tasks running when one dies (KillOnBadExit=0 by default):
         # they would wait for it in MPI_Init or a collective until the time limit. Open MPI's
         # mpirun and Hydra end them by themselves.
-        argv = [self.program, "-n", str(spec.np), KILL_ON_BAD_EXIT]
+        argv = [
+            self.program,
+            *([f"--jobid={spec.job_id}"] if spec.job_id else []),
+            "-n",
+            str(spec.np),
+            KILL_ON_BAD_EXIT,
+        ]
         if spec.core_flavour in self.PMI:
             argv.append(f"--mpi={self.PMI[spec.core_flavour]}")
         nodes = spec.known_nodes

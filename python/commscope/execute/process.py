@@ -20,9 +20,11 @@ from __future__ import annotations
 import contextlib
 import itertools
 import os
+import resource
 import select
 import signal
 import subprocess
+import sys
 import tempfile
 import time
 from collections.abc import Callable, Iterator, Mapping, Sequence
@@ -47,15 +49,22 @@ _started = itertools.count(1)
 
 def start(
     argv: Sequence[str],
-    stdout: IO[bytes],
-    stderr: IO[bytes],
+    stdout: IO[bytes] | None,
+    stderr: IO[bytes] | None,
     env: Mapping[str, str] | None = None,
     cwd: Path | None = None,
     stdin: IO[bytes] | None = None,
+    file_limit: int | None = None,
 ) -> subprocess.Popen:
-    """Start a program in a process group of its own, its output into the given files, its
-    input from `stdin` (a file; default: nothing)."""
+    """Start a program in a process group of its own, its output into the given files (None:
+    this process's own), its input from `stdin` (a file; default: nothing). `file_limit`:
+    the most bytes it may write to any file (RLIMIT_FSIZE), its output files among them: a
+    program that floods is stopped by the kernel there, not by a look after the fact."""
     tag = f"{os.getpid()}.{next(_started)}.{time.monotonic_ns()}"
+
+    def limit_files() -> None:
+        resource.setrlimit(resource.RLIMIT_FSIZE, (file_limit, file_limit))
+
     try:
         process = subprocess.Popen(
             list(argv),
@@ -65,6 +74,7 @@ def start(
             stdout=stdout,
             stderr=stderr,
             start_new_session=True,
+            preexec_fn=limit_files if file_limit is not None else None,
         )
     except OSError as exc:
         raise CommscopeError(f"cannot start {argv[0]}: {exc.strerror}") from exc
@@ -268,6 +278,7 @@ def run_program(
     input: bytes | None = None,
     stdout_limit: int | None = None,
     stderr_limit: int | None = None,
+    file_limit: int | None = None,
 ) -> Finished:
     """Run a program to its end, or until `timeout` or a stop signal stops it whole (its group
     and every process below it); then stop what it left behind. `input` is its standard
@@ -275,7 +286,7 @@ def run_program(
     would fill and stall it, and a process the program left holding a pipe would keep a
     reader waiting after the program ended. Output past `stdout_limit` bytes stops the
     program (Finished.stdout is then None); of its error output the last `stderr_limit`
-    bytes are kept."""
+    bytes are kept. `file_limit`: the most it may write to a file (start)."""
     signals = signals if signals is not None else StopSignals()
     begin = time.monotonic()
     deadline = begin + timeout if timeout else None
@@ -287,7 +298,7 @@ def run_program(
     ):
         stdin.write(input or b"")
         stdin.seek(0)
-        process = start(argv, stdout, stderr, env, cwd, stdin=stdin)
+        process = start(argv, stdout, stderr, env, cwd, stdin=stdin, file_limit=file_limit)
         try:
             with exit_waiter(process) as ended_within:
                 while not ended_within(POLL_SECONDS):
@@ -308,5 +319,72 @@ def run_program(
         return Finished(process.returncode, out, err, time.monotonic() - begin, stopped)
 
 
+def run_attached(argv: Sequence[str], signals: StopSignals | None = None, timeout: float | None = None) -> int:
+    """A program whose output is this process's own (a terminal, a job's log), run to its end
+    in a group of its own, or until `timeout` or a stop signal of `signals` stops it whole;
+    what it leaves running is stopped too. Its exit status."""
+    signals = signals if signals is not None else StopSignals()
+    deadline = time.monotonic() + timeout if timeout else None
+    for stream in (sys.stdout, sys.stderr):  # what was said before it comes before it
+        stream.flush()
+    process = start(argv, None, None)
+    try:
+        with exit_waiter(process) as ended_within:
+            while not ended_within(POLL_SECONDS):
+                if stop_reason(signals, deadline, timeout):
+                    terminate(process, signals)
+                    break
+    finally:
+        if process.poll() is None:
+            terminate(process, signals)
+        stop_leftovers(process)
+    return process.returncode
+
+
 def _size(handle: IO[bytes]) -> int:
     return os.fstat(handle.fileno()).st_size
+
+
+class NoAnswer(CommscopeError):
+    """A command that did not answer within its time."""
+
+
+#: The most a command's answer is read (Slurm's clients, crontab): `scontrol show node` of
+#: 10,000 nodes is some 20 MB; more is no answer but a flood, stopped there.
+ANSWER_LIMIT = 64 * 2**20
+#: How much of a command's error output is kept: its end, where the reason is.
+ERROR_TAIL = 64 * 2**10
+
+
+def run_command(
+    argv: Sequence[str],
+    timeout: float | None,
+    signals: StopSignals | None = None,
+    input: bytes | None = None,
+    cwd: Path | None = None,
+    limit: int = ANSWER_LIMIT,
+    name: str | None = None,
+) -> Finished:
+    """A command whose answer commscope reads (Slurm's clients, crontab), run to its end by
+    run_program: its output read up to `limit` bytes, the end of its error output kept, as
+    bytes (the caller decodes: a byte that is not UTF-8 is no traceback). One that does not
+    answer within `timeout` (None: no limit) is a NoAnswer, one that floods a CommscopeError, each naming it;
+    one that a stop signal of `signals` ended comes back with `stopped` saying so (None:
+    only the timeout stops it, so that what cleans up after a stop is not stopped by it).
+    `name`: the command as messages say it (default: its first words)."""
+    shown = name or " ".join(argv[:3])
+    done = run_program(
+        argv,
+        signals,
+        cwd,
+        timeout=timeout,
+        input=input,
+        stdout_limit=limit,
+        stderr_limit=ERROR_TAIL,
+        file_limit=limit + 1,  # one byte more than is read: a flood is told from an answer of `limit`
+    )
+    if done.stopped and done.stopped.startswith(TIMED_OUT):
+        raise NoAnswer(f"`{shown}` did not answer within {timeout:g} s")
+    if done.stdout is None:
+        raise CommscopeError(f"`{shown}` answered more than {limit:,} bytes, which is no answer; stopped it")
+    return done

@@ -109,6 +109,9 @@ class RunRequest:
     #: found by the ranks that never said they started); None: --timeout and the default
     #: limit alone.
     start_limit: float | None = None
+    #: The Slurm job the launches are steps of, where commscope took the allocation itself
+    #: (salloc --no-shell: `sweep --nodes`, `sweep recheck`) and does not run inside it.
+    job_id: str | None = None
 
 
 @dataclass
@@ -236,7 +239,7 @@ class Runner:
                     "started_at": now(),
                     "launcher_argv": argv,
                     "compiler": compiler_of(self.core),
-                    "job_id": job_id(),
+                    "job_id": self.request.job_id or job_id(),
                     "system": self.system,
                     **({"notes": list(notes)} if notes else {}),
                 },
@@ -346,6 +349,7 @@ def plan(
         core_flavour=core_flavour,
         as_root=os.geteuid() == 0,
         bind=request.bind,
+        job_id=request.job_id,
     )
     steered = any((request.transport or entry.transport or "auto") != "auto" for entry in entries)
     device = core_device(str(core), core_flavour) if steered else None

@@ -8,7 +8,9 @@ commscope alone, orphaning mpirun and its ranks (they run in their own session) 
 losing the run.
 
 The handler only records the signal; the runner's wait loop acts on it, so no store
-write is cut short.
+write is cut short. Entered inside another (a sweep inside `sweep recheck`), it records a
+signal for the outer one too: the workflow around a sweep learns of a stop the sweep
+acted on, and gives back what it took.
 """
 
 from __future__ import annotations
@@ -36,10 +38,13 @@ class StopSignals:
         for signum, handler in self._previous.items():
             signal.signal(signum, handler)
 
-    def _handle(self, signum: int, _frame: object) -> None:
+    def _handle(self, signum: int, frame: object) -> None:
         if signum == signal.SIGHUP:
             _detach_from_terminal()
         self.received.append(signal.Signals(signum).name)
+        outer = self._previous.get(signum)
+        if isinstance(getattr(outer, "__self__", None), StopSignals):
+            outer(signum, frame)
 
 
 def _detach_from_terminal() -> None:

@@ -235,6 +235,7 @@ def run_locate(request: SweepRequest, db: Path | None, folder: Path | None = Non
             SWEEP_KEY: locate_record(
                 policy, metric, verdict.stop, seed, oracle, locator.fabric, hosts, verdict.set_aside
             ),
+            **request.provenance,
         }
         stored.add(run)
     return said(request, verdict, source.labels, stored, db)

@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import contextlib
 import dataclasses
+import os
 import sys
 import tempfile
 from collections.abc import Iterator, Sequence
@@ -108,7 +109,11 @@ class Sweeper:
         self.core = find_core()
         finalize_grace_s()  # a bad setting is refused before the first launch
         flavour = core_mpi_flavour(self.core)
-        self.launcher = resolve_launcher(request.launcher, flavour)
+        # launches that are steps of a job this process does not run in start with srun too
+        if request.job_id:
+            self.launcher = resolve_launcher(request.launcher, flavour, {**os.environ, "SLURM_JOB_ID": request.job_id})
+        else:
+            self.launcher = resolve_launcher(request.launcher, flavour)
         self.flavour = flavour
         self.layout = request.mode.layout(request, self.hosts)
         self.np = self.layout.np
@@ -142,6 +147,7 @@ class Sweeper:
             timeout=how.timeout if how.timeout is not None else self.request.timeout,
             argv=self.request.argv,
             start_limit=how.start_limit,
+            job_id=self.request.job_id,
         )
         entry = Entry(benchmark=how.benchmark, flags=flags, ranks=np, placement=layout.placement)
         (item,) = plan(run_request, [entry], self.core, self.launcher, self.flavour)
@@ -281,7 +287,7 @@ class Sweeper:
         as it is measured, through execute/keep."""
         with StopSignals() as signals:
             run = self.measure(signals)
-            run.provenance = {**(run.provenance or {}), SWEEP_KEY: self.record(run)}
+            run.provenance = {**(run.provenance or {}), SWEEP_KEY: self.record(run), **self.request.provenance}
             stored.add(run)
             if signals.received or run.status != "complete" or not run.points:
                 raise _Stopped(run, signals)
@@ -375,7 +381,7 @@ def run_sweep(request: SweepRequest, db: Path | None, folder: Path | None = None
     sys.stdout.write(request.mode.lines_after(result.run))
     worse = against_baseline(result.run, request.baseline)
     named = len(flags) + len(judged.switches) + len(judged.set_aside)
-    if not stored.kept:
+    if not stored.kept and db is not None:
         retest = f", retest run {result.retest_run.id}" if result.retest_run else ""
         counted = f"{named} flag{'s' if named != 1 else ''}"
         ui.note(f"stored sweep run {result.run.id}{retest} in {db}; {counted}")

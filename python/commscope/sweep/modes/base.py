@@ -56,7 +56,6 @@ class Option:
     metavar: str | None = None
     low: float | None = None
     high: float | None = None
-    hidden: bool = False
     apply: Callable[[SweepRequest, Any], SweepRequest] | None = None
 
     def applied(self, request: SweepRequest, value: Any) -> SweepRequest:
@@ -171,7 +170,7 @@ class SweepRequest:
     mode: SweepMode
     hosts: tuple[str, ...] = ()
     hostfile: str | None = None
-    nodes: int | None = None  # --nodes: the hosts are a Slurm allocation's (cli/sweep.py fills them in)
+    nodes: int | None = None  # --nodes: the hosts are a Slurm allocation's (workflow/sweep.py fills them in)
     partition: str | None = None  # salloc's, when --nodes asks Slurm for the nodes
     time: str | None = None
     metrics: tuple[str, ...] = field(default_factory=_every_metric)
@@ -189,8 +188,13 @@ class SweepRequest:
     plot: Path | None = None
     core_flags: Sequence[str] = ()
     argv: Sequence[str] = field(default_factory=lambda: list(sys.argv))
-    #: The fabric's switches (--topology FILE, or scontrol inside an allocation; cli/sweep.py)
+    #: The fabric's switches (--topology FILE, or scontrol inside an allocation; workflow/sweep.py)
     topology: Topology | None = None
+    #: The Slurm job the launches are steps of (srun --jobid), where the workflow took the
+    #: allocation itself (salloc --no-shell) and this process does not run inside it.
+    job_id: str | None = None
     #: The values of the mode's own options that no field above holds, by name (`--from`,
     #: `--np`, `--oracle`...: sweep/modes/base.Option).
     own: Mapping[str, Any] = field(default_factory=dict)
+    #: Entries the caller adds to the stored sweep run's provenance (the nightly loop: its role).
+    provenance: Mapping[str, Any] = field(default_factory=dict)

@@ -38,5 +38,4 @@ TOPOLOGY_FILE = Option(
     "Switches=), so that a slow uplink is named as its switch, not as the hosts under it "
     "(default: inside a Slurm allocation, what `scontrol show topology` says; else none).",
     metavar="FILE",
-    apply=lambda request, topology: dataclasses.replace(request, topology=topology),
-)
+)  # the file kept by name: the workflow reads it, or asks Slurm, where the sweep runs
