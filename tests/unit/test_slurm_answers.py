@@ -82,6 +82,7 @@ def test_a_flood_is_stopped_at_the_limit_and_said(scontrol):
     assert f"answered more than {ANSWER_LIMIT:,} bytes, which is no answer; stopped it" in str(raised.value)
 
 
+@pytest.mark.slow  # a locate measured by the simulator: a second
 def test_drain_reads_a_node_s_reason_that_is_not_utf8(cli, db, tmp_path, scontrol):
     answer(
         scontrol,
@@ -94,6 +95,7 @@ def test_drain_reads_a_node_s_reason_that_is_not_utf8(cli, db, tmp_path, scontro
     assert "vnode5 is out of service already (IDLE+DRAIN: RMA caf\ufffd); left as it is" in result.stderr
 
 
+@pytest.mark.slow  # a locate measured by the simulator: a second
 @pytest.mark.parametrize(
     "question, command, said",
     [
@@ -108,6 +110,7 @@ def test_drain_with_slurm_flooding_is_one_message(cli, db, tmp_path, scontrol, q
     assert said in result.stderr and "Traceback" not in result.output and "MemoryError" not in result.output
 
 
+@pytest.mark.slow  # a locate measured by the simulator: a second
 def test_the_topology_lookup_reads_a_switch_name_that_is_not_utf8(cli, db, tmp_path, scontrol):
     scontrol.setenv("SLURM_JOB_ID", "7")  # inside an allocation: the controller is asked
     answer(
