@@ -61,16 +61,17 @@ class Faulty:
         dead = [host for host in hosts if host in self.dead]
         if self.deaths:
             dead = [self.deaths[(len(self.launches) - 1) % len(self.deaths)]]
-        if dead:
+        if dead:  # srun: a line per task that died, then the ranks it killed for them
             rank = hosts.index(dead[0])
+            said = "".join(f"srun: error: {host}: task {hosts.index(host)}: Segmentation fault\n" for host in dead)
+            said += "".join(
+                f"srun: error: {host}: task {k}: Killed\n" for k, host in enumerate(hosts) if host not in dead
+            )
             return Run(
                 benchmark=how.benchmark,
                 status="failed",
                 status_reason=f"a rank died: rank {rank} on {dead[0]} died by SIGSEGV; 0 points measured",
-                raw={
-                    "stderr": f"srun: error: {dead[0]}: task {rank}: Segmentation fault\n".encode(),
-                    "jsonl": started(hosts, dead),
-                },
+                raw={"stderr": said.encode(), "jsonl": started(hosts, dead)},
             )
         if (self.hung | self.fence) & set(hosts):
             lines = b"" if hosts[0] in self.hung or self.fence & set(hosts) else started(hosts, self.hung)
@@ -145,6 +146,15 @@ def test_a_host_whose_ranks_die_at_start_twice_is_named_and_the_others_measured(
     assert [(fault.host, fault.reason) for fault in judge_stored(run, None).set_aside] == [("node03", FAILS)]
     err = capsys.readouterr().err
     assert "bad node node03 (fails at MPI start): MPI fails to start on node03: rank 2 died by SIGSEGV" in err
+
+
+def test_every_host_the_launcher_names_dead_in_both_launches_is_set_aside_at_once(faulty, tmp_path):
+    """Ten dead hosts of 10,000 cost two launches, not twenty: srun names each task that died."""
+    faulty.dead = {"node02", "node05"}
+    code, document, _ = sweep(tmp_path, "all-pairs")
+    assert code == 1
+    assert sorted(node["host"] for node in document["bad_nodes"]) == ["node02", "node05"]
+    assert pairs_launches(faulty) == [HOSTS, HOSTS, ["node01", "node03", "node04", "node06"]]
 
 
 def test_a_host_that_hangs_at_start_is_found_by_its_missing_start_line_and_one_probe(faulty, tmp_path):

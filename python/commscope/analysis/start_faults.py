@@ -61,25 +61,33 @@ def stored_faults(records: object) -> list[StartFault]:
 
 @dataclass
 class DeathWatch:
-    """The tries of one launch that failed at start, and the host each try's launcher named
-    (None: none). `died` says when the same host was named DEATHS_NEEDED times in a row."""
+    """The tries of one launch that failed at start, and the hosts each try's launcher said
+    a rank died on, with its words. `died` names a host bad once it was named in each of the
+    last DEATHS_NEEDED tries; a host named once, then another, blames none."""
 
-    tries: list[tuple[str | None, str]] = field(default_factory=list)
+    tries: list[dict[str, str]] = field(default_factory=list)
 
-    def died(self, host: str | None, how: str) -> StartFault | None:
-        """One more try failed at start; `how` is the launcher's words without the host
-        ("rank 2 died by SIGSEGV"). The fault when this names a host bad."""
-        self.tries.append((host, how))
-        recent = [named for named, _ in self.tries[-DEATHS_NEEDED:]]
-        if host is None or len(recent) < DEATHS_NEEDED or any(named != host for named in recent):
-            return None
-        times = sum(named == host for named, _ in self.tries)
-        return StartFault(host, FAILS, f"MPI fails to start on {host}: {how} in {times} of {len(self.tries)} launches")
+    def died(self, named: dict[str, str]) -> list[StartFault]:
+        """One more try failed at start; `named` holds the hosts its launcher said a rank died
+        on, each with the words without the host ("rank 2 died by SIGSEGV"): the faults this
+        try makes certain."""
+        self.tries.append(dict(named))
+        if len(self.tries) < DEATHS_NEEDED:
+            return []
+        recent = self.tries[-DEATHS_NEEDED:]
+        faults = []
+        for host, how in named.items():
+            if all(host in tried for tried in recent):
+                times = sum(host in tried for tried in self.tries)
+                evidence = f"MPI fails to start on {host}: {how} in {times} of {len(self.tries)} launches"
+                faults.append(StartFault(host, FAILS, evidence))
+        return faults
 
     @property
     def moved(self) -> list[str]:
-        """The hosts named in turn, where the deaths moved between hosts (none: they did not)."""
-        named = [host for host, _ in self.tries if host is not None]
+        """The hosts named in turn, where the deaths moved between hosts and none was named in
+        the last tries in a row (empty: they did not)."""
+        named = [host for tried in self.tries for host in tried]
         return list(dict.fromkeys(named)) if len(set(named)) > 1 else []
 
 

@@ -130,6 +130,14 @@ def death_of(launcher_output: str) -> Death | None:
     return Death(banner["host"], None, f"Hydra: exit code {banner['code']}") if banner else None
 
 
+def cause_deaths(launcher_output: str) -> list[Death]:
+    """Every rank the launcher said died of its own (not one it killed once another had
+    died); Hydra's first banner where it named no rank."""
+    deaths = [death for death in rank_deaths(launcher_output) if death.how not in _CLEAN_UP]
+    banner = death_of(launcher_output)
+    return deaths or ([banner] if banner is not None and banner.how not in _CLEAN_UP else [])
+
+
 def early_death(launcher_output: str) -> str | None:
     """What a launcher printed of a rank's death while it still runs: the first of rank_deaths, or
     Hydra's first banner ('a rank on vnode2 died (Hydra: exit code 11)')."""

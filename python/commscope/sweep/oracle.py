@@ -228,12 +228,13 @@ def failed_attempt(number: int, command: str, failed: object) -> Attempt:
     if not isinstance(dead, list) or not (started is None or isinstance(started, list)):
         raise RoundFailed(f'{where}: "failed" is not {{"dead": [...], "started": [...]}}: {_shown(failed)}')
     if dead:
-        first = dead[0]
-        if not (isinstance(first, dict) and isinstance(first.get("host"), str)):
-            raise RoundFailed(f'{where}: {_shown(first)} is not {{"host": H, "rank": R, "signal": S}}')
-        rank = first.get("rank")
-        death = Death(first["host"], None if rank is None else str(rank), str(first.get("signal", "a signal")))
-        return Attempt(ok=False, reason=f"a rank died: {death}", failed_at_start=True, death=death)
+        deaths = []
+        for one in dead:
+            if not (isinstance(one, dict) and isinstance(one.get("host"), str)):
+                raise RoundFailed(f'{where}: {_shown(one)} is not {{"host": H, "rank": R, "signal": S}}')
+            rank = one.get("rank")
+            deaths.append(Death(one["host"], None if rank is None else str(rank), str(one.get("signal", "a signal"))))
+        return Attempt(ok=False, reason=f"a rank died: {deaths[0]}", failed_at_start=True, deaths=tuple(deaths))
     shown = tuple(str(host) for host in started) if started else None
     return Attempt(ok=False, reason="the launch did not get going", not_going=True, started=shown)
 

@@ -136,6 +136,7 @@ class Sweeper:
         the hosts of `hostfile` (one rank each), never a --host list thousands of names long."""
         layout = self.layout
         np = self.np if np is None else np
+        timeout = self.request.timeout
         run_request = RunRequest(
             np=np,
             launcher=self.request.launcher,
@@ -144,9 +145,10 @@ class Sweeper:
             hostfile=hostfile,
             label=self.request.label,
             system=self.request.system,
-            timeout=how.timeout if how.timeout is not None else self.request.timeout,
+            timeout=how.timeout if how.timeout is not None else timeout,
             argv=self.request.argv,
-            start_limit=how.start_limit,
+            # a shorter --timeout bounds the start-up too (the tests' hangs are found sooner)
+            start_limit=min(how.start_limit, timeout) if how.start_limit and timeout else how.start_limit,
             job_id=self.request.job_id,
         )
         entry = Entry(benchmark=how.benchmark, flags=flags, ranks=np, placement=layout.placement)

@@ -25,7 +25,7 @@ crosses (its two hosts and, between different leaves, both leaves' uplinks) time
 link's factor; contention and noise change from round to round, faults do not. A launch
 over `hosts` (one rank each, in rank order) with a dead or hung host among them fails as a
 launch of the core would show it (sweep/oracle.py): {"failed": {"dead": [{"host", "rank",
-"signal"}]}} for the first dead host, else {"failed": {"started": [the others]}}, or
+"signal"}, ...]}} for each dead host, else {"failed": {"started": [the others]}}, or
 `"started": null` where rank 0's host hangs. A start-up probe {"probe": [HOST, ...]} is
 answered {"started": true} or a "failed" of the same kind.
 """
@@ -81,8 +81,10 @@ class Network:
     def failed(self, hosts: Sequence[str]) -> dict | None:
         """How a launch over `hosts` (rank order) fails at start; None when it starts."""
         dead = [host for host in hosts if host in self.dead]
-        if dead:
-            return {"dead": [{"host": dead[0], "rank": list(hosts).index(dead[0]), "signal": self.dead[dead[0]]}]}
+        if dead:  # as srun says it: each task that died, by its signal
+            return {
+                "dead": [{"host": host, "rank": list(hosts).index(host), "signal": self.dead[host]} for host in dead]
+            }
         if self.hung.isdisjoint(hosts):
             return None
         return {"started": None if hosts[0] in self.hung else [host for host in hosts if host not in self.hung]}

@@ -27,7 +27,7 @@ from typing import TYPE_CHECKING, TypeVar
 
 from commscope import ui
 from commscope.analysis.start_faults import FAILS, HANGS, DeathWatch, StartFault, halves, not_started
-from commscope.execute.outcome import NO_START, ONCE_MORE, Death, death_of, failed_at_start, timed_out
+from commscope.execute.outcome import NO_START, ONCE_MORE, Death, cause_deaths, failed_at_start, timed_out
 from commscope.execute.stream import ended_complete, started_of
 from commscope.records.benchmarks import HELLO_BENCHMARK, PAIRS_BENCHMARK
 from commscope.records.run import Run
@@ -63,15 +63,15 @@ PROBE = Launch(HELLO_BENCHMARK, PROBE_LIMIT_S, 2 * PROBE_LIMIT_S)
 @dataclass(frozen=True)
 class Attempt:
     """What one try showed of its start: whether it went through (`ok`), measured part of
-    its pairs before it ended, failed at start (`death`: the launcher's words, None where it
-    named no host), or never got going (`started`: the hosts whose rank said it started;
-    None: no start line at all); `reason` as its run says it."""
+    its pairs before it ended, failed at start (`deaths`: the ranks the launcher said died of
+    their own, in its words; none where it named none), or never got going (`started`: the
+    hosts whose rank said it started; None: no start line at all); `reason` as its run says it."""
 
     ok: bool
     reason: str = ""
     measured: bool = False
     failed_at_start: bool = False
-    death: Death | None = None
+    deaths: tuple[Death, ...] = ()
     not_going: bool = False
     started: tuple[str, ...] | None = None
 
@@ -104,12 +104,14 @@ def attempt_of(run: Run, hosts: Sequence[str], probe: bool = False) -> Attempt:
         return Attempt(ok=run.status == "complete" or probe, reason=reason, measured=bool(run.points))
     started = started_of(stream)
     going = b'{"header"' in stream
+    not_going = not going and (reason.startswith(NO_START) or timed_out(run.status, reason))
     return Attempt(
         ok=False,
         reason=reason,
         failed_at_start=failed_at_start(run.status, run.status_reason, len(run.points)) or (probe and going),
-        death=death_of((raw.get("stderr", b"") + raw.get("stdout", b"")).decode(errors="replace")),
-        not_going=not going and (reason.startswith(NO_START) or timed_out(run.status, reason)),
+        # a launch stopped for hanging: the ranks the launcher says died are those it killed
+        deaths=() if not_going else tuple(cause_deaths(words_of(raw))),
+        not_going=not_going,
         started=tuple(started_hosts(started, hosts)) if started else None,
     )
 
@@ -157,14 +159,14 @@ def look_into(
     """The hosts a failed try sets aside (none: start it again, or give up); `last`: no try
     is left, so a failure at start that named no host is probed now."""
     if shown.failed_at_start:
-        death = shown.death if shown.death is not None and shown.death.host in hosts else None
-        fault = watch.died(death.host if death else None, words(death) if death else shown.reason)
-        if fault is not None:
-            return [fault]
-        if watch.moved:
+        named = {death.host: words(death) for death in shown.deaths if death.host in hosts}
+        faults = watch.died(named)
+        if faults:
+            return faults
+        if watch.moved and named:
             ui.warn(f"sweep: the deaths at start moved from host to host ({', '.join(watch.moved)}): none is blamed")
             return []
-        return bisect(list(hosts), None, probe) if death is None and last and len(watch.tries) > 1 else []
+        return bisect(list(hosts), None, probe) if not named and last and len(watch.tries) > 1 else []
     if not shown.not_going:
         return []  # it got going and measured nothing: started again, or the round fails
     said = "in the launch"
@@ -221,9 +223,14 @@ def words(death: Death) -> str:
 
 def fault_of(host: str, shown: Attempt, evidence: str) -> StartFault:
     """The fault of `host` as a failed probe shows it: a death fails, anything else hangs."""
-    if shown.death is not None:
-        return StartFault(host, FAILS, f"MPI fails to start on {host}: {words(shown.death)}; {evidence}")
+    if shown.deaths:
+        return StartFault(host, FAILS, f"MPI fails to start on {host}: {words(shown.deaths[0])}; {evidence}")
     return StartFault(host, HANGS, f"MPI hangs at start on {host}: {evidence}")
+
+
+def words_of(raw: dict) -> str:
+    """What the launcher printed (stderr, and Hydra's stdout), as text."""
+    return (raw.get("stderr", b"") + raw.get("stdout", b"")).decode(errors="replace")
 
 
 def started_hosts(started: dict[int, str], hosts: Sequence[str]) -> list[str]:
