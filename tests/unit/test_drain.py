@@ -157,6 +157,7 @@ def test_recheck_keeps_drained_the_hosts_a_flag_names_and_takes_idle_nodes_as_pa
 
     outcome = SimpleNamespace(  # what the sweep's outcome holds: its flags, by host index, and the hosts
         hosts=("vnode1", "vnode2", "vnode3", "vnode5"),
+        bad_nodes=[],  # none set aside at MPI start (test_recheck.py has one)
         flags=[
             Flag("node", "bw", (2,), value=2.4, population_median=800.0, retest=2.4),
             Flag("link", "bibw", (3, 0), value=30.0, population_median=600.0, retest=None),

@@ -120,3 +120,17 @@ def test_a_node_list_that_is_not_utf8_is_read_and_a_flood_is_one_message(cli, db
     assert result.exit_code == 1, result.output
     assert "`scontrol -o show node` answered more than 67,108,864 bytes, which is no answer" in result.stderr
     assert "Traceback" not in result.output and "MemoryError" not in result.output
+
+
+def test_a_node_mpi_still_cannot_start_on_stays_named_with_the_launchers_words():
+    """Issue 45: a drained node whose MPI still fails at start is set aside by the recheck's
+    sweep, not flagged (it measured nothing); it stays drained with the launcher's words."""
+    from types import SimpleNamespace
+
+    from commscope.analysis.bad_nodes import NodeFinding
+    from commscope.analysis.start_faults import FAILS
+    from commscope.workflow.recheck import failures
+
+    said = "MPI fails to start on vnode3: rank 2 died by SIGSEGV in 2 of 2 launches"
+    outcome = SimpleNamespace(bad_nodes=[NodeFinding("vnode3", said, FAILS)], flags=[], hosts=("vnode1", "vnode2"))
+    assert failures(outcome) == {"vnode3": f"recheck: {said}"}
