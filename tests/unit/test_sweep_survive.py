@@ -242,3 +242,24 @@ def test_locate_sets_the_host_aside_judges_the_others_and_stores_it(faulty, tmp_
     verdict, labels = stored_verdict(run)
     assert [(labels[node.host], node.reason) for node in verdict.set_aside] == [("node06", FAILS)]
     assert all("node06" not in hosts for hosts in pairs_launches(faulty)[2:])
+
+
+def test_the_stored_sweep_shows_and_reports_the_host_set_aside(faulty, tmp_path, cli):
+    """`show` and `report` judge the stored run again: the host set aside is in the verdict's
+    lines, the report's summary line and a table of its own, for a link sweep and locate."""
+    faulty.dead = {"node03"}
+    _, document, _ = sweep(tmp_path, "all-pairs")
+    shown = cli("show", str(document["run_id"]), "--db", tmp_path / "sweep.db")
+    assert "bad node node03 (fails at MPI start): MPI fails to start on node03" in shown.output
+    report = tmp_path / "r.html"
+    assert cli("report", str(document["run_id"]), "-o", report, "--db", tmp_path / "sweep.db").exit_code == 0
+    html = report.read_text()
+    assert "Bad nodes MPI could not start on, set aside" in html and "bad node node03 (fails at MPI start)" in html
+
+    located = tmp_path / "locate"
+    located.mkdir()
+    faulty.launches.clear()
+    _, document, _ = sweep(located, "locate", hosts=[*HOSTS, "node07", "node08"], seed=3)
+    report = located / "r.html"
+    assert cli("report", str(document["run_id"]), "-o", report, "--db", located / "sweep.db").exit_code == 0
+    assert "1 bad node(s) (node03)" in report.read_text()

@@ -111,6 +111,11 @@ class LocateVerdict:
     def certain(self) -> bool:
         return self.stop == CERTAIN
 
+    @property
+    def named_hosts(self) -> list[int]:
+        """Every host named bad: those MPI cannot start on, then the slow ones."""
+        return [node.host for node in self.set_aside] + [node.host for node in self.bad_nodes]
+
 
 def node_flags(verdict: LocateVerdict) -> list[Flag]:
     """The bad nodes as the link sweeps' flags, for their pair table and heatmaps."""

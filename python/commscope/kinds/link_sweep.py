@@ -62,10 +62,14 @@ class LinkSweep:
         judgement = judge_stored(run, retest)
         hosts = judgement.matrix.labels
         samples = run_info_samples(run)
+        aside = [fault.host for fault in judgement.set_aside]  # in no pair: bad for every metric
         for metric, verdict in judgement.verdicts.items():
             bad = verdict.bad_nodes()
             samples += host_samples(
-                run, [hosts[i] for i in sorted(bad)], [h for i, h in enumerate(hosts) if i not in bad], metric
+                run,
+                [*aside, *(hosts[i] for i in sorted(bad))],
+                [h for i, h in enumerate(hosts) if i not in bad],
+                metric,
             )
         return samples
 

@@ -52,7 +52,7 @@ class LocateSweep(LinkSweep):
         result = super().check(baseline, base_runs, new_runs, policy, metric)
         for sweep in result.sweeps:
             verdict, labels = stored_verdict(sweep.run)
-            sweep.bad_nodes = [labels[node.host] for node in verdict.bad_nodes]
+            sweep.bad_nodes = [labels[host] for host in verdict.named_hosts]
         return result
 
     def plot(self, runs: Sequence[Run], request: PlotRequest, retest_of: RetestLoader) -> dict[Path, bytes]:
@@ -74,7 +74,7 @@ class LocateSweep(LinkSweep):
         from commscope.analysis.monitoring import host_samples, run_info_samples
 
         verdict, labels = stored_verdict(run)
-        bad = [labels[node.host] for node in verdict.bad_nodes]
+        bad = [labels[host] for host in verdict.named_hosts]
         return run_info_samples(run) + host_samples(run, bad, [labels[i] for i in verdict.cleared], verdict.metric)
 
     def report(self, runs: Sequence[Run], context: ReportContext) -> ReportPart:

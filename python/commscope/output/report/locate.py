@@ -90,7 +90,7 @@ def summary_section(
     counts = [
         f"{verdict.n:,}",
         f"{len(verdict.cleared):,}",
-        f"{len(verdict.bad_nodes):,}",
+        f"{len(verdict.named_hosts):,}",
         f"{len(verdict.undecided):,}",
         f"{len(verdict.suspect_pairs):,}",
         str(verdict.rounds),
@@ -124,9 +124,9 @@ def summary_section(
 
 def headline(verdict: LocateVerdict, labels: Sequence[str]) -> str:
     """The locate run's line in the report's summary table."""
-    bad = ", ".join(labels[node.host] for node in verdict.bad_nodes)
+    bad = ", ".join(labels[host] for host in verdict.named_hosts)
     return (
         f"locate of {verdict.n} hosts in {verdict.rounds} rounds: "
-        + (f"{len(verdict.bad_nodes)} bad node(s) ({bad})" if bad else "no bad node")
+        + (f"{len(verdict.named_hosts)} bad node(s) ({bad})" if bad else "no bad node")
         + f", {len(verdict.suspect_pairs)} suspect pair(s)"
     )

@@ -30,6 +30,7 @@ from commscope.output.sweep_view import (
     where_text,
 )
 from commscope.records.run import Run
+from commscope.records.textsafe import one_line
 
 if TYPE_CHECKING:
     from commscope.records.core_paths import Cpu
@@ -70,12 +71,13 @@ def headline(judgement: SweepJudgement, mode: str | None) -> str:
     """The sweep's line in the report's summary table."""
     swept = f"{judgement.matrix.n} {'cores' if mode == 'intra' else 'hosts'}"
     flags = judgement.flags()
-    count = len(flags) + len(judgement.switches)
+    count = len(flags) + len(judgement.switches) + len(judgement.set_aside)
     if not count:
         return f"sweep of {swept}: nothing flagged"
     labels = judgement.matrix.labels
     named = dict.fromkeys(
         [
+            *(f"bad node {one_line(fault.host)} ({fault.reason})" for fault in judgement.set_aside),
             *(switch_line(switch) for switch in judgement.switches),
             *(f"bad {flag.kind} {where_text(flag.where, labels)}" for flag in flags),
         ]
@@ -109,6 +111,11 @@ def section(
             f"Suspect pairs were measured again one at a time, alone on the network: retest run {retest.id}."
         )
     result.flagged = Table(FLAG_HEADER, flag_rows(judgement.flags(), labels))
+    if judgement.set_aside:  # named by the launcher's words, measured in no pair
+        rows = [[one_line(fault.host), fault.reason, fault.evidence] for fault in judgement.set_aside]
+        result.extra.append(
+            ("Bad nodes MPI could not start on, set aside", Table(["Host", "Reason", "Evidence"], rows))
+        )
     result.cleared = Table(CLEARED_HEADER, cleared_rows(judgement.cleared(), labels))
     if judgement.switches:
         result.nothing_flagged = "No bad node, no bad link: the slow pairs are the bad switch uplinks below."
