@@ -11,6 +11,7 @@ like network congestion.
 
 from __future__ import annotations
 
+import re
 import statistics
 import subprocess
 import sys
@@ -184,3 +185,6 @@ def test_submit_congestion_with_its_defaults_runs_on_every_task_and_skips_what_t
         for p in run.points
     )
     print(f"{flavour.name}: measured {measured}, skipped {skipped}: {run.status_reason}")
+    # what the operator must hear: collect (here submit --wait) says it, the run keeps it
+    for name in skipped:
+        assert re.search(rf"^warning: run {run.id} congestion: .*congestor {name} skipped: ", done.stderr, re.M)

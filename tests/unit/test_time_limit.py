@@ -132,3 +132,42 @@ def test_submit_passes_the_limit_to_the_job_and_sizes_its_slurm_time(cli, fake_c
 def test_submit_of_a_tool_refuses_a_time_limit(cli, fake_core, db):
     result = cli("submit", "hpl", "--nodes", "1", "--time-limit", "2m", "--dry-run", "--db", db)
     assert result.exit_code == 2 and "--time-limit applies to benchmarks, not to submit hpl" in result.stderr
+
+
+def test_a_sweep_shares_its_limit_between_its_launch_and_its_retest(monkeypatch, tmp_path, capsys):
+    """sweep --time-limit: the plan said first; the sweep's launch of the core gets its share
+    (two launches planned: the sweep and its retest), start-up probes none."""
+    from pathlib import Path
+
+    import commscope.sweep.run as sweep_run
+    from commscope.sweep.modes.all_pairs import ALL_PAIRS
+    from commscope.sweep.modes.base import SweepRequest
+    from fixtures.analysis.sweep_runs import PlantedNetwork
+
+    shares = []
+
+    class Runner:
+        def __init__(self, core, request, signals, reporter=None):
+            self.request = request
+
+        def execute(self, item, repeat, limit=None):
+            shares.append(float(limit.core_args()[1]) if limit else None)
+            limit.launched(1.0)
+            return PlantedNetwork(["n1", "n2", "n3", "n4"]).run(["--metric", "bw"])
+
+    monkeypatch.setattr(sweep_run, "find_core", lambda: Path("commscope-bench"))
+    monkeypatch.setattr(sweep_run, "core_mpi_flavour", lambda core: "openmpi")
+    monkeypatch.setattr(sweep_run, "resolve_launcher", lambda choice, flavour: None)
+    monkeypatch.setattr(
+        sweep_run, "plan", lambda *args: [type("Item", (), {"command": type("C", (), {"shell": lambda self: "x"})()})()]
+    )
+    monkeypatch.setattr(sweep_run, "Runner", Runner)
+    monkeypatch.setenv("COMMSCOPE_SWEEP_TMP", str(tmp_path))
+    request = SweepRequest(mode=ALL_PAIRS, hosts=("n1", "n2", "n3", "n4"), time_limit=100.0, metrics=("bw",))
+    sweeper = sweep_run.Sweeper(request)
+    assert (
+        "sweep: about 1 min 40 s (--time-limit 1 min 40 s; each point's iterations sized to it)"
+        in capsys.readouterr().err
+    )
+    sweeper.launch(["--schedule", "all-pairs", "--metric", "bw"], signals=type("S", (), {"received": []})())
+    assert shares == [pytest.approx((100 - 2 * 10) / 2, abs=0.5)]

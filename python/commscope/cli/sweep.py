@@ -27,6 +27,7 @@ from commscope.cli.common import (
     timeout_option,
 )
 from commscope.cli.drain import DRAIN_OPTIONS, recheck
+from commscope.cli.values import time_limit_option
 from commscope.cluster.drain import plan_drain
 from commscope.errors import UsageError
 from commscope.sweep.modes import MODES
@@ -179,6 +180,10 @@ def _shared(mode: SweepMode):
                     "Label stored with the sweep's runs.", "System (cluster) name stored with the runs."
                 ),
                 timeout_option(mode.timeout_help),
+                time_limit_option(
+                    "What the sweep's launches may take together: each gets its share and sizes the pairs' "
+                    "iterations to it from the warm-up; said before anything starts."
+                ),
                 click.option(
                     "--retries",
                     type=click.IntRange(min=0, max=MAX_RETRIES),
@@ -289,6 +294,7 @@ def request_of(ctx: click.Context, mode: SweepMode, options: dict):
         label=options["label"],
         system=options["system"],
         timeout=options["timeout"],
+        time_limit=options["time_limit"],
         retries=options["retries"],
         json_out=options["json_out"],
         core_flags=ctx.meta.get("core_flags", []),

@@ -55,7 +55,9 @@ from commscope.execute.launchers import resolve_launcher, split_host
 from commscope.execute.reporter import QuietReporter
 from commscope.execute.runner import Runner, RunRequest, finalize_grace_s, plan
 from commscope.execute.signals import StopSignals
+from commscope.execute.time_limit import TimeLimit
 from commscope.output.sweep_view import heatmap_files, matrix_document, sweep_table, verdict_lines, where_text
+from commscope.records.duration import format_duration
 from commscope.records.hostfile import read_hostfile
 from commscope.records.run import Run
 from commscope.records.run_kinds import SWEEP_KEY
@@ -124,6 +126,12 @@ class Sweeper:
         #: the hosts of the last launch, by rank.
         self.aside: list[StartFault] = []
         self.launched_on: list[str] = list(self.hosts)
+        #: --time-limit over the launches the mode plans (a retry takes from what is left)
+        self.time_limit = None
+        if request.time_limit:
+            said = f"--time-limit {format_duration(request.time_limit)}"
+            self.time_limit = TimeLimit(request.time_limit, request.mode.launches(request), said)
+            ui.note(f"sweep: {self.time_limit.plan_line}")
 
     @property
     def live(self) -> list[str]:
@@ -213,7 +221,7 @@ class Sweeper:
             run_request, item = self._planned(flags, hostfile, np, how)
             ui.note(f"sweep: {item.command.shell()}")
             quiet = Runner(self.core, run_request, signals, reporter=QuietReporter())  # prints its own table
-            return quiet.execute(item, 0)
+            return quiet.execute(item, 0, self.time_limit if how is PAIRS else None)
 
     def _hostfile(self, folder: Path, hosts: Sequence[str]) -> str:
         """The hosts in the launcher's own hostfile format, one slot each."""

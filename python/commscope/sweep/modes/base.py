@@ -138,6 +138,11 @@ class SweepMode:
         """One rank a host, on a hostfile of them."""
         return Layout(np=len(hosts), placement="inter-node", bind=request.bind)
 
+    def launches(self, request: SweepRequest) -> int:
+        """The launches of the core the mode plans, which share a --time-limit: the sweep and
+        its retest."""
+        return 2 if request.retest else 1
+
     def recorded(self, run: Run) -> dict:
         """What the stored sweep run's entry keeps beyond the rules, the retest and the
         topology (analysis.sweep_verdicts.sweep_record's keywords)."""
@@ -180,6 +185,8 @@ class SweepRequest:
     label: str | None = None
     system: str | None = None
     timeout: float | None = None
+    #: --time-limit: seconds the sweep's launches may take together (execute/time_limit.py)
+    time_limit: float | None = None
     #: How many times a launch stopped at its timeout or failed at start is started again.
     retries: int = 1
     retest: bool = True

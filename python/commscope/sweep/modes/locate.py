@@ -106,6 +106,10 @@ class Locate(SweepMode):
             f"them in {max(len(hosts) - 1, 1)} rounds"
         )
 
+    def launches(self, request: SweepRequest) -> int:
+        """A launch a round, at most the rules' max_rounds."""
+        return request.policy.locate.max_rounds
+
     def run(self, request: SweepRequest, db: Path | None, folder: Path | None = None) -> LocateOutcome:
         from commscope.sweep.locate import run_locate
 
