@@ -56,7 +56,8 @@ def simulated(locator: Locator, network: Network, hosts: list[str]) -> list[floa
         planning = time.process_time() - start
         if locator.stop:
             break
-        values = network.measure(len(locator.rounds) + 1, "bw", [(hosts[a], hosts[b]) for a, b in pairs])
+        named = [(hosts[a], hosts[b]) for a, b in pairs]
+        values = network.measure(len(locator.rounds) + 1, "bw", named, locator.alone)
         start = time.process_time()
         locator.record(pairs, values)
         cpu.append(planning + time.process_time() - start)

@@ -206,3 +206,37 @@ def test_dry_run_quotes_every_node_name_it_prints(cli, db, tmp_path, scontrol, e
     escaped = "".join(char if char.isprintable() else f"\\x{ord(char):02x}" for char in forged)
     assert line.startswith(f"scontrol update $'NodeName={escaped}' State=DRAIN Reason=\"commscope: bw "), line
     assert "\x1b" not in result.stdout and "\r" not in result.stdout
+
+
+def test_a_node_slow_in_the_sweep_but_not_confirmed_is_never_drained(cli, db, tmp_path, scontrol):
+    """Two rounds at most: cn017 is slow with two cleared partners (pending) when the round
+    limit stops the sweep, before its confirmation round; it is not named, and --drain asks
+    Slurm for nothing."""
+    rules = tmp_path / "rules.yaml"
+    rules.write_text("locate: {max_rounds: 2}\n")
+    verdict = tmp_path / "verdict.json"
+    result = locate(cli, db, tmp_path, {"cn017": 0.4}, "--drain", "--rules", rules, "--json", verdict)
+    document = json.loads(verdict.read_text())
+    assert document["bad_nodes"] == [] and document["unconfirmed"] == ["cn017"], document
+    assert "not confirmed: cn017: slow in the sweep, not measured again alone" in result.stderr
+    assert document["drained"] == [] and updates(scontrol) == []
+    assert result.exit_code == 1  # undecided, not certain
+
+
+def test_only_confirmed_nodes_are_given_to_drain():
+    """located_nodes hands --drain the nodes confirmed alone, never one without a confirmation
+    or whose confirmation did not reproduce (a verdict replayed from rounds stored before
+    confirmation rounds, or built by another part)."""
+    from commscope.analysis.bad_nodes import located_nodes
+    from commscope.analysis.locate_confirm import Confirmation
+    from commscope.analysis.locate_verdict import BadNode, LocateVerdict
+
+    confirmed = Confirmation(3, ((0, 2, 10.0, True), (0, 3, 11.0, True)), ((2, 3, 100.0),), 100.0)
+    refuted = Confirmation(3, ((1, 2, 90.0, False),), ((2, 3, 100.0),), 100.0)
+    nodes = [
+        BadNode(0, 10.0, 100.0, 2, (), (2, 3), confirmed),
+        BadNode(1, 10.0, 100.0, 2, (), (2, 3), refuted),
+        BadNode(4, 10.0, 100.0, 2, (), (2, 3), None),
+    ]
+    verdict = LocateVerdict("bw", 6, 3, 9, "certain", nodes, [], [2, 3, 5], [])
+    assert [found.host for found in located_nodes(verdict, [f"vnode{k}" for k in range(1, 7)])] == ["vnode1"]

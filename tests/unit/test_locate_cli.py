@@ -5,6 +5,7 @@ and plot as a locate sweep; and bad input refused by name, with nothing stored."
 from __future__ import annotations
 
 import json
+import re
 import shlex
 import sys
 
@@ -41,7 +42,9 @@ def test_the_bad_nodes_are_named_stored_and_known_to_the_other_commands(cli, cle
     result = locate(cli, db, oracle, "--json", out)
     assert result.exit_code == 1, result.output
     assert "bad node cn017: bandwidth" in result.stderr and "bad node cn090" in result.stderr
-    assert "slow with 4 different healthy partners" in result.stderr
+    # each named once its pairs with cleared partners measured alone were slow again
+    assert re.search(r"bad node cn017: .*confirmed \d+% slower alone in round \d+: cn017 <-> ", result.stderr)
+    assert re.search(r"slow with [3-9] different healthy partners", result.stderr)
     assert "(all-pairs: 119 rounds, 7,140 pairs)" in result.stderr
     document = json.loads(out.read_text())
     assert document["rounds"] <= 6 and document["stop"] == "certain"
@@ -53,6 +56,13 @@ def test_the_bad_nodes_are_named_stored_and_known_to_the_other_commands(cli, cle
     }
     node = document["bad_nodes"][0]
     assert len({partner["host"] for partner in node["partners"] if partner["slow"]}) >= 4
+    confirmed = node["confirmed_by"]
+    assert confirmed["alone"] and confirmed["reproduced"] and len(confirmed["pairs"]) == 3, confirmed
+    assert all(pair["slow"] and node["host"] in pair["hosts"] for pair in confirmed["pairs"])
+    assert len(confirmed["controls"]) >= 3 and confirmed["reference"] > 1.8 * max(
+        p["value"] for p in confirmed["pairs"]
+    )
+    assert confirmed["round"] in document["alone_rounds"]
     with Store(db) as store:
         run = store.run(document["run_id"])
     assert kind_of(run) is LOCATE_SWEEP

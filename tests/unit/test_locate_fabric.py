@@ -86,7 +86,14 @@ def test_a_bad_node_and_a_bad_uplink_in_one_sweep_are_both_named_and_nothing_els
     assert [found.switch for found in verdict.bad_switches] == ["leaf003"]
     assert verdict.stop == CERTAIN and verdict.rounds <= 6
     node = verdict.bad_nodes[0]
-    assert node.slow_with_healthy >= LocateRules().confirm and set(node.confirmed_by) <= set(verdict.cleared)
+    assert node.slow_with_healthy >= LocateRules().confirm and set(node.slow_with) <= set(verdict.cleared)
+    # confirmed alone: slow with `confirm` cleared partners beside cleared control pairs
+    confirmation = node.confirmed_by
+    assert confirmation.reproduced and len(confirmation.pairs) == LocateRules().confirm
+    assert {partner for _, partner, *_ in confirmation.pairs} <= set(verdict.cleared)
+    assert confirmation.controls and all(
+        a in verdict.cleared and b in verdict.cleared for a, b, _ in confirmation.controls
+    )
 
 
 @pytest.mark.parametrize("seed", range(6))
@@ -133,7 +140,7 @@ def test_a_replay_with_its_topology_gives_the_same_verdict():
     network = {"slow_nodes": {"cn00077": 0.5}, "bad_uplinks": {"leaf010": 0.5}}
     locator, verdict, _ = sweep(1000, network, leaf_size=40, seed=6)
     rounds = [(measured.pairs, measured.values) for measured in locator.rounds]
-    again = replay(1000, "bw", LocateRules(), rounds, verdict.stop, locator.fabric)
+    again = replay(1000, "bw", LocateRules(), rounds, verdict.stop, locator.fabric, alone=verdict.alone_rounds)
     assert [node.host for node in again.bad_nodes] == [node.host for node in verdict.bad_nodes]
     assert [found.switch for found in again.bad_switches] == ["leaf010"]
     assert again.cleared == verdict.cleared and again.detection_limit == verdict.detection_limit

@@ -40,8 +40,9 @@ def how_far(metric: str, value: float, reference: float) -> str:
 
 
 def located_nodes(verdict: LocateVerdict, labels: Sequence[str]) -> list[NodeFinding]:
-    """The bad nodes a locate sweep named (never its bad switches): those set aside at MPI
-    start, then the slow ones."""
+    """The bad nodes a locate sweep named (never its bad switches), what `--drain` may act on:
+    those set aside at MPI start (two launches failed there: nothing left to confirm), then
+    the slow ones confirmed (measured again alone, slow there)."""
     aside = [NodeFinding(labels[node.host], node.evidence, node.reason) for node in verdict.set_aside]
     return aside + [
         NodeFinding(
@@ -49,6 +50,7 @@ def located_nodes(verdict: LocateVerdict, labels: Sequence[str]) -> list[NodeFin
             f"{how_far(verdict.metric, node.value, node.reference)} with {node.slow_with_healthy} healthy partners",
         )
         for node in verdict.bad_nodes
+        if node.confirmed_by is not None and node.confirmed_by.reproduced
     ]
 
 

@@ -16,11 +16,16 @@ it crosses. A pair through a part already named explains nothing more.
 2. Every later round probes each undecided uplink with cleared hosts on both sides of it,
    then pairs each undecided host with a cleared host it has not met (inside its leaf and
    across, in turn); only when no cleared partner is left are two undecided hosts paired.
-3. A part is named when its averaged likelihood ratio reaches parts / alpha (at most alpha
-   of the sweeps of a healthy fabric name anything), and for a host when it was slow with
-   `confirm` different cleared partners; it is cleared when a slowdown of `detect` or more
-   is ruled out at beta. The sweep stops when every part is cleared or named (certain at
-   that detection limit), at the round limit, or when no undecided part has a partner left.
+3. A part whose evidence passes a screen (half the naming threshold's log, slow with two
+   cleared partners) is pending: the next round is its confirmation, a round of its own
+   measured one pair at a time, `confirm` pairs through it with cleared partners beside
+   control pairs of cleared hosts (analysis.locate_confirm). It is named only when each of
+   those pairs is slow against the controls and its averaged likelihood ratio, those pairs
+   included, reaches parts / alpha (at most alpha of the sweeps of a healthy fabric name
+   anything, under the noise fitted); else it is undecided again. A part is cleared when a
+   slowdown of `detect` or more is ruled out at beta. The sweep stops when every part is
+   cleared or named (certain at that detection limit), at the round limit, or when no
+   undecided part has a partner left.
    A host MPI cannot start on is set aside: in no round, named by the launcher's words.
 
 What a few rounds cannot show: a slow pair whose parts are all cleared otherwise is a
@@ -47,19 +52,27 @@ from commscope.analysis.evidence import (
     pair_evidence,
     weights,
 )
-from commscope.analysis.fabric import NO_SWITCH, Fabric
+from commscope.analysis.fabric import Fabric
+from commscope.analysis.locate_confirm import (
+    CONTROLS,
+    MAX_CONFIRMATIONS,
+    SCREEN_PARTNERS,
+    SCREEN_SHARE,
+    Confirmation,
+    controls_of,
+    part_pairs,
+    plan_confirmation,
+)
+from commscope.analysis.locate_findings import verdict_of
+from commscope.analysis.locate_plan import Planning
 from commscope.analysis.locate_verdict import (
     CERTAIN,
     MIN_HOSTS,
     NO_PARTNER,
     ROUND_LIMIT,
     AsideNode,
-    BadNode,
-    BadSwitch,
     LocateVerdict,
     Round,
-    Seen,
-    SuspectPair,
 )
 from commscope.analysis.sweep import HIGHER_IS_WORSE, LocateRules, population
 
@@ -72,7 +85,7 @@ _SETTLE = 12
 
 
 @dataclass
-class Locator:
+class Locator(Planning):
     """The rounds of one locate sweep: `plan()` the next round, `record()` what it
     measured, until `stop` says why not; then `verdict()`."""
 
@@ -103,8 +116,20 @@ class Locator:
         # a slowdown once ruled out stays ruled out, the test of it stopped there
         self.ruled_out_from = np.full(parts, len(self.slowdowns))
         self.noise: Noise | None = None
+        # about to be named: the next round confirms them (analysis.locate_confirm)
+        self.pending = np.zeros(parts, dtype=bool)
+        self.refuted = np.zeros(parts, dtype=np.int64)  # confirmations that did not reproduce
+        self._pending_since = np.zeros(parts, dtype=np.int64)  # the rounds judged when it became so
+        self.confirmations: dict[int, Confirmation] = {}  # part -> the one that named it
+        self.not_reproduced: list[tuple[int, Confirmation]] = []
+        self.alone = False  # whether the round planned is a confirmation round
+        self._suspicion = np.zeros(parts, dtype=np.int64)  # slow pairs through each part
         self._pair_evidence = np.empty((0, len(self.slowdowns)))
         self._paths = np.empty((0, self.fabric.width), dtype=np.int64)
+        # per pair: the log value it is judged against (NaN: the sweep's healthy median) and
+        # the control pairs that value is the median of (0: none, the sweep's)
+        self._offsets = np.empty(0)
+        self._controls = np.empty(0, dtype=np.int64)
         # an uplink no pair of the hosts swept can cross (no host below it, or none beyond)
         # is out of the verdict: nothing measured can decide it
         self._decidable = np.concatenate([np.ones(self.n, dtype=bool), self.fabric.crossable()])
@@ -122,125 +147,55 @@ class Locator:
 
     @property
     def undecided(self) -> np.ndarray:
-        """Parts neither cleared nor named, of those a pair can cross."""
+        """Parts neither cleared nor named, of those a pair can cross (pending ones included)."""
         return self._decidable & ~self.cleared & ~self.bad
+
+    @property
+    def in_sweep(self) -> np.ndarray:
+        """Per host: not set aside (a host MPI cannot start on is in no round after)."""
+        return self._decidable[: self.n]
+
+    @property
+    def open(self) -> np.ndarray:
+        """Undecided parts not waiting for their confirmation: what ordinary rounds pair."""
+        return self.undecided & ~self.pending
+
+    def _confirm_now(self) -> bool:
+        """Whether the next round confirms the pending parts: as soon as they are pending
+        while few parts are open (the confirmation round decides a few open hosts too), else
+        once one of them has waited an ordinary round for the others (several pending parts
+        of a large sweep share one confirmation round instead of one each)."""
+        pending = np.flatnonzero(self.pending)
+        if not pending.size:
+            return False
+        few = np.count_nonzero(self.open[: self.n]) <= CONTROLS * self.rules.confirm
+        return few or bool((len(self.rounds) - self._pending_since[pending] >= 1).any())
 
     # -- planning -------------------------------------------------------------------
 
     def plan(self) -> np.ndarray:
-        """The next round's pairs (k x 2 host indices, disjoint); none when `stop` is set."""
+        """The next round's pairs (k x 2 host indices); none when `stop` is set. An ordinary
+        round's pairs are disjoint, measured at once; a confirmation round's (`alone` set)
+        are measured one at a time, and a host may be in several."""
+        self.alone = False
         if self.stop is not None:
             return np.empty((0, 2), dtype=np.int64)
-        pairs = self._first_round() if not self.rounds else self._confirmation_pairs()
+        if not self.rounds:
+            pairs = self._first_round()
+        else:
+            pairs = plan_confirmation(self) if self._confirm_now() else []
+            self.alone = bool(pairs)
+            pairs = pairs or self._later_pairs()
         if not pairs:
             self.stop = NO_PARTNER
         return np.array(pairs, dtype=np.int64).reshape(-1, 2)
 
-    def _first_round(self) -> list[tuple[int, int]]:
-        """A random perfect matching; with a topology, half of each leaf inside it (a leaf of
-        2 or 3 hosts one pair: with none, its slow uplink would look like its hosts)."""
-        order = self._rng.permutation(np.setdiff1d(np.arange(self.n), list(self.aside)))
-        if not self.fabric.known:
-            return [tuple(pair) for pair in order[: order.size // 2 * 2].reshape(-1, 2).tolist()]
-        pairs, across = [], []
-        leaves = self.fabric.leaf[order]
-        for leaf in np.unique(leaves):
-            members = order[leaves == leaf]
-            inside = max(members.size // 4, 1) * 2 if leaf != NO_SWITCH and members.size >= 2 else 0
-            pairs += [tuple(pair) for pair in members[:inside].reshape(-1, 2).tolist()]
-            across += members[inside:].tolist()
-        across = self._rng.permutation(across).tolist()
-        pairs += [(across[k], across[k + 1]) for k in range(0, len(across) // 2 * 2, 2)]
-        return pairs
-
-    def _confirmation_pairs(self) -> list[tuple[int, int]]:
-        fabric = self.fabric
-        used = np.zeros(self.n, dtype=bool)
-        pairs: list[tuple[int, int]] = []
-        # partners: cleared hosts, those cleared of the smallest slowdown first
-        cleared = np.flatnonzero(self.healthy)
-        cleared = cleared[np.lexsort((self._rng.random(cleared.size), self.ruled_out_from[cleared]))]
-        by_leaf: dict[int, list[int]] = {}
-        for host in cleared.tolist():
-            by_leaf.setdefault(int(fabric.leaf[host]), []).append(host)
-        everywhere = cleared.tolist()
-        starts: dict[int, int] = {}  # per pool, where its unused hosts begin
-
-        def partner_for(host: int, inside: bool | None) -> int | None:
-            met = self._partners[host]
-            leaf = int(fabric.leaf[host])
-            pool = by_leaf.get(leaf, []) if inside else everywhere
-            start = starts.get(id(pool), 0)
-            while start < len(pool) and used[pool[start]]:
-                start += 1
-            starts[id(pool)] = start
-            for candidate in pool[start:]:
-                if used[candidate] or candidate in met or candidate == host:
-                    continue
-                if inside is False and (fabric.leaf[candidate] == leaf or not self._path_cleared(host, candidate)):
-                    continue
-                return candidate
-            return None
-
-        # uplinks first: on a small fabric the undecided hosts take every partner beyond them
-        for switch in np.flatnonzero(self.undecided[self.n :]).tolist():
-            pairs += self._probes(switch, used, by_leaf, everywhere)
-        undecided_hosts = np.flatnonzero(self.undecided[: self.n])
-        self._rng.shuffle(undecided_hosts)
-        alone = []
-        for host in undecided_hosts.tolist():
-            if used[host]:
-                continue
-            if fabric.known:
-                # alternate: inside its leaf (no uplink to blame) and across (its uplink cleared)
-                inside_first = self._inside[host] <= len(self._partners[host]) - self._inside[host]
-                order = (True, False) if inside_first else (False, True)
-            else:
-                order = (None,)
-            partner = next((p for p in (partner_for(host, inside) for inside in order) if p is not None), None)
-            if partner is None:
-                alone.append(host)
-                continue
-            used[host] = used[partner] = True
-            pairs.append((host, partner))
-        for index, host in enumerate(alone):  # no cleared partner left: two undecided hosts
-            if used[host]:
-                continue
-            partner = next((h for h in alone[index + 1 :] if not used[h] and h not in self._partners[host]), None)
-            if partner is not None:
-                used[partner] = used[host] = True
-                pairs.append((host, partner))
-        return pairs
-
-    def _path_cleared(self, a: int, b: int) -> bool:
-        uplinks = self.fabric.crossed(int(self.fabric.leaf[a]), int(self.fabric.leaf[b]))
-        return all(self.cleared[part] for part in uplinks)
-
-    def _probes(self, switch: int, used: np.ndarray, by_leaf: dict, everywhere: list[int]) -> list[tuple[int, int]]:
-        """Pairs of cleared hosts through an undecided uplink: one below it, one beyond, no
-        uplink between them named (`confirm` of them at most per round)."""
-        below = set(self.fabric.hosts_under(switch).tolist())
-        found = []
-        inner = [h for leaf in {int(self.fabric.leaf[h]) for h in below} for h in by_leaf.get(leaf, []) if h in below]
-        outer = iter(h for h in everywhere if h not in below)
-        for host in inner:
-            if len(found) >= self.rules.confirm or used[host]:
-                continue
-            for other in outer:
-                if used[other] or other in self._partners[host]:
-                    continue
-                crossed = self.fabric.crossed(int(self.fabric.leaf[host]), int(self.fabric.leaf[other]))
-                # no part named on the way; the others need not be cleared yet (none is at first)
-                if not any(self.bad[part] for part in crossed):
-                    used[host] = used[other] = True
-                    found.append((host, other))
-                    break
-        return found
-
     # -- judging --------------------------------------------------------------------
 
-    def record(self, pairs: np.ndarray, values: Sequence[float] | np.ndarray) -> Round:
-        """Judge a round's measured values (in the order of `pairs`) and every part again."""
+    def record(self, pairs: np.ndarray, values: Sequence[float] | np.ndarray, alone: bool | None = None) -> Round:
+        """Judge a round's measured values (in the order of `pairs`) and every part again;
+        `alone`: a confirmation round, measured one pair at a time (default: as planned)."""
+        alone = self.alone if alone is None else alone
         pairs = np.asarray(pairs, dtype=np.int64).reshape(-1, 2)
         values = np.asarray(values, dtype=np.float64)
         if values.shape != (len(pairs),):
@@ -249,29 +204,121 @@ class Locator:
             self._partners[a].add(b)
             self._partners[b].add(a)
             self._inside[[a, b]] += bool(self.fabric.known and self.fabric.leaf[a] == self.fabric.leaf[b])
-        self._paths = np.concatenate([self._paths, self.fabric.paths(pairs)])
+        paths = self.fabric.paths(pairs)
+        self._paths = np.concatenate([self._paths, paths])
         all_values = np.concatenate([*(r.values for r in self.rounds), values])
         logs = np.log(np.maximum(all_values, _FLOOR)) * (-1.0 if HIGHER_IS_WORSE[self.metric] else 1.0)
-        # a pair that moved nothing (0 MB/s) is no sample of the noise, and slow whatever the
-        # others did: were all pairs at 0 MB/s, no host may be cleared by what was never measured
-        healthy = self._noise_sample(logs) & (all_values > 0)
-        noise = Noise.of(logs[healthy])
+        # a pair measured alone is no sample of the noise of a round at once; one that moved
+        # nothing (0 MB/s) is none either, and slow whatever the others did: were all pairs at
+        # 0 MB/s, no host may be cleared by what was never measured
+        kinds = [*(np.full(len(r.pairs), not r.alone) for r in self.rounds), np.full(len(pairs), not alone)]
+        ordinary = np.concatenate(kinds).astype(bool)
+        self._logs, self._usable = logs, ordinary & (all_values > 0)
+        healthy = self._noise_sample(logs) & self._usable
+        # round 1 of a large sweep is an unbiased sample of everything, spread included (and the
+        # noise then stays as it is, unless a part is named: no pair's evidence weighed again);
+        # on a small one the spread is every pair's measured at once but a named part's
+        large = len(self.rounds[0].pairs) >= NOISE_PAIRS if self.rounds else len(pairs) >= NOISE_PAIRS
+        spread = healthy if large else ordinary & ~self._through(self.bad | self.pending)
+        noise = Noise.of(logs[healthy], logs[spread])
+        controls = controls_of(self, pairs, paths) if alone else np.empty(0, dtype=np.int64)
+        new_logs = logs[-len(pairs) :] if len(pairs) else logs[:0]
+        offset = float(np.median(new_logs[controls])) if controls.size else np.nan
+        self._offsets = np.concatenate([self._offsets, np.full(len(pairs), offset)])
+        self._controls = np.concatenate([self._controls, np.full(len(pairs), controls.size)])
         if noise == self.noise:  # as before (round 1 estimates it): only the new pairs weighed
-            new = pair_evidence(logs[-len(pairs) :] - noise.median, noise, self.slowdowns)
+            new = self._evidence(noise, slice(len(logs) - len(pairs), None), logs)
             self._pair_evidence = np.concatenate([self._pair_evidence, new])
         else:
-            self._pair_evidence = pair_evidence(logs - noise.median, noise, self.slowdowns)
+            self._pair_evidence = self._evidence(noise, slice(None), logs)
         self.noise = noise
         slow_now = self._slow(self._pair_evidence[len(self._pair_evidence) - len(pairs) :])
-        reference = population(all_values[healthy].astype(np.float64))
-        measured = Round(pairs, values, slow_now, reference)
+        known = paths >= 0
+        self._suspicion += np.bincount(paths[known & slow_now[:, None]], minlength=self.fabric.parts)
+        beside = values[controls] if controls.size else all_values[healthy]
+        measured = Round(pairs, values, slow_now, population(beside.astype(np.float64)), alone)
         self.rounds.append(measured)
+        # the slowdown each pending part's evidence points at, before its confirmation counts
+        pointed = {part: int(np.argmax(self.evidence[part])) for part in np.flatnonzero(self.pending).tolist()}
         self._judge()
+        if alone:
+            self._resolve(measured, paths, controls, pointed)
         if not self.undecided.any():
             self.stop = CERTAIN
         elif len(self.rounds) >= self.rules.max_rounds:
             self.stop = ROUND_LIMIT
         return measured
+
+    def _entry_evidence(self, pair_of: np.ndarray, part_of: np.ndarray) -> np.ndarray:
+        """The evidence of each (part, pair) entry: the pair's, against the sweep's noise; on a
+        small sweep (round 1 under NOISE_PAIRS pairs) each undecided part's against the noise of
+        the pairs that do not cross it, so that neither its own slow pairs (a bad host is in a
+        third of a 6-host round's) nor the selection of cleared parts (their pairs are the ones
+        near the median) set the noise it is judged by."""
+        found = self._pair_evidence[pair_of]
+        if len(self.rounds[0].pairs) >= NOISE_PAIRS:
+            return found
+        # pairs through a part named or about to be: that part's, no sample of the noise
+        usable = self._usable & ~self._through(self.bad | self.pending)
+        for part in np.flatnonzero(self.undecided).tolist():
+            entries = np.flatnonzero(part_of == part)
+            sample = usable & ~(self._paths == part).any(axis=1)
+            if entries.size and np.count_nonzero(sample) >= 2:
+                noise = Noise.of(self._logs[sample])
+                found[entries] = self._evidence(noise, pair_of[entries], self._logs)
+        return found
+
+    def _evidence(self, noise: Noise, rows, logs: np.ndarray) -> np.ndarray:
+        """The evidence of the pairs `rows`: each against the sweep's healthy median, or a
+        confirmation round's pairs against their controls' median. A median is itself off by
+        some pi/2 sigma^2 over its count, and off alike for every pair judged against it: a
+        pair's noise is widened by that much, a confirmation pair's `confirm` times as much
+        (the part's pairs there all share the controls' median, whose count is small), so
+        that their sum is not more certain than their reference."""
+        offsets, controls = self._offsets[rows], self._controls[rows]
+        reference = np.where(np.isnan(offsets), noise.median, offsets)
+        counted = np.where(controls > 0, controls, max(noise.count, 1)).astype(np.float64)
+        alike = np.where(controls > 0, self.rules.confirm, 1)
+        widen = np.pi / 2 * noise.scale**2 * alike / counted
+        return pair_evidence(logs[rows] - reference, noise, self.slowdowns, widen)
+
+    def _resolve(self, measured: Round, paths: np.ndarray, controls: np.ndarray, pointed: dict[int, int]) -> None:
+        """A confirmation round judged: each part pending when it was planned is named when
+        every one of its pairs was slow there, the round's evidence alone passes the screen's
+        share and all its evidence the naming threshold; else undecided again, its
+        confirmation counted with its other pairs (and confirmed again when it passes the
+        screen once more: evidence short of the threshold, its pairs slow again)."""
+        threshold = named_threshold(int(self._decidable.sum()), self.rules.alpha)
+        beside = tuple((*measured.pairs[k].tolist(), float(measured.values[k])) for k in controls.tolist())
+        first = len(self._paths) - len(measured.pairs)
+        pair_of, part_of = self._entries
+        for part, column in pointed.items():
+            rows = part_pairs(self, part, measured.pairs, paths).tolist()
+            # slow as the part is judged (on a small sweep, against the noise of its own sample)
+            mine = np.flatnonzero((part_of == part) & (pair_of >= first))
+            slow = {int(pair_of[k]) - first for k in mine[self._entry_slow[mine]]}
+            found = Confirmation(
+                len(self.rounds),
+                tuple((*measured.pairs[k].tolist(), float(measured.values[k]), k in slow) for k in rows),
+                beside,
+                measured.reference.median,
+                float(self.slowdowns[column]),
+            )
+            # the round's own likelihood ratio for the slowdown the part's evidence pointed at
+            # before it (a fixed alternative, no average) past the rest of the threshold: a
+            # healthy part passes the screen with probability at most (alpha / parts) to the
+            # SCREEN_SHARE, this with at most (alpha / parts) to the rest; both, alpha / parts
+            evidence = self._entry_evidence_now[mine, column]
+            alone = float(np.where(self._blame_from[mine] <= column, evidence, np.minimum(evidence, 0.0)).sum())
+            total = averaged(self.evidence[[part]], self._prior)[0]
+            if found.reproduced and alone >= (1 - SCREEN_SHARE) * threshold and total >= threshold:
+                self.bad[part] = True
+                self.confirmations[part] = found
+            elif not found.reproduced:
+                self.refuted[part] += 1
+                self.not_reproduced.append((part, found))
+            self.pending[part] = False
+        self._judge()  # the names taken: their pairs explain nothing more for the others
 
     def _noise_sample(self, logs: np.ndarray) -> np.ndarray:
         """The pairs the noise is estimated from, less those through a part already named:
@@ -279,9 +326,9 @@ class Locator:
         (later rounds pair the suspects); where round 1 is small, the pairs of parts cleared
         so far (while fewer than 3, the faster half of the pairs so far: a fault only slows,
         and on a few hosts it is in half the pairs or more, whose median would be its speed)."""
+        named = self._through(self.bad)
         known = self._paths >= 0
         safe = np.where(known, self._paths, 0)
-        named = np.any(known & self.bad[safe], axis=1)
         first = len(self.rounds[0].pairs) if self.rounds else len(logs)
         sample = np.zeros(len(logs), dtype=bool)
         if first >= NOISE_PAIRS:
@@ -292,6 +339,11 @@ class Locator:
                 sample[:] = logs >= np.median(logs)
         return sample & ~named if np.count_nonzero(sample & ~named) >= 2 else sample
 
+    def _through(self, parts: np.ndarray) -> np.ndarray:
+        """Per pair so far: whether it crosses one of `parts` (a mask of parts)."""
+        known = self._paths >= 0
+        return np.any(known & parts[np.where(known, self._paths, 0)], axis=1)
+
     def _slow(self, evidence: np.ndarray) -> np.ndarray:
         """Pairs better explained by a slowdown of `detect` or more than by a healthy one."""
         return evidence[:, self._target :].max(axis=1) > 0
@@ -301,56 +353,68 @@ class Locator:
         changes: clearing a part lets the pairs through it blame the others."""
         from scipy.sparse import csr_matrix  # here: planning alone needs none of scipy
 
-        paths, evidence = self._paths, self._pair_evidence
+        paths = self._paths
         known = paths >= 0
         safe = np.where(known, paths, 0)
         pair_of, slot_of = np.nonzero(known)  # one entry per part a pair crosses
         part_of = paths[pair_of, slot_of]
+        entries = np.arange(len(pair_of))
+        evidence = self._entry_evidence(pair_of, part_of)
         parts = self.fabric.parts
         fast, slow_part = np.minimum(evidence, 0.0), np.maximum(evidence, 0.0)
+        self._entry_evidence_now = evidence
         threshold = named_threshold(int(self._decidable.sum()), self.rules.alpha)
-        slow = self._slow(evidence)
+        self._entries, self._entry_slow = (pair_of, part_of), self._slow(evidence)
+        # the slowdown each entry's pair points at (its evidence's largest alternative)
+        pointed = np.argmax(evidence, axis=1)
+        columns = np.arange(len(self.slowdowns))[None, :]
         for _ in range(_SETTLE):
-            uncleared = (known & ~self.cleared[safe]).sum(axis=1)
             named = (known & self.bad[safe]).sum(axis=1)
             # per entry: does the pair count for this part (no other part of it named), and
-            # may its slowness blame this part (every other part of it cleared)?
+            # from which slowdown on may its slowness blame this part (every other part of it
+            # has that slowdown ruled out: a partner too noisy to be cleared of 20 % may still
+            # be cleared of 80 %, and a pair 90 % slow then blames the part beside it)
             counts = named[pair_of] - self.bad[part_of] == 0
-            blames = counts & (uncleared[pair_of] - ~self.cleared[part_of] == 0)
+            blame_from = self._others_ruled_out(known, safe, pair_of, slot_of)
             # only the undecided parts' evidence can change a decision (decisions stand)
-            open_entry = self.undecided[part_of]
-            shape = (parts, len(paths))
-            rows, columns = part_of[open_entry], pair_of[open_entry]
-            for_fast = csr_matrix((counts[open_entry].astype(np.float64), (rows, columns)), shape=shape)
-            for_slow = csr_matrix((blames[open_entry].astype(np.float64), (rows, columns)), shape=shape)
-            self.evidence = for_fast @ fast + for_slow @ slow_part
-            self.confirming = np.bincount(part_of, weights=blames & slow[pair_of], minlength=parts)
-            open_parts = np.flatnonzero(self.undecided)
-            named_now = self.bad.copy()
-            named_now[open_parts] |= (averaged(self.evidence[open_parts], self._prior) >= threshold) & (
-                self.confirming[open_parts] >= self.rules.confirm
+            live = entries[self.undecided[part_of]]
+            weight = csr_matrix(
+                (counts[live].astype(np.float64), (part_of[live], np.arange(live.size))), shape=(parts, live.size)
             )
+            self.evidence = weight @ (fast[live] + slow_part[live] * (columns >= blame_from[live, None]))
+            blames = counts & (blame_from <= pointed)
+            self._blame_from = blame_from
+            self.confirming = np.bincount(part_of, weights=blames & self._entry_slow, minlength=parts)
+            open_parts = np.flatnonzero(self.open)
+            # a part whose evidence passes the screen waits for its confirmation round
+            screen = (averaged(self.evidence[open_parts], self._prior) >= SCREEN_SHARE * threshold) & (
+                self.confirming[open_parts] >= SCREEN_PARTNERS
+            )
+            pending_now = self.pending.copy()
+            pending_now[open_parts] |= screen & (self.refuted[open_parts] < MAX_CONFIRMATIONS)
+            self._pending_since[pending_now & ~self.pending] = len(self.rounds)
             ruled_out = self.ruled_out_from.copy()
             ruled_out[open_parts] = np.minimum(
                 ruled_out[open_parts], clear_from(self.evidence[open_parts], self.rules.beta)
             )
-            self.ruled_out_from = ruled_out
             # a decision taken in an earlier round stands: each part's test stops when it decides
-            cleared_now = (self.ruled_out_from <= self._target) & ~named_now & self._decidable
-            if np.array_equal(named_now, self.bad) and np.array_equal(cleared_now, self.cleared):
+            cleared_now = (ruled_out <= self._target) & ~self.bad & ~pending_now & self._decidable
+            settled = np.array_equal(ruled_out, self.ruled_out_from) and np.array_equal(pending_now, self.pending)
+            self.ruled_out_from, self.pending, self.cleared = ruled_out, pending_now, cleared_now
+            if settled:
                 break
-            self.bad, self.cleared = named_now, cleared_now
+
+    def _others_ruled_out(self, known, safe, pair_of, slot_of) -> np.ndarray:
+        """Per entry, the smallest grid index ruled out for every other part of its pair."""
+        ruled = np.where(known, self.ruled_out_from[safe], -1)
+        top = ruled.max(axis=1)
+        first = ruled.argmax(axis=1)
+        rest = ruled.copy()
+        rest[np.arange(len(ruled)), first] = -1
+        second = rest.max(axis=1)
+        return np.where(slot_of == first[pair_of], second[pair_of], top[pair_of])
 
     # -- verdict --------------------------------------------------------------------
-
-    def seen(self, host: int) -> list[Seen]:
-        found = []
-        for number, measured in enumerate(self.rounds, start=1):
-            rows = np.flatnonzero((measured.pairs == host).any(axis=1))
-            for row in rows.tolist():
-                a, b = measured.pairs[row].tolist()
-                found.append(Seen(number, b if a == host else a, float(measured.values[row]), bool(measured.slow[row])))
-        return found
 
     def detection_limit(self) -> float | None:
         """The smallest slowdown of the grid ruled out for every host and uplink not named
@@ -361,72 +425,23 @@ class Locator:
         worst = int(self.ruled_out_from[open_parts].max())
         return float(self.slowdowns[worst]) if worst < len(self.slowdowns) else None
 
+    @property
+    def paths(self) -> np.ndarray:
+        """Every pair's parts so far, a row per pair (Fabric.paths)."""
+        return self._paths
+
+    @property
+    def target(self) -> int:
+        """The grid index of the slowdown asked to be ruled out (--detect)."""
+        return self._target
+
+    @property
+    def uplinks(self) -> int:
+        """The uplinks a pair of the hosts can cross: those the verdict judges."""
+        return int(self._decidable[self.n :].sum())
+
     def verdict(self) -> LocateVerdict:
-        last = self.rounds[-1].reference if self.rounds else None
-        reference = last.median if last is not None else float("nan")
-        all_pairs = np.concatenate([r.pairs for r in self.rounds] or [np.empty((0, 2), np.int64)])
-        all_values = np.concatenate([r.values for r in self.rounds] or [np.empty(0)])
-        all_rounds = np.concatenate([np.full(len(r.pairs), k) for k, r in enumerate(self.rounds, 1)] or [[]])
-        slow = np.concatenate([r.slow for r in self.rounds] or [np.empty(0, dtype=bool)])
-        bad_nodes = []
-        for host in np.flatnonzero(self.bad[: self.n]).tolist():
-            pairs = self.seen(host)
-            partners = tuple(sorted({p.partner for p in pairs if p.slow and self.cleared[p.partner]}))
-            value = float(np.median([p.value for p in pairs]))
-            bad_nodes.append(BadNode(host, value, reference, len(partners), tuple(pairs), partners))
-        bad_switches = []
-        for switch in np.flatnonzero(self.bad[self.n :]).tolist():
-            through = np.flatnonzero((self._paths == self.fabric.uplink(switch)).any(axis=1))
-            evidence = [
-                (int(all_rounds[k]), int(all_pairs[k, 0]), int(all_pairs[k, 1]), float(all_values[k]))
-                for k in through.tolist()
-                if slow[k] and self.cleared[all_pairs[k]].all()
-            ]
-            bad_switches.append(
-                BadSwitch(
-                    self.fabric.switches[switch],
-                    tuple(self.fabric.hosts_under(switch).tolist()),
-                    float(np.median(all_values[through])) if through.size else float("nan"),
-                    reference,
-                    len(evidence),
-                    tuple(evidence),
-                )
-            )
-        suspects = []
-        for number, measured in enumerate(self.rounds, start=1):
-            offset = sum(len(r.pairs) for r in self.rounds[: number - 1])
-            for row in np.flatnonzero(measured.slow).tolist():
-                path = self._paths[offset + row]
-                if not self.bad[path[path >= 0]].any():
-                    a, b = measured.pairs[row].tolist()
-                    suspects.append(
-                        SuspectPair(
-                            (min(a, b), max(a, b)), number, float(measured.values[row]), measured.reference.median
-                        )
-                    )
-        undecided = self.undecided
-        return LocateVerdict(
-            metric=self.metric,
-            n=self.n,
-            rounds=len(self.rounds),
-            pairs_measured=sum(len(r.pairs) for r in self.rounds),
-            stop=self.stop or ROUND_LIMIT,
-            bad_nodes=bad_nodes,
-            suspect_pairs=suspects,
-            cleared=np.flatnonzero(self.healthy).tolist(),
-            undecided=np.flatnonzero(undecided[: self.n]).tolist(),
-            reference=last,
-            round_summary=[(len(r.pairs), int(r.slow.sum()), r.reference.median) for r in self.rounds],
-            bad_switches=bad_switches,
-            undecided_switches=[self.fabric.switches[s] for s in np.flatnonzero(undecided[self.n :]).tolist()],
-            target=self.rules.detect,
-            detection_limit=self.detection_limit(),
-            alpha=self.rules.alpha,
-            beta=self.rules.beta,
-            noise=self.noise,
-            uplinks=int(self._decidable[self.n :].sum()),
-            set_aside=sorted(self.aside.values(), key=lambda node: node.host),
-        )
+        return verdict_of(self)
 
 
 def replay(
@@ -437,14 +452,16 @@ def replay(
     stop: str,
     fabric: Fabric | None = None,
     aside: Sequence[AsideNode] = (),
+    alone: Sequence[int] = (),
 ) -> LocateVerdict:
     """The verdict of rounds measured before (a stored run), judged as they were then (a host
-    set aside before its round); `stop` is why that sweep stopped (a replay cannot know)."""
+    set aside before its round); `stop` is why that sweep stopped (a replay cannot know),
+    `alone` the numbers of its confirmation rounds (1-based)."""
     locator = Locator(n, metric, rules, fabric=fabric)
     for number, measured in enumerate([*rounds, None], start=1):
         for node in (node for node in aside if min(node.round, len(rounds) + 1) == number):
             locator.set_aside(node.host, node.reason, node.evidence)
         if measured is not None:
-            locator.record(*measured)
+            locator.record(*measured, alone=number in alone)
     locator.stop = stop
     return locator.verdict()

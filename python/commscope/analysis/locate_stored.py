@@ -21,22 +21,29 @@ from commscope.records.run_kinds import LOCATE_MODE
 def locate_record(
     policy: Policy,
     metric: str,
-    stop: str,
+    verdict: LocateVerdict,
     seed: int | None,
     oracle: str | None,
     fabric: Fabric | None = None,
     hosts: Sequence[str] = (),
-    aside: Sequence[AsideNode] = (),
 ) -> dict:
     """The run's "sweep" entry: the mode, the rules (the rules file's shape), and what
-    locate adds: its metric, why it stopped, the planner's seed, the oracle if any, the
-    topology it judged with (each switch's parent, each leaf's hosts), and the hosts set
-    aside at MPI start (by name, with the round they were set aside in)."""
+    locate adds: its metric, why it stopped, which rounds confirmed parts (measured one pair
+    at a time), the planner's seed, the oracle if any, the topology it judged with (each
+    switch's parent, each leaf's hosts), and the hosts set aside at MPI start (by name, with
+    the round they were set aside in)."""
     record = sweep_record(LOCATE_MODE, policy, retest=False)
-    record["locate"] = {"metric": metric, "stop": stop, "seed": seed, "oracle": oracle}
-    if aside:
+    record["locate"] = {
+        "metric": metric,
+        "stop": verdict.stop,
+        "alone_rounds": verdict.alone_rounds,
+        "seed": seed,
+        "oracle": oracle,
+    }
+    if verdict.set_aside:
         record["set_aside"] = [
-            {**StartFault(hosts[node.host], node.reason, node.evidence).record(), "round": node.round} for node in aside
+            {**StartFault(hosts[node.host], node.reason, node.evidence).record(), "round": node.round}
+            for node in verdict.set_aside
         ]
     topology = fabric_record(fabric, hosts)
     if topology is not None:
@@ -77,7 +84,10 @@ def stored_verdict(run: Run) -> tuple[LocateVerdict, list[str]]:
     ]
     fabric = stored_fabric(entry, labels)
     aside = stored_aside(record.get("set_aside"), labels)
-    verdict = replay(n, metric, policy.locate, rounds, entry.get("stop", ROUND_LIMIT), fabric, aside)
+    # a run stored before confirmation rounds has none: what it would have named is unconfirmed
+    alone = [k for k in entry.get("alone_rounds") or [] if isinstance(k, int)]
+    stop = entry.get("stop", ROUND_LIMIT)
+    verdict = replay(n, metric, policy.locate, rounds, stop, fabric, aside, alone)
     return verdict, labels
 
 

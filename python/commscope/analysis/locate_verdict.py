@@ -9,6 +9,7 @@ from dataclasses import dataclass, field
 import numpy as np
 
 from commscope.analysis.evidence import Noise
+from commscope.analysis.locate_confirm import Confirmation
 from commscope.analysis.sweep import Flag, LocateRules, Population
 
 #: Fewer hosts give round 1 too few pairs (two) for the healthy pairs' spread to be known,
@@ -26,7 +27,8 @@ class Round:
     pairs: np.ndarray
     values: np.ndarray
     slow: np.ndarray
-    reference: Population
+    reference: Population  # a confirmation round's: its control pairs'
+    alone: bool = False  # a confirmation round, measured one pair at a time
 
 
 @dataclass(frozen=True)
@@ -46,7 +48,8 @@ class BadNode:
     reference: float  # the healthy pairs' median it was judged against
     slow_with_healthy: int  # distinct cleared partners it was slow with
     pairs: tuple[Seen, ...]
-    confirmed_by: tuple[int, ...] = ()  # the cleared partners it was slow with
+    slow_with: tuple[int, ...] = ()  # those partners
+    confirmed_by: Confirmation | None = None  # its pairs measured alone before it was named
 
 
 @dataclass(frozen=True)
@@ -59,6 +62,7 @@ class BadSwitch:
     reference: float
     slow_pairs: int  # pairs of cleared hosts through it that were slow
     pairs: tuple[tuple[int, int, int, float], ...]  # (round, host, host, value) of those
+    confirmed_by: Confirmation | None = None
 
 
 @dataclass(frozen=True)
@@ -82,6 +86,13 @@ class SuspectPair:
     round: int
     value: float
     reference: float
+    # how many pairs as slow the bursts fitted would give among the pairs measured: from one
+    # on, they explain it (the 1,255 suspects of 10,000 hosts at 5 % contention are that)
+    expected: float = 0.0
+
+    @property
+    def explained(self) -> bool:
+        return self.expected >= 1.0
 
 
 @dataclass
@@ -95,8 +106,8 @@ class LocateVerdict:
     suspect_pairs: list[SuspectPair]
     cleared: list[int]
     undecided: list[int]
-    reference: Population | None = None
-    round_summary: list[tuple[int, int, float]] = field(default_factory=list)  # pairs, slow, reference median
+    reference: Population | None = None  # the healthy pairs' of the last round at once
+    round_summary: list[tuple[int, int, float, bool]] = field(default_factory=list)  # pairs, slow, median, alone
     bad_switches: list[BadSwitch] = field(default_factory=list)
     undecided_switches: list[str] = field(default_factory=list)
     target: float = LocateRules.detect  # the slowdown asked to be ruled out (--detect)
@@ -106,6 +117,25 @@ class LocateVerdict:
     noise: Noise | None = None
     uplinks: int = 0  # switch uplinks judged (a topology's; none without one)
     set_aside: list[AsideNode] = field(default_factory=list)  # hosts MPI fails or hangs at start on
+    # parts that passed the screen but were not confirmed when the sweep stopped (never named)
+    unconfirmed: list[int] = field(default_factory=list)
+    unconfirmed_switches: list[str] = field(default_factory=list)
+    # confirmations that did not reproduce: (host index or switch name, what was measured)
+    not_reproduced: list[tuple[int | str, Confirmation]] = field(default_factory=list)
+    # the fabric map's: the hosts leaf by leaf (a topology's; none without one), and each
+    # host's median over its pairs measured at once (NaN: none)
+    leaves: list[tuple[str, list[int]]] = field(default_factory=list)
+    host_values: np.ndarray = field(default_factory=lambda: np.empty(0), compare=False)
+
+    @property
+    def beyond_bursts(self) -> list[SuspectPair]:
+        """The suspect pairs slower than the bursts fitted explain."""
+        return [pair for pair in self.suspect_pairs if not pair.explained]
+
+    @property
+    def alone_rounds(self) -> list[int]:
+        """The confirmation rounds' numbers (1-based)."""
+        return [k for k, (*_, alone) in enumerate(self.round_summary, start=1) if alone]
 
     @property
     def certain(self) -> bool:

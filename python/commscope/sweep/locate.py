@@ -43,7 +43,7 @@ from commscope.errors import EXIT_FAILED, EXIT_OK
 from commscope.execute.keep import Destination, Stored, storing, summary
 from commscope.execute.provenance import default_system
 from commscope.execute.signals import StopSignals
-from commscope.output.locate_view import locate_document, locate_lines, with_unit
+from commscope.output.locate_view import locate_document, locate_lines, round_line
 from commscope.records.benchmarks import PAIRS_BENCHMARK
 from commscope.records.invocation import now
 from commscope.records.run import Pair, Point, Run
@@ -75,9 +75,10 @@ class LaunchedRounds:
         """The hosts set aside so far, in the order they were."""
         return self.sweeper.aside
 
-    def measure(self, number: int, pairs: np.ndarray) -> np.ndarray:
+    def measure(self, number: int, pairs: np.ndarray, alone: bool = False) -> np.ndarray:
         """The round's values, in the order of `pairs`; NaN for a pair of a host set aside
-        meanwhile (it failed or hung at MPI start: the round is measured again without it)."""
+        meanwhile (it failed or hung at MPI start: the round is measured again without it).
+        `alone`: a confirmation round, measured one pair at a time."""
         values = np.full(len(pairs), np.nan)
         while True:
             aside = {self.sweeper.hosts.index(fault.host) for fault in self.sweeper.aside}
@@ -85,7 +86,7 @@ class LaunchedRounds:
             if not todo:
                 return values
             before = len(self.sweeper.aside)
-            run, hosts = self._launch(number, pairs[todo])
+            run, hosts = self._launch(number, pairs[todo], alone)
             if len(self.sweeper.aside) > before and run.status != "complete":
                 continue  # planned again without them
             if run.status != "complete":
@@ -94,14 +95,16 @@ class LaunchedRounds:
             values[todo] = self._values(number, pairs[todo], run, hosts)
             return values
 
-    def _launch(self, number: int, pairs: np.ndarray) -> tuple[Run, list[str]]:
-        """One launch of the round's `pairs` (host indices) on the live hosts, as their ranks."""
+    def _launch(self, number: int, pairs: np.ndarray, alone: bool) -> tuple[Run, list[str]]:
+        """One launch of the round's `pairs` (host indices) on the live hosts, as their ranks;
+        a confirmation round's one pair at a time, every other rank waiting (the core's --serial)."""
         rank = {host: r for r, host in enumerate(self.sweeper.live)}
         ranks = [(rank[self.sweeper.hosts[a]], rank[self.sweeper.hosts[b]]) for a, b in pairs.tolist()]
         with tempfile.TemporaryDirectory(prefix="commscope-locate-", dir=self.sweeper.folder) as folder:
             schedule = Path(folder) / f"round-{number}.pairs"
             schedule.write_text(f"# locate round {number}\n" + "".join(f"{a} {b}\n" for a, b in ranks))
-            flags = ["--schedule", str(schedule), "--metric", self.metric, *self.sweeper.request.core_flags]
+            serial = ["--serial"] if alone else []
+            flags = ["--schedule", str(schedule), *serial, "--metric", self.metric, *self.sweeper.request.core_flags]
             run = self.sweeper.launch(flags, self.signals)
         if self.signals.received:
             raise Interrupted(number, self.signals.received[0])
@@ -208,7 +211,7 @@ def run_locate(request: SweepRequest, db: Path | None, folder: Path | None = Non
             if locator.stop:
                 break
             number = len(locator.rounds) + 1
-            values = source.measure(number, pairs)
+            values = source.measure(number, pairs, locator.alone)
             if signals.received:
                 raise Interrupted(number, signals.received[0])
             for fault in source.aside[len(locator.aside) :]:  # set aside while the round was measured
@@ -217,12 +220,7 @@ def run_locate(request: SweepRequest, db: Path | None, folder: Path | None = Non
             if not kept.any():
                 continue  # every pair had a host set aside: planned again without them
             measured = locator.record(pairs[kept], values[kept])
-            count = len(measured.pairs)
-            ui.note(
-                f"locate: round {number}: {count:,} pair{'s' if count != 1 else ''} at once, "
-                f"{int(measured.slow.sum()):,} slow "
-                f"(pairs' median {with_unit(measured.reference.median, metric)})"
-            )
+            ui.note(round_line(number, measured, metric))
             if locator.stop:
                 break
         verdict = locator.verdict()
@@ -232,9 +230,7 @@ def run_locate(request: SweepRequest, db: Path | None, folder: Path | None = Non
             run = oracle_run(request, source, locator, started)
         run.provenance = {
             **(run.provenance or {}),
-            SWEEP_KEY: locate_record(
-                policy, metric, verdict.stop, seed, oracle, locator.fabric, hosts, verdict.set_aside
-            ),
+            SWEEP_KEY: locate_record(policy, metric, verdict, seed, oracle, locator.fabric, hosts),
             **request.provenance,
         }
         stored.add(run)

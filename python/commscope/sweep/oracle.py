@@ -95,9 +95,10 @@ class OracleRounds:
         self.labels = self.hosts
         self.aside: list[StartFault] = []
 
-    def measure(self, number: int, pairs: np.ndarray) -> np.ndarray:
+    def measure(self, number: int, pairs: np.ndarray, alone: bool = False) -> np.ndarray:
         """The round's values, in the order of `pairs`; NaN for a pair of a host set aside
-        (the oracle said the round failed at start: sweep/survive.py's rules, as for a launch)."""
+        (the oracle said the round failed at start: sweep/survive.py's rules, as for a launch).
+        `alone`: a confirmation round, measured one pair at a time (the oracle is told so)."""
         values = np.full(len(pairs), np.nan)
         while True:
             gone = {fault.host for fault in self.aside}
@@ -107,6 +108,8 @@ class OracleRounds:
                 return values
             named = [[self.hosts[a], self.hosts[b]] for a, b in pairs[todo].tolist()]
             request = {"round": number, "metric": self.metric, "pairs": named, "hosts": live}
+            if alone:
+                request["alone"] = True
             answered, found = survive(
                 lambda: self._ask(number, request),
                 lambda answered: answered[1],
