@@ -41,17 +41,7 @@ SLOW = 0.5
 
 def one_sweep(n: int, network: dict, seed: int, rules: LocateRules) -> tuple:
     hosts = [f"cn{i:05d}" for i in range(n)]
-    simulated = Network.of({"seed": seed, **network})
-    locator = Locator(n, "bw", rules, seed=seed)
-    while True:
-        pairs = locator.plan()
-        if locator.stop:
-            break
-        named = [(hosts[a], hosts[b]) for a, b in pairs]
-        locator.record(pairs, simulated.measure(len(locator.rounds) + 1, "bw", named, locator.alone))
-        if locator.stop:
-            break
-    verdict = locator.verdict()
+    verdict = Network.of({"seed": seed, **network}).locate(Locator(n, "bw", rules, seed=seed), hosts)
     named = {hosts[node.host] for node in verdict.bad_nodes} | {s.switch for s in verdict.bad_switches}
     return named, verdict.rounds, verdict.stop == CERTAIN
 

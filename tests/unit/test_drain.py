@@ -240,3 +240,25 @@ def test_only_confirmed_nodes_are_given_to_drain():
     ]
     verdict = LocateVerdict("bw", 6, 3, 9, "certain", nodes, [], [2, 3, 5], [])
     assert [found.host for found in located_nodes(verdict, [f"vnode{k}" for k in range(1, 7)])] == ["vnode1"]
+
+
+def test_an_all_pairs_node_flagged_without_its_retest_is_not_drained(scontrol, capsys):
+    """all-pairs --no-retest flags a node from its pairs measured at once alone: named, not
+    confirmed; --drain says so and asks Slurm for nothing, while a node whose pairs were
+    measured again alone (the retest) is drained."""
+    from commscope.analysis.bad_nodes import flagged_nodes
+    from commscope.analysis.sweep import Flag
+    from commscope.cluster.drain import DrainPlan
+    from commscope.sweep.outcome import SweepOutcome
+    from commscope.workflow.sweep import drained
+
+    labels = [f"cn{k:03d}" for k in range(8)]
+    alone = Flag("node", "bw", (3,), 120.0, 1000.0, 110.0, partners_bad=7, partners=7)
+    at_once = Flag("node", "bw", (5,), 150.0, 1000.0, None, partners_bad=7, partners=7)
+    nodes = flagged_nodes([alone, at_once], labels)
+    assert [(node.host, node.confirmed) for node in nodes] == [("cn003", True), ("cn005", False)]
+    outcome = SweepOutcome("all-pairs", tuple(labels), 12, nodes, 1)
+    hosts, refused = drained(DrainPlan(None, dry_run=False), outcome)
+    assert refused is None and hosts == ["cn003"]
+    assert [line.split()[1] for line in updates(scontrol)] == ["NodeName=cn003"]
+    assert "not drained: cn005: named without being measured again alone (--no-retest)" in capsys.readouterr().err

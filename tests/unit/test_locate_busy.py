@@ -58,17 +58,7 @@ BUSY = {"noise": 0.35, "noise_dof": 4, "contention": 0.1, "bursts": 0.05, "outli
 
 def sweep(network: dict, seed: int, n: int = 6):
     hosts = [f"vnode{k}" for k in range(1, n + 1)]
-    simulated = Network.of({"seed": seed, **network})
-    locator = Locator(n, "bw", LocateRules(), seed=seed)
-    while True:
-        pairs = locator.plan()
-        if locator.stop:
-            break
-        named = [(hosts[a], hosts[b]) for a, b in pairs]
-        locator.record(pairs, simulated.measure(len(locator.rounds) + 1, "bw", named, locator.alone))
-        if locator.stop:
-            break
-    return locator.verdict()
+    return Network.of({"seed": seed, **network}).locate(Locator(n, "bw", LocateRules(), seed=seed), hosts)
 
 
 def test_healthy_busy_sweeps_of_six_hosts_name_nothing():

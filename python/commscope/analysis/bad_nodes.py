@@ -20,6 +20,8 @@ class NodeFinding:
     host: str
     evidence: str  # what, how much: "bw 48% of median with 4 healthy partners"
     reason: str = SLOW  # why it is bad: slow, or it fails or hangs at MPI start (start_faults.py)
+    # measured again alone and slow there (or set aside at start): what --drain may act on
+    confirmed: bool = True
 
 
 def set_aside_nodes(faults: Sequence[StartFault]) -> list[NodeFinding]:
@@ -55,7 +57,8 @@ def located_nodes(verdict: LocateVerdict, labels: Sequence[str]) -> list[NodeFin
 
 
 def flagged_nodes(flags: Sequence[Flag], labels: Sequence[str]) -> list[NodeFinding]:
-    """The bad nodes a link sweep flagged, each once (its first metric's evidence)."""
+    """The bad nodes a link sweep flagged, each once (its first metric's evidence); confirmed
+    where its pairs were measured again alone (the retest), not with --no-retest."""
     found: dict[str, NodeFinding] = {}
     for flag in flags:
         if flag.kind != "node":
@@ -68,6 +71,7 @@ def flagged_nodes(flags: Sequence[Flag], labels: Sequence[str]) -> list[NodeFind
                 host,
                 f"{how_far(flag.metric, value, flag.population_median)}, slow with {flag.partners_bad} of "
                 f"{flag.partners} partners",
+                confirmed=flag.retest is not None,
             ),
         )
     return list(found.values())

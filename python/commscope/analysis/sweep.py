@@ -63,7 +63,7 @@ class LocateRules:
     """When `sweep locate` (analysis.locate) names a part bad or clears it, and how long it
     may look."""
 
-    confirm: int = 3  # distinct cleared partners a bad node was slow with (pairs, for an uplink)
+    confirm: int = 3  # pairs through a part in its confirmation round, alone with cleared partners
     max_rounds: int = 10
     detect: float = 0.20  # the slowdown every part is cleared of (0.2: 20 % slower) before the verdict is certain
     alpha: float = 0.001  # the chance that a sweep of a healthy fabric names anything, at most

@@ -128,6 +128,19 @@ class Network:
         base = self.base[metric]
         return base / speed if metric == "latency" else base * speed
 
+    def locate(self, locator, hosts: Sequence[str], metric: str = "bw"):
+        """A Locator's rounds (analysis.locate) measured by this network, in this process,
+        until it stops; its verdict (the tests' and benchmarks' sweeps, without an oracle)."""
+        while True:
+            pairs = locator.plan()
+            if locator.stop:
+                break
+            named = [(hosts[a], hosts[b]) for a, b in pairs]
+            locator.record(pairs, self.measure(len(locator.rounds) + 1, metric, named, locator.alone))
+            if locator.stop:
+                break
+        return locator.verdict()
+
     def _speed(self, a: str, b: str) -> float:
         """The pair's speed without noise: its slowest part, times its link's factor."""
         parts = [self.slow_nodes.get(a, 1.0), self.slow_nodes.get(b, 1.0)]

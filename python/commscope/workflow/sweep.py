@@ -24,6 +24,7 @@ from commscope.cluster.drain import DrainPlan
 from commscope.cluster.topology import site_topology
 from commscope.errors import CommscopeError, Interrupted
 from commscope.execute.signals import StopSignals
+from commscope.records.textsafe import one_line
 from commscope.sweep.modes.base import TOPOLOGY, SweepRequest
 from commscope.sweep.outcome import SweepOutcome
 
@@ -76,7 +77,16 @@ def drained(
             ui.warn("not drained: a drain's reason names a stored run; `commscope import` it, then drain")
             return None, None
         stored_as = f"run {outcome.run_id}"
+    # only a node measured again alone and slow there is drained: never one a sweep flagged
+    # from its pairs at once alone (all-pairs --no-retest)
+    unconfirmed = [node.host for node in outcome.bad_nodes if not node.confirmed]
+    if unconfirmed:
+        ui.warn(
+            f"not drained: {', '.join(one_line(host) for host in unconfirmed)}: named without being measured again "
+            "alone (--no-retest); --drain acts only on confirmed nodes"
+        )
+    confirmed = [node for node in outcome.bad_nodes if node.confirmed]
     try:
-        return plan.act(outcome.bad_nodes, len(outcome.hosts), stored_as), None
+        return plan.act(confirmed, len(outcome.hosts), stored_as), None
     except CommscopeError as exc:
         return [], exc
