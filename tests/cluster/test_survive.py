@@ -30,7 +30,8 @@ import pytest
 from cluster.test_congestion import environment as congestion_environment
 from cluster.test_drain import HOSTS6, back_in_service, reasons
 from cluster.test_sweep import COMMSCOPE, MPI, environment
-from cluster_support import REPO, VCluster, commscope, job_folder, runs_of, shared_dir
+from cluster.test_sweep import mpi_build as mpi
+from cluster_support import VCluster, commscope, job_folder, runs_of, shared_dir
 from commscope.records.benchmarks import CONGESTION_BENCHMARK, DEFAULT_TIME_LIMIT_S
 from commscope.store.db import Store
 from crash_once import crash_env, crash_once
@@ -51,17 +52,6 @@ TIMEOUT_S = 40
 FULL = pytest.mark.skipif(
     os.environ.get("COMMSCOPE_CLUSTER_FULL") != "1", reason="run once and recorded; COMMSCOPE_CLUSTER_FULL=1 runs it"
 )
-
-
-def mpi(name: str):
-    """The MPI build `name` as the sweep tests take it (name, core); skipped where missing."""
-    core = REPO / "build" / name / "commscope-bench"
-    if not core.exists() or shutil.which(MPI[name]) is None:
-        message = f"{core} or {MPI[name]} missing (make flavours)"
-        if os.environ.get("COMMSCOPE_REQUIRE_CLUSTER") == "1":
-            pytest.fail(message, pytrace=False)
-        pytest.skip(message)
-    return name, core
 
 
 def cases(*runs: tuple[str, str, str]) -> list:

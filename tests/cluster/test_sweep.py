@@ -45,7 +45,11 @@ UNPINNED_RATE = "100mbit"
 
 @pytest.fixture(params=sorted(MPI))
 def flavour(request):
-    name = request.param
+    return mpi_build(request.param)
+
+
+def mpi_build(name: str) -> tuple[str, Path]:
+    """The MPI build `name` as the sweeps take it (name, core); skipped where missing."""
     core = REPO / "build" / name / "commscope-bench"
     if not core.exists() or shutil.which(MPI[name]) is None:
         message = f"{core} or {MPI[name]} missing (make flavours)"
