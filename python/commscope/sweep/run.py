@@ -155,8 +155,12 @@ class Sweeper:
             system=self.request.system,
             timeout=how.timeout if how.timeout is not None else timeout,
             argv=self.request.argv,
-            # a shorter --timeout bounds the start-up too (the tests' hangs are found sooner)
-            start_limit=min(how.start_limit, timeout) if how.start_limit and timeout else how.start_limit,
+            # --timeout is the start-up a launch of the sweep may take (a large machine's MPI
+            # start-up may want more than START_LIMIT_S, a test's hang is found sooner); a
+            # probe's stays short
+            start_limit=(timeout or how.start_limit)
+            if how is PAIRS
+            else min(how.start_limit, timeout or how.start_limit),
             job_id=self.request.job_id,
         )
         entry = Entry(benchmark=how.benchmark, flags=flags, ranks=np, placement=layout.placement)
