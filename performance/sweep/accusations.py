@@ -34,6 +34,7 @@ NOISE = {
     "log-normal": {"noise": 0.08, "contention": 0.05},
     "bursty": {"noise": 0.08, "contention": 0.05, "bursts": 0.03, "outliers": 0.01},
     "busy cores": {"noise": 0.35, "noise_dof": 4, "contention": 0.1, "bursts": 0.05, "outliers": 0.02},
+    "virtual cluster": {"noise": 0.6, "noise_dof": 4, "contention": 0.05, "bursts": 0.02},
 }
 #: The bad host's speed, as a share of a healthy pair's.
 SLOW = 0.5

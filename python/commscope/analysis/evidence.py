@@ -73,6 +73,8 @@ TAIL_PAIRS = 10
 #: (what a loaded machine's pairs showed, performance/sweep/busy_cluster.py): a sweep of six
 #: hosts may not assume the light tails of a quiet fabric it has not seen.
 FEW_PAIRS_DOF = 4.0
+#: From this many pairs on, the noise's width leaves out the bursts far below the median.
+WIDTH_PAIRS = 30
 #: More degrees of freedom than this are a normal's tails.
 MAX_DOF = 100.0
 #: Bursts are counted from the noise's 97.5 % quantile below (and above) the median on.
@@ -138,23 +140,19 @@ class Noise:
     def of(cls, logs: np.ndarray, spread: np.ndarray | None = None) -> Noise:
         """The noise of healthy pairs' `logs`; its spread and tails from `spread` (default
         `logs`): the pairs measured, not only those of parts cleared (whose spread is
-        narrower, since pairs near the median clear them first). A fault or a burst only
-        slows: the faster half, which none reaches, says how wide the noise is; the pairs
-        within three such widths below the median and all above it then measure it (twice
-        the pairs, so half the sampling error), from 30 of them on; with fewer, the wider of
-        the two."""
+        narrower, since pairs near the median clear them first)."""
         if logs.size == 0:
             return cls(0.0, PRIOR_SIGMA, CONTENTION_BOUNDS[1], 0, dof=1.0)
         median = float(np.median(logs))
         residuals = logs - median
         measured = (logs if spread is None else spread) - median
-        above = measured[measured > 0]
-        # the faster half's median distance is the noise's MAD (symmetric noise)
-        wide = float(np.median(above)) * _MAD_SCALE if above.size else 0.0
-        kept = measured[measured > -3 * wide] if wide > 0 else measured
+        # the spread both ways: a right-skewed noise (a loaded machine's pairs are now and then
+        # five times as fast) is as wide as its upper half says only where it is symmetric;
+        # from 30 pairs on, those more than three such widths below are left out (bursts)
+        wide = float(np.median(np.abs(measured))) * _MAD_SCALE if measured.size else 0.0
+        kept = measured[measured > -3 * wide] if wide > 0 and measured.size >= WIDTH_PAIRS else measured
         seen = float(np.median(np.abs(kept - np.median(kept)))) * _MAD_SCALE if kept.size > 1 else wide
-        # few pairs: the wider of the two (neither is sure; a narrow noise names healthy hosts)
-        seen = seen if kept.size >= TAIL_PAIRS * 3 else max(seen, wide)
+        above = measured[measured > 0]
         pooled = (kept.size * seen**2 + PRIOR_PAIRS * PRIOR_SIGMA**2) / (kept.size + PRIOR_PAIRS)
         sigma = max(float(np.sqrt(pooled)), MIN_SIGMA)
         dof = min(_fitted_dof(above, sigma), 2 * above.size + PRIOR_PAIRS - 1.0)
@@ -168,6 +166,18 @@ class Noise:
         share = float(np.clip((excess + PRIOR_BURSTS) / (residuals.size + PRIOR_BURST_PAIRS), *CONTENTION_BOUNDS))
         reach = -residuals[low].min() if low.sum() >= SPAN_PAIRS else CONTENTION_SPAN[1]
         return cls(median, sigma, share, int(logs.size), float(np.clip(reach, *CONTENTION_SPAN)), dof)
+
+
+def noise_beside(logs: np.ndarray, sweep: Noise, weight: float) -> Noise:
+    """The noise of a few pairs measured apart (a confirmation round's controls, alone):
+    their median, their spread pooled with the sweep's as if it were `weight` pairs of them
+    (a few pairs may be quieter than the sweep, never far quieter on their own say), the
+    sweep's tails where heavier, its bursts."""
+    median = float(np.median(logs))
+    seen = float(np.median(np.abs(logs - median))) * _MAD_SCALE if logs.size > 1 else 0.0
+    pooled = (logs.size * seen**2 + weight * sweep.sigma**2) / (logs.size + weight)
+    dof = min(sweep.dof, logs.size + weight - 1.0)
+    return Noise(median, max(float(np.sqrt(pooled)), MIN_SIGMA), sweep.contention, int(logs.size), sweep.span, dof)
 
 
 def _fitted_dof(above: np.ndarray, sigma: float) -> float:

@@ -49,6 +49,7 @@ from commscope.analysis.evidence import (
     clear_from,
     grid,
     named_threshold,
+    noise_beside,
     weights,
 )
 from commscope.analysis.fabric import Fabric
@@ -76,6 +77,9 @@ from commscope.analysis.locate_verdict import (
 )
 from commscope.analysis.sweep import HIGHER_IS_WORSE, LocateRules, population
 
+#: The sweep's noise counts as this many control pairs where a confirmation round's controls
+#: say how noisy pairs measured alone are.
+CONTROL_WEIGHT = 4
 #: A value of nothing (0 MB/s) is the slowest there is, not an error.
 _FLOOR = 1e-30
 #: How often judging goes round the parts until what is cleared and named settles.
@@ -124,10 +128,10 @@ class Locator(Planning, Sampling):
         self._suspicion = np.zeros(parts, dtype=np.int64)  # slow pairs through each part
         self._pair_evidence = np.empty((0, len(self.slowdowns)))
         self._paths = np.empty((0, self.fabric.width), dtype=np.int64)
-        # per pair: the log value it is judged against (NaN: the sweep's healthy median) and
-        # the control pairs that value is the median of (0: none, the sweep's)
-        self._offsets = np.empty(0)
-        self._controls = np.empty(0, dtype=np.int64)
+        # per pair its round (0-based); per confirmation round the noise of its control pairs
+        # (measured alone as its pairs were) and how many they were
+        self._round_of = np.empty(0, dtype=np.int64)
+        self._control_noise: dict[int, tuple[Noise, int]] = {}
         # an uplink no pair of the hosts swept can cross (no host below it, or none beyond)
         # is out of the verdict: nothing measured can decide it
         self._decidable = np.concatenate([np.ones(self.n, dtype=bool), self.fabric.crossable()])
@@ -220,10 +224,10 @@ class Locator(Planning, Sampling):
         spread = healthy if large else ordinary & ~self._through(self.bad | self.pending)
         noise = Noise.of(logs[healthy], logs[spread])
         controls = controls_of(self, pairs, paths) if alone else np.empty(0, dtype=np.int64)
-        new_logs = logs[-len(pairs) :] if len(pairs) else logs[:0]
-        offset = float(np.median(new_logs[controls])) if controls.size else np.nan
-        self._offsets = np.concatenate([self._offsets, np.full(len(pairs), offset)])
-        self._controls = np.concatenate([self._controls, np.full(len(pairs), controls.size)])
+        self._round_of = np.concatenate([self._round_of, np.full(len(pairs), len(self.rounds))])
+        if controls.size:  # its pairs are judged by what healthy pairs show alone beside them
+            alone_logs = logs[len(logs) - len(pairs) :][controls]
+            self._control_noise[len(self.rounds)] = (noise_beside(alone_logs, noise, CONTROL_WEIGHT), controls.size)
         if noise == self.noise:  # as before (round 1 estimates it): only the new pairs weighed
             new = self._evidence(noise, slice(len(logs) - len(pairs), None), logs)
             self._pair_evidence = np.concatenate([self._pair_evidence, new])
@@ -326,14 +330,16 @@ class Locator(Planning, Sampling):
             blames = counts & (blame_from <= pointed)
             self._blame_from = blame_from
             self.confirming = np.bincount(part_of, weights=blames & self._entry_slow, minlength=parts)
-            open_parts = np.flatnonzero(self.open)
-            # a part whose evidence passes the screen waits for its confirmation round
-            screen = (averaged(self.evidence[open_parts], self._prior) >= SCREEN_SHARE * threshold) & (
-                self.confirming[open_parts] >= SCREEN_PARTNERS
+            # a part whose evidence passes the screen waits for its confirmation round; one whose
+            # evidence no longer does (its slow pairs another part's, named meanwhile) no longer
+            live = np.flatnonzero(self.undecided)
+            screen = (averaged(self.evidence[live], self._prior) >= SCREEN_SHARE * threshold) & (
+                self.confirming[live] >= SCREEN_PARTNERS
             )
-            pending_now = self.pending.copy()
-            pending_now[open_parts] |= screen & (self.refuted[open_parts] < MAX_CONFIRMATIONS)
+            pending_now = np.zeros_like(self.pending)
+            pending_now[live] = screen & (self.refuted[live] < MAX_CONFIRMATIONS)
             self._pending_since[pending_now & ~self.pending] = len(self.rounds)
+            open_parts = np.flatnonzero(self.undecided & ~pending_now)
             ruled_out = self.ruled_out_from.copy()
             ruled_out[open_parts] = np.minimum(
                 ruled_out[open_parts], clear_from(self.evidence[open_parts], self.rules.beta)

@@ -36,7 +36,7 @@ MAX_CONFIRMATIONS = 2
 #: threshold's (log scale: (parts / alpha) to the 0.6) and it was slow with this many
 #: cleared partners (pairs of cleared hosts, for an uplink); the confirmation round's own
 #: evidence must reach the rest (a healthy part passes both with probability alpha / parts).
-SCREEN_SHARE = 0.6
+SCREEN_SHARE = 0.5
 SCREEN_PARTNERS = 2
 #: Control pairs per pair of a part (`confirm` of those): the part's pairs are judged against
 #: their median, which is off alike for all of them by some pi/2 sigma^2 over its count.
@@ -98,16 +98,23 @@ def plan_confirmation(locator) -> list[tuple[int, int]]:
     for a, b in chain(disjoint, (pair for pair in combinations(good[: 4 * want], 2) if pair not in disjoint)):
         if len(controls) >= CONTROLS * want:
             break
-        if locator.path_cleared(a, b, deepest) and (a, b) not in pairs and (b, a) not in pairs:
+        if clean(locator, a, b, deepest) and (a, b) not in pairs and (b, a) not in pairs:
             controls.append((a, b))
     # (a few: the round is measured one pair at a time, and a large sweep has its open hosts
     # by the thousand early on; a small one decides them all so)
     for host in np.flatnonzero(locator.open[:n]).tolist()[: CONTROLS * want]:
-        partner = next((h for h in good if h != host and locator.path_cleared(host, h, deepest)), None)
+        partner = next((h for h in good if h != host and clean(locator, host, h, deepest)), None)
         if partner is not None:
             controls.append((host, partner))
     # each pair once (a launch measures a pair once; an open host's pair may be a control's)
     return list({frozenset(pair): pair for pair in pairs + controls}.values())
+
+
+def clean(locator, a: int, b: int, index: int) -> bool:
+    """Whether a pair of two hosts crosses only uplinks with that slowdown ruled out and none
+    pending (a pair through a pending uplink is that uplink's, no control)."""
+    crossed = locator.fabric.crossed(int(locator.fabric.leaf[a]), int(locator.fabric.leaf[b]))
+    return locator.path_cleared(a, b, index) and not any(locator.pending[part] for part in crossed)
 
 
 def _spread(inner: list[int], outer: list[int]):

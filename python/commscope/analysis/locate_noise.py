@@ -61,15 +61,22 @@ class Sampling:
         return found
 
     def _evidence(self, noise: Noise, rows, logs: np.ndarray) -> np.ndarray:
-        """The evidence of the pairs `rows`: each against the sweep's healthy median, or a
-        confirmation round's pairs against their controls' median. A median is itself off by
-        some pi/2 sigma^2 over its count, and off alike for every pair judged against it: a
-        pair's noise is widened by that much, a confirmation pair's `confirm` times as much
-        (the part's pairs there all share the controls' median, whose count is small), so
-        that their sum is not more certain than their reference."""
-        offsets, controls = self._offsets[rows], self._controls[rows]
-        reference = np.where(np.isnan(offsets), noise.median, offsets)
-        counted = np.where(controls > 0, controls, max(noise.count, 1)).astype(np.float64)
-        alike = np.where(controls > 0, self.rules.confirm, 1)
-        widen = np.pi / 2 * noise.scale**2 * alike / counted
-        return pair_evidence(logs[rows] - reference, noise, self.slowdowns, widen)
+        """The evidence of the pairs `rows`: each against `noise` (the sweep's healthy median
+        and spread), or a confirmation round's against the noise its control pairs show,
+        measured alone beside them. A median is itself off by some pi/2 sigma^2 over its
+        count, and off alike for every pair judged against it: a pair's noise is widened by
+        that much, a confirmation pair's `confirm` times as much (the part's pairs there all
+        share the controls' median, of a few pairs), so that their sum is not more certain
+        than their reference."""
+        rows = np.arange(len(logs))[rows]
+        found = np.empty((rows.size, len(self.slowdowns)))
+        rounds = self._round_of[rows]
+        ordinary = ~np.isin(rounds, list(self._control_noise))
+        widen = np.pi / 2 * noise.scale**2 / max(noise.count, 1)
+        found[ordinary] = pair_evidence(logs[rows[ordinary]] - noise.median, noise, self.slowdowns, widen)
+        for number, (controls, count) in self._control_noise.items():
+            mine = rounds == number
+            if mine.any():
+                widen = np.pi / 2 * controls.scale**2 * self.rules.confirm / count
+                found[mine] = pair_evidence(logs[rows[mine]] - controls.median, controls, self.slowdowns, widen)
+        return found
