@@ -66,7 +66,8 @@ def confirmation_text(found: Confirmation, metric: str, labels: Sequence[str]) -
     how = f"confirmed {found.slowdown:.0%} slower" if found.reproduced else "not reproduced"
     return (
         f"{how} alone in round {found.round}: {pairs} against {len(found.controls)} control pair"
-        f"{'s' if len(found.controls) != 1 else ''} of cleared hosts (median {with_unit(found.reference, metric)})"
+        f"{'s' if len(found.controls) != 1 else ''} of hosts cleared of that "
+        f"(median {with_unit(found.reference, metric)})"
     )
 
 
