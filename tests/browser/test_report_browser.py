@@ -25,12 +25,14 @@ class _Page(HTMLParser):
         super().__init__()
         self.tags: dict[str, int] = {}
         self.images: list[str] = []
+        self.image_alts: list[str] = []
         self.text: list[str] = []
 
     def handle_starttag(self, tag, attrs):
         self.tags[tag] = self.tags.get(tag, 0) + 1
         if tag == "img":
             self.images.append(dict(attrs).get("src", ""))
+            self.image_alts.append(dict(attrs).get("alt", ""))
 
     def handle_data(self, data):
         self.text.append(data)
@@ -158,9 +160,10 @@ def test_a_sweep_renders_with_its_flags_before_the_heatmaps(cli, monkeypatch, cl
     assert _pixels_like(screenshot, [healthy_cell], slice(900, None)) > 5000, "no heatmap below the flags"
 
 
-def test_a_locate_sweep_beyond_the_limit_renders_as_a_summary_without_figures(cli, monkeypatch, clean_env, tmp_path):
+def test_a_locate_sweep_beyond_the_limit_renders_as_a_summary_with_the_fabric_map_alone(cli, monkeypatch, clean_env, tmp_path):
     """A locate run of more hosts than kinds.locate.SUMMARY_HOSTS (made 20 here): its bad
-    node, the hosts by verdict and the bad node's pairs, and no picture at all."""
+    node, the hosts by verdict and the bad node's pairs, and no picture but the fabric map
+    (every host at any scale): no heatmap of pairs."""
     import json
     import shlex
     import sys
@@ -187,4 +190,6 @@ def test_a_locate_sweep_beyond_the_limit_renders_as_a_summary_without_figures(cl
     page = _Page()
     page.feed(dump.stdout)
     text = "".join(page.text)
-    assert page.images == [] and "Hosts by verdict" in text and "bad node cn007" in text
+    assert len(page.images) == 1 and "the fabric map" in page.image_alts[0]
+    assert page.images[0].startswith("data:image/svg+xml")
+    assert "Hosts by verdict" in text and "bad node cn007" in text
