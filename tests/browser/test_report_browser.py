@@ -160,7 +160,9 @@ def test_a_sweep_renders_with_its_flags_before_the_heatmaps(cli, monkeypatch, cl
     assert _pixels_like(screenshot, [healthy_cell], slice(900, None)) > 5000, "no heatmap below the flags"
 
 
-def test_a_locate_sweep_beyond_the_limit_renders_as_a_summary_with_the_fabric_map_alone(cli, monkeypatch, clean_env, tmp_path):
+def test_a_locate_sweep_beyond_the_limit_renders_as_a_summary_with_the_fabric_map_alone(
+    cli, monkeypatch, clean_env, tmp_path
+):
     """A locate run of more hosts than kinds.locate.SUMMARY_HOSTS (made 20 here): its bad
     node, the hosts by verdict and the bad node's pairs, and no picture but the fabric map
     (every host at any scale): no heatmap of pairs."""

@@ -109,3 +109,29 @@ def test_the_start_lines_say_which_ranks_got_going(tmp_path):
     bad = CoreStream(path)
     bad.poll()
     assert bad.problem.startswith("core.jsonl line 1: start line does not match result.schema.json: rank:")
+
+
+@pytest.mark.parametrize("planned, status", [(0, "complete"), (3, "failed")])
+def test_a_benchmark_that_plans_no_record_is_complete_without_one(tmp_path, planned, status):
+    """hello times nothing: its header plans no record and its end says whether MPI started
+    on every rank; both roads call it complete (`commscope run hello` and a sweep's start-up
+    probe were stored as failed: "ended (complete) but wrote no result records"; its document
+    could not be imported). A core that planned records and wrote none still failed."""
+    document = json.loads((GOLDEN / "init.json").read_text())
+    document["benchmark"]["name"] = "hello"
+    document["planned_records"], document["results"] = planned, []
+    path = tmp_path / "hello.json"
+    path.write_text(json.dumps(document))
+    streamed = from_stream(stream_of(document), tmp_path / "stream", "hello")
+    assert streamed.status == status and (streamed.status_reason is None) == (status == "complete")
+    if planned:  # a document that planned records and holds none is refused at import
+        with pytest.raises(ParseError, match="commscope result has no records"):
+            from_document(path)
+    else:
+        imported = from_document(path)
+        assert (imported.benchmark, imported.status, imported.status_reason, imported.points) == (
+            "hello",
+            "complete",
+            None,
+            [],
+        )

@@ -177,7 +177,7 @@ def _runs(document: dict[str, Any], lines: _LineFinder, source: str) -> list[Par
     """The document's one run, read as `commscope run` reads the same records from the stream
     (records/core_record.py), and its table view for the readers' neutral model."""
     output = CoreOutput.of_document(document)
-    if not output.records:
+    if not output.records and output.planned_records != 0:  # hello plans none (records/core_record.outcome)
         raise ParseError(source, lines.line_of(("results",)), "commscope result has no records")
     order = RecordOrder()
     for index, record in enumerate(output.records):
