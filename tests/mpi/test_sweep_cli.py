@@ -248,7 +248,9 @@ def test_a_launch_whose_daemons_did_not_start_is_started_again_as_retries_says(
     Open MPI 4.1.4 also fails at start by itself here, over TCP between two local host
     names: 6 of 40 plain launches (5 crashed in MPI_Init, 1 daemon did not start). A start
     after the planted failures that failed so is one more retry where retries are left
-    (--retries 4), and the one way the default's single retry may still end the sweep."""
+    (--retries 4), and the one way the default's single retry may still end the sweep (its
+    daemons failing by themselves at the retry, "ORTE does not know how to route a message",
+    was seen once in CI)."""
     core = REPO / "build" / "openmpi" / "commscope-bench"
     real = shutil.which(LAUNCHER["openmpi"])
     if not core.exists() or real is None:
@@ -261,8 +263,11 @@ def test_a_launch_whose_daemons_did_not_start_is_started_again_as_retries_says(
     assert result.stderr.count(DAEMONS_FAILED) == len(said) and "Traceback" not in result.stderr
     assert [line.split("; ")[-1] for line in result.stderr.splitlines() if DAEMONS_FAILED in line] == said
     last = result.stderr.splitlines()[-1]
-    own_crash = "error: the sweep did not complete (run 1: commscope-bench crashed (SIGSEGV); 0 points measured)"
-    if status == 0 and not retries and last == own_crash:  # Open MPI's own crash at the one retry
+    own_failures = (  # Open MPI's own, at the one retry: h2-failures says one was planted
+        "error: the sweep did not complete (run 1: commscope-bench crashed (SIGSEGV); 0 points measured)",
+        f"error: the sweep did not complete (run 1: {DAEMONS_FAILED.removeprefix('sweep: ')}",
+    )
+    if status == 0 and not retries and last.startswith(own_failures):
         assert result.returncode == 1, result.stderr
     elif status == 0:
         assert result.returncode == 0, result.stderr
