@@ -38,24 +38,43 @@ def crashing(flavour, folder) -> dict[str, str]:
     return {**env, "COMMSCOPE_BENCH": str(shared_dir() / f"crash_once_{flavour.name}")}
 
 
-@pytest.mark.parametrize("flavour", flavour_params())
-def test_a_job_whose_rank_dies_under_srun_ends_names_it_and_completes_on_the_second_start(vcluster, work, flavour):
-    flavour = need(flavour)
-    before = {host: vcluster.veth_bytes(host) for host in HOSTS}
-    env = {**work["env"], **crashing(flavour, work["folder"]), "COMMSCOPE_FINALIZE_GRACE": str(FINALIZE_GRACE_S)}
+#: What the job's log says of a death at the second start that was not the planted one:
+#: Open MPI 4.1.4's own crash in its TCP wire-up (issue 38), which ends the job (its one
+#: start more is spent) and leaves nothing of the planted death's path to judge.
+OWN_CRASH_AT_RETRY = re.compile(r"starting it once more.*\n(?:.*\n)*?.*a rank died: rank (?!1 on vnode2)", re.M)
+
+
+def _submit_crashing(vcluster, work, flavour, folder):
+    """`submit --wait` of a short allreduce on both hosts with rank 1 dying at its first
+    start, into `folder` and a database of its own; the finished process, its seconds."""
+    folder.mkdir()
+    env = {**work["env"], **crashing(flavour, folder), "COMMSCOPE_FINALIZE_GRACE": str(FINALIZE_GRACE_S)}
+    env["COMMSCOPE_DB"] = str(folder / "results.db")
     started = time.monotonic()
     done = commscope(
         vcluster,
         *("submit", "allreduce", "--nodes", "2", "--ntasks-per-node", "1", "--wait"),
-        *("--output-dir", work["folder"], "--time", "10", "--", *SHORT),
+        *("--output-dir", folder, "--time", "10", "--", *SHORT),
         env=env,
         timeout=600,
     )
-    seconds = time.monotonic() - started
+    return done, time.monotonic() - started
+
+
+@pytest.mark.parametrize("flavour", flavour_params())
+def test_a_job_whose_rank_dies_under_srun_ends_names_it_and_completes_on_the_second_start(vcluster, work, flavour):
+    flavour = need(flavour)
+    before = {host: vcluster.veth_bytes(host) for host in HOSTS}
+    folder = work["folder"] / "first"
+    done, seconds = _submit_crashing(vcluster, work, flavour, folder)
+    if done.returncode != 0 and flavour.is_openmpi and OWN_CRASH_AT_RETRY.search(done.stderr):
+        print(f"Open MPI crashed by itself at the second start; the job is submitted again:\n{done.stderr}")
+        folder = work["folder"] / "again"
+        done, seconds = _submit_crashing(vcluster, work, flavour, folder)
     assert done.returncode == 0, done.stdout + done.stderr
-    assert (work["folder"] / "crashed").exists()
-    [measured] = runs_of(work["db"])  # the dead start's files are kept, but not stored as a run
-    [log] = work["folder"].glob("*/slurm-*.out")
+    assert (folder / "crashed").exists()
+    [measured] = runs_of(folder / "results.db")  # the dead start's files are kept, but not stored as a run
+    [log] = folder.glob("*/slurm-*.out")
     # srun ends the step itself, or (on a loaded machine, its step's end waited for past 10 s)
     # commscope does and says so between the death and the count
     said = re.compile(
@@ -64,7 +83,7 @@ def test_a_job_whose_rank_dies_under_srun_ends_names_it_and_completes_on_the_sec
         re.M,
     )
     assert said.search(log.read_text()), log.read_text()
-    assert len(list(work["folder"].glob("*/runs/*/retried-meta.json"))) == 1
+    assert len(list(folder.glob("*/runs/*/retried-meta.json"))) == 1
     assert measured.status == "complete" and measured.ranks == 2 and measured.points
     assert {host["name"] for host in measured.hosts} == set(HOSTS)
     assert "--kill-on-bad-exit=1" in measured.launcher_argv
