@@ -83,6 +83,10 @@ class DeathWatch:
                 faults.append(StartFault(host, FAILS, evidence))
         return faults
 
+    def forget(self, hosts: Sequence[str]) -> None:
+        """The deaths of `hosts` no longer count against them: a probe cleared them."""
+        self.tries = [{host: how for host, how in tried.items() if host not in hosts} for tried in self.tries]
+
     @property
     def moved(self) -> list[str]:
         """The hosts named in turn, where the deaths moved between hosts and none was named in

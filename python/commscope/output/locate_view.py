@@ -257,7 +257,7 @@ def locate_document(verdict: LocateVerdict, labels: Sequence[str], policy: Polic
                 "evidence": node.evidence,
                 "round": node.round,
                 # the launcher's words are the evidence: nothing is measured to confirm
-                "confirmed_by": "the launcher (no confirmation round: MPI did not start there)",
+                "confirmed_by": "the launcher and a start-up probe (no confirmation round: MPI did not start there)",
             }
             for node in verdict.set_aside
         ],

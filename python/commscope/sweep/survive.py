@@ -4,8 +4,14 @@ sweep goes on with the others (analysis/start_faults.py says when a host is at f
 
 After a launch that failed at start (a rank died, or the launcher failed, before anything
 was measured), the launcher's words name the host: the same host in two launches in a row
-sets it aside. After a launch stopped for not getting going (no header within START_LIMIT_S,
-or --timeout), the hosts whose ranks never said they started (the core's start lines) are
+is probed, second in a start-up probe with a host that started, and set aside when it fails
+there too. A death that follows the launch, not the host, passes there and names none: Open
+MPI 4.1's TCP wire-up on a loaded machine kills rank 0 when its peers' connects to it time
+out ("connect() to ... failed: Operation now in progress"), the same first host launch
+after launch, and a healthy host named for it would be drained.
+
+After a launch stopped for not getting going (no header within START_LIMIT_S, or --timeout),
+the hosts whose ranks never said they started (the core's start lines) are
 probed: `commscope-bench hello` over them and one host that did start, a launch of a few
 seconds; failing again, they are set aside (one at a time, by halving, when several). Where
 the launch said nothing of a host (no start line at all: rank 0's host hung, or MPI_Init
@@ -21,6 +27,7 @@ before stays measured.
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, TypeVar
@@ -162,7 +169,7 @@ def look_into(
         named = {death.host: words(death) for death in shown.deaths if death.host in hosts}
         faults = watch.died(named)
         if faults:
-            return faults
+            return confirmed_deaths(faults, hosts, watch, probe)
         if watch.moved and named:
             ui.warn(f"sweep: the deaths at start moved from host to host ({', '.join(watch.moved)}): none is blamed")
             return []
@@ -192,6 +199,35 @@ def look_into(
         return bisect(missing, partner, probe)
     first = f"its rank never started {said} ({len(shown.started)} of {len(hosts)} did)"
     return [fault_of(missing[0], failed, f"{first}, nor in a start-up probe with {partner}")]
+
+
+def confirmed_deaths(
+    faults: list[StartFault],
+    hosts: Sequence[str],
+    watch: DeathWatch,
+    probe: Callable[[list[list[str]]], list[Attempt]],
+) -> list[StartFault]:
+    """The deaths at start a start-up probe reproduces: each host the launcher named in the
+    last launches in a row, second (never rank 0) in a probe with the first host it did not
+    name, side by side. One that passes is not named, and its deaths are forgotten: the
+    launch starts again as --retries allows."""
+    accused = {fault.host for fault in faults}
+    partner = next((host for host in hosts if host not in accused), None)
+    if partner is None:  # every host died: nothing to probe beside
+        return faults
+    shown = probe([[partner, fault.host] for fault in faults])
+    cleared = [fault.host for fault, probed in zip(faults, shown) if probed.ok]
+    if cleared:
+        ui.warn(
+            f"sweep: {', '.join(cleared)}: its rank died at start in {len(watch.tries)} launches, yet started in a "
+            f"start-up probe with {partner} (rank 0 there): not named, the deaths followed the launch, not the host"
+        )
+        watch.forget(cleared)
+    return [
+        dataclasses.replace(fault, evidence=f"{fault.evidence} and in a start-up probe with {partner}")
+        for fault, probed in zip(faults, shown)
+        if not probed.ok
+    ]
 
 
 def bisect(
