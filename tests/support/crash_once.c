@@ -16,15 +16,7 @@
 #include <string.h>
 #include <unistd.h>
 
-static const char *rank_of_this_process(void)
-{
-    static const char *names[] = {"SLURM_PROCID", "OMPI_COMM_WORLD_RANK", "PMI_RANK", "PMIX_RANK"};
-    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
-        const char *value = getenv(names[i]);
-        if (value) return value;
-    }
-    return NULL;
-}
+#include "launched_rank.h"
 
 int main(int argc, char **argv)
 {
