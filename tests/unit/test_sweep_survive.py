@@ -137,8 +137,7 @@ def test_a_host_whose_ranks_die_at_start_twice_is_named_and_the_others_measured(
     assert node == {
         "host": "node03",
         "reason": FAILS,
-        "evidence": "MPI fails to start on node03: rank 2 died by SIGSEGV in 2 of 2 launches"
-        " and in a start-up probe with node01",
+        "evidence": "MPI fails to start on node03: rank 2 died by SIGSEGV in 2 of 2 launches and a probe with node01",
     }
     others = [host for host in HOSTS if host != "node03"]
     assert document["hosts"] == others and not document["flags"]
@@ -271,7 +270,7 @@ def test_locate_sets_the_host_aside_judges_the_others_and_stores_it(faulty, tmp_
     aside = [node for node in document["bad_nodes"] if node["reason"] == FAILS]
     assert [node["host"] for node in aside] == ["node06"]
     assert aside[0]["evidence"] == (
-        "MPI fails to start on node06: rank 5 died by SIGSEGV in 2 of 2 launches and in a start-up probe with node01"
+        "MPI fails to start on node06: rank 5 died by SIGSEGV in 2 of 2 launches and a probe with node01"
     )
     assert not [node for node in document["bad_nodes"] if node["reason"] != FAILS]  # none of the others
     assert document["certain"]

@@ -224,7 +224,7 @@ def confirmed_deaths(
         )
         watch.forget(cleared)
     return [
-        dataclasses.replace(fault, evidence=f"{fault.evidence} and in a start-up probe with {partner}")
+        dataclasses.replace(fault, evidence=f"{fault.evidence} and a probe with {partner}")
         for fault, probed in zip(faults, shown)
         if not probed.ok
     ]
