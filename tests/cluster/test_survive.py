@@ -45,7 +45,7 @@ OTHERS = [host for host in HOSTS6 if host != BAD]
 #: Small and quick pairs: the point is who starts, not how fast.
 CORE_FLAGS = ["--bw-size", "64K", "-W", "8", "-i", "10", "-x", "2"]
 #: Six ranks float over two loaded cores: what a fault is here (test_locate.py says why).
-RULES = "bw: {margin: 0.25}\nlocate: {confirm: 3, detect: 0.8}\n"
+RULES = "bw: {margin: 0.25}\nbibw: {margin: 0.25}\nlocate: {confirm: 3, detect: 0.8}\n"
 #: A launch that has not got going in this long is looked into (the hang's cost, each time).
 TIMEOUT_S = 40
 
@@ -148,7 +148,13 @@ def test_the_sweep_names_the_host_mpi_cannot_start_on_and_measures_the_rest(
         assert document["hosts"][-5:] == OTHERS[-5:] and not document["flags"], document
     if fault == "segv":  # in the launcher's words: srun's and mpirun's name the signal, Hydra's its number
         evidence = document["bad_nodes"][0]["evidence"]
-        assert re.search(r"(rank 2 died by SIGSEGV|Hydra: exit code 11\)) in 2 of 2 launches", evidence), evidence
+        named = re.search(
+            r"(rank 2 died by SIGSEGV|Hydra: exit code 11\)) in 2 of 2 launches and a probe with", evidence
+        )
+        # MPICH over UCX now and then: rank 0's MPI_Init gives up on vnode3's dead rank before
+        # Hydra names it; two such launches name no host, and probes over halves find it
+        probed = name == "mpich" and "start-up probes failed with it and passed without it" in evidence
+        assert named or probed, evidence
 
 
 @pytest.mark.parametrize("name", ["mpich", pytest.param("openmpi", marks=FULL)])

@@ -109,6 +109,10 @@ def _stop_with(signum, argv, env, started) -> subprocess.CompletedProcess:
     return subprocess.CompletedProcess(argv, process.returncode, stdout, stderr)
 
 
+# `timing`: mpirun removes its session folder (TMPDIR/ompi.HOST.UID) only when its teardown
+# ends within commscope's grace after SIGTERM (execute/process.TERMINATE_GRACE_SECONDS);
+# beside make pytest's other workers it did not, in 2 of 6 stops, and the folder stayed
+@pytest.mark.timing
 @needs_hpcc
 @pytest.mark.parametrize("signum", [signal.SIGHUP, signal.SIGQUIT])
 def test_run_hpl_stops_on_hangup_and_quit_like_run(signum, clean_env, db, tmp_path, commscope_argv):

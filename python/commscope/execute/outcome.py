@@ -52,6 +52,13 @@ _LAUNCHER_FAILURES = (
         "Open MPI's daemons did not start",
     ),
     (re.compile(r"control_cb \(pm/pmiserv/pmiserv_cb\.c:\d+\): assert \(!closed\) failed"), "Hydra lost a proxy"),
+    # a rank's MPI_Init gave up on a peer during the wire-up: MPICH's UCX address exchange
+    # with a host whose rank died meanwhile ("Destination is unreachable"), Open MPI's
+    # "MPI_INIT has failed"; the rank aborts with a status of its own, not a signal
+    (
+        re.compile(r"Fatal error in internal_Init|It looks like MPI_INIT failed"),
+        "MPI_Init failed on a rank",
+    ),
 )
 #: What each launcher prints when a rank dies by a signal: srun ("srun: error: vnode2: task 1:
 #: Segmentation fault (core dumped)"), Open MPI's mpirun ("mpirun noticed that process rank 1
