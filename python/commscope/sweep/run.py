@@ -155,12 +155,7 @@ class Sweeper:
             system=self.request.system,
             timeout=how.timeout if how.timeout is not None else timeout,
             argv=self.request.argv,
-            # --timeout is the start-up a launch of the sweep may take (a large machine's MPI
-            # start-up may want more than START_LIMIT_S, a test's hang is found sooner); a
-            # probe's stays short
-            start_limit=(timeout or how.start_limit)
-            if how is PAIRS
-            else min(how.start_limit, timeout or how.start_limit),
+            start_limit=how.start_limit_under(timeout),
             job_id=self.request.job_id,
         )
         entry = Entry(benchmark=how.benchmark, flags=flags, ranks=np, placement=layout.placement)
@@ -225,7 +220,7 @@ class Sweeper:
             run_request, item = self._planned(flags, hostfile, np, how)
             ui.note(f"sweep: {item.command.shell()}")
             quiet = Runner(self.core, run_request, signals, reporter=QuietReporter())  # prints its own table
-            return quiet.execute(item, 0, self.time_limit if how is PAIRS else None)
+            return quiet.execute(item, 0, self.time_limit if how.measures else None)
 
     def _hostfile(self, folder: Path, hosts: Sequence[str]) -> str:
         """The hosts in the launcher's own hostfile format, one slot each."""

@@ -54,17 +54,27 @@ Tried = TypeVar("Tried")
 @dataclass(frozen=True)
 class Launch:
     """What one launch runs: the benchmark, how long its header may take to come (None:
-    --timeout alone), and its own timeout (None: the sweep's)."""
+    --timeout alone), its own timeout (None: the sweep's), and whether it measures (the
+    sweep's own launches, within --time-limit) or only probes a start."""
 
     benchmark: str
     start_limit: float | None = None
     timeout: float | None = None
+    measures: bool = True
+
+    def start_limit_under(self, timeout: float | None) -> float | None:
+        """The start-up it may take under the sweep's --timeout: a launch that measures takes
+        --timeout when given (a large machine's MPI start-up may want more than START_LIMIT_S,
+        a test's hang is found sooner); a probe's stays as short as its own limit."""
+        if timeout is None or self.start_limit is None:
+            return timeout if self.start_limit is None else self.start_limit
+        return timeout if self.measures else min(self.start_limit, timeout)
 
 
 #: A launch of the sweep's measurement: `pairs`, within the start-up a sweep allows.
 PAIRS = Launch(PAIRS_BENCHMARK, START_LIMIT_S)
 #: A start-up probe: `hello`, stopped at PROBE_LIMIT_S.
-PROBE = Launch(HELLO_BENCHMARK, PROBE_LIMIT_S, 2 * PROBE_LIMIT_S)
+PROBE = Launch(HELLO_BENCHMARK, PROBE_LIMIT_S, 2 * PROBE_LIMIT_S, measures=False)
 
 
 @dataclass(frozen=True)
