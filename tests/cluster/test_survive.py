@@ -47,7 +47,7 @@ CORE_FLAGS = ["--bw-size", "64K", "-W", "8", "-i", "10", "-x", "2"]
 #: Six ranks float over two loaded cores: what a fault is here (test_locate.py says why).
 RULES = "bw: {margin: 0.25}\nbibw: {margin: 0.25}\nlocate: {confirm: 3, detect: 0.8}\n"
 #: A launch that has not got going in this long is looked into (the hang's cost, each time).
-TIMEOUT_S = 40
+TIMEOUT_S = 25
 
 
 def cases(*runs: tuple[str, str, str], full: tuple[tuple[str, str, str], ...] = ()) -> list:
