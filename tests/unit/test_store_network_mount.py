@@ -23,7 +23,9 @@ SFTP_SERVER = Path("/usr/lib/openssh/sftp-server")
 
 @pytest.fixture
 def mounted(tmp_path):
-    """A folder of tmp_path mounted with sshfs at tmp_path/mnt."""
+    """A folder of tmp_path mounted with sshfs at tmp_path/mnt; what it saw of a folder kept
+    for 1 s (dcache_timeout; 20 s unless told), so a file gone on the other host is gone
+    here soon after."""
     needed = {
         "sshfs": shutil.which("sshfs"),
         "sftp-server": SFTP_SERVER.exists(),
@@ -39,7 +41,7 @@ def mounted(tmp_path):
     ssh.write_text(f"#!/bin/sh\nexec {SFTP_SERVER}\n")  # speaks SFTP with this machine, whatever host is named
     ssh.chmod(0o755)
     done = subprocess.run(
-        ["sshfs", "-o", f"ssh_command={ssh}", f"localhost:{export}", str(mount)],
+        ["sshfs", "-o", f"ssh_command={ssh}", "-o", "dcache_timeout=1", f"localhost:{export}", str(mount)],
         capture_output=True,
         text=True,
         timeout=30,
@@ -86,9 +88,9 @@ def test_a_wal_database_another_host_holds_open_is_refused_not_switched(cli, fak
     assert [row[0] for row in other.execute("SELECT label FROM runs")] == ["still held"]
     other.close()
     assert sorted(path.name for path in export.iterdir()) == ["results.db"]  # closed: the next open may switch it
-    for _ in range(120):  # sshfs keeps what it saw of a folder for a while (dcache_timeout, 20 s)
+    for _ in range(600):  # sshfs keeps what it saw of a folder for a while (dcache_timeout, here 1 s)
         if not (mounted / "results.db-wal").exists() and not (mounted / "results.db-shm").exists():
             break
-        time.sleep(0.5)
+        time.sleep(0.1)
     result = cli("run", "latency", "--label", "here", "--db", mounted / "results.db")
     assert result.exit_code == 0, result.output
