@@ -14,23 +14,54 @@ import shutil
 import subprocess
 import sys
 import time
+from pathlib import Path
 
 import pytest
-from test_schedule import table  # noqa: F401 (a fixture)
+from test_schedule import _only_scheduler
 from test_schedule_night import _accepted, _night
 
 from commscope.store.db import Store
+from paths import FAKES
 
 SECRET = "TOPSECRET-not-for-the-database"
 
 
+@pytest.fixture(scope="module")
+def made(tmp_path_factory):
+    """Where this module's night is made, once: home/ (its database, crontab and schedule
+    folder, all named by absolute path in the entry) and made/, a copy of home/ as the night
+    left it, put back before each test."""
+    return tmp_path_factory.mktemp("night")
+
+
 @pytest.fixture
-def night(cli, fake_core, table, db, tmp_path):  # noqa: F811
-    """One night's job folder of entry `latency` (its check passed), not collected yet."""
-    _accepted(cli, db)
-    assert cli("schedule", "latency", "--every", "1d", "--baseline", "ref", "--db", db).exit_code == 0
-    code, log, job = _night(table, db, tmp_path)
-    assert code == 0, log
+def db(made):
+    return made / "home" / "results.db"
+
+
+@pytest.fixture
+def night(cli, fake_core, clean_env, made, db):
+    """One night's job folder of entry `latency` (its check passed), not collected yet: made
+    by the module's first test, put back as it was made for each test after it."""
+    home, kept = made / "home", made / "made"
+    if not kept.exists():
+        shutil.rmtree(home, ignore_errors=True)
+        home.mkdir()
+        table = _only_scheduler(clean_env, home, "crontab")
+        clean_env.setenv("XDG_DATA_HOME", str(home / "xdg-data"))
+        _accepted(cli, db)
+        assert cli("schedule", "latency", "--every", "1d", "--baseline", "ref", "--db", db).exit_code == 0
+        code, log, _ = _night(table, db, home)
+        assert code == 0, log
+        shutil.copytree(home, kept, symlinks=True)
+    else:
+        shutil.rmtree(home)
+        shutil.copytree(kept, home, symlinks=True)
+    # the environment the night was made in, as the table fixture and clean_env set it
+    clean_env.setenv("FAKE_CRONTAB", str(home / "table"))
+    clean_env.setenv("PATH", f"{home / 'schedulers'}{os.pathsep}{FAKES}{os.pathsep}/usr/bin:/bin")
+    clean_env.setenv("XDG_DATA_HOME", str(home / "xdg-data"))
+    [job] = (home / "xdg-data" / "commscope" / "schedule" / "latency" / "jobs").iterdir()
     return job
 
 
@@ -104,6 +135,24 @@ def _damage(job, tmp_path, how: str):
     raise AssertionError(how)
 
 
+def _held_or_done(children: list[subprocess.Popen], within: float) -> None:
+    """Waits until each child has ended or waits to open a named pipe (Linux names that
+    wait wait_for_partner in /proc/PID/wchan), or `within` seconds have passed, whichever
+    is first."""
+    deadline = time.monotonic() + within
+    while time.monotonic() < deadline:
+        if all(child.poll() is not None or _waits_on(child.pid) == "wait_for_partner" for child in children):
+            return
+        time.sleep(0.05)
+
+
+def _waits_on(pid: int) -> str:
+    try:
+        return Path(f"/proc/{pid}/wchan").read_text()
+    except OSError:
+        return ""
+
+
 DAMAGES = [
     "stdout-to-secret",
     "launch-to-elsewhere",
@@ -153,7 +202,7 @@ def test_collects_at_once_store_each_job_once(night, db):
         )
         for _ in range(4)
     ]
-    time.sleep(10)  # started, and held at the pipe where they wait on it
+    _held_or_done(children, within=10)
     with contextlib.suppress(OSError):  # no reader left: nothing to let go
         os.close(os.open(barrier, os.O_WRONLY | os.O_NONBLOCK))
     for child in children:
