@@ -17,8 +17,10 @@ from commscope.records.invocation import invocation
 from commscope.records.run import Point, Run
 from commscope.store.db import Store
 
-#: twelve locate sweeps, each a dozen launches of the simulator: most of a minute
-pytestmark = pytest.mark.slow
+#: twelve locate sweeps, each a dozen launches of the simulator: most of a minute. The tests
+#: only read them, so they share one worker (make pytest's --dist loadgroup), which builds
+#: them once, where each worker given some of them would build them again.
+pytestmark = [pytest.mark.slow, pytest.mark.xdist_group("host-history")]
 
 HOSTS = [f"cn{i:03d}" for i in range(240)]
 LEAVES = {f"leaf{j}": HOSTS[40 * j : 40 * (j + 1)] for j in range(6)}
