@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import ast
 import json
+import os
 import subprocess
 import sys
 import tempfile
@@ -79,8 +80,11 @@ visit("")
 def _loaded_by(modules: list[str]) -> dict[str, set[str]]:
     """The modules a fresh interpreter holds once one of `modules` is imported, for each."""
     with tempfile.TemporaryDirectory() as folder:
+        # one thread per library that would start a pool at import (numpy's BLAS): a fork
+        # copies only the thread that forks, and a pool's lock held by another would stay held
+        single = {**os.environ, "OPENBLAS_NUM_THREADS": "1", "OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1"}
         done = subprocess.run(
-            [sys.executable, "-c", _FORK_TREE, json.dumps(modules), folder], capture_output=True, text=True
+            [sys.executable, "-c", _FORK_TREE, json.dumps(modules), folder], capture_output=True, text=True, env=single
         )
         assert done.returncode == 0, done.stderr
         return {module: set(json.loads(Path(folder, module).read_text())) for module in modules}
