@@ -11,16 +11,14 @@ from __future__ import annotations
 import json
 import re
 
-import jsonschema
 import pytest
 
 from benchmarks_def import COLLECTIVES, family
-from commscope.ingest.parse.commscope_json import load_schema
 from mpi_flavours import flavour_params, need, rows, sizes_of
+from result_schema import validate as validate_result
 
 ONE_SIDED = family("one_sided")
 
-SCHEMA = load_schema()  # the one copy: python/commscope/records/schema/result.schema.json
 BLOCKING = family("collective")
 NEIGHBORHOOD = family("neighbor")
 ROOTED = ["bcast", "gather", "gatherv", "reduce", "scatter", "scatterv"]
@@ -139,7 +137,7 @@ def test_one_sided_every_window_and_sync_mode(mpi, name):
     res = mpi.run(2, name, "-c", "-w", windows, "-s", SYNCS[name], "-i", "5", "-x", "1", *sizes, "--format", "json")
     assert res.returncode == 0, res.stderr
     doc = json.loads(res.stdout)
-    jsonschema.validate(doc, SCHEMA)
+    validate_result(doc)
     modes = {(r["window_creation"], r["synchronization"]) for r in doc["results"]}
     n_windows = len(windows.split(",")) if windows != "all" else 3
     n_syncs = 2 if name == "put_bibw" else 6
@@ -181,7 +179,7 @@ def test_startup_and_congestion(mpi, name, np):
 def test_init_json_is_min_avg_max_over_ranks(mpi):
     res = mpi.run(4, "init", "--format", "json")
     doc = json.loads(res.stdout)
-    jsonschema.validate(doc, SCHEMA)
+    validate_result(doc)
     (rec,) = doc["results"]
     m = rec["metrics"]
     assert 0 < m["min_latency_us"] <= m["latency_us"] <= m["max_latency_us"] < 60e6
@@ -191,7 +189,7 @@ def test_collective_full_columns_are_across_ranks(mpi):
     res = mpi.run(4, "allreduce", "-m", "4:8", *TINY, "-f", "-T", "mpi_int", "--format", "json")
     assert res.returncode == 0, res.stderr
     doc = json.loads(res.stdout)
-    jsonschema.validate(doc, SCHEMA)
+    validate_result(doc)
     for rec in doc["results"]:
         m = rec["metrics"]
         assert m["min_latency_us"] <= m["latency_us"] <= m["max_latency_us"]
@@ -234,7 +232,7 @@ def test_nbc_json_overlap_and_test_calls(mpi):
     res = mpi.run(2, "ibcast", "-m", "1K:1K", "-i", "20", "-x", "2", "-t", "8", "--format", "json")
     assert res.returncode == 0, res.stderr
     doc = json.loads(res.stdout)
-    jsonschema.validate(doc, SCHEMA)
+    validate_result(doc)
     assert doc["options"]["num_test_calls"] == 8
     (rec,) = doc["results"]
     m = rec["metrics"]
@@ -261,7 +259,7 @@ def test_busbw_is_algbw_times_the_nccl_factor(mpi, name, factor, tmp_path):
     header = next(l for l in res.stdout.splitlines() if l.startswith("# Size"))
     assert header.endswith("       Algbw(GB/s)       Busbw(GB/s)")
     doc = json.loads(out.read_text())
-    jsonschema.validate(doc, SCHEMA)
+    validate_result(doc)
     blocks = 4 if name in ("allgather", "alltoall") else 1  # nccl-tests' bytes per operation
     for rec in doc["results"]:
         m = rec["metrics"]

@@ -8,14 +8,12 @@ import io
 import json
 import re
 
-import jsonschema
 import pytest
 
 from benchmarks_def import ALL_BENCHMARKS, family
-from commscope.ingest.parse.commscope_json import load_schema
 from mpi_flavours import flavour_params, need, rows, sizes_of
+from result_schema import validate as validate_result
 
-SCHEMA = load_schema()  # the one copy: python/commscope/records/schema/result.schema.json
 POINT_TO_POINT = family("pt2pt")
 ONE_SIDED = family("one_sided")
 SEND_MODES = ["send", "ssend", "bsend", "rsend", "isend"]
@@ -49,7 +47,7 @@ def test_multi_pair_benchmarks_on_four_ranks(mpi, bench):
     res = mpi.run(4, bench, "-m", "1:16K", "-c", *QUICK, "--format", "json")
     assert res.returncode == 0, res.stderr
     doc = json.loads(res.stdout)
-    jsonschema.validate(doc, SCHEMA)
+    validate_result(doc)
     assert doc["options"]["pairs"] == 2
     assert doc["mpi"]["ranks"] == 4
     assert all(r["validation"] == {"errors": 0} for r in doc["results"])
@@ -102,7 +100,7 @@ def test_json_document_matches_schema_and_osu_numbers(mpi, tmp_path):
     )
     assert res.returncode == 0, res.stderr
     doc = json.loads((tmp_path / "bw.json").read_text())
-    jsonschema.validate(doc, SCHEMA)
+    validate_result(doc)
     assert doc["status"] == "complete"
     assert doc["benchmark"] == {**doc["benchmark"], "name": "bw", "pattern": "window_uni", "unit": "MB/s"}
     assert doc["argv"][-4:] == ["--json-out", str(tmp_path / "bw.json"), "--jsonl-out", str(jsonl)]
@@ -132,7 +130,7 @@ def test_latency_json_stats_are_one_way(mpi):
     res = mpi.run(2, "latency", "-m", "8:8", "-i", "400", "-x", "40", "--format", "json", "-z")
     assert res.returncode == 0, res.stderr
     doc = json.loads(res.stdout)
-    jsonschema.validate(doc, SCHEMA)
+    validate_result(doc)
     (rec,) = doc["results"]
     assert rec["batch"] == 1 and rec["stats"]["samples"] == 400  # -z: single-iteration samples
     assert rec["metrics"]["latency_us"] == pytest.approx(rec["stats"]["mean"], rel=1e-6)
@@ -183,7 +181,7 @@ def test_validation_failure_in_json(mpi):
     res = mpi.run(2, "latency", "-m", "16:32", *QUICK, "-c", "--debug-corrupt", "16", "--format", "json")
     assert res.returncode != 0
     doc = json.loads(res.stdout)
-    jsonschema.validate(doc, SCHEMA)
+    validate_result(doc)
     assert doc["status"] == "validation_failed"
     assert doc["results"][0]["validation"]["errors"] >= 1
 
@@ -271,7 +269,7 @@ def test_planned_records_match_the_records_written(mpi, tmp_path, args):
     )
     assert res.returncode == 0, res.stderr
     doc = json.loads(res.stdout)
-    jsonschema.validate(doc, SCHEMA)
+    validate_result(doc)
     assert doc["planned_records"] == len(doc["results"]) > 0
     lines = [json.loads(line) for line in stream.read_text().splitlines()]
     assert [list(line) for line in lines[:2]] == [["started"], ["started"]]
@@ -297,7 +295,7 @@ def test_worker_and_partition_counts_are_in_the_record_options(mpi, bench, args,
     res = mpi.run(2, bench, "-m", "8:64", *QUICK, *args, "--format", "json")
     assert res.returncode == 0, res.stderr
     doc = json.loads(res.stdout)
-    jsonschema.validate(doc, SCHEMA)
+    validate_result(doc)
     assert doc["options"][key] == expected
     # only the benchmark the count belongs to writes it
     assert not {"threads", "processes", "partitions"} - {key} & doc["options"].keys()

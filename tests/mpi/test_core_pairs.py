@@ -10,13 +10,11 @@ import signal
 import subprocess
 from pathlib import Path
 
-import jsonschema
 import pytest
 
-from commscope.ingest.parse.commscope_json import load_schema
 from mpi_flavours import flavour_params, need
+from result_schema import validate as validate_result
 
-SCHEMA = load_schema()
 FAST = ["-i", "5", "-x", "1", "--bw-size", "16K", "-W", "8"]
 
 
@@ -29,7 +27,7 @@ def document(mpi, np, *args):
     res = mpi.run(np, "pairs", *FAST, *args, "--format", "json")
     assert res.returncode == 0, res.stderr
     doc = json.loads(res.stdout)
-    jsonschema.validate(doc, SCHEMA)
+    validate_result(doc)
     return doc
 
 

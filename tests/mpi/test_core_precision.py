@@ -6,13 +6,10 @@ from __future__ import annotations
 import json
 import statistics
 
-import jsonschema
 import pytest
 
-from commscope.ingest.parse.commscope_json import load_schema
 from mpi_flavours import flavour_params, need
-
-SCHEMA = load_schema()  # the one copy: python/commscope/records/schema/result.schema.json
+from result_schema import validate as validate_result
 
 
 @pytest.fixture(params=flavour_params())
@@ -23,7 +20,7 @@ def mpi(request):
 def document(res) -> dict:
     assert res.returncode == 0, res.stderr
     doc = json.loads(res.stdout)
-    jsonschema.validate(doc, SCHEMA)
+    validate_result(doc)
     return doc
 
 
