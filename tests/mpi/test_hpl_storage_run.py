@@ -20,6 +20,10 @@ from processes import processes_in, processes_mentioning
 
 needs_hpcc = pytest.mark.skipif(shutil.which("hpcc") is None, reason="hpcc (Debian package hpcc) not installed")
 needs_fio = pytest.mark.skipif(shutil.which("fio") is None, reason="fio (Debian package fio) not installed")
+#: Seconds of each of fio's two random workloads (--runtime) in the runs a test stops during
+#: their second count (--procs 1,2): the first count runs this twice before the second
+#: starts, and the second's leave the test at least as long to send its signal.
+STOPPED_RUNTIME = "1.5"
 STANDARD_BENCHMARKS = next(iter(sorted(Path("/work/shared/seeds").glob("001_*.txt"))), None)
 
 
@@ -139,7 +143,7 @@ def test_run_storage_stops_on_hangup_and_quit_like_run(signum, clean_env, db, tm
     argv = [*commscope_argv, "run", "storage", "--dir", str(target), "--size", "4M", "--procs", "1,2"]
     done = _stop_with(
         signum,
-        [*argv, "--runtime", "3", "--db", str(db)],
+        [*argv, "--runtime", STOPPED_RUNTIME, "--db", str(db)],
         env,
         lambda: bool(list(target.glob("commscope-storage-*/commscope.1"))),  # the 2-process count runs
     )
@@ -217,7 +221,7 @@ def test_storage_sigterm_removes_files_and_keeps_counts(clean_env, db, tmp_path,
             "--procs",
             "1,2",
             "--runtime",
-            "3",
+            STOPPED_RUNTIME,
             "--db",
             str(db),
         ],
@@ -251,7 +255,7 @@ def test_a_storage_run_the_store_cannot_take_is_kept_and_importable(cli, clean_e
     }
     argv = [*commscope_argv, "run", "storage", "--dir", str(target), "--size", "4M", "--procs", "1"]
     process = subprocess.Popen(
-        [*argv, "--runtime", "2", "--db", str(db)], env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
+        [*argv, "--runtime", "1", "--db", str(db)], env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
     )
     deadline = time.monotonic() + 60
     while time.monotonic() < deadline and not list(target.glob("commscope-storage-*/commscope.*")):
