@@ -69,8 +69,8 @@ def test_wrap_mistakes_are_usage_errors(tmp_path):
 def test_overhead_of_valgrind_on_barrier(tmp_path):
     db = tmp_path / "r.db"
     done = commscope(
-        db, "overhead", "barrier", "--np", "2", "--repeat", "2", "--wrap", "valgrind --tool=none -q", "--", "-i", "500"
-    )
+        db, "overhead", "barrier", "--np", "2", "--repeat", "3", "--wrap", "valgrind --tool=none -q", "--", "-i", "500"
+    )  # three a side: one plain launch slowed by a noisy spell (1.44x in CI with two) cannot set the factor
     assert done.returncode == 0, done.stderr
     row = [line for line in done.stdout.splitlines() if "bootstrap" in line]
     assert len(row) == 1, done.stdout
@@ -79,16 +79,14 @@ def test_overhead_of_valgrind_on_barrier(tmp_path):
     with Store(db, create=False) as store:
         runs = [store.run(r.id) for r in store.summaries()]
     wrapped = [run for run in runs if (run.provenance or {}).get("wrapper")]
-    assert len(runs) == 4 and len(wrapped) == 2
+    assert len(runs) == 6 and len(wrapped) == 3
     assert wrapped[0].provenance["wrapper"] == ["valgrind", "--tool=none", "-q"]
     assert "valgrind" in wrapped[0].launcher_argv
-    # interleaved: plain, wrapped, plain, wrapped
+    # interleaved: plain, wrapped, plain, wrapped, ...
     assert [bool((run.provenance or {}).get("wrapper")) for run in sorted(runs, key=lambda r: r.id)] == [
         False,
         True,
-        False,
-        True,
-    ]
+    ] * 3
 
 
 def test_slowdown_interval_from_samples_with_one_run_a_side():
