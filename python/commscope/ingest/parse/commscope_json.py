@@ -81,7 +81,8 @@ def _fast_check() -> Any:
 
 
 @functools.lru_cache(maxsize=1)
-def _validator() -> Any:
+def schema_validator() -> Any:
+    """The result schema's jsonschema validator, checked and built once per process."""
     import jsonschema  # imported here: only JSON documents need it
 
     schema = _load_schema_cached()
@@ -146,7 +147,7 @@ def _validate(document: dict[str, Any], lines: _LineFinder, source: str) -> None
         except Exception:  # JsonSchemaException: jsonschema below says what is wrong and where
             pass
     try:
-        validator = _validator()
+        validator = schema_validator()
     except Exception as error:  # a broken installation must still surface as ParseError
         raise ParseError(source, 1, f"cannot load the commscope result schema: {error}") from None
     try:
