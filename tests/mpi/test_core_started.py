@@ -32,11 +32,8 @@ def mpi(request):
 
 
 def lines_of(path) -> list[dict]:
-    return [json.loads(line) for line in path.read_text().splitlines()] if path.exists() else []
-
-
-def written_lines(path) -> list[dict]:
-    """The lines of a stream the core is still writing: those it ended with a newline."""
+    """The lines of the core's stream, while it is written too: those ended with a newline
+    (a launch killed mid-line leaves half a line, which is not counted)."""
     text = path.read_text() if path.exists() else ""
     return [json.loads(line) for line in text.split("\n")[:-1] if line]
 
@@ -72,7 +69,7 @@ def launch(
     deadline = time.monotonic() + wait
     if until is not None:
         stream, written = until
-        while time.monotonic() < deadline and process.poll() is None and not written(written_lines(stream)):
+        while time.monotonic() < deadline and process.poll() is None and not written(lines_of(stream)):
             time.sleep(0.1)
         deadline = min(deadline, time.monotonic() + SETTLE_S)
     try:
