@@ -127,11 +127,14 @@ def test_a_sweep_whose_rank_dies_under_mpirun_or_mpiexec_is_started_once_more(vc
     assert result.returncode == 0, result.stdout + result.stderr
     said = {
         # Hydra over ssh prints its banner, then fails to signal the other proxy and waits:
-        # commscope stops it (execute/limits.py)
-        "mpich": "sweep: a rank died: a rank on vnode2 died (Hydra: exit code 11)",
-        "openmpi": "sweep: a rank died: rank 1 on vnode2 died by SIGSEGV",
+        # commscope stops it (execute/limits.py). Now and then under load vnode1's proxy fails
+        # instead and Hydra ends, its exit codes without vnode1's rank: the host and the
+        # signal hold, the rank cannot be counted (execute/outcome.py)
+        "mpich": r"sweep: a rank died: a rank on vnode2 died \((Hydra: exit code 11|SIGSEGV)\)",
+        "openmpi": r"sweep: a rank died: rank 1 on vnode2 died by SIGSEGV",
     }[flavour.name]
-    named = said in result.stderr and "starting it once more (a second failure at start is final)" in result.stderr
+    once_more = "starting it once more (a second failure at start is final)" in result.stderr
+    named = re.search(said, result.stderr) is not None and once_more
     # Open MPI's mpirun loses its notice of which rank now and then (a race): its exit status tells the crash
     unnamed = "sweep: commscope-bench crashed (SIGSEGV); 0 points measured" in result.stderr and flavour.is_openmpi
     assert named or unnamed, result.stderr

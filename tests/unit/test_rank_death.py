@@ -63,6 +63,23 @@ def test_each_launchers_words_name_the_rank_the_host_and_the_signal(text, said):
     assert (str(deaths[0]) if deaths else None) == said
 
 
+#: MPICH 4.0.2's Hydra over ssh when rank 1 died on vnode2 and vnode1's proxy failed before it
+#: sent its rank's exit code (make test under load): Hydra lists only the proxies it heard
+#: from, so vnode2's code comes first in the list, where rank 0's would be.
+HYDRA_PROXY_FAILED = HYDRA.replace("RUNNING AT vm", "RUNNING AT vnode2").replace(
+    "[mpiexec@vm] Exit codes: [vm] 0,11,9",
+    "[proxy:0:0@vnode1] HYD_pmcd_pmip_control_cmd_cb (pm/pmiserv/pmip_cb.c:899): assert (!closed) failed\n"
+    "[proxy:0:0@vnode1] HYDT_dmxu_poll_wait_for_event (tools/demux/demux_poll.c:76): callback returned error status\n"
+    "[proxy:0:0@vnode1] main (pm/pmiserv/pmip.c:169): demux engine error waiting for event\n"
+    "[mpiexec@vnode1] Exit codes: [vnode2] 11",
+)
+
+
+def test_a_rank_is_not_counted_from_hydras_list_once_a_proxy_failed():
+    assert [str(death) for death in rank_deaths(HYDRA_PROXY_FAILED)] == ["a rank on vnode2 died (SIGSEGV)"]
+    assert early_death(HYDRA_PROXY_FAILED) == "a rank on vnode2 died (SIGSEGV)"
+
+
 def test_hydras_banner_alone_names_the_host_while_it_still_runs():
     banner = HYDRA.split("[mpiexec@vm]")[0].replace("RUNNING AT vm", "RUNNING AT vnode2")
     assert rank_deaths(banner) == []

@@ -79,6 +79,10 @@ _HYDRA_CODES = re.compile(r"Exit codes: (?P<hosts>(?:\[[^\]\s]+\] [\d,]+\s*)+)")
 _HYDRA_CODES_LINE = re.compile(rb"^\[mpiexec@[^\]\s]+\] Exit codes: .*\n?", re.M)
 _HYDRA_HOST = re.compile(r"\[(?P<host>[^\]\s]+)\] (?P<codes>[\d,]+)")
 _HYDRA_SIGNAL = re.compile(r"TERMINATED WITH THE EXIT STRING: .*\(signal (?P<number>\d+)\)")
+#: A Hydra proxy that failed on its own ("[proxy:0:0@vnode1] HYD_pmcd_pmip_control_cmd_cb
+#: (pm/pmiserv/pmip_cb.c:899): assert (!closed) failed"): Hydra leaves a proxy that sent no
+#: exit codes out of its list, so the ranks after it can no longer be counted from the list.
+_HYDRA_PROXY_FAILED = re.compile(r"^\[proxy:[\d:]+@[^\]\s]+\] .*(?:assert \(.*\) failed|error)", re.M)
 #: What the core skipped and why, measuring the rest (src/patterns/congestion.c: a congestor
 #: the MPI library cannot run over this fabric): the run is complete, with this as its note.
 _SKIPPED = re.compile(r"^commscope-bench: (congestor \S+ skipped: .*)$", re.M)
@@ -88,17 +92,19 @@ _STRSIGNAL = {signal.strsignal(number): number.name for number in signal.Signals
 _CLEAN_UP = ("SIGKILL", "SIGTERM")
 
 
-def _hydra_deaths(text: str) -> list[tuple[str, str, str]]:
-    """(rank, host, signal) of each rank Hydra says a signal ended."""
+def _hydra_deaths(text: str) -> list[tuple[str | None, str, str]]:
+    """(rank, host, signal) of each rank Hydra says a signal ended; the rank None where a
+    proxy failed, its ranks missing from the list (the host and the signal still hold)."""
     codes, signalled = _HYDRA_CODES.search(text), _HYDRA_SIGNAL.search(text)
     if not codes or not signalled:
         return []
     name = signal_name(-int(signalled["number"])) or f"signal {signalled['number']}"
+    counted = _HYDRA_PROXY_FAILED.search(text) is None
     deaths, rank = [], 0
     for host in _HYDRA_HOST.finditer(codes["hosts"]):
         for code in host["codes"].split(","):
             if code == signalled["number"]:
-                deaths.append((str(rank), host["host"], name))
+                deaths.append((str(rank) if counted else None, host["host"], name))
             rank += 1
     return deaths
 
