@@ -19,7 +19,7 @@ import pytest
 from commscope.analysis.locate_stored import stored_verdict
 from commscope.analysis.start_faults import FAILS, HANGS
 from commscope.analysis.sweep_verdicts import judge_stored
-from commscope.execute.outcome import NO_START
+from commscope.execute.outcome import LAUNCHER_FAILED, NO_START
 from commscope.records.run import Run
 from commscope.records.run_kinds import SWEEP_KEY
 from commscope.store.db import Store
@@ -52,6 +52,7 @@ class Faulty:
     half: str | None = None
     deaths: list[str] = field(default_factory=list)
     rank0_deaths: int = 0
+    unnamed: int = 0  # pairs launches that fail first as MPICH's MPI_Init does, naming no host
     launches: list = field(default_factory=list)
     schedules: list = field(default_factory=list)  # each pairs launch's --schedule, a FILE's lines
 
@@ -61,6 +62,11 @@ class Faulty:
         if how.benchmark == "pairs":
             given = flags[flags.index("--schedule") + 1]
             self.schedules.append(Path(given).read_text().splitlines()[1:] if Path(given).is_file() else given)
+        if self.unnamed and how.benchmark == "pairs":
+            self.unnamed -= 1  # another rank's MPI_Init gave up on the dying host first
+            said = b"Abort(339332623) on node 1 (rank 1 in comm 0): Fatal error in internal_Init: Other MPI error\n"
+            reason = f'{LAUNCHER_FAILED}: MPI_Init failed on a rank: "Fatal error in internal_Init" (exit status 15)'
+            return Run(benchmark="pairs", status="failed", status_reason=reason, raw={"stderr": said, "jsonl": b""})
         dead = [host for host in hosts if host in self.dead]
         if self.deaths:
             dead = [self.deaths[(len(self.launches) - 1) % len(self.deaths)]]
@@ -152,6 +158,23 @@ def test_a_host_whose_ranks_die_at_start_twice_is_named_and_the_others_measured(
     assert [(fault.host, fault.reason) for fault in judge_stored(run, None).set_aside] == [("node03", FAILS)]
     err = capsys.readouterr().err
     assert "bad node node03 (fails at MPI start): MPI fails to start on node03: rank 2 died by SIGSEGV" in err
+
+
+def test_a_host_named_at_the_last_start_after_one_that_named_none_is_probed_and_named(faulty, tmp_path):
+    """MPICH 4.0 over UCX: a rank that gave up on node03 in its MPI_Init failed the first
+    start naming no host; the second, the last, named node03. A probe confirms it, as after
+    two namings, instead of the sweep ending with nothing measured."""
+    faulty.unnamed, faulty.dead = 1, {"node03"}
+    code, document, _ = sweep(tmp_path, "all-pairs")
+    assert code == 1
+    [node] = document["bad_nodes"]
+    assert node["host"] == "node03" and node["reason"] == FAILS
+    assert node["evidence"] == (
+        "MPI fails to start on node03: rank 2 died by SIGSEGV in 1 of 2 launches and a probe with node01"
+    )
+    others = [host for host in HOSTS if host != "node03"]
+    assert pairs_launches(faulty) == [HOSTS, HOSTS, others]
+    assert [hosts for benchmark, hosts in faulty.launches if benchmark == "hello"] == [["node01", "node03"]]
 
 
 def test_every_host_the_launcher_names_dead_in_both_launches_is_set_aside_at_once(faulty, tmp_path):

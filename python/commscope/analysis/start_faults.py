@@ -75,13 +75,16 @@ class DeathWatch:
         if len(self.tries) < DEATHS_NEEDED:
             return []
         recent = self.tries[-DEATHS_NEEDED:]
-        faults = []
-        for host, how in named.items():
-            if all(host in tried for tried in recent):
-                times = sum(host in tried for tried in self.tries)
-                evidence = f"MPI fails to start on {host}: {how} in {times} of {len(self.tries)} launches"
-                faults.append(StartFault(host, FAILS, evidence))
-        return faults
+        return [self._fault(host, how) for host, how in named.items() if all(host in tried for tried in recent)]
+
+    def named_last(self) -> list[StartFault]:
+        """The hosts the last try named, however few tries named them: what is left to probe
+        once no try is (a start that failed naming no host, then one that named a host)."""
+        return [self._fault(host, how) for host, how in (self.tries[-1] if self.tries else {}).items()]
+
+    def _fault(self, host: str, how: str) -> StartFault:
+        times = sum(host in tried for tried in self.tries)
+        return StartFault(host, FAILS, f"MPI fails to start on {host}: {how} in {times} of {len(self.tries)} launches")
 
     def forget(self, hosts: Sequence[str]) -> None:
         """The deaths of `hosts` no longer count against them: a probe cleared them."""

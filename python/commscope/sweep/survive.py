@@ -5,7 +5,8 @@ sweep goes on with the others (analysis/start_faults.py says when a host is at f
 After a launch that failed at start (a rank died, or the launcher failed, before anything
 was measured), the launcher's words name the host: the same host in two launches in a row
 is probed, second in a start-up probe with a host that started, and set aside when it fails
-there too. A death that follows the launch, not the host, passes there and names none: Open
+there too; so is a host the last launch named where the one before named none (no start is
+left to wait for a second naming). A death that follows the launch, not the host, passes there and names none: Open
 MPI 4.1's TCP wire-up on a loaded machine kills rank 0 when its peers' connects to it time
 out ("connect() to ... failed: Operation now in progress"), the same first host launch
 after launch, and a healthy host named for it would be drained.
@@ -183,7 +184,11 @@ def look_into(
         if watch.moved and named:
             ui.warn(f"sweep: the deaths at start moved from host to host ({', '.join(watch.moved)}): none is blamed")
             return []
-        return bisect(list(hosts), None, probe) if not named and last and len(watch.tries) > 1 else []
+        if not last or len(watch.tries) < 2:
+            return []
+        # no try is left: the host the last launch named (the one before named none: MPICH's
+        # MPI_Init on another rank gave up on it first) is probed as one named twice would be
+        return confirmed_deaths(watch.named_last(), hosts, watch, probe) if named else bisect(list(hosts), None, probe)
     if not shown.not_going:
         return []  # it got going and measured nothing: started again, or the round fails
     said = "in the launch"
