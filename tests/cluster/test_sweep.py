@@ -24,7 +24,7 @@ import pytest
 
 from cluster_support import FINALIZE_GRACE_S, REPO, RSH, VCluster, shared_dir
 from commscope.store.db import Store
-from mpi_flavours import yield_when_idle
+from mpi_flavours import SHARED_CORES, yield_when_idle
 
 pytestmark = [pytest.mark.cluster, pytest.mark.timing]  # every sweep judges measured speeds
 
@@ -64,8 +64,9 @@ def environment(cluster: VCluster, flavour) -> dict[str, str]:
     folder = shared_dir()
     # four ranks on two cores, pinned by Hydra or floating under srun: Debian MPICH's
     # busy-polling ranks would wait a time slice for every message, and healthy pairs then
-    # move ~10 MB/s, no faster than the fault (yield_when_idle.c)
-    preload = {"LD_PRELOAD": str(yield_when_idle(folder))} if name == "mpich" else {}
+    # move ~10 MB/s, no faster than the fault (yield_when_idle.c); beside make pytest's other
+    # workers, Open MPI's ranks waiting for a hung host sleep instead of yielding for ever
+    preload = {"LD_PRELOAD": str(yield_when_idle(folder))} if name == "mpich" or SHARED_CORES else {}
     return cluster.environ(
         COMMSCOPE_BENCH=str(core),
         COMMSCOPE_DB=str(folder / "sweep-tests.db"),

@@ -53,7 +53,8 @@ def shell_rank(script: str) -> list[str]:
 @functools.cache
 def yield_when_idle(directory: Path = REPO / "build" / "test-support") -> Path:
     """yield_when_idle.c built into `directory`: LD_PRELOADed into Debian MPICH's ranks
-    where more of them run than there are cores (the source says why)."""
+    where more of them run than there are cores, and into Open MPI's beside other test
+    workers (the source says why)."""
     directory.mkdir(parents=True, exist_ok=True)
     library = directory / "yield_when_idle.so"
     with tempfile.NamedTemporaryFile(dir=directory, suffix=".so", delete=False) as partial:
@@ -136,7 +137,9 @@ class Flavour:
         if np > CORES or SHARED_CORES:
             if self.is_openmpi:
                 env["OMPI_MCA_mpi_yield_when_idle"] = "1"
-            else:  # Debian MPICH has no such setting
+            if not self.is_openmpi or SHARED_CORES:
+                # Debian MPICH has no such setting; beside other workers, an Open MPI rank
+                # waiting for a hung peer sleeps instead of yielding for ever
                 env["LD_PRELOAD"] = str(yield_when_idle())
         if SHARED_CORES and self.is_openmpi:
             # Open MPI pins up to two ranks to a core each unless the launch says otherwise;
