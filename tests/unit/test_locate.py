@@ -195,6 +195,29 @@ def test_a_confirmation_round_measures_each_pair_once():
             assert len({frozenset(pair) for pair in measured.pairs.tolist()}) == len(measured.pairs), measured.pairs
 
 
+def test_a_host_is_confirmed_with_confirm_cleared_partners_never_fewer():
+    """Six hosts as noisy as the virtual cluster's (seed 49: one throttled host pending while
+    two hosts were cleared): its confirmation waits for a round that clears a third partner,
+    and it is named slow with `confirm` different partners, as the rules ask; it had been
+    named through two (seen on the virtual cluster once: vnode3 drained, slow with two)."""
+    rules = LocateRules(detect=0.8)
+    hosts = [f"vnode{k}" for k in range(1, 7)]
+    network = Network.of({"seed": 49, "noise": 0.7, "contention": 0.3, "slow_nodes": {"vnode3": 0.05}})
+    locator = Locator(6, "bw", rules, seed=49)
+    confirmations = []
+    while not locator.stop:
+        pairs = locator.plan()
+        if locator.stop:
+            break
+        if locator.alone:
+            confirmations.append([pair for pair in pairs.tolist() if 2 in pair])
+        locator.record(pairs, network.measure(len(locator.rounds) + 1, "bw", [(hosts[a], hosts[b]) for a, b in pairs]))
+    [node] = locator.verdict().bad_nodes
+    assert node.host == 2 and confirmations and all(len(pairs) == rules.confirm for pairs in confirmations)
+    assert len(node.confirmed_by.pairs) == rules.confirm
+    assert len({seen.partner for seen in node.pairs if seen.slow}) >= rules.confirm
+
+
 def test_the_simulator_s_heavy_tails_bursts_and_outliers():
     """Bursts slow one pair of a host by 20-70 %, outliers (a preempted rank) by 80-98 %;
     a round measured alone has no contention but the bursts and outliers of the hosts; a

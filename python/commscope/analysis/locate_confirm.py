@@ -64,7 +64,8 @@ def plan_confirmation(locator) -> list[tuple[int, int]]:
     """The confirmation round of the Locator's pending parts: their pairs, then the control
     pairs. A part's partners are hosts with the slowdown its evidence points at ruled out
     (on a fabric too noisy to clear anyone of 20 %, hosts cleared of 80 % confirm a host 90 %
-    slow), those ruled out the furthest first. Empty when no pending part has one."""
+    slow), those ruled out the furthest first, `confirm` of them. Empty when no pending part
+    has that many yet."""
     fabric, n = locator.fabric, locator.n
     ruled = locator.ruled_out_from
     # partners and controls among the hosts still in the sweep (not named, pending, set aside)
@@ -85,7 +86,9 @@ def plan_confirmation(locator) -> list[tuple[int, int]]:
                 crossed = fabric.crossed(int(fabric.leaf[a]), int(fabric.leaf[b]))
                 if len(found) < want and part in crossed and all(ruled[u] <= pointed for u in crossed if u != part):
                     found.append((a, b))
-        pairs += found
+        # fewer than `confirm` partners cleared yet: it waits for an ordinary round to clear
+        # more (named through two, a host would be drained on less than the rules ask for)
+        pairs += found if len(found) == want else []
     if not pairs:
         return []
     # beside them: 2 x `confirm` pairs of hosts with the depth ruled out, cleared ones first
