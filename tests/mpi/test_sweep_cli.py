@@ -260,8 +260,13 @@ def test_a_launch_whose_daemons_did_not_start_is_started_again_as_retries_says(
     args = ["one-to-all", "--hosts", "h1,h2", "--no-retest", "--launcher", real, "--json", str(out), *retries]
     result = run([*args, *FAST], env, tmp_path)
     assert (tmp_path / "h2-failures").read_text() == "x" * failures
-    assert result.stderr.count(DAEMONS_FAILED) == len(said) and "Traceback" not in result.stderr
-    assert [line.split("; ")[-1] for line in result.stderr.splitlines() if DAEMONS_FAILED in line] == said
+    assert "Traceback" not in result.stderr
+    told = [line.split("; ")[-1] for line in result.stderr.splitlines() if DAEMONS_FAILED in line]
+    # with --retries 4, Open MPI's daemons failing by themselves at a later start are one more
+    # retry each (seen in make test once), said as the planted ones are
+    own = told[len(said) :] if status == 0 and retries else []
+    assert told == said + own, result.stderr
+    assert own == [f"starting it again (retry {k} of 4)" for k in range(len(said) + 1, len(told) + 1)], own
     last = result.stderr.splitlines()[-1]
     own_failures = (  # Open MPI's own, at the one retry: h2-failures says one was planted
         "error: the sweep did not complete (run 1: commscope-bench crashed (SIGSEGV); 0 points measured)",
