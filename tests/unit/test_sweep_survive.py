@@ -136,9 +136,7 @@ def pairs_launches(network) -> list[list[str]]:
 
 
 @pytest.mark.parametrize("unnamed, named", [(0, "2 of 2"), (1, "1 of 2")])
-def test_a_host_whose_ranks_die_at_start_is_named_and_the_others_measured(
-    faulty, tmp_path, capsys, unnamed, named
-):
+def test_a_host_whose_ranks_die_at_start_is_named_and_the_others_measured(faulty, tmp_path, capsys, unnamed, named):
     """Named by the launcher in both starts; or (MPICH 4.0 over UCX, where another rank's
     MPI_Init gave up on node03 first) in the last start allowed after one that named no
     host: the probe confirms it either way, and the sweep goes on without it."""
