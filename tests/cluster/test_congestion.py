@@ -19,7 +19,7 @@ import sys
 import pytest
 
 from cluster_support import FINALIZE_GRACE_S, VCluster, commscope, job_folder, runs_of, shared_dir
-from mpi_flavours import flavour_params, need, yield_when_idle
+from mpi_flavours import flavour_params, need, waiting
 
 pytestmark = [pytest.mark.cluster, pytest.mark.timing]  # judges measured impact factors
 
@@ -52,16 +52,14 @@ def work4(vcluster4, tmp_path_factory, request) -> dict:
 
 
 def environment(work: dict, flavour) -> dict[str, str]:
-    preload = {"LD_PRELOAD": str(yield_when_idle(shared_dir()))} if flavour.name == "mpich" else {}
     # the harness keeps its files beside the core's stream under TMPDIR, which every host must see
     return {
         **work["env"],
         "COMMSCOPE_BENCH": str(flavour.bench),
-        "OMPI_MCA_mpi_yield_when_idle": "1",
         "TMPDIR": str(shared_dir()),
         # Debian MPICH's ranks may hang in MPI_Finalize after complete results (docs/reliability.md)
         "COMMSCOPE_FINALIZE_GRACE": str(FINALIZE_GRACE_S),
-        **preload,
+        **waiting(flavour.is_openmpi, shared_dir()),
     }
 
 

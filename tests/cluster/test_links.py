@@ -17,7 +17,7 @@ import pytest
 
 from cluster_support import VCluster, runs_of, shared_dir
 from commscope.analysis.peaks import run_peak
-from mpi_flavours import flavour_params, need, yield_when_idle
+from mpi_flavours import flavour_params, need, waiting
 from paths import FIXTURES
 
 pytestmark = pytest.mark.cluster
@@ -39,14 +39,13 @@ def test_an_inter_node_run_stores_both_hosts_and_the_slower_ones_peak(vcluster: 
     # would be warned about (docs/peaks.md); it gets an empty machine's tree
     shutil.rmtree(SYSFS, ignore_errors=True)
     shutil.copytree(FIXTURES / "links" / "empty-tree", SYSFS)
-    preload = {"LD_PRELOAD": str(yield_when_idle(shared_dir()))} if flavour.name == "mpich" else {}
     env = {
         **work["env"],
         "COMMSCOPE_BENCH": str(flavour.bench),
         "COMMSCOPE_SYSFS": SYSFS,
         "COMMSCOPE_FINALIZE_GRACE": "5",
         "TMPDIR": str(shared_dir()),  # the core's stream: rank 0 writes it on its host
-        **preload,
+        **waiting(flavour.is_openmpi, shared_dir()),
     }
     argv = ["salloc", "--nodes=2", "--ntasks-per-node=1", sys.executable, "-m", "commscope", "run", "bw"]
     argv += ["--np", "2", "--bind", "none", "--", "-m", "64K:64K", "-i", "10", "-x", "2"]

@@ -24,7 +24,7 @@ import pytest
 
 from cluster_support import FINALIZE_GRACE_S, REPO, RSH, VCluster, shared_dir
 from commscope.store.db import Store
-from mpi_flavours import SHARED_CORES, yield_when_idle
+from mpi_flavours import waiting
 
 pytestmark = [pytest.mark.cluster, pytest.mark.timing]  # every sweep judges measured speeds
 
@@ -62,11 +62,6 @@ def mpi_build(name: str) -> tuple[str, Path]:
 def environment(cluster: VCluster, flavour) -> dict[str, str]:
     name, core = flavour
     folder = shared_dir()
-    # four ranks on two cores, pinned by Hydra or floating under srun: Debian MPICH's
-    # busy-polling ranks would wait a time slice for every message, and healthy pairs then
-    # move ~10 MB/s, no faster than the fault (yield_when_idle.c); beside make pytest's other
-    # workers, Open MPI's ranks waiting for a hung host sleep instead of yielding for ever
-    preload = {"LD_PRELOAD": str(yield_when_idle(folder))} if name == "mpich" or SHARED_CORES else {}
     return cluster.environ(
         COMMSCOPE_BENCH=str(core),
         COMMSCOPE_DB=str(folder / "sweep-tests.db"),
@@ -74,13 +69,14 @@ def environment(cluster: VCluster, flavour) -> dict[str, str]:
         OMPI_MCA_plm_rsh_agent=str(RSH),
         HYDRA_LAUNCHER="ssh",
         HYDRA_LAUNCHER_EXEC=str(RSH),
-        # four hosts share two cores: Open MPI ranks waiting at a barrier yield them
-        OMPI_MCA_mpi_yield_when_idle="1",
         # MPICH's 4-host launches hang in MPI_Finalize after their last record (docs/
         # reliability.md): stopped sooner than the default 30 s, every record kept either way
         COMMSCOPE_FINALIZE_GRACE=str(FINALIZE_GRACE_S),
         PYTHONPATH=str(REPO / "python"),
-        **preload,
+        # four ranks on two cores, pinned by Hydra or floating under srun: Debian MPICH's
+        # busy-polling ranks would wait a time slice for every message, and healthy pairs
+        # then move ~10 MB/s, no faster than the fault (yield_when_idle.c)
+        **waiting(name == "openmpi", folder),
     )
 
 

@@ -53,8 +53,7 @@ def shell_rank(script: str) -> list[str]:
 @functools.cache
 def yield_when_idle(directory: Path = REPO / "build" / "test-support") -> Path:
     """yield_when_idle.c built into `directory`: LD_PRELOADed into Debian MPICH's ranks
-    where more of them run than there are cores, and into Open MPI's beside other test
-    workers (the source says why)."""
+    where more of them run than there are cores (the source says why)."""
     directory.mkdir(parents=True, exist_ok=True)
     library = directory / "yield_when_idle.so"
     with tempfile.NamedTemporaryFile(dir=directory, suffix=".so", delete=False) as partial:
@@ -65,6 +64,15 @@ def yield_when_idle(directory: Path = REPO / "build" / "test-support") -> Path:
         assert built.returncode == 0, built.stderr
         os.replace(partial.name, library)  # whole or not at all, for a reader elsewhere
     return library
+
+
+def waiting(openmpi: bool, directory: Path = REPO / "build" / "test-support") -> dict[str, str]:
+    """The environment of ranks that share the cores with more ranks than there are: Open
+    MPI's yield when idle; Debian MPICH, which has no such setting, gets yield_when_idle.c
+    (`directory`: where its ranks' hosts see it). Not Open MPI's: its opal_progress says
+    nothing of what it found, and a poll that yielded is no idle one over TCP (libevent's
+    events are not counted), so the sleeps slowed its healthy pairs across the veths."""
+    return {"OMPI_MCA_mpi_yield_when_idle": "1"} if openmpi else {"LD_PRELOAD": str(yield_when_idle(directory))}
 
 
 @functools.cache
@@ -135,12 +143,7 @@ class Flavour:
         for a message holds the core its peer needs to send it, and each exchange costs a
         time slice. They compute the same; tests that judge speeds run alone (`timing`)."""
         if np > CORES or SHARED_CORES:
-            if self.is_openmpi:
-                env["OMPI_MCA_mpi_yield_when_idle"] = "1"
-            if not self.is_openmpi or SHARED_CORES:
-                # Debian MPICH has no such setting; beside other workers, an Open MPI rank
-                # waiting for a hung peer sleeps instead of yielding for ever
-                env["LD_PRELOAD"] = str(yield_when_idle())
+            env.update(waiting(self.is_openmpi))
         if SHARED_CORES and self.is_openmpi:
             # Open MPI pins up to two ranks to a core each unless the launch says otherwise;
             # a pinned rank waits for its core while another worker holds it, even with the
