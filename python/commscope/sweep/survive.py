@@ -6,10 +6,10 @@ After a launch that failed at start (a rank died, or the launcher failed, before
 was measured), the launcher's words name the host: the same host in two launches in a row
 is probed, second in a start-up probe with a host that started, and set aside when it fails
 there too; so is a host the last launch named where the one before named none (no start is
-left to wait for a second naming). A death that follows the launch, not the host, passes there and names none: Open
-MPI 4.1's TCP wire-up on a loaded machine kills rank 0 when its peers' connects to it time
-out ("connect() to ... failed: Operation now in progress"), the same first host launch
-after launch, and a healthy host named for it would be drained.
+left to wait for a second naming). A death that follows the launch, not the host, passes
+there and names none: Open MPI 4.1's TCP wire-up on a loaded machine kills rank 0 when its
+peers' connects to it time out ("connect() to ... failed: Operation now in progress"), the
+same first host launch after launch, and a healthy host named for it would be drained.
 
 After a launch stopped for not getting going (no header within START_LIMIT_S, or --timeout),
 the hosts whose ranks never said they started (the core's start lines) are
